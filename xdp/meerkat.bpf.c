@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * meerkat's XDP program. Per frame: parse (common/parse.h), CIDR and flow
+ * bypass, strip tunnels, write struct mk_meta, and redirect into the AF_XDP
+ * socket of the worker that owns the inner flow. Every frame ends in exactly
+ * one outcome counter (common/stats.h); malformed frames get a reason counter
+ * and XDP_PASS, never XDP_ABORTED.
+ *
+ * Bypass is decided before decapsulation: in IPS mode a bypassed frame is
+ * forwarded to the peer exactly as it arrived, and in IDS mode a drop costs no
+ * rewrite.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <xdp/xdp_helpers.h>
+#include "parse.h"
+#include "maps.bpf.h"
+
+/* Set between open and load; frozen, so the verifier prunes unused branches. */
+const volatile struct mk_parse_cfg mk_cfg = {
+	.seed = 0,
+	.tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT,
+	.l2tpv3_cookie_len = 0,
+	.l2tpv3_l2spec = MK_L2SPEC_NONE,
+};
+const volatile __u32 mk_workers = 1;
+const volatile __u32 mk_queues = MK_MAX_QUEUES;
+const volatile __u32 mk_mode = MK_MODE_IDS;
+/* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
+const volatile __u8 mk_bench_restore = 0;
+
+/* Number of entries in the CIDR tries, kept by user space: an empty list costs no lookup. */
+__u32 mk_cidr_v4_entries = 0;
+__u32 mk_cidr_v6_entries = 0;
+
+/* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
+struct {
+	__uint(priority, 10);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(meerkat_xdp);
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&mk_stats, &idx);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline int outcome(__u32 idx, int verdict)
+{
+	stat_inc(idx);
+	return verdict;
+}
+
+static __always_inline int cidr_bypassed(const struct mk_parse *p)
+{
+	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries) {
+		struct mk_lpm_v4_key k = { .prefixlen = 32 };
+
+		__builtin_memcpy(k.addr, &p->l3.src[0], 4);
+		if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
+			return 1;
+		__builtin_memcpy(k.addr, &p->l3.dst[0], 4);
+		return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
+	}
+	if (p->l3.family == MK_FAMILY_IPV6 && mk_cidr_v6_entries) {
+		struct mk_lpm_v6_key k = { .prefixlen = 128 };
+
+		__builtin_memcpy(k.addr, p->l3.src, 16);
+		if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
+			return 1;
+		__builtin_memcpy(k.addr, p->l3.dst, 16);
+		return bpf_map_lookup_elem(&mk_cidr_v6, &k) != NULL;
+	}
+	return 0;
+}
+
+/* Bypassed traffic: dropped here (IDS) or sent on to the peer untouched (IPS). */
+static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
+{
+	int ret;
+
+	if (mk_mode != MK_MODE_IPS)
+		return outcome(drop_stat, XDP_DROP);
+	ret = bpf_redirect_map(&mk_peer, 0, XDP_PASS);
+	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
+}
+
+static __always_inline void count_info(const struct mk_parse *p)
+{
+	if (p->flags & MK_META_F_FRAGMENT)
+		stat_inc(MK_STAT_FRAGMENT);
+	if (p->flags & MK_META_F_DEPTH_EXCEEDED)
+		stat_inc(MK_STAT_TUNNEL_DEPTH_EXCEEDED);
+	if (p->tunnel_mask & (1 << MK_TUNNEL_GTPU))
+		stat_inc(MK_STAT_TUNNEL_GTPU);
+	if (p->tunnel_mask & (1 << MK_TUNNEL_L2TPV2))
+		stat_inc(MK_STAT_TUNNEL_L2TPV2);
+	if (p->tunnel_mask & ((1 << MK_TUNNEL_L2TPV3_IP) | (1 << MK_TUNNEL_L2TPV3_UDP)))
+		stat_inc(MK_STAT_TUNNEL_L2TPV3);
+}
+
+SEC("xdp")
+int meerkat_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 len = ctx->data_end - ctx->data;
+	struct mk_bypass_value *bv;
+	struct mk_parse p;
+	__u8 orig[MK_ETH_HLEN];
+	__u32 strip = 0, worker = 0, slot, bucket, *w;
+	struct mk_meta *meta;
+	int ret;
+
+	/* global subprograms take writable memory only: hand them a stack copy */
+	struct mk_parse_cfg cfg = {
+		.seed = mk_cfg.seed,
+		.tunnel_depth = mk_cfg.tunnel_depth,
+		.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
+		.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
+	};
+
+	stat_inc(MK_STAT_RX);
+	ret = mk_parse_frame(ctx, MK_START_ETH, &cfg, &p);
+	if (ret == MK_PARSE_NON_IP)
+		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
+	if (ret != MK_PARSE_IP) {
+		stat_inc(mk_reason_stat(p.reason));
+		return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+	}
+	count_info(&p);
+
+	if (cidr_bypassed(&p))
+		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
+	bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
+	if (bv) {
+		/* per-CPU value: no atomics needed */
+		bv->packets += 1;
+		bv->bytes += len;
+		bv->last_seen_ns = bpf_ktime_get_ns();
+		return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
+	}
+
+	bucket = p.hash % MK_ITABLE_SIZE;
+	w = bpf_map_lookup_elem(&mk_itable, &bucket);
+	if (w && *w < mk_workers)
+		worker = *w;
+	slot = ctx->rx_queue_index * mk_workers + worker;
+	/* leave the frame untouched when nobody will read it */
+	if (ctx->rx_queue_index >= mk_queues || !bpf_map_lookup_elem(&mk_xsks, &slot))
+		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
+
+	if (p.tunnel_depth) {
+		__u8 macs[12], *eth;
+		const __u8 *src;
+
+		src = (const __u8 *)data + (p.mac_off & 0xfff);
+		if ((void *)(src + 12) > data_end)
+			return outcome(MK_STAT_PASS_ERROR, XDP_PASS); /* parser guaranteed it */
+		__builtin_memcpy(macs, src, 12);
+		strip = mk_decap_strip(&p) & 0xfff;
+		if (mk_bench_restore) {
+			const __u8 *o = (const __u8 *)data + strip;
+
+			if ((void *)(o + MK_ETH_HLEN) > data_end)
+				return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+			__builtin_memcpy(orig, o, MK_ETH_HLEN);
+		}
+		if (bpf_xdp_adjust_head(ctx, (int)strip)) {
+			stat_inc(MK_STAT_ERR_DECAP);
+			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+		}
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+		eth = data;
+		if ((void *)(eth + MK_ETH_HLEN) > data_end) {
+			stat_inc(MK_STAT_ERR_DECAP);
+			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+		}
+		mk_decap_eth(eth, macs, &p);
+	}
+
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta)) == 0) {
+		meta = (void *)(long)ctx->data_meta;
+		data = (void *)(long)ctx->data;
+		if ((void *)(meta + 1) <= data)
+			mk_meta_fill(meta, &p, worker);
+	} else {
+		stat_inc(MK_STAT_META_FAIL);
+	}
+
+	if (mk_bench_restore) {
+		bpf_xdp_adjust_meta(ctx, (int)sizeof(struct mk_meta));
+		if (strip) {
+			__u8 *o;
+
+			if (bpf_xdp_adjust_head(ctx, -(int)strip))
+				return XDP_ABORTED;
+			o = (void *)(long)ctx->data + strip;
+			if ((void *)(o + MK_ETH_HLEN) > (void *)(long)ctx->data_end)
+				return XDP_ABORTED;
+			__builtin_memcpy(o, orig, MK_ETH_HLEN);
+		}
+	}
+
+	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
+	return outcome(ret == XDP_REDIRECT ? MK_STAT_REDIRECT_XSK : MK_STAT_PASS_NO_SOCKET, ret);
+}
+
+char _license[] SEC("license") = "GPL";
