@@ -667,4 +667,24 @@ MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 w
 	m->magic = MK_META_MAGIC;
 }
 
+#ifndef __bpf__
+/*
+ * User-space twin of the program's decapsulation: rewrites @frame in place
+ * so that it starts, at the returned offset, with an Ethernet header and the
+ * inner IP packet, exactly the bytes the XDP program delivers. Returns the
+ * offset of the delivered frame inside @frame (0 when nothing is stripped).
+ */
+static inline __u32 mk_decap_apply(__u8 *frame, const struct mk_parse *p)
+{
+	__u32 strip = mk_decap_strip(p);
+	__u8 macs[12];
+
+	if (!strip)
+		return 0;
+	memcpy(macs, frame + p->mac_off, sizeof(macs));
+	mk_decap_eth(frame + strip, macs, p);
+	return strip;
+}
+#endif
+
 #endif /* MK_PARSE_H */
