@@ -1,0 +1,784 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of TCP session tracking and reassembly (userspace/stream.c).
+ * Each test drives one session through mk_stream_packet() the way a worker
+ * would and checks states, counters and the released bytes (record mode).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+
+#define CISN 1000U
+#define SISN 5000U
+
+static struct mk_stream_engine *eng;
+static struct mk_tcp_session ssn;
+
+struct collect {
+	int chunks;
+	int depth_calls[2];
+	__u64 last_off[2];
+	__u64 last_gap[2];
+	__u64 gap_total[2];
+	__u64 next_off[2]; /* offsets must be contiguous modulo reported gaps */
+	int bad_off;
+};
+static struct collect col;
+
+static void on_data(void *user, struct mk_tcp_session *s, const struct mk_stream_chunk *c)
+{
+	struct collect *co = user;
+
+	(void)s;
+	co->chunks++;
+	if (c->offset != co->next_off[c->dir] + c->gap)
+		co->bad_off++;
+	co->next_off[c->dir] = c->offset + c->len;
+	co->last_off[c->dir] = c->offset;
+	co->last_gap[c->dir] = c->gap;
+	co->gap_total[c->dir] += c->gap;
+}
+
+static void on_depth(void *user, struct mk_tcp_session *s, int dir)
+{
+	struct collect *co = user;
+
+	(void)s;
+	co->depth_calls[dir & 1]++;
+}
+
+static void start(const struct mk_stream_cfg *cfg)
+{
+	struct mk_stream_cfg def;
+	struct mk_stream_cbs cbs = { .data = on_data, .depth = on_depth };
+
+	if (!cfg) {
+		mk_stream_cfg_default(&def);
+		def.record = 1;
+		cfg = &def;
+	}
+	eng = mk_stream_engine_new(cfg);
+	cr_assert_not_null(eng);
+	mk_stream_set_callbacks(eng, &cbs, &col);
+	memset(&col, 0, sizeof(col));
+	mk_tcp_session_init(&ssn);
+}
+
+static void fini(void);
+
+static void cfg_start(void (*tweak)(struct mk_stream_cfg *))
+{
+	struct mk_stream_cfg cfg;
+
+	/* the suite's init already built a default engine: replace it */
+	fini();
+	mk_stream_cfg_default(&cfg);
+	cfg.record = 1;
+	tweak(&cfg);
+	start(&cfg);
+}
+
+static void fini(void)
+{
+	if (!eng)
+		return;
+	mk_tcp_session_free(eng, &ssn);
+	cr_expect_eq(mk_stream_mem_used(eng), 0, "segments leaked: %llu bytes",
+		     (unsigned long long)mk_stream_mem_used(eng));
+	cr_expect_eq(col.bad_off, 0, "chunk offsets not contiguous");
+	mk_stream_engine_free(eng);
+	eng = NULL;
+}
+
+static void init_default(void)
+{
+	start(NULL);
+}
+
+static __u64 stat(int id)
+{
+	return mk_stream_engine_stats(eng)->c[id];
+}
+
+static int pktl(int dir, __u8 flags, __u32 seq, __u32 ack, const void *data, __u32 len)
+{
+	struct mk_tcp_seg seg = {
+		.payload = data,
+		.len = len,
+		.seq = seq,
+		.ack = ack,
+		.window = 65535,
+		.flags = flags,
+		.dir = (__u8)dir,
+		.wscale = -1,
+		.csum_ok = 1,
+	};
+
+	return mk_stream_packet(eng, &ssn, &seg, 1);
+}
+
+static int pkt(int dir, __u8 flags, __u32 seq, __u32 ack, const char *data)
+{
+	return pktl(dir, flags, seq, ack, data, data ? (__u32)strlen(data) : 0);
+}
+
+#define A MK_TCP_ACK
+#define PA (MK_TCP_PSH | MK_TCP_ACK)
+#define C2S 0
+#define S2C 1
+
+static void handshake(__u32 cisn, __u32 sisn)
+{
+	pkt(C2S, MK_TCP_SYN, cisn, 0, NULL);
+	pkt(S2C, MK_TCP_SYN | A, sisn, cisn + 1, NULL);
+	pkt(C2S, A, cisn + 1, sisn + 1, NULL);
+	cr_assert_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+}
+
+static void expect_data(int dir, const char *want)
+{
+	__u64 len;
+	const __u8 *d = mk_tcp_session_data(&ssn, dir, &len);
+
+	cr_assert_eq(len, strlen(want), "dir %d: %llu bytes released, want %zu", dir,
+		     (unsigned long long)len, strlen(want));
+	if (len)
+		cr_assert(!memcmp(d, want, len), "dir %d: released '%.*s', want '%s'", dir,
+			  (int)len, d, want);
+}
+
+TestSuite(unit, .init = init_default, .fini = fini);
+
+Test(unit, stream_in_order)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "hello ");
+	pkt(C2S, PA, CISN + 7, SISN + 1, "world");
+	expect_data(C2S, "");
+	pkt(S2C, A, SISN + 1, CISN + 12, NULL);
+	expect_data(C2S, "hello world");
+	cr_expect_eq(col.last_off[C2S], 6);
+	pkt(S2C, PA, SISN + 1, CISN + 12, "HTTP/1.1 200");
+	pkt(C2S, A, CISN + 12, SISN + 13, NULL);
+	expect_data(S2C, "HTTP/1.1 200");
+	cr_expect_eq(stat(MK_STREAM_STAT_SESSIONS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_RELEASED_BYTES), 23);
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+	cr_expect_eq(mk_tcp_session_flags(&ssn, C2S), MK_TCP_SYN | PA);
+	cr_expect_eq(mk_tcp_session_flags(&ssn, S2C), MK_TCP_SYN | PA);
+}
+
+Test(unit, stream_out_of_order)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 9, SISN + 1, "ghi");
+	pkt(C2S, PA, CISN + 4, SISN + 1, "def");
+	pkt(C2S, PA, CISN + 7, SISN + 1, "--");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abc");
+	pkt(S2C, A, SISN + 1, CISN + 12, NULL);
+	expect_data(C2S, "abcdef--ghi");
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP), 0);
+}
+
+Test(unit, stream_release_rule)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "0123456789");
+	expect_data(C2S, "");
+	/* a partial ACK releases only what it covers */
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	expect_data(C2S, "0123");
+	/* the sender's own ACKs release nothing of its data */
+	pkt(C2S, A, CISN + 11, SISN + 1, NULL);
+	expect_data(C2S, "0123");
+	pkt(S2C, PA, SISN + 1, CISN + 5, "unacked");
+	expect_data(S2C, "");
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "0123456789");
+	expect_data(S2C, "unacked");
+	cr_expect_eq(col.last_off[C2S], 4);
+}
+
+static void policy_last(struct mk_stream_cfg *c)
+{
+	c->overlap_policy = MK_OVERLAP_LAST;
+}
+
+Test(unit, stream_overlap_exact_same)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(S2C, A, SISN + 1, CISN + 7, NULL);
+	expect_data(C2S, "abcdef");
+	cr_expect_eq(stat(MK_STREAM_STAT_RETRANS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0);
+}
+
+Test(unit, stream_overlap_exact_diff_first)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "XXXXXX");
+	pkt(S2C, A, SISN + 1, CISN + 7, NULL);
+	expect_data(C2S, "abcdef");
+	cr_expect_eq(stat(MK_STREAM_STAT_RETRANS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 1);
+}
+
+Test(unit, stream_overlap_exact_diff_last)
+{
+	cfg_start(policy_last);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "XXXXXX");
+	pkt(S2C, A, SISN + 1, CISN + 7, NULL);
+	expect_data(C2S, "XXXXXX");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 1);
+}
+
+Test(unit, stream_overlap_partial_first)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, PA, CISN + 4, SISN + 1, "DEFghi");
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ghijkl"); /* same data: no anomaly */
+	pkt(S2C, A, SISN + 1, CISN + 13, NULL);
+	expect_data(C2S, "abcdefghijkl");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 1);
+}
+
+Test(unit, stream_overlap_partial_last)
+{
+	cfg_start(policy_last);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, PA, CISN + 4, SISN + 1, "DEFghi");
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ghijkl");
+	pkt(S2C, A, SISN + 1, CISN + 13, NULL);
+	expect_data(C2S, "abcDEFghijkl");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 1);
+}
+
+/* One segment covering two buffered ones and the hole between them. */
+Test(unit, stream_overlap_spanning_first)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "ab");
+	pkt(C2S, PA, CISN + 5, SISN + 1, "ef");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "ABCDEFG");
+	pkt(S2C, A, SISN + 1, CISN + 8, NULL);
+	expect_data(C2S, "abCDefG");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 1);
+}
+
+Test(unit, stream_overlap_spanning_last)
+{
+	cfg_start(policy_last);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "ab");
+	pkt(C2S, PA, CISN + 5, SISN + 1, "ef");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "ABCDEFG");
+	pkt(S2C, A, SISN + 1, CISN + 8, NULL);
+	expect_data(C2S, "ABCDEFG");
+}
+
+Test(unit, stream_retransmission_after_release)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abc");
+	pkt(S2C, A, SISN + 1, CISN + 4, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abc");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef"); /* old part trimmed, new part kept */
+	pkt(S2C, A, SISN + 1, CISN + 7, NULL);
+	expect_data(C2S, "abcdef");
+	cr_expect_eq(stat(MK_STREAM_STAT_RETRANS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP), 1);
+}
+
+Test(unit, stream_seq_wraparound)
+{
+	__u32 cisn = 0xfffffff0U, sisn = 0xffffffffU;
+
+	handshake(cisn, sisn);
+	/* 0xfffffff1 .. 0x0000000a, with the middle segment late */
+	pkt(C2S, PA, cisn + 1, sisn + 1, "0123456789");
+	pkt(C2S, PA, cisn + 21, sisn + 1, "klmnopqrst");
+	pkt(C2S, PA, cisn + 11, sisn + 1, "abcdefghij");
+	pkt(S2C, A, sisn + 1, cisn + 31, NULL);
+	expect_data(C2S, "0123456789abcdefghijklmnopqrst");
+	cr_expect_eq(col.next_off[C2S], 30);
+	pkt(S2C, PA, sisn + 1, cisn + 31, "wrapped");
+	pkt(C2S, A, cisn + 31, sisn + 8, NULL);
+	expect_data(S2C, "wrapped");
+	cr_expect(SEQ_LT(0xfffffff0U, 5U));
+	cr_expect(SEQ_GT(5U, 0xfffffff0U));
+}
+
+Test(unit, stream_gap_acked_past)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "aaa");
+	/* "bbb" at CISN + 4 lost by the capture */
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ccc");
+	pkt(S2C, A, SISN + 1, CISN + 4, NULL);
+	expect_data(C2S, "aaa");
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+	pkt(S2C, A, SISN + 1, CISN + 10, NULL);
+	expect_data(C2S, "aaaccc");
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_GAP_BYTES), 3);
+	cr_expect_eq(col.last_gap[C2S], 3);
+	cr_expect_eq(col.last_off[C2S], 6);
+	/* data after the skipped hole keeps flowing in order */
+	pkt(C2S, PA, CISN + 10, SISN + 1, "ddd");
+	pkt(S2C, A, SISN + 1, CISN + 13, NULL);
+	expect_data(C2S, "aaacccddd");
+	cr_expect_eq(col.last_off[C2S], 9);
+}
+
+Test(unit, stream_gap_at_flow_end)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "aaa");
+	pkt(C2S, PA, CISN + 11, SISN + 1, "ccc");
+	pkt(S2C, A, SISN + 1, CISN + 4, NULL);
+	expect_data(C2S, "aaa");
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "aaaccc");
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_GAP_BYTES), 7);
+	cr_expect_eq(col.last_off[C2S], 10);
+}
+
+static void depth_10(struct mk_stream_cfg *c)
+{
+	c->depth = 10;
+}
+
+Test(unit, stream_depth_both_directions)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "01234567");
+	cr_expect_not(mk_tcp_session_depth_reached(&ssn, C2S));
+	pkt(C2S, PA, CISN + 9, SISN + 1, "89abcdef");
+	cr_expect(mk_tcp_session_depth_reached(&ssn, C2S));
+	cr_expect_not(mk_tcp_session_depth_reached(&ssn, S2C));
+	pkt(C2S, PA, CISN + 17, SISN + 1, "ghij");
+	pkt(S2C, PA, SISN + 1, CISN + 21, "server-says-hello");
+	cr_expect(mk_tcp_session_depth_reached(&ssn, S2C));
+	pkt(C2S, A, CISN + 21, SISN + 18, NULL);
+	expect_data(C2S, "0123456789");
+	expect_data(S2C, "server-say");
+	cr_expect_eq(col.depth_calls[C2S], 1);
+	cr_expect_eq(col.depth_calls[S2C], 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_DEPTH_REACHED), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_DEPTH_SEGS), 3);
+}
+
+Test(unit, stream_rst_with_data)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "req");
+	pkt(C2S, MK_TCP_RST | A, CISN + 4, SISN + 1, "bye");
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+	expect_data(C2S, "reqbye");
+	cr_expect_eq(stat(MK_STREAM_STAT_RST), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_RST_DATA), 1);
+	cr_expect(mk_tcp_session_flags(&ssn, C2S) & MK_TCP_RST);
+	pkt(C2S, PA, CISN + 7, SISN + 1, "late");
+	cr_expect_eq(stat(MK_STREAM_STAT_AFTER_CLOSE), 1);
+	expect_data(C2S, "reqbye");
+}
+
+Test(unit, stream_rst_out_of_window)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_RST, CISN + 1 + 10000000, 0, NULL);
+	pkt(S2C, MK_TCP_RST, SISN - 100, 0, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_RST), 0);
+	/* in the window (not exact) is accepted */
+	pkt(S2C, MK_TCP_RST, SISN + 1 + 100, 0, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+}
+
+Test(unit, stream_rst_answering_syn)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(S2C, MK_TCP_RST | A, 0, CISN + 7, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_SENT);
+	pkt(S2C, MK_TCP_RST | A, 0, CISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+}
+
+Test(unit, stream_midstream_on)
+{
+	/* first packet seen is the server's data: it becomes the "client" (noted) */
+	pkt(C2S, PA, 7000, 3000, "midstream");
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(ssn.midstream, 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_MIDSTREAM), 1);
+	pkt(S2C, PA, 3000, 7009, "reply");
+	expect_data(C2S, "midstream");
+	cr_expect_eq(col.last_off[C2S], 0);
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(S2C, "reply");
+}
+
+Test(unit, stream_midstream_synack)
+{
+	/* the flow's first packet is a SYN/ACK: roles are swapped */
+	pkt(C2S, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	cr_expect_eq(mk_tcp_session_swapped(&ssn), 1);
+	pkt(S2C, PA, CISN + 1, SISN + 1, "GET /");
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(C2S, A, SISN + 1, CISN + 6, NULL);
+	expect_data(MK_STREAM_TO_SERVER, "GET /");
+}
+
+static void no_midstream(struct mk_stream_cfg *c)
+{
+	c->midstream = 0;
+}
+
+Test(unit, stream_midstream_off)
+{
+	cfg_start(no_midstream);
+	pkt(C2S, PA, 7000, 3000, "midstream");
+	pkt(S2C, PA, 3000, 7009, "reply");
+	pkt(C2S, MK_TCP_SYN | A, 1, 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_NONE);
+	cr_expect_eq(stat(MK_STREAM_STAT_NO_SESSION), 3);
+	cr_expect_eq(stat(MK_STREAM_STAT_SESSIONS), 0);
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "");
+	/* a real handshake still works */
+	handshake(CISN, SISN);
+}
+
+Test(unit, stream_simultaneous_open)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(S2C, MK_TCP_SYN, SISN, 0, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	pkt(C2S, MK_TCP_SYN | A, CISN, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(stat(MK_STREAM_STAT_SIM_OPEN), 1);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "x");
+	pkt(S2C, A, SISN + 1, CISN + 2, NULL);
+	expect_data(C2S, "x");
+}
+
+Test(unit, stream_syn_retransmission)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(S2C, MK_TCP_SYN | A, SISN + 9, CISN + 99, NULL); /* bad ACK */
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_SENT);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL); /* late copy */
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_RETRANS), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_RETRANS), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_BAD_ACK), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_SESSIONS), 1);
+}
+
+Test(unit, stream_syn_retransmission_new_isn)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(C2S, MK_TCP_SYN, CISN + 500, 0, NULL);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_BAD_ACK), 1);
+	handshake(CISN + 500, SISN);
+}
+
+Test(unit, stream_fin_client_first)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT1);
+	pkt(S2C, A, SISN + 1, CISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT2);
+	pkt(S2C, PA, SISN + 1, CISN + 2, "tail");
+	pkt(S2C, MK_TCP_FIN | A, SISN + 5, CISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_TIME_WAIT);
+	pkt(C2S, A, CISN + 2, SISN + 6, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+	expect_data(S2C, "tail");
+	cr_expect_eq(stat(MK_STREAM_STAT_FIN), 2);
+	cr_expect_str_eq(mk_tcp_state_name(mk_tcp_session_state(&ssn)), "closed");
+}
+
+Test(unit, stream_fin_server_first)
+{
+	handshake(CISN, SISN);
+	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
+	pkt(C2S, A, CISN + 1, SISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_LAST_ACK);
+	pkt(S2C, A, SISN + 2, CISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+}
+
+Test(unit, stream_fin_simultaneous_close)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
+	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSING);
+	pkt(S2C, A, SISN + 2, CISN + 2, NULL);
+	pkt(C2S, A, CISN + 2, SISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+}
+
+Test(unit, stream_data_after_fin)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_FIN | PA, CISN + 1, SISN + 1, "last");
+	pkt(C2S, PA, CISN + 5, SISN + 1, "more");
+	pkt(S2C, A, SISN + 1, CISN + 6, NULL);
+	expect_data(C2S, "last");
+	cr_expect_eq(stat(MK_STREAM_STAT_DATA_AFTER_FIN), 1);
+}
+
+Test(unit, stream_port_reuse)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_RST, CISN + 1, 0, NULL);
+	cr_expect_eq(pkt(C2S, MK_TCP_SYN, CISN + 100000, 0, NULL), MK_STREAM_REUSE);
+	cr_expect_eq(stat(MK_STREAM_STAT_REUSE), 1);
+	mk_stream_flow_end(eng, &ssn);
+	mk_tcp_session_reset(eng, &ssn);
+	handshake(CISN + 100000, SISN);
+}
+
+Test(unit, stream_bad_checksum)
+{
+	struct mk_tcp_seg seg = {
+		.payload = (const __u8 *)"evil", .len = 4, .seq = CISN + 1, .ack = SISN + 1,
+		.window = 1000, .flags = PA, .dir = C2S, .wscale = -1, .csum_ok = 0,
+	};
+
+	handshake(CISN, SISN);
+	cr_expect_eq(mk_stream_packet(eng, &ssn, &seg, 1), 0);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "good");
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	expect_data(C2S, "good");
+	cr_expect_eq(stat(MK_STREAM_STAT_BAD_CSUM), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0);
+	cr_expect_eq(mk_stream_packet(eng, &ssn, NULL, 1), -EINVAL);
+}
+
+Test(unit, stream_out_of_window)
+{
+	handshake(CISN, SISN);
+	/* the server advertised 65535 unscaled: 1 MB ahead is outside */
+	pkt(C2S, PA, CISN + 1 + (1 << 20), SISN + 1, "far");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "near");
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "near");
+	cr_expect_eq(stat(MK_STREAM_STAT_OUT_OF_WINDOW), 1);
+}
+
+Test(unit, stream_large_segment_spans_pool_segments)
+{
+	static __u8 big[3 * MK_STREAM_SEG_DATA + 17];
+	__u64 len;
+	const __u8 *d;
+	size_t i;
+
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (__u8)(i * 7);
+	handshake(CISN, SISN);
+	/* second half first so the spans overlap across segment boundaries */
+	pktl(C2S, PA, CISN + 1 + 5000, SISN + 1, big + 5000, sizeof(big) - 5000);
+	pktl(C2S, PA, CISN + 1, SISN + 1, big, sizeof(big));
+	pkt(S2C, A, SISN + 1, CISN + 1 + sizeof(big), NULL);
+	d = mk_tcp_session_data(&ssn, C2S, &len);
+	cr_assert_eq(len, sizeof(big));
+	cr_expect(!memcmp(d, big, len));
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0);
+}
+
+static void small_memcap(struct mk_stream_cfg *c)
+{
+	c->memcap = 4 * (MK_STREAM_SEG_DATA + 64);
+	c->prealloc_segs = 0;
+}
+
+Test(unit, stream_memcap_pressure)
+{
+	char buf[64];
+	int i;
+
+	cfg_start(small_memcap);
+	handshake(CISN, SISN);
+	/* 20 out-of-order segments with holes: nothing can be released */
+	for (i = 0; i < 20; i++) {
+		snprintf(buf, sizeof(buf), "seg%02d", i);
+		pkt(C2S, PA, CISN + 1 + 100 + i * 10, SISN + 1, buf);
+	}
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP), 16);
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP_BYTES), 16 * 5);
+	cr_expect_leq(mk_stream_mem_used(eng), 4 * (MK_STREAM_SEG_DATA + 64));
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "seg00seg01seg02seg03");
+	cr_expect_eq(mk_stream_mem_used(eng), 0);
+	/* memory comes back: the session keeps working */
+	pkt(C2S, PA, CISN + 1 + 300, SISN + 1, "after");
+	pkt(S2C, A, SISN + 1, CISN + 306, NULL);
+	expect_data(C2S, "seg00seg01seg02seg03after");
+}
+
+static void ooo_limit(struct mk_stream_cfg *c)
+{
+	c->max_ooo_segs = 3;
+}
+
+Test(unit, stream_ooo_limit)
+{
+	int i;
+
+	cfg_start(ooo_limit);
+	handshake(CISN, SISN);
+	for (i = 0; i < 5; i++)
+		pkt(C2S, PA, CISN + 11 + i * 2, SISN + 1, "x");
+	cr_expect_eq(stat(MK_STREAM_STAT_OOO_LIMIT), 2);
+	/* filling the hole makes them in-order and frees the budget */
+	pkt(C2S, PA, CISN + 1, SISN + 1, "0123456789abcdef");
+	for (i = 0; i < 3; i++)
+		pkt(C2S, PA, CISN + 31 + i * 2, SISN + 1, "z");
+	cr_expect_eq(stat(MK_STREAM_STAT_OOO_LIMIT), 2);
+	mk_stream_flow_end(eng, &ssn);
+	expect_data(C2S, "0123456789xbxdxfzzz");
+}
+
+Test(unit, stream_wscale)
+{
+	struct mk_tcp_seg seg = { .seq = CISN, .window = 1000, .flags = MK_TCP_SYN, .dir = C2S,
+				  .wscale = 7, .csum_ok = 1 };
+
+	mk_stream_packet(eng, &ssn, &seg, 1);
+	seg = (struct mk_tcp_seg){ .seq = SISN, .ack = CISN + 1, .window = 1000,
+				   .flags = MK_TCP_SYN | A, .dir = S2C, .wscale = 7, .csum_ok = 1 };
+	mk_stream_packet(eng, &ssn, &seg, 1);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	/* server window 65535 << 7 = ~8 MB: 1 MB ahead is in the window */
+	pkt(S2C, A, SISN + 1, CISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1 + (1 << 20), SISN + 1, "far");
+	cr_expect_eq(stat(MK_STREAM_STAT_OUT_OF_WINDOW), 0);
+}
+
+static void stat_cb(const char *name, __u64 value, void *arg)
+{
+	int *n = arg;
+
+	(void)value;
+	cr_expect_not_null(name);
+	(*n)++;
+}
+
+Test(unit, stream_counter_names)
+{
+	int i, j, n = 0;
+
+	mk_stream_stats_foreach(eng, stat_cb, &n);
+	cr_expect_eq(n, MK_STREAM_STAT_MAX);
+	for (i = 0; i < MK_STREAM_STAT_MAX; i++) {
+		cr_assert_not_null(mk_stream_stat_name(i));
+		cr_assert_not_null(mk_stream_stat_desc(i));
+		for (j = 0; j < i; j++)
+			cr_expect_str_neq(mk_stream_stat_name(i), mk_stream_stat_name(j));
+	}
+	cr_expect_null(mk_stream_stat_name(MK_STREAM_STAT_MAX));
+	for (i = 0; i < MK_TCP_STATE_MAX; i++)
+		cr_expect_str_neq(mk_tcp_state_name(i), "unknown");
+	cr_expect_str_eq(mk_tcp_state_name(MK_TCP_ESTABLISHED), "established");
+	cr_expect_str_eq(mk_tcp_state_name(99), "unknown");
+	char hex[3];
+	mk_tcp_flags_hex(0x1b, hex);
+	cr_expect_str_eq(hex, "1b");
+}
+
+static __u32 rnd_state = 12345;
+
+static __u32 rnd(void)
+{
+	/* xorshift32: reproducible without libc's global rand state */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+static void robust_cfg(struct mk_stream_cfg *c)
+{
+	c->memcap = 64 * (MK_STREAM_SEG_DATA + 64);
+	c->max_ooo_segs = 32;
+	c->prealloc_segs = 8;
+	c->depth = 0;
+}
+
+/* Random segments near and far from the real sequence space, many sessions. */
+Test(unit, stream_random_robustness, .timeout = 100)
+{
+	static __u8 payload[9000];
+	int sess, i;
+
+	cfg_start(robust_cfg);
+	for (i = 0; i < (int)sizeof(payload); i++)
+		payload[i] = (__u8)rnd();
+	for (sess = 0; sess < 400; sess++) {
+		__u32 base[2] = { rnd(), rnd() };
+		int npk = 1 + rnd() % 300;
+
+		if (sess % 3 == 0)
+			handshake(base[0], base[1]);
+		for (i = 0; i < npk; i++) {
+			int dir = rnd() & 1;
+			__u32 r = rnd();
+			__u32 seq, ack, len;
+			__u8 flags;
+
+			if (r % 4 == 0)
+				seq = rnd();
+			else
+				seq = base[dir] + 1 + rnd() % 70000 - (r % 8 == 1 ? 20000 : 0);
+			ack = (r % 5 == 0) ? rnd() : base[!dir] + 1 + rnd() % 70000;
+			flags = (rnd() % 8 == 0) ? (__u8)rnd() : (__u8)(PA | ((rnd() % 20 == 0) ? MK_TCP_FIN : 0));
+			len = rnd() % 3 ? rnd() % 1500 : rnd() % sizeof(payload);
+			if (pktl(dir, flags, seq, ack, payload + rnd() % (sizeof(payload) - len + 1), len) == MK_STREAM_REUSE) {
+				mk_stream_flow_end(eng, &ssn);
+				mk_tcp_session_reset(eng, &ssn);
+				cr_assert_eq(col.bad_off, 0);
+				memset(&col, 0, sizeof(col));
+			}
+			cr_assert_leq(mk_stream_mem_used(eng), 64 * (MK_STREAM_SEG_DATA + 64));
+		}
+		if (rnd() % 2)
+			mk_stream_flow_end(eng, &ssn);
+		mk_tcp_session_reset(eng, &ssn);
+		cr_assert_eq(mk_stream_mem_used(eng), 0);
+		cr_assert_eq(col.bad_off, 0);
+		memset(&col, 0, sizeof(col));
+	}
+}

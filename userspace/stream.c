@@ -1,0 +1,936 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TCP session tracking and per-direction reassembly (see stream.h for the
+ * contract). Buffered data lives in fixed-size segments from a per-engine
+ * pool: steady state does no malloc, and the memory cap is a count of pool
+ * segments in use. Each direction keeps a sorted list of non-overlapping
+ * segments covering [base_seq, ...); the overlap policy decides whose bytes
+ * win when a new segment covers buffered ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+
+/* Data further ahead than this is not TCP we can track (RFC 7323 max window). */
+#define MK_MAX_AHEAD (1U << 30)
+#define MK_DEFAULT_WIN 65535U
+#define MK_WSCALE_MAX 14
+
+/* Stream flags (struct mk_tcp_stream.st). */
+#define MK_STREAM_F_ISN 0x01	/* isn, base_seq, next_seq are set */
+#define MK_STREAM_F_ACKED 0x02	/* peer_ack is set */
+#define MK_STREAM_F_FIN 0x04	/* fin_seq is set */
+#define MK_STREAM_F_DEPTH 0x08	/* reassembly depth reached */
+#define MK_STREAM_F_WIN 0x10	/* win is set */
+#define MK_STREAM_F_WSCALE 0x20 /* sent the window scale option */
+
+/* Session flags (struct mk_tcp_session.flags). */
+#define MK_SSN_F_WSCALE 0x01	  /* both sides sent window scale: windows are scaled */
+#define MK_SSN_F_NO_WINCHECK 0x02 /* picked up midstream: scale unknown, no window check */
+#define MK_SSN_F_SIMOPEN 0x04
+
+struct mk_stream_seg {
+	struct mk_stream_seg *next, *prev;
+	__u32 seq;
+	__u32 len;
+	__u32 off; /* first unreleased byte in data[] */
+	__u8 ooo;  /* after a hole when inserted: counts in nooo */
+	__u8 data[MK_STREAM_SEG_DATA];
+};
+
+struct mk_stream_engine {
+	struct mk_stream_cfg cfg;
+	struct mk_stream_cbs cbs;
+	void *user;
+	struct mk_stream_seg *free_list;
+	__u64 mem_used;
+	struct mk_stream_stats stats;
+};
+
+#define STAT_INC(eng, id) ((eng)->stats.c[MK_STREAM_STAT_##id]++)
+#define STAT_ADD(eng, id, n) ((eng)->stats.c[MK_STREAM_STAT_##id] += (n))
+
+#define MK_STREAM_STAT_NAME(id, name, desc) name,
+static const char *const stat_names[] = { MK_STREAM_STATS(MK_STREAM_STAT_NAME) };
+#undef MK_STREAM_STAT_NAME
+#define MK_STREAM_STAT_DESC(id, name, desc) desc,
+static const char *const stat_descs[] = { MK_STREAM_STATS(MK_STREAM_STAT_DESC) };
+#undef MK_STREAM_STAT_DESC
+
+/* Suricata's strings, so EVE tcp.state reads the same. */
+static const char *const state_names[MK_TCP_STATE_MAX] = {
+	[MK_TCP_NONE] = "none",		  [MK_TCP_SYN_SENT] = "syn_sent",
+	[MK_TCP_SYN_RECV] = "syn_recv",	  [MK_TCP_ESTABLISHED] = "established",
+	[MK_TCP_FIN_WAIT1] = "fin_wait1", [MK_TCP_FIN_WAIT2] = "fin_wait2",
+	[MK_TCP_TIME_WAIT] = "time_wait", [MK_TCP_CLOSE_WAIT] = "close_wait",
+	[MK_TCP_CLOSING] = "closing",	  [MK_TCP_LAST_ACK] = "last_ack",
+	[MK_TCP_CLOSED] = "closed",
+};
+
+void mk_stream_cfg_default(struct mk_stream_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->memcap = 64ULL << 20;
+	cfg->depth = 1ULL << 20;
+	cfg->max_ooo_segs = 1024;
+	cfg->prealloc_segs = 256;
+	cfg->midstream = 1;
+	cfg->overlap_policy = MK_OVERLAP_FIRST;
+}
+
+static struct mk_stream_seg *seg_get(struct mk_stream_engine *eng)
+{
+	struct mk_stream_seg *sg;
+
+	if (eng->cfg.memcap && eng->mem_used + sizeof(*sg) > eng->cfg.memcap)
+		return NULL;
+	sg = eng->free_list;
+	if (sg)
+		eng->free_list = sg->next;
+	else
+		sg = malloc(sizeof(*sg));
+	if (sg)
+		eng->mem_used += sizeof(*sg);
+	return sg;
+}
+
+static void seg_put(struct mk_stream_engine *eng, struct mk_stream_seg *sg)
+{
+	sg->next = eng->free_list;
+	eng->free_list = sg;
+	eng->mem_used -= sizeof(*sg);
+}
+
+struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg)
+{
+	struct mk_stream_engine *eng;
+	struct mk_stream_seg *sg;
+	__u32 i;
+
+	if (!cfg || cfg->overlap_policy > MK_OVERLAP_LAST) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eng = calloc(1, sizeof(*eng));
+	if (!eng)
+		return NULL;
+	eng->cfg = *cfg;
+	for (i = 0; i < cfg->prealloc_segs; i++) {
+		sg = malloc(sizeof(*sg));
+		if (!sg)
+			goto err;
+		sg->next = eng->free_list;
+		eng->free_list = sg;
+	}
+	return eng;
+err:
+	mk_stream_engine_free(eng);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void mk_stream_engine_free(struct mk_stream_engine *eng)
+{
+	struct mk_stream_seg *sg;
+
+	if (!eng)
+		return;
+	while ((sg = eng->free_list)) {
+		eng->free_list = sg->next;
+		free(sg);
+	}
+	free(eng);
+}
+
+void mk_stream_set_callbacks(struct mk_stream_engine *eng, const struct mk_stream_cbs *cbs,
+			     void *user)
+{
+	if (cbs)
+		eng->cbs = *cbs;
+	else
+		memset(&eng->cbs, 0, sizeof(eng->cbs));
+	eng->user = user;
+}
+
+const struct mk_stream_stats *mk_stream_engine_stats(const struct mk_stream_engine *eng)
+{
+	return &eng->stats;
+}
+
+__u64 mk_stream_mem_used(const struct mk_stream_engine *eng)
+{
+	return eng->mem_used;
+}
+
+void mk_tcp_session_init(struct mk_tcp_session *ssn)
+{
+	memset(ssn, 0, sizeof(*ssn));
+}
+
+void mk_tcp_session_free(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
+{
+	struct mk_stream_seg *sg, *next;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		struct mk_tcp_stream *st = &ssn->s[d];
+
+		for (sg = st->head; sg; sg = next) {
+			next = sg->next;
+			seg_put(eng, sg);
+		}
+		st->head = st->tail = NULL;
+		st->nsegs = st->nooo = 0;
+		free(st->rec);
+		st->rec = NULL;
+		st->rec_len = st->rec_cap = 0;
+	}
+}
+
+void mk_tcp_session_reset(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
+{
+	mk_tcp_session_free(eng, ssn);
+	mk_tcp_session_init(ssn);
+}
+
+static void seg_unlink(struct mk_tcp_stream *st, struct mk_stream_seg *sg)
+{
+	if (sg->prev)
+		sg->prev->next = sg->next;
+	else
+		st->head = sg->next;
+	if (sg->next)
+		sg->next->prev = sg->prev;
+	else
+		st->tail = sg->prev;
+	st->nsegs--;
+	if (sg->ooo)
+		st->nooo--;
+}
+
+static void record_append(struct mk_stream_engine *eng, struct mk_tcp_stream *st, const __u8 *data,
+			  __u32 len)
+{
+	__u64 cap = st->rec_cap ? st->rec_cap : 4096;
+	__u8 *p;
+
+	if (st->rec_len + len > st->rec_cap) {
+		while (cap < st->rec_len + len)
+			cap *= 2;
+		p = realloc(st->rec, cap);
+		if (!p) {
+			STAT_INC(eng, NOMEM);
+			return;
+		}
+		st->rec = p;
+		st->rec_cap = cap;
+	}
+	memcpy(st->rec + st->rec_len, data, len);
+	st->rec_len += len;
+}
+
+/* Hands [base_seq, base_seq + len) to detection and moves the base past it. */
+static void deliver(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+		    const __u8 *data, __u32 len)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir];
+	struct mk_stream_chunk chunk = {
+		.data = data,
+		.offset = st->base_off,
+		.gap = st->pending_gap,
+		.len = len,
+		.dir = (__u8)dir,
+	};
+
+	st->pending_gap = 0;
+	if (eng->cbs.data)
+		eng->cbs.data(eng->user, ssn, &chunk);
+	if (eng->cfg.record)
+		record_append(eng, st, data, len);
+	STAT_INC(eng, RELEASED_CHUNKS);
+	STAT_ADD(eng, RELEASED_BYTES, len);
+	st->base_off += len;
+	st->base_seq += len;
+}
+
+/* Extends next_seq over segments that became contiguous. */
+static void advance_next(struct mk_tcp_stream *st, struct mk_stream_seg *from)
+{
+	struct mk_stream_seg *sg;
+
+	if (SEQ_LT(st->next_seq, st->base_seq))
+		st->next_seq = st->base_seq;
+	for (sg = from ? from : st->head; sg; sg = sg->next) {
+		if (SEQ_GT(sg->seq, st->next_seq))
+			break;
+		if (SEQ_GT(sg->seq + sg->len, st->next_seq))
+			st->next_seq = sg->seq + sg->len;
+		if (sg->ooo) {
+			sg->ooo = 0;
+			st->nooo--;
+		}
+	}
+}
+
+/*
+ * Releases data of direction @dir below @upto, skipping holes that @upto
+ * passes (the receiver has them, we never will); @all releases everything.
+ */
+static void stream_release(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			   __u32 upto, int all)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir];
+	struct mk_stream_seg *sg;
+	int skipped = 0;
+	__u32 n;
+
+	while ((sg = st->head)) {
+		if (SEQ_GT(sg->seq, st->base_seq)) {
+			__u32 gap = sg->seq - st->base_seq;
+
+			if (!all && SEQ_LT(upto, sg->seq))
+				break;
+			STAT_INC(eng, GAPS);
+			STAT_ADD(eng, GAP_BYTES, gap);
+			st->pending_gap += gap;
+			st->base_off += gap;
+			st->base_seq = sg->seq;
+			skipped = 1;
+		}
+		if (all) {
+			n = sg->len;
+		} else {
+			if (!SEQ_GT(upto, st->base_seq))
+				break;
+			n = upto - st->base_seq;
+			if (n > sg->len)
+				n = sg->len;
+		}
+		deliver(eng, ssn, dir, sg->data + sg->off, n);
+		sg->seq += n;
+		sg->off += n;
+		sg->len -= n;
+		if (sg->len)
+			break;
+		seg_unlink(st, sg);
+		seg_put(eng, sg);
+	}
+	if (skipped || SEQ_LT(st->next_seq, st->base_seq))
+		advance_next(st, NULL);
+}
+
+static void depth_mark(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir];
+
+	if (st->st & MK_STREAM_F_DEPTH)
+		return;
+	st->st |= MK_STREAM_F_DEPTH;
+	STAT_INC(eng, DEPTH_REACHED);
+	if (eng->cbs.depth)
+		eng->cbs.depth(eng->user, ssn, dir);
+}
+
+/* Holds a new segment [seq, seq + len) at or after base_seq, within the window. */
+static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st, __u32 seq,
+			  const __u8 *data, __u32 len)
+{
+	struct mk_stream_seg *prev, *cur, *sg;
+	__u32 end = seq + len, pos = seq, covered = 0, n;
+	int diff = 0, ooo;
+
+	/* Common case first: walk back from the tail, in-order data stops at once. */
+	prev = st->tail;
+	while (prev && SEQ_GT(prev->seq + prev->len, seq))
+		prev = prev->prev;
+	cur = prev ? prev->next : st->head;
+
+	while (SEQ_LT(pos, end)) {
+		if (cur && SEQ_LEQ(cur->seq, pos)) {
+			__u32 cend = cur->seq + cur->len;
+			__u8 *old = cur->data + cur->off + (pos - cur->seq);
+			const __u8 *new = data + (pos - seq);
+
+			n = (SEQ_LT(cend, end) ? cend : end) - pos;
+			if (memcmp(old, new, n)) {
+				diff = 1;
+				if (eng->cfg.overlap_policy == MK_OVERLAP_LAST)
+					memcpy(old, new, n);
+			}
+			covered += n;
+			pos += n;
+			prev = cur;
+			cur = cur->next;
+			continue;
+		}
+		/* a hole in the buffer: new bytes up to the next segment */
+		n = (cur && SEQ_LT(cur->seq, end) ? cur->seq : end) - pos;
+		if (n > MK_STREAM_SEG_DATA)
+			n = MK_STREAM_SEG_DATA;
+		ooo = SEQ_GT(pos, st->next_seq);
+		if (ooo && st->nooo >= eng->cfg.max_ooo_segs) {
+			STAT_INC(eng, OOO_LIMIT);
+			break;
+		}
+		sg = seg_get(eng);
+		if (!sg) {
+			if (eng->cfg.memcap && eng->mem_used + sizeof(*sg) > eng->cfg.memcap) {
+				STAT_INC(eng, MEMCAP);
+				STAT_ADD(eng, MEMCAP_BYTES, end - pos);
+			} else {
+				STAT_INC(eng, NOMEM);
+			}
+			break;
+		}
+		sg->seq = pos;
+		sg->len = n;
+		sg->off = 0;
+		sg->ooo = (__u8)ooo;
+		memcpy(sg->data, data + (pos - seq), n);
+		sg->prev = prev;
+		sg->next = cur;
+		if (prev)
+			prev->next = sg;
+		else
+			st->head = sg;
+		if (cur)
+			cur->prev = sg;
+		else
+			st->tail = sg;
+		st->nsegs++;
+		st->nooo += ooo;
+		if (SEQ_EQ(pos, st->next_seq))
+			advance_next(st, sg);
+		pos += n;
+		prev = sg;
+	}
+	if (covered == len)
+		STAT_INC(eng, RETRANS);
+	else if (covered)
+		STAT_INC(eng, OVERLAP);
+	if (diff)
+		STAT_INC(eng, OVERLAP_DIFF);
+}
+
+/* Payload of one packet of direction @dir: FIN, old data, window and depth checks. */
+static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			__u32 seq, const __u8 *data, __u32 len)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
+	__u64 off;
+	__u32 d;
+
+	if (!len)
+		return;
+	if (len > MK_MAX_AHEAD) {
+		STAT_INC(eng, OUT_OF_WINDOW);
+		return;
+	}
+	if (st->st & MK_STREAM_F_FIN) {
+		if (SEQ_GEQ(seq, st->fin_seq)) {
+			STAT_INC(eng, DATA_AFTER_FIN);
+			return;
+		}
+		if (SEQ_GT(seq + len, st->fin_seq)) {
+			STAT_INC(eng, DATA_AFTER_FIN);
+			len = st->fin_seq - seq;
+		}
+	}
+	if (SEQ_LEQ(seq + len, st->base_seq)) {
+		/* all of it was released already: nothing left to compare against */
+		STAT_INC(eng, RETRANS);
+		return;
+	}
+	if (SEQ_LT(seq, st->base_seq)) {
+		d = st->base_seq - seq;
+		STAT_INC(eng, OVERLAP);
+		seq += d;
+		data += d;
+		len -= d;
+	}
+	if (SEQ_GT(seq + len, st->base_seq + MK_MAX_AHEAD)) {
+		STAT_INC(eng, OUT_OF_WINDOW);
+		return;
+	}
+	if (!(ssn->flags & MK_SSN_F_NO_WINCHECK) && (peer->st & MK_STREAM_F_WIN)) {
+		__u32 rcv_nxt = (st->st & MK_STREAM_F_ACKED) ? st->peer_ack : st->next_seq;
+
+		/* a zero-window probe (seq == rcv_nxt) is in the window */
+		if (SEQ_GT(seq, rcv_nxt + peer->win)) {
+			STAT_INC(eng, OUT_OF_WINDOW);
+			return;
+		}
+	}
+	if (eng->cfg.depth) {
+		off = st->base_off + (seq - st->base_seq);
+		if (off >= eng->cfg.depth) {
+			STAT_INC(eng, DEPTH_SEGS);
+			depth_mark(eng, ssn, dir);
+			return;
+		}
+		if (off + len > eng->cfg.depth) {
+			STAT_INC(eng, DEPTH_SEGS);
+			len = (__u32)(eng->cfg.depth - off);
+		}
+		stream_insert(eng, st, seq, data, len);
+		if (off + len >= eng->cfg.depth)
+			depth_mark(eng, ssn, dir);
+		return;
+	}
+	stream_insert(eng, st, seq, data, len);
+}
+
+/* First packet of a side we had no sequence numbers for: it starts at seq. */
+static void side_pickup(struct mk_tcp_stream *st, __u32 seq)
+{
+	st->isn = seq - 1;
+	st->base_seq = st->next_seq = st->max_end = seq;
+	st->st |= MK_STREAM_F_ISN;
+}
+
+static void side_syn(struct mk_tcp_stream *st, const struct mk_tcp_seg *seg)
+{
+	side_pickup(st, seg->seq + 1);
+	st->win = seg->window; /* never scaled on a SYN */
+	st->st |= MK_STREAM_F_WIN;
+	if (seg->wscale >= 0) {
+		st->st |= MK_STREAM_F_WSCALE;
+		st->wscale = seg->wscale > MK_WSCALE_MAX ? MK_WSCALE_MAX : (__u8)seg->wscale;
+	} else {
+		st->st &= ~MK_STREAM_F_WSCALE;
+		st->wscale = 0;
+	}
+}
+
+static void ssn_wscale(struct mk_tcp_session *ssn)
+{
+	if ((ssn->s[0].st & MK_STREAM_F_WSCALE) && (ssn->s[1].st & MK_STREAM_F_WSCALE))
+		ssn->flags |= MK_SSN_F_WSCALE;
+	else
+		ssn->s[0].wscale = ssn->s[1].wscale = 0;
+}
+
+static void track_max_end(struct mk_tcp_stream *st, __u32 end)
+{
+	if (SEQ_GT(end, st->max_end))
+		st->max_end = end;
+}
+
+static void ssn_close(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
+{
+	ssn->state = MK_TCP_CLOSED;
+	stream_release(eng, ssn, 0, 0, 1);
+	stream_release(eng, ssn, 1, 0, 1);
+}
+
+static int rst_in_window(const struct mk_tcp_session *ssn, int dir, __u32 seq)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
+	__u32 lo = st->next_seq, hi = st->max_end;
+	__u32 win = (peer->st & MK_STREAM_F_WIN) ? peer->win : MK_DEFAULT_WIN;
+
+	if (st->st & MK_STREAM_F_ACKED) {
+		if (SEQ_LT(st->peer_ack, lo))
+			lo = st->peer_ack;
+		if (SEQ_GT(st->peer_ack, hi))
+			hi = st->peer_ack;
+	}
+	if (win < 1)
+		win = 1;
+	return SEQ_GEQ(seq, lo) && SEQ_LEQ(seq, hi + win);
+}
+
+static int handle_rst(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+		      const struct mk_tcp_seg *seg)
+{
+	if (!rst_in_window(ssn, dir, seg->seq)) {
+		STAT_INC(eng, INVALID_RST);
+		return 0;
+	}
+	STAT_INC(eng, RST);
+	ssn->s[dir].flags_seen |= seg->flags;
+	if (seg->len) {
+		/* inspected like Suricata does, though most stacks discard it */
+		STAT_INC(eng, RST_DATA);
+		stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len);
+	}
+	ssn_close(eng, ssn);
+	return 0;
+}
+
+static int fin_acked(const struct mk_tcp_stream *st)
+{
+	return (st->st & MK_STREAM_F_FIN) && (st->st & MK_STREAM_F_ACKED) &&
+	       SEQ_GT(st->peer_ack, st->fin_seq);
+}
+
+/* RFC 793 closing states as Suricata names them, from the session's point of view. */
+static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			       __u8 flags)
+{
+	const struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER], *s = &ssn->s[MK_STREAM_TO_CLIENT];
+	int fin = flags & MK_TCP_FIN;
+
+	switch (ssn->state) {
+	case MK_TCP_ESTABLISHED:
+		if (fin)
+			ssn->state = dir == MK_STREAM_TO_SERVER ? MK_TCP_FIN_WAIT1 : MK_TCP_CLOSE_WAIT;
+		break;
+	case MK_TCP_FIN_WAIT1:
+		if (dir != MK_STREAM_TO_CLIENT)
+			break;
+		if (fin)
+			ssn->state = fin_acked(c) ? MK_TCP_TIME_WAIT : MK_TCP_CLOSING;
+		else if (fin_acked(c))
+			ssn->state = MK_TCP_FIN_WAIT2;
+		break;
+	case MK_TCP_FIN_WAIT2:
+		if (dir == MK_STREAM_TO_CLIENT && fin)
+			ssn->state = MK_TCP_TIME_WAIT;
+		break;
+	case MK_TCP_CLOSE_WAIT:
+		if (dir == MK_STREAM_TO_SERVER && fin)
+			ssn->state = MK_TCP_LAST_ACK;
+		break;
+	case MK_TCP_CLOSING:
+		if (fin_acked(c) && fin_acked(s))
+			ssn->state = MK_TCP_TIME_WAIT;
+		break;
+	default:
+		break;
+	}
+	if ((ssn->state == MK_TCP_TIME_WAIT || ssn->state == MK_TCP_LAST_ACK) && fin_acked(c) &&
+	    fin_acked(s))
+		ssn_close(eng, ssn);
+}
+
+/* ACK of @dir's packet acknowledges the peer's data: release what it covers. */
+static void handle_ack(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+		       __u32 ack)
+{
+	struct mk_tcp_stream *peer = &ssn->s[!dir];
+
+	if (!(peer->st & MK_STREAM_F_ISN))
+		side_pickup(peer, ack);
+	if (SEQ_GT(ack, peer->max_end)) {
+		/* acks bytes we never saw (capture loss): the holes are what we can skip */
+		STAT_INC(eng, ACK_UNSEEN);
+		ack = peer->max_end;
+	}
+	if (!(peer->st & MK_STREAM_F_ACKED) || SEQ_GT(ack, peer->peer_ack)) {
+		peer->peer_ack = ack;
+		peer->st |= MK_STREAM_F_ACKED;
+	}
+	stream_release(eng, ssn, !dir, peer->peer_ack, 0);
+}
+
+/* Established and closing states: data, FIN, ACK. */
+static int handle_established(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			      const struct mk_tcp_seg *seg)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir];
+	__u32 end;
+
+	if (seg->flags & MK_TCP_SYN) {
+		if (dir == MK_STREAM_TO_CLIENT && (seg->flags & MK_TCP_ACK) &&
+		    SEQ_EQ(seg->seq, st->isn))
+			STAT_INC(eng, SYNACK_RETRANS);
+		else if (dir == MK_STREAM_TO_SERVER && !(seg->flags & MK_TCP_ACK) &&
+			 SEQ_EQ(seg->seq, st->isn))
+			STAT_INC(eng, SYN_RETRANS);
+		else
+			STAT_INC(eng, INVALID_STATE);
+		return 0;
+	}
+	if (!(st->st & MK_STREAM_F_ISN))
+		side_pickup(st, seg->seq);
+	if (seg->flags & MK_TCP_RST)
+		return handle_rst(eng, ssn, dir, seg);
+
+	st->flags_seen |= seg->flags;
+	st->win = (__u32)seg->window << ((ssn->flags & MK_SSN_F_WSCALE) ? st->wscale : 0);
+	st->st |= MK_STREAM_F_WIN;
+	stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len);
+	end = seg->seq + seg->len;
+	if ((seg->flags & MK_TCP_FIN) && !(st->st & MK_STREAM_F_FIN)) {
+		STAT_INC(eng, FIN);
+		st->fin_seq = end;
+		st->st |= MK_STREAM_F_FIN;
+	}
+	if (seg->flags & MK_TCP_FIN)
+		end++;
+	if (SEQ_LEQ(end, st->base_seq + MK_MAX_AHEAD))
+		track_max_end(st, end);
+	if (seg->flags & MK_TCP_ACK)
+		handle_ack(eng, ssn, dir, seg->ack);
+	update_close_state(eng, ssn, dir, seg->flags);
+	return 0;
+}
+
+static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
+		       const struct mk_tcp_seg *seg)
+{
+	__u8 f = seg->flags;
+	struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER], *s = &ssn->s[MK_STREAM_TO_CLIENT];
+
+	if (f & MK_TCP_RST) {
+		STAT_INC(eng, NO_SESSION);
+		return 0;
+	}
+	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
+		ssn->swapped = seg->dir;
+		side_syn(c, seg);
+		c->flags_seen |= f;
+		ssn->state = MK_TCP_SYN_SENT;
+		STAT_INC(eng, SESSIONS);
+		return 0;
+	}
+	if (!eng->cfg.midstream) {
+		STAT_INC(eng, NO_SESSION);
+		return 0;
+	}
+	STAT_INC(eng, SESSIONS);
+	STAT_INC(eng, MIDSTREAM);
+	ssn->midstream = 1;
+	/* the window scale of at least one side is unknown */
+	ssn->flags |= MK_SSN_F_NO_WINCHECK;
+	if (f & MK_TCP_SYN) {
+		/* SYN/ACK whose SYN we missed: its sender is the server */
+		ssn->swapped = !seg->dir;
+		side_syn(s, seg);
+		s->flags_seen |= f;
+		side_pickup(c, seg->ack);
+		c->peer_ack = seg->ack;
+		c->st |= MK_STREAM_F_ACKED;
+		ssn->state = MK_TCP_SYN_RECV;
+		return 0;
+	}
+	/* anything else: its sender is taken as the client */
+	ssn->swapped = seg->dir;
+	side_pickup(c, seg->seq);
+	ssn->state = MK_TCP_ESTABLISHED;
+	return handle_established(eng, ssn, MK_STREAM_TO_SERVER, seg);
+}
+
+static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			   const struct mk_tcp_seg *seg)
+{
+	struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER], *s = &ssn->s[MK_STREAM_TO_CLIENT];
+	__u8 f = seg->flags;
+
+	if (dir == MK_STREAM_TO_SERVER) {
+		if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
+			STAT_INC(eng, SYN_RETRANS);
+			/* a new ISN (client restarted the connect) replaces the old one */
+			if (!SEQ_EQ(seg->seq, c->isn))
+				side_syn(c, seg);
+			return 0;
+		}
+		if (f & MK_TCP_RST)
+			return handle_rst(eng, ssn, dir, seg);
+		STAT_INC(eng, INVALID_STATE);
+		return 0;
+	}
+	if (f & MK_TCP_RST) {
+		/* RFC 793: a RST answering a SYN is valid when it ACKs the SYN */
+		if (!(f & MK_TCP_ACK) || !SEQ_EQ(seg->ack, c->isn + 1)) {
+			STAT_INC(eng, INVALID_RST);
+			return 0;
+		}
+		STAT_INC(eng, RST);
+		s->flags_seen |= f;
+		ssn_close(eng, ssn);
+		return 0;
+	}
+	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == (MK_TCP_SYN | MK_TCP_ACK)) {
+		if (!SEQ_EQ(seg->ack, c->isn + 1)) {
+			STAT_INC(eng, SYNACK_BAD_ACK);
+			return 0;
+		}
+		side_syn(s, seg);
+		s->flags_seen |= f;
+		c->peer_ack = seg->ack;
+		c->st |= MK_STREAM_F_ACKED;
+		ssn_wscale(ssn);
+		ssn->state = MK_TCP_SYN_RECV;
+		return 0;
+	}
+	if (f & MK_TCP_SYN) {
+		/* simultaneous open: both sides sent a SYN */
+		side_syn(s, seg);
+		s->flags_seen |= f;
+		ssn_wscale(ssn);
+		ssn->flags |= MK_SSN_F_SIMOPEN;
+		STAT_INC(eng, SIM_OPEN);
+		ssn->state = MK_TCP_SYN_RECV;
+		return 0;
+	}
+	STAT_INC(eng, INVALID_STATE);
+	return 0;
+}
+
+static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			   const struct mk_tcp_seg *seg)
+{
+	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
+	__u8 f = seg->flags;
+
+	if (f & MK_TCP_SYN) {
+		if (!SEQ_EQ(seg->seq, st->isn) || !(st->st & MK_STREAM_F_ISN)) {
+			STAT_INC(eng, INVALID_STATE);
+			return 0;
+		}
+		if (!(f & MK_TCP_ACK)) {
+			STAT_INC(eng, SYN_RETRANS);
+			return 0;
+		}
+		if (!SEQ_EQ(seg->ack, peer->isn + 1)) {
+			STAT_INC(eng, SYNACK_BAD_ACK);
+			return 0;
+		}
+		st->flags_seen |= f;
+		if (peer->st & MK_STREAM_F_ACKED) {
+			STAT_INC(eng, SYNACK_RETRANS);
+		} else {
+			/* simultaneous open: the second SYN/ACK */
+			peer->peer_ack = seg->ack;
+			peer->st |= MK_STREAM_F_ACKED;
+		}
+		if ((ssn->flags & MK_SSN_F_SIMOPEN) && (st->st & MK_STREAM_F_ACKED) &&
+		    (peer->st & MK_STREAM_F_ACKED))
+			ssn->state = MK_TCP_ESTABLISHED;
+		return 0;
+	}
+	if (f & MK_TCP_RST) {
+		if (!(st->st & MK_STREAM_F_ISN))
+			side_pickup(st, seg->seq);
+		return handle_rst(eng, ssn, dir, seg);
+	}
+	/* any ACK that acknowledges the other side's SYN completes the handshake */
+	if (!(f & MK_TCP_ACK) || !(peer->st & MK_STREAM_F_ISN) ||
+	    !SEQ_GEQ(seg->ack, peer->isn + 1) || SEQ_GT(seg->ack, peer->max_end)) {
+		STAT_INC(eng, INVALID_STATE);
+		return 0;
+	}
+	ssn->state = MK_TCP_ESTABLISHED;
+	return handle_established(eng, ssn, dir, seg);
+}
+
+int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
+		     const struct mk_tcp_seg *seg, __u64 ts_ns)
+{
+	int dir;
+
+	if (!eng || !ssn || !seg || seg->dir > 1 || (seg->len && !seg->payload))
+		return -EINVAL;
+	if (!seg->csum_ok) {
+		STAT_INC(eng, BAD_CSUM);
+		return 0;
+	}
+	ssn->last_ts_ns = ts_ns;
+	if (ssn->state == MK_TCP_NONE)
+		return handle_none(eng, ssn, seg);
+	dir = seg->dir ^ ssn->swapped;
+	switch (ssn->state) {
+	case MK_TCP_SYN_SENT:
+		return handle_syn_sent(eng, ssn, dir, seg);
+	case MK_TCP_SYN_RECV:
+		return handle_syn_recv(eng, ssn, dir, seg);
+	case MK_TCP_CLOSED:
+	case MK_TCP_TIME_WAIT:
+		if ((seg->flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN &&
+		    dir == MK_STREAM_TO_SERVER && !SEQ_EQ(seg->seq, ssn->s[dir].isn)) {
+			STAT_INC(eng, REUSE);
+			return MK_STREAM_REUSE;
+		}
+		if (ssn->state == MK_TCP_CLOSED) {
+			STAT_INC(eng, AFTER_CLOSE);
+			return 0;
+		}
+		return handle_established(eng, ssn, dir, seg);
+	default:
+		return handle_established(eng, ssn, dir, seg);
+	}
+}
+
+void mk_stream_flow_end(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
+{
+	stream_release(eng, ssn, MK_STREAM_TO_SERVER, 0, 1);
+	stream_release(eng, ssn, MK_STREAM_TO_CLIENT, 0, 1);
+}
+
+const char *mk_tcp_state_name(int state)
+{
+	if (state < 0 || state >= MK_TCP_STATE_MAX)
+		return "unknown";
+	return state_names[state];
+}
+
+int mk_tcp_session_state(const struct mk_tcp_session *ssn)
+{
+	return ssn->state;
+}
+
+int mk_tcp_session_swapped(const struct mk_tcp_session *ssn)
+{
+	return ssn->swapped;
+}
+
+__u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir)
+{
+	return ssn->s[dir & 1].flags_seen;
+}
+
+void mk_tcp_flags_hex(__u8 flags, char buf[3])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	buf[0] = hex[flags >> 4];
+	buf[1] = hex[flags & 0xf];
+	buf[2] = '\0';
+}
+
+int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir)
+{
+	return !!(ssn->s[dir & 1].st & MK_STREAM_F_DEPTH);
+}
+
+const __u8 *mk_tcp_session_data(const struct mk_tcp_session *ssn, int dir, __u64 *len)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir & 1];
+
+	if (len)
+		*len = st->rec_len;
+	return st->rec;
+}
+
+const char *mk_stream_stat_name(int id)
+{
+	return id >= 0 && id < MK_STREAM_STAT_MAX ? stat_names[id] : NULL;
+}
+
+const char *mk_stream_stat_desc(int id)
+{
+	return id >= 0 && id < MK_STREAM_STAT_MAX ? stat_descs[id] : NULL;
+}
+
+void mk_stream_stats_foreach(const struct mk_stream_engine *eng,
+			     void (*fn)(const char *name, __u64 value, void *arg), void *arg)
+{
+	int i;
+
+	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
+		fn(stat_names[i], eng->stats.c[i], arg);
+}
+
+static void print_one(const char *name, __u64 value, void *arg)
+{
+	fprintf(arg, "stream.%s %llu\n", name, (unsigned long long)value);
+}
+
+void mk_stream_stats_print(const struct mk_stream_engine *eng, FILE *out)
+{
+	mk_stream_stats_foreach(eng, print_one, out);
+}
