@@ -414,8 +414,12 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 		STAT_INC(eng, OVERLAP_DIFF);
 }
 
-/* Payload of one packet of direction @dir: FIN, old data, window and depth checks. */
-static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+/*
+ * Payload of one packet of direction @dir: FIN, old data, window and depth
+ * checks. Returns -ERANGE when the segment lies outside what the receiver
+ * would accept, so that it does not move the sequence space either.
+ */
+static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 			__u32 seq, const __u8 *data, __u32 len)
 {
 	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
@@ -423,15 +427,15 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 	__u32 d;
 
 	if (!len)
-		return;
+		return 0;
 	if (len > MK_MAX_AHEAD) {
 		STAT_INC(eng, OUT_OF_WINDOW);
-		return;
+		return -ERANGE;
 	}
 	if (st->st & MK_STREAM_F_FIN) {
 		if (SEQ_GEQ(seq, st->fin_seq)) {
 			STAT_INC(eng, DATA_AFTER_FIN);
-			return;
+			return 0;
 		}
 		if (SEQ_GT(seq + len, st->fin_seq)) {
 			STAT_INC(eng, DATA_AFTER_FIN);
@@ -441,7 +445,7 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 	if (SEQ_LEQ(seq + len, st->base_seq)) {
 		/* all of it was released already: nothing left to compare against */
 		STAT_INC(eng, RETRANS);
-		return;
+		return 0;
 	}
 	if (SEQ_LT(seq, st->base_seq)) {
 		d = st->base_seq - seq;
@@ -452,7 +456,7 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 	}
 	if (SEQ_GT(seq + len, st->base_seq + MK_MAX_AHEAD)) {
 		STAT_INC(eng, OUT_OF_WINDOW);
-		return;
+		return -ERANGE;
 	}
 	if (!(ssn->flags & MK_SSN_F_NO_WINCHECK) && (peer->st & MK_STREAM_F_WIN)) {
 		__u32 rcv_nxt = (st->st & MK_STREAM_F_ACKED) ? st->peer_ack : st->next_seq;
@@ -460,7 +464,7 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 		/* a zero-window probe (seq == rcv_nxt) is in the window */
 		if (SEQ_GT(seq, rcv_nxt + peer->win)) {
 			STAT_INC(eng, OUT_OF_WINDOW);
-			return;
+			return -ERANGE;
 		}
 	}
 	if (eng->cfg.depth) {
@@ -468,7 +472,7 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 		if (off >= eng->cfg.depth) {
 			STAT_INC(eng, DEPTH_SEGS);
 			depth_mark(eng, ssn, dir);
-			return;
+			return 0;
 		}
 		if (off + len > eng->cfg.depth) {
 			STAT_INC(eng, DEPTH_SEGS);
@@ -477,9 +481,10 @@ static void stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 		stream_insert(eng, st, seq, data, len);
 		if (off + len >= eng->cfg.depth)
 			depth_mark(eng, ssn, dir);
-		return;
+		return 0;
 	}
 	stream_insert(eng, st, seq, data, len);
+	return 0;
 }
 
 /* First packet of a side we had no sequence numbers for: it starts at seq. */
@@ -550,7 +555,6 @@ static int handle_rst(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, 
 		return 0;
 	}
 	STAT_INC(eng, RST);
-	ssn->s[dir].flags_seen |= seg->flags;
 	if (seg->len) {
 		/* inspected like Suricata does, though most stacks discard it */
 		STAT_INC(eng, RST_DATA);
@@ -649,10 +653,10 @@ static int handle_established(struct mk_stream_engine *eng, struct mk_tcp_sessio
 	if (seg->flags & MK_TCP_RST)
 		return handle_rst(eng, ssn, dir, seg);
 
-	st->flags_seen |= seg->flags;
 	st->win = (__u32)seg->window << ((ssn->flags & MK_SSN_F_WSCALE) ? st->wscale : 0);
 	st->st |= MK_STREAM_F_WIN;
-	stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len);
+	if (stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len))
+		return 0;
 	end = seg->seq + seg->len;
 	if ((seg->flags & MK_TCP_FIN) && !(st->st & MK_STREAM_F_FIN)) {
 		STAT_INC(eng, FIN);
@@ -682,7 +686,6 @@ static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
 		ssn->swapped = seg->dir;
 		side_syn(c, seg);
-		c->flags_seen |= f;
 		ssn->state = MK_TCP_SYN_SENT;
 		STAT_INC(eng, SESSIONS);
 		return 0;
@@ -700,7 +703,6 @@ static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		/* SYN/ACK whose SYN we missed: its sender is the server */
 		ssn->swapped = !seg->dir;
 		side_syn(s, seg);
-		s->flags_seen |= f;
 		side_pickup(c, seg->ack);
 		c->peer_ack = seg->ack;
 		c->st |= MK_STREAM_F_ACKED;
@@ -740,7 +742,6 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 			return 0;
 		}
 		STAT_INC(eng, RST);
-		s->flags_seen |= f;
 		ssn_close(eng, ssn);
 		return 0;
 	}
@@ -750,7 +751,6 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 			return 0;
 		}
 		side_syn(s, seg);
-		s->flags_seen |= f;
 		c->peer_ack = seg->ack;
 		c->st |= MK_STREAM_F_ACKED;
 		ssn_wscale(ssn);
@@ -760,7 +760,6 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 	if (f & MK_TCP_SYN) {
 		/* simultaneous open: both sides sent a SYN */
 		side_syn(s, seg);
-		s->flags_seen |= f;
 		ssn_wscale(ssn);
 		ssn->flags |= MK_SSN_F_SIMOPEN;
 		STAT_INC(eng, SIM_OPEN);
@@ -790,7 +789,6 @@ static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *
 			STAT_INC(eng, SYNACK_BAD_ACK);
 			return 0;
 		}
-		st->flags_seen |= f;
 		if (peer->st & MK_STREAM_F_ACKED) {
 			STAT_INC(eng, SYNACK_RETRANS);
 		} else {
@@ -821,7 +819,7 @@ static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *
 int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		     const struct mk_tcp_seg *seg, __u64 ts_ns)
 {
-	int dir;
+	int dir, ret;
 
 	if (!eng || !ssn || !seg || seg->dir > 1 || (seg->len && !seg->payload))
 		return -EINVAL;
@@ -830,14 +828,19 @@ int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		return 0;
 	}
 	ssn->last_ts_ns = ts_ns;
-	if (ssn->state == MK_TCP_NONE)
-		return handle_none(eng, ssn, seg);
 	dir = seg->dir ^ ssn->swapped;
 	switch (ssn->state) {
+	case MK_TCP_NONE:
+		ret = handle_none(eng, ssn, seg);
+		/* roles are known now */
+		dir = seg->dir ^ ssn->swapped;
+		break;
 	case MK_TCP_SYN_SENT:
-		return handle_syn_sent(eng, ssn, dir, seg);
+		ret = handle_syn_sent(eng, ssn, dir, seg);
+		break;
 	case MK_TCP_SYN_RECV:
-		return handle_syn_recv(eng, ssn, dir, seg);
+		ret = handle_syn_recv(eng, ssn, dir, seg);
+		break;
 	case MK_TCP_CLOSED:
 	case MK_TCP_TIME_WAIT:
 		if ((seg->flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN &&
@@ -847,12 +850,19 @@ int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		}
 		if (ssn->state == MK_TCP_CLOSED) {
 			STAT_INC(eng, AFTER_CLOSE);
-			return 0;
+			ret = 0;
+			break;
 		}
-		return handle_established(eng, ssn, dir, seg);
+		ret = handle_established(eng, ssn, dir, seg);
+		break;
 	default:
-		return handle_established(eng, ssn, dir, seg);
+		ret = handle_established(eng, ssn, dir, seg);
+		break;
 	}
+	/* EVE's tcp_flags_ts/tc: every packet of the session, as Suricata counts them */
+	if (ssn->state != MK_TCP_NONE)
+		ssn->s[dir].flags_seen |= seg->flags;
+	return ret;
 }
 
 void mk_stream_flow_end(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
@@ -880,6 +890,8 @@ int mk_tcp_session_swapped(const struct mk_tcp_session *ssn)
 
 __u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir)
 {
+	if (dir < 0)
+		return ssn->s[0].flags_seen | ssn->s[1].flags_seen;
 	return ssn->s[dir & 1].flags_seen;
 }
 

@@ -236,7 +236,10 @@ void mk_stream_flow_end(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 const char *mk_tcp_state_name(int state); /* "established", ... as Suricata's EVE */
 int mk_tcp_session_state(const struct mk_tcp_session *ssn);
 int mk_tcp_session_swapped(const struct mk_tcp_session *ssn);
-/* Cumulative MK_TCP_* flags sent in role direction @dir (EVE tcp_flags_ts/tc). */
+/*
+ * Cumulative MK_TCP_* flags of every packet sent in role direction @dir
+ * (EVE tcp_flags_ts / tcp_flags_tc); @dir < 0 gives both (EVE tcp_flags).
+ */
 __u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir);
 /* Formats flags as EVE does: two lowercase hex digits. */
 void mk_tcp_flags_hex(__u8 flags, char buf[3]);
