@@ -53,20 +53,20 @@ struct mk_stream_engine {
 #define STAT_ADD(eng, id, n) ((eng)->stats.c[MK_STREAM_STAT_##id] += (n))
 
 #define MK_STREAM_STAT_NAME(id, name, desc) name,
-static const char *const stat_names[] = { MK_STREAM_STATS(MK_STREAM_STAT_NAME) };
+static const char *const stat_names[] = {MK_STREAM_STATS(MK_STREAM_STAT_NAME)};
 #undef MK_STREAM_STAT_NAME
 #define MK_STREAM_STAT_DESC(id, name, desc) desc,
-static const char *const stat_descs[] = { MK_STREAM_STATS(MK_STREAM_STAT_DESC) };
+static const char *const stat_descs[] = {MK_STREAM_STATS(MK_STREAM_STAT_DESC)};
 #undef MK_STREAM_STAT_DESC
 
 /* Suricata's strings, so EVE tcp.state reads the same. */
 static const char *const state_names[MK_TCP_STATE_MAX] = {
-	[MK_TCP_NONE] = "none",		  [MK_TCP_SYN_SENT] = "syn_sent",
-	[MK_TCP_SYN_RECV] = "syn_recv",	  [MK_TCP_ESTABLISHED] = "established",
-	[MK_TCP_FIN_WAIT1] = "fin_wait1", [MK_TCP_FIN_WAIT2] = "fin_wait2",
-	[MK_TCP_TIME_WAIT] = "time_wait", [MK_TCP_CLOSE_WAIT] = "close_wait",
-	[MK_TCP_CLOSING] = "closing",	  [MK_TCP_LAST_ACK] = "last_ack",
-	[MK_TCP_CLOSED] = "closed",
+    [MK_TCP_NONE] = "none",	      [MK_TCP_SYN_SENT] = "syn_sent",
+    [MK_TCP_SYN_RECV] = "syn_recv",   [MK_TCP_ESTABLISHED] = "established",
+    [MK_TCP_FIN_WAIT1] = "fin_wait1", [MK_TCP_FIN_WAIT2] = "fin_wait2",
+    [MK_TCP_TIME_WAIT] = "time_wait", [MK_TCP_CLOSE_WAIT] = "close_wait",
+    [MK_TCP_CLOSING] = "closing",     [MK_TCP_LAST_ACK] = "last_ack",
+    [MK_TCP_CLOSED] = "closed",
 };
 
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg)
@@ -237,11 +237,11 @@ static void deliver(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, in
 {
 	struct mk_tcp_stream *st = &ssn->s[dir];
 	struct mk_stream_chunk chunk = {
-		.data = data,
-		.offset = st->base_off,
-		.gap = st->pending_gap,
-		.len = len,
-		.dir = (__u8)dir,
+	    .data = data,
+	    .offset = st->base_off,
+	    .gap = st->pending_gap,
+	    .len = len,
+	    .dir = (__u8)dir,
 	};
 
 	st->pending_gap = 0;
@@ -419,8 +419,8 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
  * checks. Returns -ERANGE when the segment lies outside what the receiver
  * would accept, so that it does not move the sequence space either.
  */
-static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
-			__u32 seq, const __u8 *data, __u32 len)
+static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir, __u32 seq,
+		       const __u8 *data, __u32 len)
 {
 	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
 	__u64 off;
@@ -574,13 +574,15 @@ static int fin_acked(const struct mk_tcp_stream *st)
 static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 			       __u8 flags)
 {
-	const struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER], *s = &ssn->s[MK_STREAM_TO_CLIENT];
+	const struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER],
+				   *s = &ssn->s[MK_STREAM_TO_CLIENT];
 	int fin = flags & MK_TCP_FIN;
 
 	switch (ssn->state) {
 	case MK_TCP_ESTABLISHED:
 		if (fin)
-			ssn->state = dir == MK_STREAM_TO_SERVER ? MK_TCP_FIN_WAIT1 : MK_TCP_CLOSE_WAIT;
+			ssn->state =
+			    dir == MK_STREAM_TO_SERVER ? MK_TCP_FIN_WAIT1 : MK_TCP_CLOSE_WAIT;
 		break;
 	case MK_TCP_FIN_WAIT1:
 		if (dir != MK_STREAM_TO_CLIENT)
@@ -611,8 +613,7 @@ static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_sessi
 }
 
 /* ACK of @dir's packet acknowledges the peer's data: release what it covers. */
-static void handle_ack(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
-		       __u32 ack)
+static void handle_ack(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir, __u32 ack)
 {
 	struct mk_tcp_stream *peer = &ssn->s[!dir];
 

@@ -88,13 +88,13 @@ enum mk_overlap_policy {
 };
 
 struct mk_stream_cfg {
-	__u64 memcap;	       /* bytes of pooled segments per engine; 0 = unlimited */
-	__u64 depth;	       /* bytes reassembled per direction; 0 = unlimited */
-	__u32 max_ooo_segs;    /* out-of-order segments held per direction */
-	__u32 prealloc_segs;   /* pool segments allocated up front */
-	__u8 midstream;	       /* pick up sessions without a handshake */
-	__u8 overlap_policy;   /* enum mk_overlap_policy */
-	__u8 record;	       /* keep all released data per direction (tests, offline) */
+	__u64 memcap;	     /* bytes of pooled segments per engine; 0 = unlimited */
+	__u64 depth;	     /* bytes reassembled per direction; 0 = unlimited */
+	__u32 max_ooo_segs;  /* out-of-order segments held per direction */
+	__u32 prealloc_segs; /* pool segments allocated up front */
+	__u8 midstream;	     /* pick up sessions without a handshake */
+	__u8 overlap_policy; /* enum mk_overlap_policy */
+	__u8 record;	     /* keep all released data per direction (tests, offline) */
 	__u8 pad[5];
 };
 
@@ -104,21 +104,21 @@ struct mk_tcp_seg {
 	__u32 len;
 	__u32 seq;
 	__u32 ack;
-	__u16 window;	/* as on the wire, unscaled */
-	__u8 flags;	/* MK_TCP_* */
-	__u8 dir;	/* 0 = as the flow's first packet, 1 = the reverse */
-	__s8 wscale;	/* window scale option on a SYN, -1 when absent */
-	__u8 csum_ok;	/* caller validated (or was told not to check) the checksum */
+	__u16 window; /* as on the wire, unscaled */
+	__u8 flags;   /* MK_TCP_* */
+	__u8 dir;     /* 0 = as the flow's first packet, 1 = the reverse */
+	__s8 wscale;  /* window scale option on a SYN, -1 when absent */
+	__u8 csum_ok; /* caller validated (or was told not to check) the checksum */
 	__u8 pad[2];
 };
 
 /* A piece of released data, valid only during the callback. */
 struct mk_stream_chunk {
 	const __u8 *data;
-	__u64 offset;	/* stream offset of data[0]: bytes since ISN+1 */
-	__u64 gap;	/* bytes skipped (never seen) just before this chunk */
+	__u64 offset; /* stream offset of data[0]: bytes since ISN+1 */
+	__u64 gap;    /* bytes skipped (never seen) just before this chunk */
 	__u32 len;
-	__u8 dir;	/* MK_STREAM_TO_SERVER / MK_STREAM_TO_CLIENT */
+	__u8 dir; /* MK_STREAM_TO_SERVER / MK_STREAM_TO_CLIENT */
 	__u8 pad[3];
 };
 
@@ -133,36 +133,36 @@ struct mk_stream_cbs {
 
 /* Counters: one place defines them; enum and names are generated. */
 #define MK_STREAM_STATS(X)                                                                         \
-	X(SESSIONS, "sessions", "sessions started (handshake or midstream)")                     \
-	X(MIDSTREAM, "midstream", "sessions picked up without a SYN")                             \
-	X(NO_SESSION, "no_session", "packet ignored: no session and cannot start one")           \
-	X(BAD_CSUM, "bad_csum", "packet ignored: bad checksum")                                   \
-	X(SYN_RETRANS, "syn_retrans", "SYN retransmitted")                                        \
-	X(SYNACK_RETRANS, "synack_retrans", "SYN/ACK retransmitted")                              \
-	X(SYNACK_BAD_ACK, "synack_bad_ack", "SYN/ACK ignored: does not ACK the SYN")              \
-	X(SIM_OPEN, "simultaneous_open", "sessions opened by two SYNs")                           \
-	X(INVALID_STATE, "invalid_state", "packet ignored: not valid in the session state")      \
-	X(RST, "rst", "valid RST: session closed")                                                \
-	X(RST_DATA, "rst_with_data", "valid RST carrying data")                                   \
-	X(INVALID_RST, "invalid_rst", "RST ignored: sequence outside the window")                 \
+	X(SESSIONS, "sessions", "sessions started (handshake or midstream)")                       \
+	X(MIDSTREAM, "midstream", "sessions picked up without a SYN")                              \
+	X(NO_SESSION, "no_session", "packet ignored: no session and cannot start one")             \
+	X(BAD_CSUM, "bad_csum", "packet ignored: bad checksum")                                    \
+	X(SYN_RETRANS, "syn_retrans", "SYN retransmitted")                                         \
+	X(SYNACK_RETRANS, "synack_retrans", "SYN/ACK retransmitted")                               \
+	X(SYNACK_BAD_ACK, "synack_bad_ack", "SYN/ACK ignored: does not ACK the SYN")               \
+	X(SIM_OPEN, "simultaneous_open", "sessions opened by two SYNs")                            \
+	X(INVALID_STATE, "invalid_state", "packet ignored: not valid in the session state")        \
+	X(RST, "rst", "valid RST: session closed")                                                 \
+	X(RST_DATA, "rst_with_data", "valid RST carrying data")                                    \
+	X(INVALID_RST, "invalid_rst", "RST ignored: sequence outside the window")                  \
 	X(FIN, "fin", "FIN seen")                                                                  \
-	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                      \
-	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")              \
-	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")           \
-	X(OUT_OF_WINDOW, "out_of_window", "segment ignored: beyond the receiver's window")       \
-	X(RETRANS, "retransmissions", "segment fully seen before (same range)")                  \
-	X(OVERLAP, "overlaps", "segment overlapping buffered data")                              \
-	X(OVERLAP_DIFF, "overlap_diff", "overlap with different data (anomaly)")                 \
-	X(GAPS, "gaps", "holes skipped (ACKed past or at flow end)")                              \
-	X(GAP_BYTES, "gap_bytes", "bytes in skipped holes")                                       \
-	X(DEPTH_REACHED, "depth_reached", "directions that reached the reassembly depth")        \
-	X(DEPTH_SEGS, "depth_segs", "segments cut or ignored beyond the depth")                   \
-	X(MEMCAP, "memcap", "segments refused (fully or partly): memory cap")                     \
-	X(MEMCAP_BYTES, "memcap_bytes", "payload bytes refused: memory cap")                      \
-	X(OOO_LIMIT, "ooo_limit", "segments refused: too many out-of-order segments")             \
-	X(NOMEM, "nomem", "segments refused: allocation failed")                                  \
-	X(REUSE, "port_reuse", "SYN on a closed session: caller told to start a new flow")       \
-	X(RELEASED_BYTES, "released_bytes", "bytes released to detection")                        \
+	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                        \
+	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")                \
+	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")            \
+	X(OUT_OF_WINDOW, "out_of_window", "segment ignored: beyond the receiver's window")         \
+	X(RETRANS, "retransmissions", "segment fully seen before (same range)")                    \
+	X(OVERLAP, "overlaps", "segment overlapping buffered data")                                \
+	X(OVERLAP_DIFF, "overlap_diff", "overlap with different data (anomaly)")                   \
+	X(GAPS, "gaps", "holes skipped (ACKed past or at flow end)")                               \
+	X(GAP_BYTES, "gap_bytes", "bytes in skipped holes")                                        \
+	X(DEPTH_REACHED, "depth_reached", "directions that reached the reassembly depth")          \
+	X(DEPTH_SEGS, "depth_segs", "segments cut or ignored beyond the depth")                    \
+	X(MEMCAP, "memcap", "segments refused (fully or partly): memory cap")                      \
+	X(MEMCAP_BYTES, "memcap_bytes", "payload bytes refused: memory cap")                       \
+	X(OOO_LIMIT, "ooo_limit", "segments refused: too many out-of-order segments")              \
+	X(NOMEM, "nomem", "segments refused: allocation failed")                                   \
+	X(REUSE, "port_reuse", "SYN on a closed session: caller told to start a new flow")         \
+	X(RELEASED_BYTES, "released_bytes", "bytes released to detection")                         \
 	X(RELEASED_CHUNKS, "released_chunks", "chunks released to detection")
 
 #define MK_STREAM_STAT_ENUM(id, name, desc) MK_STREAM_STAT_##id,
@@ -183,17 +183,17 @@ struct mk_tcp_stream {
 	__u64 base_off;	   /* stream offset of base_seq */
 	__u64 pending_gap; /* gap to report with the next chunk */
 	__u32 isn;
-	__u32 base_seq;	   /* first byte not released yet */
-	__u32 next_seq;	   /* end of contiguous data from base_seq */
-	__u32 max_end;	   /* highest seq + len (+ FIN) sent */
-	__u32 peer_ack;	   /* highest ACK the peer sent for this data */
-	__u32 fin_seq;	   /* sequence number of the FIN */
-	__u32 win;	   /* receive window this side advertises (scaled) */
+	__u32 base_seq; /* first byte not released yet */
+	__u32 next_seq; /* end of contiguous data from base_seq */
+	__u32 max_end;	/* highest seq + len (+ FIN) sent */
+	__u32 peer_ack; /* highest ACK the peer sent for this data */
+	__u32 fin_seq;	/* sequence number of the FIN */
+	__u32 win;	/* receive window this side advertises (scaled) */
 	__u32 nsegs;
-	__u32 nooo;	   /* segments after a hole */
-	__u8 flags_seen;   /* MK_TCP_* cumulative */
+	__u32 nooo;	 /* segments after a hole */
+	__u8 flags_seen; /* MK_TCP_* cumulative */
 	__u8 wscale;
-	__u8 st;	   /* MK_STREAM_F_* in stream.c */
+	__u8 st; /* MK_STREAM_F_* in stream.c */
 	__u8 pad[5];
 };
 
@@ -204,7 +204,7 @@ struct mk_tcp_session {
 	__u8 state;   /* enum mk_tcp_state */
 	__u8 swapped; /* client is the sender of seg.dir == 1 */
 	__u8 midstream;
-	__u8 flags;   /* MK_SSN_F_* in stream.c */
+	__u8 flags; /* MK_SSN_F_* in stream.c */
 	__u8 pad[4];
 };
 

@@ -53,7 +53,7 @@ static void on_depth(void *user, struct mk_tcp_session *s, int dir)
 static void start(const struct mk_stream_cfg *cfg)
 {
 	struct mk_stream_cfg def;
-	struct mk_stream_cbs cbs = { .data = on_data, .depth = on_depth };
+	struct mk_stream_cbs cbs = {.data = on_data, .depth = on_depth};
 
 	if (!cfg) {
 		mk_stream_cfg_default(&def);
@@ -106,15 +106,15 @@ static __u64 stat(int id)
 static int pktl(int dir, __u8 flags, __u32 seq, __u32 ack, const void *data, __u32 len)
 {
 	struct mk_tcp_seg seg = {
-		.payload = data,
-		.len = len,
-		.seq = seq,
-		.ack = ack,
-		.window = 65535,
-		.flags = flags,
-		.dir = (__u8)dir,
-		.wscale = -1,
-		.csum_ok = 1,
+	    .payload = data,
+	    .len = len,
+	    .seq = seq,
+	    .ack = ack,
+	    .window = 65535,
+	    .flags = flags,
+	    .dir = (__u8)dir,
+	    .wscale = -1,
+	    .csum_ok = 1,
 	};
 
 	return mk_stream_packet(eng, &ssn, &seg, 1);
@@ -574,8 +574,15 @@ Test(unit, stream_port_reuse)
 Test(unit, stream_bad_checksum)
 {
 	struct mk_tcp_seg seg = {
-		.payload = (const __u8 *)"evil", .len = 4, .seq = CISN + 1, .ack = SISN + 1,
-		.window = 1000, .flags = PA, .dir = C2S, .wscale = -1, .csum_ok = 0,
+	    .payload = (const __u8 *)"evil",
+	    .len = 4,
+	    .seq = CISN + 1,
+	    .ack = SISN + 1,
+	    .window = 1000,
+	    .flags = PA,
+	    .dir = C2S,
+	    .wscale = -1,
+	    .csum_ok = 0,
 	};
 
 	handshake(CISN, SISN);
@@ -674,12 +681,21 @@ Test(unit, stream_ooo_limit)
 
 Test(unit, stream_wscale)
 {
-	struct mk_tcp_seg seg = { .seq = CISN, .window = 1000, .flags = MK_TCP_SYN, .dir = C2S,
-				  .wscale = 7, .csum_ok = 1 };
+	struct mk_tcp_seg seg = {.seq = CISN,
+				 .window = 1000,
+				 .flags = MK_TCP_SYN,
+				 .dir = C2S,
+				 .wscale = 7,
+				 .csum_ok = 1};
 
 	mk_stream_packet(eng, &ssn, &seg, 1);
-	seg = (struct mk_tcp_seg){ .seq = SISN, .ack = CISN + 1, .window = 1000,
-				   .flags = MK_TCP_SYN | A, .dir = S2C, .wscale = 7, .csum_ok = 1 };
+	seg = (struct mk_tcp_seg){.seq = SISN,
+				  .ack = CISN + 1,
+				  .window = 1000,
+				  .flags = MK_TCP_SYN | A,
+				  .dir = S2C,
+				  .wscale = 7,
+				  .csum_ok = 1};
 	mk_stream_packet(eng, &ssn, &seg, 1);
 	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
 	/* server window 65535 << 7 = ~8 MB: 1 MB ahead is in the window */
@@ -748,7 +764,7 @@ Test(unit, stream_random_robustness, .timeout = 100)
 	for (i = 0; i < (int)sizeof(payload); i++)
 		payload[i] = (__u8)rnd();
 	for (sess = 0; sess < 400; sess++) {
-		__u32 base[2] = { rnd(), rnd() };
+		__u32 base[2] = {rnd(), rnd()};
 		int npk = 1 + rnd() % 300;
 
 		if (sess % 3 == 0)
@@ -763,10 +779,15 @@ Test(unit, stream_random_robustness, .timeout = 100)
 				seq = rnd();
 			else
 				seq = base[dir] + 1 + rnd() % 20000 - (r % 8 == 1 ? 5000 : 0);
-			ack = (r % 64 == 0) ? rnd() : base[!dir] + 1 + rnd() % (r % 3 ? 2000 : 30000);
-			flags = (rnd() % 32 == 0) ? (__u8)rnd() : (__u8)(PA | ((rnd() % 300 == 0) ? MK_TCP_FIN : 0));
+			ack =
+			    (r % 64 == 0) ? rnd() : base[!dir] + 1 + rnd() % (r % 3 ? 2000 : 30000);
+			flags = (rnd() % 32 == 0)
+				    ? (__u8)rnd()
+				    : (__u8)(PA | ((rnd() % 300 == 0) ? MK_TCP_FIN : 0));
 			len = rnd() % 3 ? rnd() % 1500 : rnd() % sizeof(payload);
-			if (pktl(dir, flags, seq, ack, payload + rnd() % (sizeof(payload) - len + 1), len) == MK_STREAM_REUSE) {
+			if (pktl(dir, flags, seq, ack,
+				 payload + rnd() % (sizeof(payload) - len + 1),
+				 len) == MK_STREAM_REUSE) {
 				mk_stream_flow_end(eng, &ssn);
 				mk_tcp_session_reset(eng, &ssn);
 				cr_assert_eq(col.bad_off, 0);
