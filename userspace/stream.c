@@ -370,7 +370,7 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 		if (n > MK_STREAM_SEG_DATA)
 			n = MK_STREAM_SEG_DATA;
 		ooo = SEQ_GT(pos, st->next_seq);
-		if (ooo && st->nooo >= eng->cfg.max_ooo_segs) {
+		if (ooo && eng->cfg.max_ooo_segs && st->nooo >= eng->cfg.max_ooo_segs) {
 			STAT_INC(eng, OOO_LIMIT);
 			break;
 		}
@@ -870,6 +870,17 @@ void mk_stream_flow_end(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 {
 	stream_release(eng, ssn, MK_STREAM_TO_SERVER, 0, 1);
 	stream_release(eng, ssn, MK_STREAM_TO_CLIENT, 0, 1);
+}
+
+int mk_stream_overlap_policy_parse(const char *name)
+{
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "first"))
+		return MK_OVERLAP_FIRST;
+	if (!strcmp(name, "last"))
+		return MK_OVERLAP_LAST;
+	return -EINVAL;
 }
 
 const char *mk_tcp_state_name(int state)

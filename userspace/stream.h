@@ -90,7 +90,7 @@ enum mk_overlap_policy {
 struct mk_stream_cfg {
 	__u64 memcap;	     /* bytes of pooled segments per engine; 0 = unlimited */
 	__u64 depth;	     /* bytes reassembled per direction; 0 = unlimited */
-	__u32 max_ooo_segs;  /* out-of-order segments held per direction */
+	__u32 max_ooo_segs;  /* out-of-order segments held per direction; 0 = unlimited */
 	__u32 prealloc_segs; /* pool segments allocated up front */
 	__u8 midstream;	     /* pick up sessions without a handshake */
 	__u8 overlap_policy; /* enum mk_overlap_policy */
@@ -211,6 +211,8 @@ struct mk_tcp_session {
 struct mk_stream_engine;
 
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg);
+/* "first" or "last" (configuration files) to enum mk_overlap_policy, or -EINVAL. */
+int mk_stream_overlap_policy_parse(const char *name);
 /* Returns NULL (errno set) on bad config or no memory. */
 struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg);
 /* Sessions must be freed first; their segments belong to the pool. */

@@ -810,3 +810,56 @@ Test(unit, stream_random_robustness, .timeout = 100)
 	cr_expect_gt(stat(MK_STREAM_STAT_OOO_LIMIT), 0);
 	cr_expect_gt(stat(MK_STREAM_STAT_OUT_OF_WINDOW), 0);
 }
+
+/* Data beyond the depth arriving first, then the bytes before it. */
+Test(unit, stream_depth_out_of_order)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 13, SISN + 1, "beyond");
+	cr_expect(mk_tcp_session_depth_reached(&ssn, C2S));
+	pkt(C2S, PA, CISN + 6, SISN + 1, "56789abc");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "01234");
+	pkt(S2C, A, SISN + 1, CISN + 19, NULL);
+	expect_data(C2S, "0123456789");
+	cr_expect_eq(col.depth_calls[C2S], 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_DEPTH_SEGS), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+}
+
+static void depth_unlimited_ooo(struct mk_stream_cfg *c)
+{
+	c->depth = 0;
+	c->max_ooo_segs = 0;
+}
+
+Test(unit, stream_unlimited_depth_and_ooo)
+{
+	int i;
+
+	cfg_start(depth_unlimited_ooo);
+	handshake(CISN, SISN);
+	for (i = 2000; i > 0; i--)
+		pkt(C2S, PA, CISN + 1 + i, SISN + 1, "x");
+	pkt(C2S, PA, CISN + 1, SISN + 1, "x");
+	pkt(S2C, A, SISN + 1, CISN + 2002, NULL);
+	cr_expect_eq(col.next_off[C2S], 2001);
+	cr_expect_eq(stat(MK_STREAM_STAT_OOO_LIMIT), 0);
+	cr_expect_eq(stat(MK_STREAM_STAT_DEPTH_REACHED), 0);
+}
+
+Test(unit, stream_cfg_parse)
+{
+	struct mk_stream_cfg cfg;
+
+	cr_expect_eq(mk_stream_overlap_policy_parse("first"), MK_OVERLAP_FIRST);
+	cr_expect_eq(mk_stream_overlap_policy_parse("last"), MK_OVERLAP_LAST);
+	cr_expect_eq(mk_stream_overlap_policy_parse("bsd"), -EINVAL);
+	cr_expect_eq(mk_stream_overlap_policy_parse(NULL), -EINVAL);
+	mk_stream_cfg_default(&cfg);
+	cr_expect_eq(cfg.depth, 1 << 20);
+	cr_expect_eq(cfg.midstream, 1);
+	cfg.overlap_policy = 7;
+	cr_expect_null(mk_stream_engine_new(&cfg));
+	cr_expect_eq(errno, EINVAL);
+}
