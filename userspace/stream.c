@@ -103,6 +103,18 @@ static void seg_put(struct mk_stream_engine *eng, struct mk_stream_seg *sg)
 	eng->mem_used -= sizeof(*sg);
 }
 
+static void stream_drop_segs(struct mk_stream_engine *eng, struct mk_tcp_stream *st)
+{
+	struct mk_stream_seg *sg, *next;
+
+	for (sg = st->head; sg; sg = next) {
+		next = sg->next;
+		seg_put(eng, sg);
+	}
+	st->head = st->tail = NULL;
+	st->nsegs = st->nooo = 0;
+}
+
 struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg)
 {
 	struct mk_stream_engine *eng;
@@ -171,18 +183,12 @@ void mk_tcp_session_init(struct mk_tcp_session *ssn)
 
 void mk_tcp_session_free(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
 {
-	struct mk_stream_seg *sg, *next;
 	int d;
 
 	for (d = 0; d < 2; d++) {
 		struct mk_tcp_stream *st = &ssn->s[d];
 
-		for (sg = st->head; sg; sg = next) {
-			next = sg->next;
-			seg_put(eng, sg);
-		}
-		st->head = st->tail = NULL;
-		st->nsegs = st->nooo = 0;
+		stream_drop_segs(eng, st);
 		free(st->rec);
 		st->rec = NULL;
 		st->rec_len = st->rec_cap = 0;
@@ -509,18 +515,32 @@ static void side_syn(struct mk_tcp_stream *st, const struct mk_tcp_seg *seg)
 	}
 }
 
-static void ssn_wscale(struct mk_tcp_session *ssn)
+/* Does @ack acknowledge the SYN of @st and nothing it has not sent? */
+static int ack_of_syn(const struct mk_tcp_stream *st, __u32 ack)
 {
-	if ((ssn->s[0].st & MK_STREAM_F_WSCALE) && (ssn->s[1].st & MK_STREAM_F_WSCALE))
-		ssn->flags |= MK_SSN_F_WSCALE;
-	else
-		ssn->s[0].wscale = ssn->s[1].wscale = 0;
+	return SEQ_GEQ(ack, st->isn + 1) && SEQ_LEQ(ack, st->max_end);
 }
 
 static void track_max_end(struct mk_tcp_stream *st, __u32 end)
 {
 	if (SEQ_GT(end, st->max_end))
 		st->max_end = end;
+}
+
+/* Data on a SYN (TCP Fast Open) starts after the SYN's sequence number. */
+static void syn_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+		     const struct mk_tcp_seg *seg)
+{
+	if (seg->len && !stream_data(eng, ssn, dir, seg->seq + 1, seg->payload, seg->len))
+		track_max_end(&ssn->s[dir], seg->seq + 1 + seg->len);
+}
+
+static void ssn_wscale(struct mk_tcp_session *ssn)
+{
+	if ((ssn->s[0].st & MK_STREAM_F_WSCALE) && (ssn->s[1].st & MK_STREAM_F_WSCALE))
+		ssn->flags |= MK_SSN_F_WSCALE;
+	else
+		ssn->s[0].wscale = ssn->s[1].wscale = 0;
 }
 
 static void ssn_close(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
@@ -689,6 +709,7 @@ static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		side_syn(c, seg);
 		ssn->state = MK_TCP_SYN_SENT;
 		STAT_INC(eng, SESSIONS);
+		syn_data(eng, ssn, MK_STREAM_TO_SERVER, seg);
 		return 0;
 	}
 	if (!eng->cfg.midstream) {
@@ -727,8 +748,11 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 		if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
 			STAT_INC(eng, SYN_RETRANS);
 			/* a new ISN (client restarted the connect) replaces the old one */
-			if (!SEQ_EQ(seg->seq, c->isn))
+			if (!SEQ_EQ(seg->seq, c->isn)) {
+				stream_drop_segs(eng, c);
 				side_syn(c, seg);
+			}
+			syn_data(eng, ssn, MK_STREAM_TO_SERVER, seg);
 			return 0;
 		}
 		if (f & MK_TCP_RST)
@@ -738,7 +762,7 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 	}
 	if (f & MK_TCP_RST) {
 		/* RFC 793: a RST answering a SYN is valid when it ACKs the SYN */
-		if (!(f & MK_TCP_ACK) || !SEQ_EQ(seg->ack, c->isn + 1)) {
+		if (!(f & MK_TCP_ACK) || !ack_of_syn(c, seg->ack)) {
 			STAT_INC(eng, INVALID_RST);
 			return 0;
 		}
@@ -747,7 +771,7 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 		return 0;
 	}
 	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == (MK_TCP_SYN | MK_TCP_ACK)) {
-		if (!SEQ_EQ(seg->ack, c->isn + 1)) {
+		if (!ack_of_syn(c, seg->ack)) {
 			STAT_INC(eng, SYNACK_BAD_ACK);
 			return 0;
 		}
@@ -756,6 +780,8 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 		c->st |= MK_STREAM_F_ACKED;
 		ssn_wscale(ssn);
 		ssn->state = MK_TCP_SYN_RECV;
+		/* Fast Open data the SYN/ACK accepted */
+		stream_release(eng, ssn, MK_STREAM_TO_SERVER, c->peer_ack, 0);
 		return 0;
 	}
 	if (f & MK_TCP_SYN) {
@@ -786,7 +812,7 @@ static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *
 			STAT_INC(eng, SYN_RETRANS);
 			return 0;
 		}
-		if (!SEQ_EQ(seg->ack, peer->isn + 1)) {
+		if (!ack_of_syn(peer, seg->ack)) {
 			STAT_INC(eng, SYNACK_BAD_ACK);
 			return 0;
 		}

@@ -863,3 +863,167 @@ Test(unit, stream_cfg_parse)
 	cr_expect_null(mk_stream_engine_new(&cfg));
 	cr_expect_eq(errno, EINVAL);
 }
+
+Test(unit, stream_syn_with_data)
+{
+	/* TCP Fast Open: data on the SYN, accepted by the SYN/ACK */
+	pkt(C2S, MK_TCP_SYN, CISN, 0, "GET");
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 4, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	expect_data(C2S, "GET");
+	pkt(C2S, PA, CISN + 4, SISN + 1, " /");
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(S2C, A, SISN + 1, CISN + 6, NULL);
+	expect_data(C2S, "GET /");
+	cr_expect_eq(col.last_off[C2S], 3);
+}
+
+Test(unit, stream_syn_new_isn_drops_old_data)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, "old");
+	pkt(C2S, MK_TCP_SYN, CISN + 500, 0, "new");
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 504, NULL);
+	expect_data(C2S, "new");
+}
+
+static void model_cfg_last(struct mk_stream_cfg *c)
+{
+	c->overlap_policy = MK_OVERLAP_LAST;
+	c->depth = 0;
+}
+
+static void model_cfg_first(struct mk_stream_cfg *c)
+{
+	c->depth = 0;
+}
+
+struct piece {
+	__u32 off, len;
+};
+
+/*
+ * A random byte stream cut into random pieces, shuffled, some sent twice or
+ * overlapping (same bytes), ACKs interleaved, ISNs near 2^32: what is
+ * released must be the original stream, byte for byte, without gaps.
+ */
+static __u32 contiguous_sent(const struct piece *pieces, int n, int pos, __u32 size)
+{
+	__u32 lo = size;
+	int i;
+
+	for (i = pos; i < n; i++)
+		if (pieces[i].off < lo)
+			lo = pieces[i].off;
+	return lo;
+}
+
+static void handshake_wscale(__u32 cisn, __u32 sisn, int ws)
+{
+	struct mk_tcp_seg seg = {.seq = cisn,
+				 .window = 65535,
+				 .flags = MK_TCP_SYN,
+				 .dir = C2S,
+				 .wscale = (__s8)ws,
+				 .csum_ok = 1};
+
+	mk_stream_packet(eng, &ssn, &seg, 1);
+	seg.seq = sisn;
+	seg.ack = cisn + 1;
+	seg.flags = MK_TCP_SYN | A;
+	seg.dir = S2C;
+	mk_stream_packet(eng, &ssn, &seg, 1);
+	pkt(C2S, A, cisn + 1, sisn + 1, NULL);
+	cr_assert_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+}
+
+static void model_run(void)
+{
+	static __u8 data[2][200000];
+	static struct piece pieces[2][4000];
+	int npieces[2], round, d, i;
+	__u64 acked_before_end = 0;
+
+	for (round = 0; round < 20; round++) {
+		__u32 isn[2] = {0xffffffffU - rnd() % 100000, rnd()};
+		__u32 size[2] = {1 + rnd() % sizeof(data[0]), rnd() % 20000};
+		int pos[2] = {0, 0};
+
+		for (d = 0; d < 2; d++) {
+			__u32 off = 0;
+
+			for (i = 0; i < (int)size[d]; i++)
+				data[d][i] = (__u8)rnd();
+			npieces[d] = 0;
+			while (off < size[d] && npieces[d] < 3900) {
+				__u32 len = 1 + rnd() % 3000;
+
+				if (len > size[d] - off)
+					len = size[d] - off;
+				pieces[d][npieces[d]++] = (struct piece){off, len};
+				/* an overlapping copy now and then */
+				if (rnd() % 8 == 0)
+					pieces[d][npieces[d]++] =
+					    (struct piece){off > 100 ? off - 100 : 0,
+							   len + (off > 100 ? 100 : off)};
+				off += len;
+			}
+			size[d] = off;
+			/* local shuffle: out of order within a window of 8 pieces */
+			for (i = 0; i < npieces[d]; i++) {
+				int j = i + rnd() % 8;
+				struct piece t;
+
+				if (j >= npieces[d])
+					j = npieces[d] - 1;
+				t = pieces[d][i];
+				pieces[d][i] = pieces[d][j];
+				pieces[d][j] = t;
+			}
+		}
+		mk_tcp_session_reset(eng, &ssn);
+		memset(&col, 0, sizeof(col));
+		handshake_wscale(isn[0], isn[1], 4);
+		while (pos[0] < npieces[0] || pos[1] < npieces[1]) {
+			d = rnd() & 1;
+			if (pos[d] >= npieces[d])
+				d = !d;
+			struct piece *p = &pieces[d][pos[d]++];
+			pktl(d, PA, isn[d] + 1 + p->off, isn[!d] + 1, data[d] + p->off, p->len);
+			/* the receiver ACKs what it has in order, now and then */
+			if (rnd() % 4 == 0)
+				pkt(!d, A, isn[!d] + 1,
+				    isn[d] + 1 +
+					contiguous_sent(pieces[d], npieces[d], pos[d], size[d]),
+				    NULL);
+		}
+		acked_before_end += mk_stream_engine_stats(eng)->c[MK_STREAM_STAT_RELEASED_BYTES];
+		mk_stream_flow_end(eng, &ssn);
+		for (d = 0; d < 2; d++) {
+			__u64 len;
+			const __u8 *got = mk_tcp_session_data(&ssn, d, &len);
+
+			cr_assert_eq(len, size[d], "round %d dir %d: %llu bytes, want %u", round, d,
+				     (unsigned long long)len, size[d]);
+			cr_assert(!len || !memcmp(got, data[d], len), "round %d dir %d differs",
+				  round, d);
+		}
+		cr_assert_eq(col.bad_off, 0);
+	}
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0);
+	cr_expect_gt(stat(MK_STREAM_STAT_OVERLAP) + stat(MK_STREAM_STAT_RETRANS), 0);
+	cr_expect_eq(stat(MK_STREAM_STAT_OUT_OF_WINDOW), 0);
+	cr_expect_gt(acked_before_end, 0, "nothing released by ACKs");
+}
+
+Test(unit, stream_model_first, .timeout = 100)
+{
+	cfg_start(model_cfg_first);
+	model_run();
+}
+
+Test(unit, stream_model_last, .timeout = 100)
+{
+	cfg_start(model_cfg_last);
+	model_run();
+}
