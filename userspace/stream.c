@@ -421,6 +421,25 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 }
 
 /*
+ * Would the receiver accept [seq, seq + len) of direction @dir, which starts
+ * at or after base_seq? Bounded by its last ACK plus its window, and always
+ * by 2^30 bytes so that every held sequence number compares sanely.
+ */
+static int in_window(const struct mk_tcp_session *ssn, int dir, __u32 seq, __u32 len)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
+	__u32 rcv_nxt;
+
+	if (SEQ_GT(seq + len, st->base_seq + MK_MAX_AHEAD))
+		return 0;
+	if ((ssn->flags & MK_SSN_F_NO_WINCHECK) || !(peer->st & MK_STREAM_F_WIN))
+		return 1;
+	rcv_nxt = (st->st & MK_STREAM_F_ACKED) ? st->peer_ack : st->next_seq;
+	/* a zero-window probe (seq == rcv_nxt) is in the window */
+	return SEQ_LEQ(seq, rcv_nxt + peer->win);
+}
+
+/*
  * Payload of one packet of direction @dir: FIN, old data, window and depth
  * checks. Returns -ERANGE when the segment lies outside what the receiver
  * would accept, so that it does not move the sequence space either.
@@ -428,7 +447,7 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir, __u32 seq,
 		       const __u8 *data, __u32 len)
 {
-	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
+	struct mk_tcp_stream *st = &ssn->s[dir];
 	__u64 off;
 	__u32 d;
 
@@ -460,18 +479,9 @@ static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		data += d;
 		len -= d;
 	}
-	if (SEQ_GT(seq + len, st->base_seq + MK_MAX_AHEAD)) {
+	if (!in_window(ssn, dir, seq, len)) {
 		STAT_INC(eng, OUT_OF_WINDOW);
 		return -ERANGE;
-	}
-	if (!(ssn->flags & MK_SSN_F_NO_WINCHECK) && (peer->st & MK_STREAM_F_WIN)) {
-		__u32 rcv_nxt = (st->st & MK_STREAM_F_ACKED) ? st->peer_ack : st->next_seq;
-
-		/* a zero-window probe (seq == rcv_nxt) is in the window */
-		if (SEQ_GT(seq, rcv_nxt + peer->win)) {
-			STAT_INC(eng, OUT_OF_WINDOW);
-			return -ERANGE;
-		}
 	}
 	if (eng->cfg.depth) {
 		off = st->base_off + (seq - st->base_seq);
@@ -680,11 +690,16 @@ static int handle_established(struct mk_stream_engine *eng, struct mk_tcp_sessio
 		return 0;
 	end = seg->seq + seg->len;
 	if ((seg->flags & MK_TCP_FIN) && !(st->st & MK_STREAM_F_FIN)) {
+		/* a stray FIN must not cut the stream short: data after it is ignored */
+		if (SEQ_LT(end, st->base_seq) || !in_window(ssn, dir, end, 0)) {
+			STAT_INC(eng, INVALID_FIN);
+			return 0;
+		}
 		STAT_INC(eng, FIN);
 		st->fin_seq = end;
 		st->st |= MK_STREAM_F_FIN;
 	}
-	if (seg->flags & MK_TCP_FIN)
+	if ((seg->flags & MK_TCP_FIN) && SEQ_EQ(end, st->fin_seq))
 		end++;
 	if (SEQ_LEQ(end, st->base_seq + MK_MAX_AHEAD))
 		track_max_end(st, end);

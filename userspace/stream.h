@@ -146,6 +146,7 @@ struct mk_stream_cbs {
 	X(RST_DATA, "rst_with_data", "valid RST carrying data")                                    \
 	X(INVALID_RST, "invalid_rst", "RST ignored: sequence outside the window")                  \
 	X(FIN, "fin", "FIN seen")                                                                  \
+	X(INVALID_FIN, "invalid_fin", "FIN ignored: behind the stream or outside the window")      \
 	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                        \
 	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")                \
 	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")            \

@@ -1032,3 +1032,19 @@ Test(unit, stream_model_last, .timeout = 100)
 	cfg_start(model_cfg_last);
 	model_run();
 }
+
+/* A spoofed FIN behind the stream or far ahead must not cut the stream short. */
+Test(unit, stream_stray_fin)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abc");
+	pkt(S2C, A, SISN + 1, CISN + 4, NULL);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 2, SISN + 1, NULL);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1 + (1 << 20), SISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_FIN), 2);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(C2S, PA, CISN + 4, SISN + 1, "def");
+	pkt(S2C, A, SISN + 1, CISN + 7, NULL);
+	expect_data(C2S, "abcdef");
+	cr_expect_eq(stat(MK_STREAM_STAT_DATA_AFTER_FIN), 0);
+}
