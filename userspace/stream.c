@@ -885,8 +885,9 @@ int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		break;
 	case MK_TCP_CLOSED:
 	case MK_TCP_TIME_WAIT:
+		/* a new connection on the same ports, from either side */
 		if ((seg->flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN &&
-		    dir == MK_STREAM_TO_SERVER && !SEQ_EQ(seg->seq, ssn->s[dir].isn)) {
+		    !SEQ_EQ(seg->seq, ssn->s[dir].isn)) {
 			STAT_INC(eng, REUSE);
 			return MK_STREAM_REUSE;
 		}

@@ -1048,3 +1048,19 @@ Test(unit, stream_stray_fin)
 	expect_data(C2S, "abcdef");
 	cr_expect_eq(stat(MK_STREAM_STAT_DATA_AFTER_FIN), 0);
 }
+
+Test(unit, stream_port_reuse_reversed)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
+	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_TIME_WAIT);
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL); /* old SYN copy: not a new session */
+	cr_expect_eq(stat(MK_STREAM_STAT_REUSE), 0);
+	cr_expect_eq(pkt(S2C, MK_TCP_SYN, 77, 0, NULL), MK_STREAM_REUSE);
+	mk_stream_flow_end(eng, &ssn);
+	mk_tcp_session_reset(eng, &ssn);
+	/* re-fed as the first packet of the new flow */
+	cr_expect_eq(pkt(C2S, MK_TCP_SYN, 77, 0, NULL), 0);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_SENT);
+}
