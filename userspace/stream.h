@@ -124,6 +124,11 @@ struct mk_stream_chunk {
 
 struct mk_tcp_session;
 
+/*
+ * Called from inside mk_stream_packet() / mk_stream_flow_end() on the worker
+ * thread. They may read the session (container_of gives the flow) but must
+ * not feed, reset or free it; a bypass decision is acted on after return.
+ */
 struct mk_stream_cbs {
 	/* released data, in stream order per direction */
 	void (*data)(void *user, struct mk_tcp_session *ssn, const struct mk_stream_chunk *chunk);
@@ -247,7 +252,11 @@ __u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir);
 /* Formats flags as EVE does: two lowercase hex digits. */
 void mk_tcp_flags_hex(__u8 flags, char buf[3]);
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir);
-/* Record mode: all data released so far in @dir, concatenated (gaps left out). */
+/*
+ * Record mode: all data released so far in @dir, concatenated (gaps left
+ * out); NULL before anything was released. Valid until the next call that
+ * releases data or frees the session.
+ */
 const __u8 *mk_tcp_session_data(const struct mk_tcp_session *ssn, int dir, __u64 *len);
 
 const char *mk_stream_stat_name(int id);
