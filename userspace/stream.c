@@ -344,7 +344,7 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 			  const __u8 *data, __u32 len)
 {
 	struct mk_stream_seg *prev, *cur, *sg;
-	__u32 end = seq + len, pos = seq, covered = 0, n;
+	__u32 end = seq + len, pos = seq, covered = 0, n, room;
 	int diff = 0, ooo;
 
 	/* Common case first: walk back from the tail, in-order data stops at once. */
@@ -373,6 +373,18 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 		}
 		/* a hole in the buffer: new bytes up to the next segment */
 		n = (cur && SEQ_LT(cur->seq, end) ? cur->seq : end) - pos;
+		room = prev ? MK_STREAM_SEG_DATA - prev->off - prev->len : 0;
+		if (room && SEQ_EQ(prev->seq + prev->len, pos)) {
+			/* small segments share a pool segment: append to the one before */
+			if (n > room)
+				n = room;
+			memcpy(prev->data + prev->off + prev->len, data + (pos - seq), n);
+			prev->len += n;
+			if (SEQ_EQ(pos, st->next_seq))
+				advance_next(st, prev);
+			pos += n;
+			continue;
+		}
 		if (n > MK_STREAM_SEG_DATA)
 			n = MK_STREAM_SEG_DATA;
 		ooo = SEQ_GT(pos, st->next_seq);

@@ -160,7 +160,9 @@ Test(unit, stream_in_order)
 	expect_data(C2S, "");
 	pkt(S2C, A, SISN + 1, CISN + 12, NULL);
 	expect_data(C2S, "hello world");
-	cr_expect_eq(col.last_off[C2S], 6);
+	/* contiguous small segments share one pool segment: one chunk */
+	cr_expect_eq(col.chunks, 1);
+	cr_expect_eq(col.next_off[C2S], 11);
 	pkt(S2C, PA, SISN + 1, CISN + 12, "HTTP/1.1 200");
 	pkt(C2S, A, CISN + 12, SISN + 13, NULL);
 	expect_data(S2C, "HTTP/1.1 200");
@@ -1063,4 +1065,18 @@ Test(unit, stream_port_reuse_reversed)
 	/* re-fed as the first packet of the new flow */
 	cr_expect_eq(pkt(C2S, MK_TCP_SYN, 77, 0, NULL), 0);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_SENT);
+}
+
+/* 1-byte segments in order fill pool segments instead of taking one each. */
+Test(unit, stream_small_segments_share_pool)
+{
+	int i;
+
+	handshake(CISN, SISN);
+	for (i = 0; i < 3000; i++)
+		pkt(C2S, PA, CISN + 1 + i, SISN + 1, "z");
+	cr_expect_leq(mk_stream_mem_used(eng), 2 * (MK_STREAM_SEG_DATA + 64));
+	pkt(S2C, A, SISN + 1, CISN + 3001, NULL);
+	cr_expect_eq(col.next_off[C2S], 3000);
+	cr_expect_eq(mk_stream_mem_used(eng), 0);
 }
