@@ -870,6 +870,47 @@ static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *
 	return handle_established(eng, ssn, dir, seg);
 }
 
+static __u32 rd32(const __u8 *p)
+{
+	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) | ((__u32)p[2] << 8) | p[3];
+}
+
+int mk_tcp_seg_parse(struct mk_tcp_seg *seg, const __u8 *tcp, __u32 len)
+{
+	__u32 hlen, i;
+
+	if (!seg || !tcp || len < 20)
+		return -EINVAL;
+	hlen = (__u32)(tcp[12] >> 4) * 4;
+	if (hlen < 20 || hlen > len)
+		return -EINVAL;
+	seg->seq = rd32(tcp + 4);
+	seg->ack = rd32(tcp + 8);
+	seg->flags = tcp[13];
+	seg->window = (__u16)((tcp[14] << 8) | tcp[15]);
+	seg->wscale = -1;
+	seg->payload = len > hlen ? tcp + hlen : NULL;
+	seg->len = len - hlen;
+	/* options: only window scale matters here, and only on a SYN */
+	for (i = 20; i < hlen;) {
+		__u8 kind = tcp[i];
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hlen || tcp[i + 1] < 2 || i + tcp[i + 1] > hlen)
+			break; /* malformed options: ignore the rest, keep the segment */
+		if (kind == 3 && tcp[i + 1] == 3 && (seg->flags & MK_TCP_SYN))
+			seg->wscale =
+			    (__s8)(tcp[i + 2] > MK_WSCALE_MAX ? MK_WSCALE_MAX : tcp[i + 2]);
+		i += tcp[i + 1];
+	}
+	return 0;
+}
+
 int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		     const struct mk_tcp_seg *seg, __u64 ts_ns)
 {

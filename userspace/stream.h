@@ -235,6 +235,14 @@ void mk_tcp_session_free(struct mk_stream_engine *eng, struct mk_tcp_session *ss
 /* free + init: the struct is ready for a new session. */
 void mk_tcp_session_reset(struct mk_stream_engine *eng, struct mk_tcp_session *ssn);
 
+/*
+ * Fills @seg from a TCP header at @tcp, @len bytes up to the end of the IP
+ * payload (not the frame: Ethernet padding is no data): seq, ack, flags,
+ * window, window scale option, payload. dir and csum_ok are the caller's.
+ * Returns 0, or -EINVAL when the header is truncated or its offset is bad.
+ */
+int mk_tcp_seg_parse(struct mk_tcp_seg *seg, const __u8 *tcp, __u32 len);
+
 /* 0, MK_STREAM_REUSE, or -EINVAL; ignored packets return 0 and are counted. */
 int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		     const struct mk_tcp_seg *seg, __u64 ts_ns);

@@ -1080,3 +1080,60 @@ Test(unit, stream_small_segments_share_pool)
 	cr_expect_eq(col.next_off[C2S], 3000);
 	cr_expect_eq(mk_stream_mem_used(eng), 0);
 }
+
+static const __u8 syn_hdr[] = {
+    0x30, 0x39, 0x00, 0x50, /* ports 12345 -> 80 */
+    0x00, 0x00, 0x03, 0xe8, /* seq 1000 */
+    0x00, 0x00, 0x00, 0x00, /* ack */
+    0x80, 0x02, 0xfa, 0xf0, /* doff 8, SYN, window 64240 */
+    0x00, 0x00, 0x00, 0x00, /* csum, urg */
+    0x02, 0x04, 0x05, 0xb4, /* MSS 1460 */
+    0x01, 0x03, 0x03, 0x07, /* NOP, window scale 7 */
+    0x04, 0x02, 0x00, 0x00, /* SACK permitted, EOL */
+    'h',  'i',		    /* payload (TFO) */
+};
+
+Test(unit, stream_seg_parse)
+{
+	struct mk_tcp_seg seg;
+
+	cr_assert_eq(mk_tcp_seg_parse(&seg, syn_hdr, sizeof(syn_hdr)), 0);
+	cr_expect_eq(seg.seq, 1000);
+	cr_expect_eq(seg.flags, MK_TCP_SYN);
+	cr_expect_eq(seg.window, 64240);
+	cr_expect_eq(seg.wscale, 7);
+	cr_expect_eq(seg.len, 2);
+	cr_expect(!memcmp(seg.payload, "hi", 2));
+	cr_assert_eq(mk_tcp_seg_parse(&seg, syn_hdr, 32), 0);
+	cr_expect_eq(seg.len, 0);
+	cr_expect_null(seg.payload);
+}
+
+/* Every truncation of a header, and every corruption of its options, stays in bounds. */
+Test(unit, stream_seg_parse_truncation)
+{
+	__u8 buf[sizeof(syn_hdr)];
+	struct mk_tcp_seg seg;
+	__u32 len, i;
+	int v;
+
+	for (len = 0; len < 32; len++) {
+		__u8 *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
+
+		memcpy(copy, syn_hdr, len);
+		cr_expect_eq(mk_tcp_seg_parse(&seg, copy, len), -EINVAL, "len %u", len);
+		free(copy);
+	}
+	for (i = 12; i < 32; i++) {
+		for (v = 0; v < 256; v++) {
+			__u8 *copy = malloc(sizeof(buf));
+
+			memcpy(copy, syn_hdr, sizeof(buf));
+			copy[i] = (__u8)v;
+			if (!mk_tcp_seg_parse(&seg, copy, sizeof(buf)))
+				cr_assert_leq(seg.len, sizeof(buf) - 20);
+			free(copy);
+		}
+	}
+	cr_expect_eq(mk_tcp_seg_parse(NULL, syn_hdr, sizeof(syn_hdr)), -EINVAL);
+}
