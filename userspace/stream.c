@@ -418,7 +418,7 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 		else
 			st->tail = sg;
 		st->nsegs++;
-		st->nooo += ooo;
+		st->nooo += (__u32)ooo;
 		if (SEQ_EQ(pos, st->next_seq))
 			advance_next(st, sg);
 		pos += n;
@@ -532,7 +532,7 @@ static void side_syn(struct mk_tcp_stream *st, const struct mk_tcp_seg *seg)
 		st->st |= MK_STREAM_F_WSCALE;
 		st->wscale = seg->wscale > MK_WSCALE_MAX ? MK_WSCALE_MAX : (__u8)seg->wscale;
 	} else {
-		st->st &= ~MK_STREAM_F_WSCALE;
+		st->st &= (__u8)~MK_STREAM_F_WSCALE;
 		st->wscale = 0;
 	}
 }
@@ -1042,6 +1042,14 @@ void mk_stream_stats_foreach(const struct mk_stream_engine *eng,
 
 	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
 		fn(stat_names[i], eng->stats.c[i], arg);
+}
+
+void mk_stream_stats_add(struct mk_stream_stats *dst, const struct mk_stream_stats *src)
+{
+	int i;
+
+	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
+		dst->c[i] += src->c[i];
 }
 
 static void print_one(const char *name, __u64 value, void *arg)

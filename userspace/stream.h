@@ -271,6 +271,8 @@ const char *mk_stream_stat_name(int id);
 const char *mk_stream_stat_desc(int id);
 void mk_stream_stats_foreach(const struct mk_stream_engine *eng,
 			     void (*fn)(const char *name, __u64 value, void *arg), void *arg);
+/* Adds @src into @dst: totals across workers. */
+void mk_stream_stats_add(struct mk_stream_stats *dst, const struct mk_stream_stats *src);
 void mk_stream_stats_print(const struct mk_stream_engine *eng, FILE *out);
 
 #endif /* MK_STREAM_H */

@@ -728,6 +728,18 @@ Test(unit, stream_counter_names)
 			cr_expect_str_neq(mk_stream_stat_name(i), mk_stream_stat_name(j));
 	}
 	cr_expect_null(mk_stream_stat_name(MK_STREAM_STAT_MAX));
+	struct mk_stream_stats sum = {0};
+	pkt(C2S, MK_TCP_RST, 1, 1, NULL);
+	mk_stream_stats_add(&sum, mk_stream_engine_stats(eng));
+	mk_stream_stats_add(&sum, mk_stream_engine_stats(eng));
+	cr_expect_eq(sum.c[MK_STREAM_STAT_NO_SESSION], 2);
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+	mk_stream_stats_print(eng, f);
+	fclose(f);
+	cr_expect_not_null(strstr(text, "stream.no_session 1\n"));
+	free(text);
 	for (i = 0; i < MK_TCP_STATE_MAX; i++)
 		cr_expect_str_neq(mk_tcp_state_name(i), "unknown");
 	cr_expect_str_eq(mk_tcp_state_name(MK_TCP_ESTABLISHED), "established");
