@@ -821,6 +821,106 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 	mk_defrag_destroy(d);
 }
 
+/*
+ * Several datagrams in flight at once, each cut into random overlapping
+ * pieces (duplicates and overlaps included) fed in random order; now and
+ * then a piece carries foreign bytes, a flipped header byte or a cut. A
+ * datagram that only ever saw genuine pieces must come out byte-exact
+ * whatever the policy, since every copy of a byte agrees.
+ */
+#define SLOTS 6
+
+struct slot {
+	struct spec s;
+	int tainted;
+	__u32 sent;
+};
+
+Test(unit, defrag_random_interleaved, .timeout = 120)
+{
+	static struct slot slots[SLOTS];
+	static __u8 pkt[8192], junk[8192];
+	struct mk_defrag_config cfg;
+	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag *d;
+	struct mk_defrag_stats st;
+	__u32 next_id = 1, exact = 0, i;
+	__u64 ts = 0;
+	int iter, pol;
+
+	for (pol = 0; pol < MK_DEFRAG_POLICY_MAX; pol++) {
+		mk_defrag_config_default(&cfg);
+		cfg.policy = (enum mk_defrag_policy)pol;
+		cfg.memcap = 24 * 1024;
+		cfg.max_frags = 24;
+		cr_assert_eq(mk_defrag_create(&cfg, &d), 0);
+		srand(777 + (unsigned int)pol);
+		for (i = 0; i < SLOTS; i++)
+			slots[i].sent = 1000; /* forces a fresh datagram */
+		for (iter = 0; iter < 30000; iter++) {
+			struct slot *sl = &slots[(__u32)rand() % SLOTS];
+			__u32 off, len, n, plen;
+			const __u8 *data;
+			int ret, more;
+
+			if (sl->sent > 40) {
+				memset(&sl->s, 0, sizeof(sl->s));
+				sl->s.family = rand() & 1 ? 4 : 6;
+				sl->s.ext = rand() & 1;
+				sl->s.id = next_id++;
+				fill_payload(&sl->s, 8 + (__u32)rand() % 6000, next_id);
+				srand(777 + next_id * 31 + (unsigned int)pol);
+				sl->tainted = 0;
+				sl->sent = 0;
+			}
+			plen = sl->s.plen;
+			off = ((__u32)rand() % plen) & ~7u;
+			if (rand() % 4 == 0)
+				off = 0;
+			len = 8 * (1 + (__u32)rand() % 200);
+			if (off + len >= plen || rand() % 6 == 0)
+				len = plen - off; /* the last piece */
+			more = off + len < plen;
+			data = sl->s.payload + off;
+			if (rand() % 50 == 0) {
+				for (i = 0; i < len; i++)
+					junk[i] = (__u8)rand();
+				data = junk;
+				sl->tainted = 1;
+			}
+			n = frag_with(&sl->s, off, len, more, data, pkt);
+			if (rand() % 100 == 0) {
+				pkt[(__u32)rand() % 48] ^= (__u8)(1 + rand() % 255);
+				sl->tainted = 1;
+			}
+			if (rand() % 100 == 0) {
+				n = (__u32)rand() % n;
+				sl->tainted = 1;
+			}
+			sl->sent++;
+			ts += (__u64)(rand() % 50) * 1000000ull;
+			ret = feed(d, pkt, n, ts, NULL, &dg);
+			if (ret == MK_DEFRAG_DONE) {
+				if (!sl->tainted) {
+					check_datagram(&sl->s, &dg);
+					exact++;
+				}
+				mk_defrag_datagram_free(&dg);
+				sl->sent = 1000;
+			}
+			st = stats(d);
+			cr_assert_leq(st.mem_used, cfg.memcap);
+		}
+		st = stats(d);
+		cr_assert_eq(st.frags_in, 30000);
+		cr_assert_gt(st.dg_memcap, 0);
+		cr_assert_gt(st.dg_too_many_frags, 0);
+		cr_assert_gt(st.frags_overlap, 0);
+		mk_defrag_destroy(d);
+	}
+	cr_assert_gt(exact, 300, "only %u datagrams checked", exact);
+}
+
 static void count_names(const char *name, __u64 value, void *arg)
 {
 	(void)value;
