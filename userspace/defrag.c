@@ -127,6 +127,7 @@ static const char *const policy_names[MK_DEFRAG_POLICY_MAX] = {
 	[MK_DEFRAG_POLICY_BSD] = "bsd",
 	[MK_DEFRAG_POLICY_FIRST] = "first",
 	[MK_DEFRAG_POLICY_LAST] = "last",
+	[MK_DEFRAG_POLICY_REJECT] = "reject",
 };
 
 const char *mk_defrag_policy_name(enum mk_defrag_policy p)
@@ -403,6 +404,7 @@ static int new_wins(enum mk_defrag_policy p, const struct mk_defrag_frag *nf,
 {
 	switch (p) {
 	case MK_DEFRAG_POLICY_FIRST:
+	case MK_DEFRAG_POLICY_REJECT: /* only exact duplicates get here: keep the first */
 		return 0;
 	case MK_DEFRAG_POLICY_LAST:
 		return 1;
@@ -629,6 +631,17 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 		}
 		if (t->nfrags >= d->cfg.max_frags)
 			return abandon(d, t, &d->st.dg_too_many_frags, -E2BIG);
+		for (i = 0; i < t->nfrags; i++) {
+			const struct mk_defrag_frag *o = &t->frags[i];
+
+			if (o->off < fi.off + fi.len && fi.off < o->off + o->len) {
+				d->st.frags_overlap++;
+				if (d->cfg.policy == MK_DEFRAG_POLICY_REJECT &&
+				    (o->off != fi.off || o->len != fi.len))
+					return abandon(d, t, &d->st.dg_overlap, -EEXIST);
+				break;
+			}
+		}
 	}
 
 	need = fi.len + (fi.off ? 0 : fi.hdr_len);
@@ -639,15 +652,9 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 	if (!t)
 		t = tracker_new(d, &fi.key, hash, ts_ns);
 
-	/* insert sorted by offset; note overlaps for the counter */
+	/* insert sorted by offset */
 	for (pos = t->nfrags; pos > 0 && t->frags[pos - 1].off > fi.off; pos--)
 		;
-	for (i = 0; i < t->nfrags; i++) {
-		if (t->frags[i].off < fi.off + fi.len && fi.off < t->frags[i].off + t->frags[i].len) {
-			d->st.frags_overlap++;
-			break;
-		}
-	}
 	memmove(&t->frags[pos + 1], &t->frags[pos], (t->nfrags - pos) * sizeof(*t->frags));
 	f = &t->frags[pos];
 	memset(f, 0, sizeof(*f));

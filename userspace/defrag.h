@@ -23,6 +23,8 @@ enum mk_defrag_policy {
 	MK_DEFRAG_POLICY_BSD = 0, /* new wins iff it starts strictly before existing */
 	MK_DEFRAG_POLICY_FIRST,	  /* existing always wins (Windows, Solaris) */
 	MK_DEFRAG_POLICY_LAST,	  /* new always wins (Cisco IOS "last") */
+	MK_DEFRAG_POLICY_REJECT,  /* any overlap but an exact duplicate drops the datagram:
+				   * RFC 5722, Linux >= 4.19 */
 	MK_DEFRAG_POLICY_MAX,
 };
 
@@ -63,6 +65,7 @@ struct mk_defrag_config {
 	X(dg_too_many_frags)   /* abandoned: more than max_frags fragments */                     \
 	X(dg_oversize)	       /* abandoned: would exceed max_datagram (attack) */                \
 	X(dg_invalid)	       /* abandoned: bad length, end conflict, data past the end */       \
+	X(dg_overlap)	       /* abandoned: overlap under the reject policy */                   \
 	X(dg_nomem)	       /* abandoned: malloc failed */                                     \
 	X(dg_flushed)	       /* abandoned: instance destroyed while pending */
 
@@ -109,6 +112,7 @@ void mk_defrag_destroy(struct mk_defrag *d);
  * Returns MK_DEFRAG_HELD, MK_DEFRAG_DONE (then *out is filled), or a
  * negative errno when the fragment was dropped; each drop is counted:
  *   -EINVAL    malformed fragment, or its datagram was abandoned as invalid
+ *   -EEXIST    datagram abandoned: overlap under MK_DEFRAG_POLICY_REJECT
  *   -ENOTSUP   not a fragment (no MF/offset, no IPv6 fragment header)
  *   -EMSGSIZE  datagram abandoned as oversize
  *   -E2BIG     datagram abandoned: too many fragments
@@ -134,7 +138,7 @@ void mk_defrag_stats_foreach(const struct mk_defrag_stats *st,
 void mk_defrag_stats_print(const struct mk_defrag_stats *st, FILE *f);
 
 const char *mk_defrag_policy_name(enum mk_defrag_policy p);
-/* "bsd", "first", "last" -> policy; 0 or -EINVAL. */
+/* "bsd", "first", "last", "reject" -> policy; 0 or -EINVAL. */
 int mk_defrag_policy_parse(const char *name, enum mk_defrag_policy *p);
 
 #endif /* MK_DEFRAG_H */

@@ -316,7 +316,7 @@ struct piece {
 struct overlap_case {
 	const char *name;
 	struct piece p[5];
-	const char *want[MK_DEFRAG_POLICY_MAX]; /* by policy: BSD, FIRST, LAST */
+	const char *want[MK_DEFRAG_POLICY_REJECT]; /* by policy: BSD, FIRST, LAST */
 };
 
 static const struct overlap_case overlap_cases[] = {
@@ -391,9 +391,41 @@ Test(unit, defrag_overlap_policies)
 	int pol;
 
 	for (i = 0; i < MK_ARRAY_SIZE(overlap_cases); i++) {
-		for (pol = 0; pol < MK_DEFRAG_POLICY_MAX; pol++) {
+		for (pol = 0; pol < MK_DEFRAG_POLICY_REJECT; pol++) {
 			run_overlap(4, (enum mk_defrag_policy)pol, &overlap_cases[i]);
 			run_overlap(6, (enum mk_defrag_policy)pol, &overlap_cases[i]);
+		}
+	}
+}
+
+/* RFC 5722: any overlap other than an exact duplicate drops the datagram. */
+Test(unit, defrag_overlap_reject)
+{
+	static struct spec s;
+	__u8 pkt[256], data[64];
+	struct mk_defrag_datagram dg = { 0 };
+	size_t i;
+	int fam;
+
+	for (fam = 4; fam <= 6; fam += 2) {
+		for (i = 0; i < MK_ARRAY_SIZE(overlap_cases); i++) {
+			const struct overlap_case *c = &overlap_cases[i];
+			struct mk_defrag *d = make(MK_DEFRAG_POLICY_REJECT);
+			int k, ret = 0;
+
+			memset(&s, 0, sizeof(s));
+			s.family = fam;
+			s.id = 78;
+			for (k = 0; k < 5 && c->p[k].fill && ret >= 0; k++) {
+				memset(data, c->p[k].fill, sizeof(data));
+				ret = feed(d, pkt, frag_with(&s, c->p[k].block * 8, c->p[k].blocks * 8,
+							     c->p[k].more, data, pkt),
+					   1, NULL, &dg);
+			}
+			cr_assert_eq(ret, -EEXIST, "%s: ret %d", c->name, ret);
+			cr_assert_eq(stats(d).dg_overlap, 1);
+			cr_assert_eq(stats(d).trackers_used, 0);
+			mk_defrag_destroy(d);
 		}
 	}
 }
@@ -914,8 +946,11 @@ Test(unit, defrag_random_interleaved, .timeout = 120)
 		st = stats(d);
 		cr_assert_eq(st.frags_in, 30000);
 		cr_assert_gt(st.dg_memcap, 0);
-		cr_assert_gt(st.dg_too_many_frags, 0);
 		cr_assert_gt(st.frags_overlap, 0);
+		if (pol == MK_DEFRAG_POLICY_REJECT)
+			cr_assert_gt(st.dg_overlap, 0);
+		else
+			cr_assert_gt(st.dg_too_many_frags, 0);
 		mk_defrag_destroy(d);
 	}
 	cr_assert_gt(exact, 300, "only %u datagrams checked", exact);
