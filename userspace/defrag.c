@@ -45,13 +45,13 @@ struct mk_defrag_key {
 _Static_assert(sizeof(struct mk_defrag_key) % 4 == 0, "hashed as 32-bit words");
 
 struct mk_defrag_frag {
-	__u8 *data;	/* unfragmentable header (offset 0 only), then payload */
-	__u32 off;	/* payload offset in the datagram */
-	__u32 len;	/* payload bytes */
-	__u16 hdr_len;	/* bytes of header in front of the payload in data */
-	__u16 seq;	/* arrival order within the datagram */
-	__u16 nh_off;	/* IPv6: next-header byte that named the fragment header */
-	__u8 next_hdr;	/* IPv6: what follows the fragment header */
+	__u8 *data;    /* unfragmentable header (offset 0 only), then payload */
+	__u32 off;     /* payload offset in the datagram */
+	__u32 len;     /* payload bytes */
+	__u16 hdr_len; /* bytes of header in front of the payload in data */
+	__u16 seq;     /* arrival order within the datagram */
+	__u16 nh_off;  /* IPv6: next-header byte that named the fragment header */
+	__u8 next_hdr; /* IPv6: what follows the fragment header */
 	__u8 pad;
 };
 
@@ -60,11 +60,11 @@ struct mk_defrag_tracker {
 	struct mk_defrag_tracker *hnext; /* hash chain */
 	struct mk_defrag_tracker *prev;	 /* age list, or free list (next only) */
 	struct mk_defrag_tracker *next;
-	struct mk_defrag_frag *frags;	 /* max_frags slots, sorted by off */
+	struct mk_defrag_frag *frags; /* max_frags slots, sorted by off */
 	__u64 created_ns;
 	__u64 mem;
 	__u32 hash;
-	__u32 end;	/* payload length, known once the last fragment is in */
+	__u32 end; /* payload length, known once the last fragment is in */
 	__u32 nfrags;
 	__u8 have_end;
 	__u8 in_use;
@@ -124,10 +124,10 @@ void mk_defrag_config_default(struct mk_defrag_config *cfg)
 }
 
 static const char *const policy_names[MK_DEFRAG_POLICY_MAX] = {
-	[MK_DEFRAG_POLICY_BSD] = "bsd",
-	[MK_DEFRAG_POLICY_FIRST] = "first",
-	[MK_DEFRAG_POLICY_LAST] = "last",
-	[MK_DEFRAG_POLICY_REJECT] = "reject",
+    [MK_DEFRAG_POLICY_BSD] = "bsd",
+    [MK_DEFRAG_POLICY_FIRST] = "first",
+    [MK_DEFRAG_POLICY_LAST] = "last",
+    [MK_DEFRAG_POLICY_REJECT] = "reject",
 };
 
 const char *mk_defrag_policy_name(enum mk_defrag_policy p)

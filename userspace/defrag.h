@@ -21,7 +21,7 @@
  */
 enum mk_defrag_policy {
 	MK_DEFRAG_POLICY_BSD = 0, /* new wins iff it starts strictly before existing */
-	MK_DEFRAG_POLICY_FIRST,	  /* existing always wins (Windows, Solaris) */
+	MK_DEFRAG_POLICY_FIRST,	  /* existing always wins (HP-UX 11, macOS) */
 	MK_DEFRAG_POLICY_LAST,	  /* new always wins (Cisco IOS "last") */
 	MK_DEFRAG_POLICY_REJECT,  /* any overlap but an exact duplicate drops the datagram:
 				   * RFC 5722, Linux >= 4.19 */
@@ -29,12 +29,12 @@ enum mk_defrag_policy {
 };
 
 struct mk_defrag_config {
-	__u64 timeout_ns;      /* datagram lifetime from its first fragment */
-	__u64 memcap;	       /* bytes of buffered fragment data, whole instance */
-	__u32 max_trackers;    /* datagrams in progress at once (preallocated) */
-	__u32 max_frags;       /* fragments accepted per datagram, duplicates included */
-	__u32 max_datagram;    /* IPv4 total length / IPv6 payload length limit */
-	__u32 seed;	       /* tracker hash seed: pick at random, like the flow seed */
+	__u64 timeout_ns;   /* datagram lifetime from its first fragment */
+	__u64 memcap;	    /* bytes of buffered fragment data, whole instance */
+	__u32 max_trackers; /* datagrams in progress at once (preallocated) */
+	__u32 max_frags;    /* fragments accepted per datagram, duplicates included */
+	__u32 max_datagram; /* IPv4 total length / IPv6 payload length limit */
+	__u32 seed;	    /* tracker hash seed: pick at random, like the flow seed */
 	enum mk_defrag_policy policy;
 };
 
@@ -50,6 +50,7 @@ struct mk_defrag_config {
  * datagram (one dg_* abandon counter per datagram). Change the list here
  * and the names follow.
  */
+/* clang-format off */
 #define MK_DEFRAG_STATS(X)                                                                         \
 	X(frags_in)	       /* fragments offered to mk_defrag_input */                         \
 	X(frags_v4)                                                                                \
@@ -68,6 +69,7 @@ struct mk_defrag_config {
 	X(dg_overlap)	       /* abandoned: overlap under the reject policy */                   \
 	X(dg_nomem)	       /* abandoned: malloc failed */                                     \
 	X(dg_flushed)	       /* abandoned: instance destroyed while pending */
+/* clang-format on */
 
 struct mk_defrag_stats {
 #define MK_DEFRAG_STAT_FIELD(name) __u64 name;

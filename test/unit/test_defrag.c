@@ -19,10 +19,10 @@
 
 /* What the datagram looks like; fragments are cut from it. */
 struct spec {
-	int family;   /* 4 or 6 */
-	int ext;      /* IPv6: an 8-byte destination options header before the fragment header */
+	int family; /* 4 or 6 */
+	int ext;    /* IPv6: an 8-byte destination options header before the fragment header */
 	__u32 id;
-	__u32 plen;   /* payload bytes after the IP header (and ext) */
+	__u32 plen; /* payload bytes after the IP header (and ext) */
 	__u8 payload[MAX_PKT];
 };
 
@@ -176,7 +176,7 @@ static int feed(struct mk_defrag *d, const __u8 *pkt, __u32 len, __u64 ts,
 static void check_datagram(const struct spec *s, const struct mk_defrag_datagram *dg)
 {
 	static __u8 want[MAX_PKT];
-	struct mk_parse_cfg pc = { 0 };
+	struct mk_parse_cfg pc = {0};
 	struct mk_frame f;
 	struct mk_parse p;
 	__u32 n = whole(s, want);
@@ -197,11 +197,12 @@ static void check_datagram(const struct spec *s, const struct mk_defrag_datagram
 enum order { IN_ORDER, REVERSE, RANDOM };
 
 /* Cuts the datagram into @fsize pieces, feeds them in @ord, checks the result. */
-static void run_order(int family, int ext, __u32 plen, __u32 fsize, enum order ord, unsigned int seed)
+static void run_order(int family, int ext, __u32 plen, __u32 fsize, enum order ord,
+		      unsigned int seed)
 {
 	static struct spec s;
 	static __u8 pkt[MAX_PKT];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	__u32 offs[9000], n = 0, i, off;
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	int ret = -1;
@@ -320,34 +321,34 @@ struct overlap_case {
 };
 
 static const struct overlap_case overlap_cases[] = {
-	{ "new inside old, starts later",
-	  { { 'A', 0, 3, 1 }, { 'B', 1, 1, 1 }, { 'C', 3, 1, 0 } },
-	  { "AAAC", "AAAC", "ABAC" } },
-	{ "new starts before old",
-	  { { 'A', 1, 2, 1 }, { 'B', 0, 2, 1 }, { 'C', 3, 1, 0 } },
-	  { "BBAC", "BAAC", "BBAC" } },
-	{ "new overlaps the tail of old",
-	  { { 'A', 0, 2, 1 }, { 'B', 1, 2, 1 }, { 'C', 3, 1, 0 } },
-	  { "AABC", "AABC", "ABBC" } },
-	{ "same start, new longer",
-	  { { 'A', 0, 2, 1 }, { 'B', 0, 3, 1 }, { 'C', 3, 1, 0 } },
-	  { "AABC", "AABC", "BBBC" } },
-	{ "new covers old, starts before",
-	  { { 'A', 1, 1, 1 }, { 'B', 0, 3, 1 }, { 'C', 3, 1, 0 } },
-	  { "BBBC", "BABC", "BBBC" } },
-	{ "three-way",
-	  { { 'A', 1, 1, 1 }, { 'B', 0, 2, 1 }, { 'D', 1, 2, 1 }, { 'C', 3, 1, 0 } },
-	  { "BBDC", "BADC", "BDDC" } },
-	{ "last fragment first, then an earlier one over it",
-	  { { 'C', 2, 2, 0 }, { 'A', 0, 3, 1 } },
-	  { "AAAC", "AACC", "AAAC" } },
+    {"new inside old, starts later",
+     {{'A', 0, 3, 1}, {'B', 1, 1, 1}, {'C', 3, 1, 0}},
+     {"AAAC", "AAAC", "ABAC"}},
+    {"new starts before old",
+     {{'A', 1, 2, 1}, {'B', 0, 2, 1}, {'C', 3, 1, 0}},
+     {"BBAC", "BAAC", "BBAC"}},
+    {"new overlaps the tail of old",
+     {{'A', 0, 2, 1}, {'B', 1, 2, 1}, {'C', 3, 1, 0}},
+     {"AABC", "AABC", "ABBC"}},
+    {"same start, new longer",
+     {{'A', 0, 2, 1}, {'B', 0, 3, 1}, {'C', 3, 1, 0}},
+     {"AABC", "AABC", "BBBC"}},
+    {"new covers old, starts before",
+     {{'A', 1, 1, 1}, {'B', 0, 3, 1}, {'C', 3, 1, 0}},
+     {"BBBC", "BABC", "BBBC"}},
+    {"three-way",
+     {{'A', 1, 1, 1}, {'B', 0, 2, 1}, {'D', 1, 2, 1}, {'C', 3, 1, 0}},
+     {"BBDC", "BADC", "BDDC"}},
+    {"last fragment first, then an earlier one over it",
+     {{'C', 2, 2, 0}, {'A', 0, 3, 1}},
+     {"AAAC", "AACC", "AAAC"}},
 };
 
 static void run_overlap(int family, enum mk_defrag_policy pol, const struct overlap_case *c)
 {
 	static struct spec s;
 	__u8 pkt[256], data[64], want[32];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(pol);
 	int i, ret = -1;
 	__u32 b;
@@ -376,8 +377,9 @@ static void run_overlap(int family, enum mk_defrag_policy pol, const struct over
 
 		cr_assert_eq(dg.len, n);
 		cr_assert_eq(memcmp(dg.data, whole_pkt, n - 32), 0, "%s: header", c->name);
-		cr_assert_eq(memcmp(dg.data + n - 32, want, 32), 0, "%s (%s, v%d): got %.32s want %.32s",
-			     c->name, mk_defrag_policy_name(pol), family, dg.data + n - 32, want);
+		cr_assert_eq(memcmp(dg.data + n - 32, want, 32), 0,
+			     "%s (%s, v%d): got %.32s want %.32s", c->name,
+			     mk_defrag_policy_name(pol), family, dg.data + n - 32, want);
 	}
 	cr_assert_eq(stats(d).dg_overlap_mismatch, 1);
 	cr_assert_geq(stats(d).frags_overlap, 1);
@@ -403,7 +405,7 @@ Test(unit, defrag_overlap_reject)
 {
 	static struct spec s;
 	__u8 pkt[256], data[64];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	size_t i;
 	int fam;
 
@@ -418,8 +420,9 @@ Test(unit, defrag_overlap_reject)
 			s.id = 78;
 			for (k = 0; k < 5 && c->p[k].fill && ret >= 0; k++) {
 				memset(data, c->p[k].fill, sizeof(data));
-				ret = feed(d, pkt, frag_with(&s, c->p[k].block * 8, c->p[k].blocks * 8,
-							     c->p[k].more, data, pkt),
+				ret = feed(d, pkt,
+					   frag_with(&s, c->p[k].block * 8, c->p[k].blocks * 8,
+						     c->p[k].more, data, pkt),
 					   1, NULL, &dg);
 			}
 			cr_assert_eq(ret, -EEXIST, "%s: ret %d", c->name, ret);
@@ -447,7 +450,7 @@ Test(unit, defrag_duplicates)
 {
 	static struct spec s;
 	static __u8 pkt[2048];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	int pol, ret;
 
 	for (pol = 0; pol < MK_DEFRAG_POLICY_MAX; pol++) {
@@ -492,7 +495,7 @@ Test(unit, defrag_timeout)
 {
 	static struct spec s;
 	__u8 a[256], b[256];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 na, nb;
 	int fam;
@@ -532,7 +535,7 @@ Test(unit, defrag_memcap)
 	static struct spec s;
 	static __u8 pkt[2048];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d;
 	__u32 id, n;
 
@@ -579,7 +582,7 @@ Test(unit, defrag_tracker_eviction)
 	static struct spec s;
 	__u8 pkt[256];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d;
 	__u32 id;
 
@@ -599,7 +602,7 @@ Test(unit, defrag_destroy_counts_pending)
 {
 	static struct spec s;
 	__u8 pkt[256];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 
 	two_frag_spec(&s, 6, 1);
@@ -612,7 +615,7 @@ Test(unit, defrag_frag_limit)
 	static struct spec s;
 	__u8 pkt[256];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d;
 	__u32 i;
 
@@ -643,8 +646,8 @@ Test(unit, defrag_frag_limit)
 Test(unit, defrag_oversize)
 {
 	static struct spec s;
-	__u8 pkt[256], data[64] = { 0 };
-	struct mk_defrag_datagram dg = { 0 };
+	__u8 pkt[256], data[64] = {0};
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	int fam;
 
@@ -665,7 +668,7 @@ Test(unit, defrag_invalid)
 {
 	static struct spec s;
 	__u8 pkt[256];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 
 	two_frag_spec(&s, 4, 1);
@@ -673,14 +676,17 @@ Test(unit, defrag_invalid)
 	cr_assert_eq(feed(d, pkt, frag_with(&s, 0, 30, 1, s.payload, pkt), 1, NULL, &dg), -EINVAL);
 	cr_assert_eq(stats(d).dg_invalid, 1);
 	/* two final fragments that disagree on the end */
-	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 0, s.payload, pkt), 1, NULL, &dg), MK_DEFRAG_HELD);
+	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 0, s.payload, pkt), 1, NULL, &dg),
+		     MK_DEFRAG_HELD);
 	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 24, 0, s.payload, pkt), 1, NULL, &dg), -EINVAL);
 	cr_assert_eq(stats(d).dg_invalid, 2);
 	/* data past a known end */
-	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 0, s.payload, pkt), 1, NULL, &dg), MK_DEFRAG_HELD);
+	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 0, s.payload, pkt), 1, NULL, &dg),
+		     MK_DEFRAG_HELD);
 	cr_assert_eq(feed(d, pkt, frag_with(&s, 56, 16, 1, s.payload, pkt), 1, NULL, &dg), -EINVAL);
 	/* a final fragment ending before data already held */
-	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 1, s.payload, pkt), 1, NULL, &dg), MK_DEFRAG_HELD);
+	cr_assert_eq(feed(d, pkt, frag_with(&s, 32, 32, 1, s.payload, pkt), 1, NULL, &dg),
+		     MK_DEFRAG_HELD);
 	cr_assert_eq(feed(d, pkt, frag_with(&s, 8, 16, 0, s.payload, pkt), 1, NULL, &dg), -EINVAL);
 	cr_assert_eq(stats(d).dg_invalid, 4);
 	/* empty fragment */
@@ -695,7 +701,7 @@ Test(unit, defrag_not_fragment_and_atomic)
 {
 	static struct spec s;
 	static __u8 pkt[256];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 n;
 
@@ -721,9 +727,9 @@ Test(unit, defrag_identity_vlan_tunnel)
 {
 	static struct spec s;
 	__u8 a[256], b[256];
-	struct mk_defrag_outer v10 = { { 10, 0 }, 0 }, v20 = { { 20, 0 }, 0 };
-	struct mk_defrag_outer t1 = { { 10, 0 }, 0x1111 }, q = { { 10, 7 }, 0 };
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_outer v10 = {{10, 0}, 0}, v20 = {{20, 0}, 0};
+	struct mk_defrag_outer t1 = {{10, 0}, 0x1111}, q = {{10, 7}, 0};
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 na, nb;
 
@@ -752,7 +758,7 @@ Test(unit, defrag_truncation)
 {
 	static struct spec s;
 	static __u8 pkt[512];
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	struct mk_defrag_stats st;
 	int fam, ext, which;
@@ -766,13 +772,15 @@ Test(unit, defrag_truncation)
 				s.ext = ext;
 				s.id = (__u32)(fam * 10 + ext * 3 + which);
 				fill_payload(&s, 200, 5);
-				n = which == 0 ? frag(&s, 0, 96, pkt) :
-				    which == 1 ? frag(&s, 96, 48, pkt) : frag(&s, 144, 56, pkt);
+				n = which == 0	 ? frag(&s, 0, 96, pkt)
+				    : which == 1 ? frag(&s, 96, 48, pkt)
+						 : frag(&s, 144, 56, pkt);
 				for (len = 0; len < n; len++) {
 					int ret = feed(d, pkt, len, 1, NULL, &dg);
 
 					fed++;
-					cr_assert_lt(ret, 0, "v%d len %u of %u accepted", fam, len, n);
+					cr_assert_lt(ret, 0, "v%d len %u of %u accepted", fam, len,
+						     n);
 				}
 			}
 		}
@@ -794,7 +802,7 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 	static struct spec s;
 	static __u8 pkt[4096];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d;
 	struct mk_defrag_stats st;
 	__u64 ts = 0, done = 0;
@@ -823,7 +831,8 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 			len = (len + 7) & ~7u;
 		if (off + len > plen)
 			len = plen - off;
-		n = frag_with(&s, off, len, off + len < plen || rand() % 8 == 0, s.payload + off, pkt);
+		n = frag_with(&s, off, len, off + len < plen || rand() % 8 == 0, s.payload + off,
+			      pkt);
 		/* flip a few bytes, mostly in the headers */
 		for (k = (__u32)rand() % 4; k > 0; k--)
 			pkt[(__u32)rand() % (rand() % 2 ? 64 : n)] ^= (__u8)(1 + rand() % 255);
@@ -834,8 +843,8 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 			ts -= ts / 4;
 		ret = feed(d, pkt, n, ts, NULL, &dg);
 		if (ret == MK_DEFRAG_DONE) {
-			struct mk_parse_cfg pc = { 0 };
-			struct mk_frame f = { dg.data, dg.data + dg.len };
+			struct mk_parse_cfg pc = {0};
+			struct mk_frame f = {dg.data, dg.data + dg.len};
 			struct mk_parse p;
 
 			mk_parse_frame(&f, MK_START_IP, &pc, &p);
@@ -873,7 +882,7 @@ Test(unit, defrag_random_interleaved, .timeout = 120)
 	static struct slot slots[SLOTS];
 	static __u8 pkt[8192], junk[8192];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = { 0 };
+	struct mk_defrag_datagram dg = {0};
 	struct mk_defrag *d;
 	struct mk_defrag_stats st;
 	__u32 next_id = 1, exact = 0, i;
@@ -965,7 +974,7 @@ static void count_names(const char *name, __u64 value, void *arg)
 
 Test(unit, defrag_stats_names)
 {
-	struct mk_defrag_stats a = { 0 }, b = { 0 };
+	struct mk_defrag_stats a = {0}, b = {0};
 	struct mk_defrag_config cfg;
 	struct mk_defrag *d;
 	char buf[4096];
