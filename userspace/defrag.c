@@ -27,6 +27,7 @@
 #define NEXTHDR_DEST 60
 /* Extension headers we walk to find the fragment header: as common/parse.h. */
 #define IPV6_EXT_MAX 8
+_Static_assert(40 + IPV6_EXT_MAX * 2048 + 8 <= 0xffff, "16-bit header offsets");
 /* Payload bytes of one datagram can never exceed a 16-bit length field. */
 #define PAYLOAD_MAX 65535u
 #define NO_OWNER 0xffffu
@@ -290,6 +291,7 @@ static int parse_ipv4(const __u8 *h, __u32 len, struct frag_info *fi)
 	return 0;
 }
 
+/* At most IPV6_EXT_MAX headers of <= 2048 bytes: hdr_len and nh_off fit in 16 bits. */
 static int parse_ipv6(const __u8 *h, __u32 len, struct frag_info *fi)
 {
 	__u32 end, off = IPV6_HLEN, nh_off = 6;

@@ -433,6 +433,52 @@ Test(unit, defrag_overlap_reject)
 	}
 }
 
+/* IPv4 options: the first fragment's header, options and all, heads the datagram. */
+Test(unit, defrag_v4_options)
+{
+	__u8 first[128], second[128];
+	__u8 payload[48];
+	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
+	__u32 i;
+
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = (__u8)(i * 7);
+	/* 24-byte header: one 4-byte option (router alert), as copied options would be */
+	memset(first, 0, 24);
+	first[0] = 0x46;
+	wr16(first + 2, 24 + 32);
+	wr16(first + 4, 0xbeef);
+	wr16(first + 6, 0x2000);
+	first[8] = 64;
+	first[9] = 17;
+	first[12] = 192, first[13] = 0, first[14] = 2, first[15] = 1;
+	first[16] = 192, first[17] = 0, first[18] = 2, first[19] = 2;
+	first[20] = 0x94, first[21] = 4;
+	wr16(first + 10, csum(first, 24));
+	memcpy(first + 24, payload, 32);
+	/* later fragment without the option */
+	memcpy(second, first, 20);
+	second[0] = 0x45;
+	wr16(second + 2, 20 + 16);
+	wr16(second + 6, 32 / 8);
+	wr16(second + 10, 0);
+	wr16(second + 10, csum(second, 20));
+	memcpy(second + 20, payload + 32, 16);
+
+	cr_assert_eq(feed(d, second, 36, 1, NULL, &dg), MK_DEFRAG_HELD);
+	cr_assert_eq(feed(d, first, 56, 1, NULL, &dg), MK_DEFRAG_DONE);
+	cr_assert_eq(dg.len, 24 + 48);
+	cr_assert_eq(dg.data[0], 0x46);
+	cr_assert_eq(dg.data[2] << 8 | dg.data[3], 72);
+	cr_assert_eq(dg.data[6] << 8 | dg.data[7], 0, "MF and offset cleared");
+	cr_assert_eq(dg.data[20], 0x94, "option kept");
+	cr_assert_eq(csum(dg.data, 24), 0, "header checksum valid");
+	cr_assert_eq(memcmp(dg.data + 24, payload, 48), 0);
+	mk_defrag_datagram_free(&dg);
+	mk_defrag_destroy(d);
+}
+
 Test(unit, defrag_default_policy_is_bsd)
 {
 	struct mk_defrag_config cfg;
