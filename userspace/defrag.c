@@ -6,10 +6,12 @@
  * found through a chained hash table and kept on an age list in creation
  * order, so expiry and eviction take the oldest from its head. Each tracker
  * owns a preallocated slice of fragment records, kept sorted by offset for
- * the coverage check; only fragment bytes are malloc'd, and they are what
- * the memcap counts. Overlaps are resolved once, when the datagram is
- * complete, by replaying the fragments in arrival order onto a per-byte
- * owner map: that makes each policy a one-line rule on a pair of fragments.
+ * the coverage check. Fragment bytes live in chains of fixed-size chunks
+ * from a pool preallocated at memcap: the data path does not allocate
+ * until it delivers a datagram, and the memcap is exact. Overlaps are
+ * resolved once, when the datagram is complete, by replaying the fragments
+ * in arrival order onto a per-byte owner map: that makes each policy a
+ * one-line rule on a pair of fragments.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,6 +33,9 @@ _Static_assert(40 + IPV6_EXT_MAX * 2048 + 8 <= 0xffff, "16-bit header offsets");
 /* Payload bytes of one datagram can never exceed a 16-bit length field. */
 #define PAYLOAD_MAX 65535u
 #define NO_OWNER 0xffffu
+/* Small enough that tiny fragments waste little, large enough that chains stay short. */
+#define CHUNK_SIZE 256u
+#define NO_CHUNK 0xffffffffu
 
 /* Datagram identity: DESIGN 1.2's outer context plus the IP fragment id. */
 struct mk_defrag_key {
@@ -46,10 +51,10 @@ struct mk_defrag_key {
 _Static_assert(sizeof(struct mk_defrag_key) % 4 == 0, "hashed as 32-bit words");
 
 struct mk_defrag_frag {
-	__u8 *data;    /* unfragmentable header (offset 0 only), then payload */
+	__u32 chunk;   /* first chunk: unfragmentable header (offset 0 only), then payload */
 	__u32 off;     /* payload offset in the datagram */
 	__u32 len;     /* payload bytes */
-	__u16 hdr_len; /* bytes of header in front of the payload in data */
+	__u16 hdr_len; /* bytes of header in front of the payload */
 	__u16 seq;     /* arrival order within the datagram */
 	__u16 nh_off;  /* IPv6: next-header byte that named the fragment header */
 	__u8 next_hdr; /* IPv6: what follows the fragment header */
@@ -63,7 +68,7 @@ struct mk_defrag_tracker {
 	struct mk_defrag_tracker *next;
 	struct mk_defrag_frag *frags; /* max_frags slots, sorted by off */
 	__u64 created_ns;
-	__u64 mem;
+	__u32 chunks; /* chunks held by all its fragments */
 	__u32 hash;
 	__u32 end; /* payload length, known once the last fragment is in */
 	__u32 nfrags;
@@ -82,6 +87,18 @@ struct mk_defrag {
 	struct mk_defrag_tracker age; /* sentinel: next is the oldest */
 	__u16 *owner;		      /* per payload byte: index of the fragment holding it */
 	__u16 *order;		      /* arrival order -> fragment index */
+	__u8 *scratch;		      /* the payload being assembled */
+	__u8 *chunk_mem;	      /* nchunks * CHUNK_SIZE bytes */
+	__u32 *chunk_next;	      /* chain links, also the free list */
+	__u32 chunk_free;
+	__u32 nchunks;
+	__u32 chunks_used;
+};
+
+/* Sequential reader or writer over a chunk chain. */
+struct chunk_cursor {
+	__u32 chunk;
+	__u32 pos;
 };
 
 /* One fragment, parsed. */
@@ -157,8 +174,8 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	*out = NULL;
 	/* seq and owner are 16-bit with NO_OWNER reserved */
 	if (!cfg->max_trackers || !cfg->max_frags || cfg->max_frags >= NO_OWNER ||
-	    cfg->max_trackers > (1u << 24) || cfg->max_datagram < 68 ||
-	    cfg->max_datagram > PAYLOAD_MAX || !cfg->timeout_ns ||
+	    cfg->memcap / CHUNK_SIZE >= NO_CHUNK || cfg->max_trackers > (1u << 24) ||
+	    cfg->max_datagram < 68 || cfg->max_datagram > PAYLOAD_MAX || !cfg->timeout_ns ||
 	    (unsigned int)cfg->policy >= MK_DEFRAG_POLICY_MAX)
 		return -EINVAL;
 
@@ -174,9 +191,18 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	d->frag_slab = calloc((size_t)cfg->max_trackers * cfg->max_frags, sizeof(*d->frag_slab));
 	d->owner = malloc(PAYLOAD_MAX * sizeof(*d->owner));
 	d->order = malloc(cfg->max_frags * sizeof(*d->order));
-	if (!d->buckets || !d->trackers || !d->frag_slab || !d->owner || !d->order)
+	d->scratch = malloc(PAYLOAD_MAX);
+	d->nchunks = cfg->memcap / CHUNK_SIZE;
+	/* malloc, not calloc: pages the traffic never needs stay unmapped */
+	d->chunk_mem = malloc((size_t)d->nchunks * CHUNK_SIZE + 1);
+	d->chunk_next = malloc(((size_t)d->nchunks + 1) * sizeof(*d->chunk_next));
+	if (!d->buckets || !d->trackers || !d->frag_slab || !d->owner || !d->order || !d->scratch ||
+	    !d->chunk_mem || !d->chunk_next)
 		goto err_free;
 
+	d->chunk_free = d->nchunks ? 0 : NO_CHUNK;
+	for (i = 0; i < d->nchunks; i++)
+		d->chunk_next[i] = i + 1 < d->nchunks ? i + 1 : NO_CHUNK;
 	d->age.next = d->age.prev = &d->age;
 	for (i = cfg->max_trackers; i-- > 0;) {
 		d->trackers[i].frags = d->frag_slab + (size_t)i * cfg->max_frags;
@@ -187,6 +213,9 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	return 0;
 
 err_free:
+	free(d->chunk_next);
+	free(d->chunk_mem);
+	free(d->scratch);
 	free(d->order);
 	free(d->owner);
 	free(d->frag_slab);
@@ -194,6 +223,78 @@ err_free:
 	free(d->buckets);
 	free(d);
 	return -ENOMEM;
+}
+
+static __u32 chunks_for(__u32 bytes)
+{
+	return (bytes + CHUNK_SIZE - 1) / CHUNK_SIZE;
+}
+
+/* Takes @n chunks (the caller made room) and chains them. */
+static __u32 chunk_alloc(struct mk_defrag *d, __u32 n)
+{
+	__u32 head = d->chunk_free, last = head;
+
+	while (--n)
+		last = d->chunk_next[last];
+	d->chunk_free = d->chunk_next[last];
+	d->chunk_next[last] = NO_CHUNK;
+	return head;
+}
+
+static void chunk_release(struct mk_defrag *d, __u32 head)
+{
+	__u32 last = head;
+
+	while (d->chunk_next[last] != NO_CHUNK)
+		last = d->chunk_next[last];
+	d->chunk_next[last] = d->chunk_free;
+	d->chunk_free = head;
+}
+
+static void chunk_write(struct mk_defrag *d, struct chunk_cursor *c, const __u8 *src, __u32 len)
+{
+	while (len) {
+		__u32 n = CHUNK_SIZE - c->pos;
+
+		if (n > len)
+			n = len;
+		memcpy(d->chunk_mem + (size_t)c->chunk * CHUNK_SIZE + c->pos, src, n);
+		src += n;
+		len -= n;
+		c->pos += n;
+		if (c->pos == CHUNK_SIZE) {
+			c->chunk = d->chunk_next[c->chunk];
+			c->pos = 0;
+		}
+	}
+}
+
+static void chunk_skip(const struct mk_defrag *d, struct chunk_cursor *c, __u32 len)
+{
+	c->pos += len;
+	while (c->pos >= CHUNK_SIZE) {
+		c->chunk = d->chunk_next[c->chunk];
+		c->pos -= CHUNK_SIZE;
+	}
+}
+
+static void chunk_read(const struct mk_defrag *d, struct chunk_cursor *c, __u8 *dst, __u32 len)
+{
+	while (len) {
+		__u32 n = CHUNK_SIZE - c->pos;
+
+		if (n > len)
+			n = len;
+		memcpy(dst, d->chunk_mem + (size_t)c->chunk * CHUNK_SIZE + c->pos, n);
+		dst += n;
+		len -= n;
+		c->pos += n;
+		if (c->pos == CHUNK_SIZE) {
+			c->chunk = d->chunk_next[c->chunk];
+			c->pos = 0;
+		}
+	}
 }
 
 /* Frees a tracker's data and returns it to the free list; the caller counts why. */
@@ -209,8 +310,9 @@ static void tracker_release(struct mk_defrag *d, struct mk_defrag_tracker *t)
 	t->next->prev = t->prev;
 
 	for (i = 0; i < t->nfrags; i++)
-		free(t->frags[i].data);
-	d->st.mem_used -= t->mem;
+		chunk_release(d, t->frags[i].chunk);
+	d->chunks_used -= t->chunks;
+	d->st.mem_used = (__u64)d->chunks_used * CHUNK_SIZE;
 	d->st.trackers_used--;
 	t->in_use = 0;
 	t->next = d->free_list;
@@ -225,6 +327,9 @@ void mk_defrag_destroy(struct mk_defrag *d)
 		tracker_release(d, d->age.next);
 		d->st.dg_flushed++;
 	}
+	free(d->chunk_next);
+	free(d->chunk_mem);
+	free(d->scratch);
 	free(d->order);
 	free(d->owner);
 	free(d->frag_slab);
@@ -367,7 +472,7 @@ static struct mk_defrag_tracker *tracker_new(struct mk_defrag *d, const struct m
 	t->key = *k;
 	t->hash = hash;
 	t->created_ns = now;
-	t->mem = 0;
+	t->chunks = 0;
 	t->end = 0;
 	t->nfrags = 0;
 	t->have_end = 0;
@@ -383,12 +488,12 @@ static struct mk_defrag_tracker *tracker_new(struct mk_defrag *d, const struct m
 	return t;
 }
 
-/* Frees the oldest trackers other than @keep until @need more bytes fit. */
-static int make_room(struct mk_defrag *d, struct mk_defrag_tracker *keep, __u64 need)
+/* Frees the oldest trackers other than @keep until @need more chunks fit. */
+static int make_room(struct mk_defrag *d, struct mk_defrag_tracker *keep, __u32 need)
 {
 	struct mk_defrag_tracker *t = d->age.next;
 
-	while (d->st.mem_used + need > d->cfg.memcap) {
+	while (d->chunks_used + need > d->nchunks) {
 		if (t == keep)
 			t = t->next;
 		if (t == &d->age)
@@ -437,7 +542,7 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	const struct mk_defrag_frag *first, *f;
 	__u32 i, b, hl, total;
 	int mismatch = 0;
-	__u8 *buf, *pay;
+	__u8 *buf;
 
 	for (i = 0; i < t->nfrags; i++)
 		d->order[t->frags[i].seq] = (__u16)i;
@@ -447,24 +552,30 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	/* replay in arrival order: the policy decides each byte held twice */
 	for (i = 0; i < t->nfrags; i++) {
 		__u16 idx = d->order[i];
+		struct chunk_cursor c;
 
 		f = &t->frags[idx];
+		c.chunk = f->chunk;
+		c.pos = 0;
+		chunk_skip(d, &c, f->hdr_len);
 		for (b = f->off; b < f->off + f->len; b++) {
 			__u16 cur = d->owner[b];
+			__u8 byte;
 
-			if (cur == NO_OWNER || new_wins(d->cfg.policy, f, &t->frags[cur])) {
-				if (cur != NO_OWNER) {
-					const struct mk_defrag_frag *c = &t->frags[cur];
-
-					mismatch |= c->data[c->hdr_len + b - c->off] !=
-						    f->data[f->hdr_len + b - f->off];
-				}
+			if (c.pos == CHUNK_SIZE) {
+				c.chunk = d->chunk_next[c.chunk];
+				c.pos = 0;
+			}
+			byte = d->chunk_mem[(size_t)c.chunk * CHUNK_SIZE + c.pos++];
+			if (cur == NO_OWNER) {
+				d->scratch[b] = byte;
 				d->owner[b] = idx;
-			} else {
-				const struct mk_defrag_frag *c = &t->frags[cur];
-
-				mismatch |= c->data[c->hdr_len + b - c->off] !=
-					    f->data[f->hdr_len + b - f->off];
+				continue;
+			}
+			mismatch |= d->scratch[b] != byte;
+			if (new_wins(d->cfg.policy, f, &t->frags[cur])) {
+				d->scratch[b] = byte;
+				d->owner[b] = idx;
 			}
 		}
 	}
@@ -480,17 +591,12 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	buf = malloc(total);
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, first->data, hl);
-	pay = buf + hl;
-	for (b = 0; b < t->end;) {
-		__u32 run = b;
+	{
+		struct chunk_cursor c = {first->chunk, 0};
 
-		f = &t->frags[d->owner[b]];
-		while (run < t->end && d->owner[run] == d->owner[b])
-			run++;
-		memcpy(pay + b, f->data + f->hdr_len + (b - f->off), run - b);
-		b = run;
+		chunk_read(d, &c, buf, hl);
 	}
+	memcpy(buf + hl, d->scratch, t->end);
 
 	if (t->key.family == 4) {
 		wr16(buf + 2, (__u16)total);
@@ -568,8 +674,8 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 	struct mk_defrag_tracker *t;
 	struct mk_defrag_frag *f;
 	struct frag_info fi;
-	__u32 hash, limit, i, pos, extra;
-	__u64 need;
+	__u32 hash, limit, i, pos, extra, need;
+	struct chunk_cursor cur;
 	int ret;
 
 	d->st.frags_in++;
@@ -646,8 +752,8 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 		}
 	}
 
-	need = fi.len + (fi.off ? 0 : fi.hdr_len);
-	if (need > d->cfg.memcap)
+	need = chunks_for(fi.len + (fi.off ? 0 : fi.hdr_len));
+	if (need > d->nchunks)
 		return abandon(d, t, &d->st.dg_memcap, -ENOBUFS);
 	if (make_room(d, t, need))
 		return abandon(d, t, &d->st.dg_memcap, -ENOBUFS);
@@ -660,24 +766,23 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 	memmove(&t->frags[pos + 1], &t->frags[pos], (t->nfrags - pos) * sizeof(*t->frags));
 	f = &t->frags[pos];
 	memset(f, 0, sizeof(*f));
-	f->data = malloc(need);
-	if (!f->data) {
-		memmove(&t->frags[pos], &t->frags[pos + 1], (t->nfrags - pos) * sizeof(*t->frags));
-		return abandon(d, t, &d->st.dg_nomem, -ENOMEM);
-	}
+	f->chunk = chunk_alloc(d, need);
 	f->off = fi.off;
 	f->len = fi.len;
 	f->seq = (__u16)t->nfrags;
+	cur.chunk = f->chunk;
+	cur.pos = 0;
 	if (!fi.off) {
 		f->hdr_len = (__u16)fi.hdr_len;
 		f->nh_off = (__u16)fi.nh_off;
 		f->next_hdr = fi.next_hdr;
-		memcpy(f->data, fi.pkt, fi.hdr_len);
+		chunk_write(d, &cur, fi.pkt, fi.hdr_len);
 	}
-	memcpy(f->data + f->hdr_len, fi.pkt + fi.payload_off, fi.len);
+	chunk_write(d, &cur, fi.pkt + fi.payload_off, fi.len);
 	t->nfrags++;
-	t->mem += need;
-	d->st.mem_used += need;
+	t->chunks += need;
+	d->chunks_used += need;
+	d->st.mem_used = (__u64)d->chunks_used * CHUNK_SIZE;
 	if (!fi.more) {
 		t->end = fi.off + fi.len;
 		t->have_end = 1;

@@ -20,7 +20,7 @@
 /* What the datagram looks like; fragments are cut from it. */
 struct spec {
 	int family; /* 4 or 6 */
-	int ext;    /* IPv6: an 8-byte destination options header before the fragment header */
+	int ext;    /* IPv6: destination options of ext * 8 bytes before the fragment header */
 	__u32 id;
 	__u32 plen; /* payload bytes after the IP header (and ext) */
 	__u8 payload[MAX_PKT];
@@ -93,11 +93,14 @@ static __u32 v6_header(const struct spec *s, __u8 *out, __u32 plen, __u8 last_nh
 		return 40;
 	}
 	out[6] = 60;
-	memset(out + 40, 0, 8);
+	memset(out + 40, 0, (size_t)s->ext * 8);
 	out[40] = last_nh;
-	out[42] = 1; /* PadN, 4 bytes of padding */
-	out[43] = 4;
-	return 48;
+	out[41] = (__u8)(s->ext - 1);
+	if (s->ext == 1) {
+		out[42] = 1; /* PadN, 4 bytes of padding */
+		out[43] = 4;
+	} /* longer ones are all Pad1 */
+	return 40 + (__u32)s->ext * 8;
 }
 
 /* The datagram as it was before fragmentation: what reassembly must give back. */
@@ -108,7 +111,7 @@ static __u32 whole(const struct spec *s, __u8 *out)
 	if (s->family == 4)
 		hl = v4_header(s, out, 20 + s->plen, 0);
 	else
-		hl = v6_header(s, out, (s->ext ? 8 : 0) + s->plen, 17);
+		hl = v6_header(s, out, (__u32)s->ext * 8 + s->plen, 17);
 	memcpy(out + hl, s->payload, s->plen);
 	return hl + s->plen;
 }
@@ -122,7 +125,7 @@ static __u32 frag_with(const struct spec *s, __u32 off, __u32 len, int more, con
 	if (s->family == 4) {
 		hl = v4_header(s, out, 20 + len, (__u16)((off / 8) | (more ? 0x2000 : 0)));
 	} else {
-		hl = v6_header(s, out, (s->ext ? 8 : 0) + 8 + len, 44);
+		hl = v6_header(s, out, (__u32)s->ext * 8 + 8 + len, 44);
 		out[hl] = 17;
 		out[hl + 1] = 0;
 		wr16(out + hl + 2, (__u16)(off | (more ? 1 : 0)));
@@ -297,6 +300,9 @@ Test(unit, defrag_v6_max_size)
 {
 	run_order(6, 0, 65535, 1448, RANDOM, 10);
 	run_order(6, 1, 65535 - 8, 1448, RANDOM, 11);
+	/* an unfragmentable part longer than a storage chunk */
+	run_order(6, 100, 65535 - 800, 1448, RANDOM, 12);
+	run_order(6, 100, 3000, 8 * 37, REVERSE, 13);
 }
 
 /*
@@ -867,7 +873,7 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 
 		memset(&s, 0, sizeof(s));
 		s.family = rand() & 1 ? 4 : 6;
-		s.ext = rand() & 1;
+		s.ext = rand() % 3 == 2 ? 40 : rand() & 1;
 		s.id = (__u32)rand() % 8;
 		fill_payload(&s, plen, (unsigned int)iter);
 		srand(12345 + (unsigned int)iter);
@@ -938,7 +944,7 @@ Test(unit, defrag_random_interleaved, .timeout = 120)
 	for (pol = 0; pol < MK_DEFRAG_POLICY_MAX; pol++) {
 		mk_defrag_config_default(&cfg);
 		cfg.policy = (enum mk_defrag_policy)pol;
-		cfg.memcap = 24 * 1024;
+		cfg.memcap = 40 * 1024;
 		cfg.max_frags = 24;
 		cr_assert_eq(mk_defrag_create(&cfg, &d), 0);
 		srand(777 + (unsigned int)pol);
@@ -953,7 +959,7 @@ Test(unit, defrag_random_interleaved, .timeout = 120)
 			if (sl->sent > 40) {
 				memset(&sl->s, 0, sizeof(sl->s));
 				sl->s.family = rand() & 1 ? 4 : 6;
-				sl->s.ext = rand() & 1;
+				sl->s.ext = rand() % 3 == 2 ? 70 : rand() & 1;
 				sl->s.id = next_id++;
 				fill_payload(&sl->s, 8 + (__u32)rand() % 6000, next_id);
 				srand(777 + next_id * 31 + (unsigned int)pol);
