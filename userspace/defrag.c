@@ -74,6 +74,7 @@ struct mk_defrag_tracker {
 	__u32 nfrags;
 	__u8 have_end;
 	__u8 in_use;
+	__u8 overlap; /* some byte is held twice: the policy has work to do */
 };
 
 struct mk_defrag {
@@ -476,6 +477,7 @@ static struct mk_defrag_tracker *tracker_new(struct mk_defrag *d, const struct m
 	t->end = 0;
 	t->nfrags = 0;
 	t->have_end = 0;
+	t->overlap = 0;
 	t->in_use = 1;
 	b = &d->buckets[hash & d->bucket_mask];
 	t->hnext = *b;
@@ -532,6 +534,38 @@ static __u16 ipv4_csum(const __u8 *h, __u32 len)
 	return (__u16)~sum;
 }
 
+static int finish(const struct mk_defrag_tracker *t, const struct mk_defrag_frag *first, __u8 *buf,
+		  __u32 total, struct mk_defrag_datagram *out);
+
+static int datagram_too_big(const struct mk_defrag *d, const struct mk_defrag_tracker *t,
+			    __u32 total)
+{
+	return t->key.family == 4 ? total > d->cfg.max_datagram
+				  : total - IPV6_HLEN > d->cfg.max_datagram;
+}
+
+/* No byte held twice (the common case): each fragment is copied straight in. */
+static int assemble_disjoint(struct mk_defrag *d, struct mk_defrag_tracker *t,
+			     struct mk_defrag_datagram *out)
+{
+	const struct mk_defrag_frag *first = &t->frags[0]; /* sorted: the offset-0 one */
+	__u32 total = first->hdr_len + t->end, i;
+	__u8 *buf;
+
+	if (datagram_too_big(d, t, total))
+		return -EMSGSIZE;
+	buf = malloc(total);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < t->nfrags; i++) {
+		const struct mk_defrag_frag *f = &t->frags[i];
+		struct chunk_cursor c = {f->chunk, 0};
+
+		chunk_read(d, &c, i ? buf + first->hdr_len + f->off : buf, f->hdr_len + f->len);
+	}
+	return finish(t, first, buf, total, out);
+}
+
 /*
  * Builds the datagram of a complete tracker into @out. Returns 0, or
  * -EMSGSIZE / -ENOMEM (the caller abandons the tracker and counts).
@@ -544,6 +578,8 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	int mismatch = 0;
 	__u8 *buf;
 
+	if (!t->overlap)
+		return assemble_disjoint(d, t, out);
 	for (i = 0; i < t->nfrags; i++)
 		d->order[t->frags[i].seq] = (__u16)i;
 	for (b = 0; b < t->end; b++)
@@ -584,8 +620,7 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	first = &t->frags[d->owner[0]];
 	hl = first->hdr_len;
 	total = hl + t->end;
-	if (t->key.family == 4 ? total > d->cfg.max_datagram
-			       : total - IPV6_HLEN > d->cfg.max_datagram)
+	if (datagram_too_big(d, t, total))
 		return -EMSGSIZE;
 
 	buf = malloc(total);
@@ -597,6 +632,16 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 		chunk_read(d, &c, buf, hl);
 	}
 	memcpy(buf + hl, d->scratch, t->end);
+	if (mismatch)
+		d->st.dg_overlap_mismatch++;
+	return finish(t, first, buf, total, out);
+}
+
+/* Header fix-ups common to both assembly paths. */
+static int finish(const struct mk_defrag_tracker *t, const struct mk_defrag_frag *first, __u8 *buf,
+		  __u32 total, struct mk_defrag_datagram *out)
+{
+	__u32 hl = first->hdr_len;
 
 	if (t->key.family == 4) {
 		wr16(buf + 2, (__u16)total);
@@ -608,8 +653,6 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 		wr16(buf + 4, (__u16)(total - IPV6_HLEN));
 		buf[first->nh_off] = first->next_hdr;
 	}
-	if (mismatch)
-		d->st.dg_overlap_mismatch++;
 	out->data = buf;
 	out->len = total;
 	out->nfrags = t->nfrags;
@@ -744,6 +787,7 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 
 			if (o->off < fi.off + fi.len && fi.off < o->off + o->len) {
 				d->st.frags_overlap++;
+				t->overlap = 1;
 				if (d->cfg.policy == MK_DEFRAG_POLICY_REJECT &&
 				    (o->off != fi.off || o->len != fi.len))
 					return abandon(d, t, &d->st.dg_overlap, -EEXIST);
