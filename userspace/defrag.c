@@ -194,7 +194,7 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	d->order = malloc(cfg->max_frags * sizeof(*d->order));
 	d->scratch = malloc(PAYLOAD_MAX);
 	d->nchunks = cfg->memcap / CHUNK_SIZE;
-	/* malloc, not calloc: pages the traffic never needs stay unmapped */
+	/* every chunk byte is written before it is read: no need to clear the pool */
 	d->chunk_mem = malloc((size_t)d->nchunks * CHUNK_SIZE + 1);
 	d->chunk_next = malloc(((size_t)d->nchunks + 1) * sizeof(*d->chunk_next));
 	if (!d->buckets || !d->trackers || !d->frag_slab || !d->owner || !d->order || !d->scratch ||
