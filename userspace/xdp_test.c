@@ -11,6 +11,7 @@
  * never delivers into them.
  */
 #include <errno.h>
+#include <sched.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,6 +386,13 @@ int ctl_xdp_test(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * A private network namespace gives us a lo of our own: only one UMEM
+	 * may be bound to a (device, queue), and we must not take the host's.
+	 */
+	if (!cfg.no_xsk && unshare(CLONE_NEWNET))
+		mk_warn("xdp-test: no private network namespace (%s): binding to the host's lo",
+			strerror(errno));
 	/* BPF_PROG_RUN reports rx queue 0: one queue is all the slots needed */
 	cfg.lopts.queues = 1;
 	if (mk_loader_open(&loader, &cfg.lopts))
