@@ -106,8 +106,8 @@ struct harness {
 	struct mk_parse_cfg cfg;
 };
 
-static void harness_up(struct harness *h, const struct mk_fixture *fx, __u32 workers, __u32 mode,
-		       bool sockets)
+static void harness_up_restore(struct harness *h, const struct mk_fixture *fx, __u32 workers,
+			       __u32 mode, bool sockets, bool bench_restore)
 {
 	struct mk_loader_opts o;
 	int err;
@@ -120,6 +120,7 @@ static void harness_up(struct harness *h, const struct mk_fixture *fx, __u32 wor
 	o.tunnel_depth = fx->tunnel_depth;
 	o.l2tpv3_cookie_len = fx->l2tpv3_cookie_len;
 	o.l2tpv3_l2spec = fx->l2tpv3_l2spec;
+	o.bench_restore = bench_restore;
 	h->cfg = fixture_cfg(fx);
 	err = mk_loader_open(&h->l, &o);
 	cr_assert_eq(err, 0, "loading meerkat (config of %s) failed: %s", fx->name, strerror(-err));
@@ -127,6 +128,12 @@ static void harness_up(struct harness *h, const struct mk_fixture *fx, __u32 wor
 		err = mk_xsk_set_create(&h->xsks, &h->l, "lo", 0);
 		cr_assert_eq(err, 0, "AF_XDP sockets on lo failed: %s", strerror(-err));
 	}
+}
+
+static void harness_up(struct harness *h, const struct mk_fixture *fx, __u32 workers, __u32 mode,
+		       bool sockets)
+{
+	harness_up_restore(h, fx, workers, mode, sockets, false);
 }
 
 static void harness_down(struct harness *h)
@@ -742,6 +749,44 @@ Test(bpf, truncation, .timeout = 600)
 		harness_down(&h);
 	}
 	cr_log_info("%u truncated frames run", runs);
+}
+
+/*
+ * test/bench relies on mk_bench_restore: with it, every frame must come out
+ * exactly as it went in, with the same verdict and counters as without it.
+ */
+Test(bpf, bench_restore)
+{
+	unsigned int g, i, checked = 0;
+
+	need_root();
+	for (g = 0; g < mk_fixture_count; g++) {
+		struct harness h;
+
+		if (!leads_group(g))
+			continue;
+		harness_up_restore(&h, &mk_fixtures[g], 1, MK_MODE_IDS, true, true);
+		for (i = g; i < mk_fixture_count; i++) {
+			const struct mk_fixture *fx = &mk_fixtures[i];
+			static struct run r;
+
+			if (!same_cfg(fx, &mk_fixtures[g]) || fx->len < MK_ETH_HLEN)
+				continue;
+			run_frame(&h, fx->frame, fx->len, &r);
+			cr_assert_eq(r.err, 0, "%s: BPF_PROG_RUN: %s", fx->name, strerror(-r.err));
+			cr_assert_eq(r.retval, fx->status == MK_PARSE_IP ? XDP_REDIRECT : XDP_PASS,
+				     "%s: verdict %u", fx->name, r.retval);
+			assert_accounting(&r, fx->name, fx->len);
+			cr_assert_eq(r.meta_len, 0, "%s: metadata left in place", fx->name);
+			cr_assert_eq(r.len, fx->len, "%s: %u bytes out of %u", fx->name, r.len,
+				     fx->len);
+			cr_assert_arr_eq(r.frame, fx->frame, fx->len, "%s: frame not restored",
+					 fx->name);
+			checked++;
+		}
+		harness_down(&h);
+	}
+	cr_assert_gt(checked, 0);
 }
 
 /* Criterion's own runner, plus exit status 77 so meson shows "SKIP" when not root. */
