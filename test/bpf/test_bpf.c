@@ -637,6 +637,32 @@ Test(bpf, cidr_bypass_v6)
 	cidr_case(fx, AF_INET6);
 }
 
+/* IPS: a CIDR-bypassed frame goes to the peer exactly as it arrived. */
+Test(bpf, cidr_bypass_ips)
+{
+	const struct mk_fixture *fx = plain_flow(4, true);
+	static struct run r;
+	struct harness h;
+
+	need_root();
+	if (!fx)
+		fx = plain_flow(4, false);
+	cr_assert_not_null(fx, "the fixture table has no IPv4 flow with a reverse");
+	harness_up(&h, fx, 1, MK_MODE_IPS, true);
+	cr_assert_eq(mk_loader_set_peer(&h.l, (int)if_nametoindex("lo")), 0);
+	/* the inner flow's source: tunnels are bypassed on their inner addresses */
+	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->src, 32), 0);
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_REDIRECT, "%s: not sent to the peer", fx->name);
+	cr_assert_eq(r.delta[MK_STAT_FWD_CIDR_BYPASS], 1);
+	assert_accounting(&r, fx->name, fx->len);
+	cr_assert_eq(r.meta_len, 0);
+	cr_assert_eq(r.len, fx->len);
+	cr_assert_arr_eq(r.frame, fx->frame, fx->len, "%s: forwarded frame was rewritten",
+			 fx->name);
+	harness_down(&h);
+}
+
 /* Both directions of every flow reach the same worker, whatever the number of workers. */
 Test(bpf, both_directions_same_worker)
 {
