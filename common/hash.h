@@ -39,15 +39,8 @@ MK_INLINE __u32 mk_rol32(__u32 w, unsigned int s)
 		c ^= b; c -= mk_rol32(b, 24);                                                      \
 	} while (0)
 
-/*
- * Keys are structs of mixed field widths read back as 32-bit words. Without
- * may_alias, gcc -O2 (strict aliasing) may hoist those word loads above the
- * stores that filled the struct's __u8/__u16 fields and hash stale bytes.
- */
-typedef __u32 __attribute__((__may_alias__)) mk_word_t;
-
 /* jhash2 over a whole number of 32-bit words, 1 <= n; n is a constant at every call. */
-MK_INLINE __u32 mk_jhash_words(const mk_word_t *k, __u32 n, __u32 initval)
+MK_INLINE __u32 mk_jhash_words(const __u32 *k, __u32 n, __u32 initval)
 {
 	__u32 a, b, c;
 
@@ -79,7 +72,15 @@ MK_INLINE __u32 mk_jhash_words(const mk_word_t *k, __u32 n, __u32 initval)
 
 MK_INLINE __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
 {
-	return mk_jhash_words((const mk_word_t *)key, sizeof(*key) / 4, seed);
+	__u32 w[sizeof(*key) / 4];
+
+	/*
+	 * Copy, never cast: reading the __u16/__u8 fields through a __u32
+	 * pointer breaks strict aliasing, and gcc -O2 then hashed the key as it
+	 * was before its ports, VLANs and protocol were stored.
+	 */
+	mk_memcpy(w, key, sizeof(w));
+	return mk_jhash_words(w, sizeof(w) / 4, seed);
 }
 
 /*

@@ -598,9 +598,7 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	if (ret != MK_PARSE_IP)
 		return ret;
 
-	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1; level++) {
-		if (!mk_may_be_tunnel(&p->l3))
-			break;
+	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3); level++) {
 		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
 		if (ret != MK_PARSE_IP)
 			return ret;
