@@ -165,7 +165,8 @@ int meerkat_xdp(struct xdp_md *ctx)
 		if (mk_bench_restore) {
 			const __u8 *o;
 
-			/* every tunnel we strip is longer than the metadata: >= 35 bytes (IPv4, UDP, L2TPv2 + 1-byte PPP) */
+			/* every tunnel we strip is longer than the metadata: >= 35 bytes
+			 * (IPv4, UDP, L2TPv2 with a 1-byte PPP protocol) */
 			if (strip < sizeof(struct mk_meta))
 				return XDP_ABORTED;
 			/* a scalar offset: the verifier refuses negative constant packet offsets */
