@@ -151,7 +151,8 @@ int mk_loader_itable_reset(struct mk_loader *l)
 		w = b % l->workers;
 		err = map_update(l->skel->maps.mk_itable, &b, &w, BPF_ANY);
 		if (err) {
-			mk_err("meerkat: cannot fill map mk_itable bucket %u: %s", b, strerror(-err));
+			mk_err("meerkat: cannot fill map mk_itable bucket %u: %s", b,
+			       strerror(-err));
 			return err;
 		}
 	}
@@ -255,14 +256,19 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 	}
 	err = map_update(l->skel->maps.mk_peer, &key, &val, BPF_ANY);
 	if (err)
-		mk_err("meerkat: cannot put ifindex %d in map mk_peer: %s", ifindex, strerror(-err));
+		mk_err("meerkat: cannot put ifindex %d in map mk_peer: %s", ifindex,
+		       strerror(-err));
 	return err;
 }
 
 /* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
-static int cidr_key(struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
-		    union { struct mk_lpm_v4_key v4; struct mk_lpm_v6_key v6; } *key,
-		    struct bpf_map **map, __u32 **count)
+static int cidr_key(
+    struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
+    union {
+	    struct mk_lpm_v4_key v4;
+	    struct mk_lpm_v6_key v6;
+    } * key,
+    struct bpf_map **map, __u32 **count)
 {
 	memset(key, 0, sizeof(*key));
 	if (family == AF_INET && prefixlen <= 32) {
@@ -289,7 +295,10 @@ static int cidr_key(struct mk_loader *l, int family, const void *addr, __u32 pre
  */
 int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen)
 {
-	union { struct mk_lpm_v4_key v4; struct mk_lpm_v6_key v6; } key;
+	union {
+		struct mk_lpm_v4_key v4;
+		struct mk_lpm_v6_key v6;
+	} key;
 	struct bpf_map *map;
 	__u32 *count, one = 1;
 	int err;
@@ -311,7 +320,10 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 
 int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 prefixlen)
 {
-	union { struct mk_lpm_v4_key v4; struct mk_lpm_v6_key v6; } key;
+	union {
+		struct mk_lpm_v4_key v4;
+		struct mk_lpm_v6_key v6;
+	} key;
 	struct bpf_map *map;
 	__u32 *count;
 	int err;
@@ -423,13 +435,12 @@ int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
 
 #define XSK_SET_FRAMES 64 /* per socket; nothing is ever received into them */
 
-int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname,
-		      __u32 queue)
+int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname, __u32 queue)
 {
 	struct xsk_socket_config xcfg = {
-		.rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
-		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-		.bind_flags = XDP_COPY,
+	    .rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+	    .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+	    .bind_flags = XDP_COPY,
 	};
 	__u32 w;
 	int err;
@@ -440,24 +451,23 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 		return -ERANGE;
 	}
 	set->umem_size = (size_t)XSK_SET_FRAMES * l->workers * XSK_UMEM__DEFAULT_FRAME_SIZE;
-	set->umem_area = mmap(NULL, set->umem_size, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	set->umem_area =
+	    mmap(NULL, set->umem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (set->umem_area == MAP_FAILED) {
 		err = -errno;
 		set->umem_area = NULL;
 		mk_err("meerkat: cannot map UMEM for %s: %s", ifname, strerror(-err));
 		return err;
 	}
-	err = xsk_umem__create(&set->umem, set->umem_area, set->umem_size, &set->fill,
-			       &set->comp, NULL);
+	err = xsk_umem__create(&set->umem, set->umem_area, set->umem_size, &set->fill, &set->comp,
+			       NULL);
 	if (err) {
 		mk_err("meerkat: cannot create UMEM on %s: %s", ifname, strerror(-err));
 		goto err_out;
 	}
 	for (w = 0; w < l->workers; w++) {
 		err = xsk_socket__create_shared(&set->xsks[w], ifname, queue, set->umem,
-						&set->rx[w], NULL, &set->fill, &set->comp,
-						&xcfg);
+						&set->rx[w], NULL, &set->fill, &set->comp, &xcfg);
 		if (err) {
 			mk_err("meerkat: cannot create AF_XDP socket %u on %s queue %u: %s", w,
 			       ifname, queue, strerror(-err));

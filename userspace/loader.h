@@ -98,8 +98,7 @@ struct mk_xsk_set {
 };
 
 /* Creates l->workers sockets on (ifname, queue) and puts them in slots queue * W + w. */
-int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname,
-		      __u32 queue);
+int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname, __u32 queue);
 void mk_xsk_set_destroy(struct mk_xsk_set *set);
 
 #endif /* MK_LOADER_H */

@@ -49,41 +49,43 @@ struct xt_totals {
 };
 
 static const char *const verdict_names[] = {
-	"ABORTED", "DROP", "PASS", "TX", "REDIRECT", "UNKNOWN",
+    "ABORTED", "DROP", "PASS", "TX", "REDIRECT", "UNKNOWN",
 };
 
 static const char *const tunnel_names[] = {
-	"none", "gtpu", "l2tpv2", "l2tpv3-ip", "l2tpv3-udp",
+    "none", "gtpu", "l2tpv2", "l2tpv3-ip", "l2tpv3-udp",
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: meerkatctl xdp-test -r IN.pcap [OPTIONS]\n"
-		"\n"
-		"Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
-		"(nothing is attached to any interface) and prints each frame's verdict and\n"
-		"metadata, the totals, the program's counters, and whether every frame ended in\n"
-		"exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
-		"workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n"
-		"\n"
-		"Options:\n"
-		"  -r, --read FILE          pcap to run (Ethernet link type)\n"
-		"  -w, --write FILE         write the frames as the program left them (decapsulated)\n"
-		"      --seed N             hash seed (default 0, so results are reproducible)\n"
-		"      --workers N          workers, 1..%d (default 1)\n"
-		"      --tunnel-depth N     tunnels stripped at most, 0..%d (default %d)\n"
-		"      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
-		"      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default none)\n"
-		"      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
-		"      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
-		"  -q, --quiet              totals only\n"
-		"  -v, --verbose            per-frame lines with the counters each frame moved\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
-		"2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
-		MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT);
+	fprintf(
+	    out,
+	    "Usage: meerkatctl xdp-test -r IN.pcap [OPTIONS]\n"
+	    "\n"
+	    "Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
+	    "(nothing is attached to any interface) and prints each frame's verdict and\n"
+	    "metadata, the totals, the program's counters, and whether every frame ended in\n"
+	    "exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
+	    "workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n"
+	    "\n"
+	    "Options:\n"
+	    "  -r, --read FILE          pcap to run (Ethernet link type)\n"
+	    "  -w, --write FILE         write the frames as the program left them (decapsulated)\n"
+	    "      --seed N             hash seed (default 0, so results are reproducible)\n"
+	    "      --workers N          workers, 1..%d (default 1)\n"
+	    "      --tunnel-depth N     tunnels stripped at most, 0..%d (default %d)\n"
+	    "      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
+	    "      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default "
+	    "none)\n"
+	    "      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
+	    "      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
+	    "  -q, --quiet              totals only\n"
+	    "  -v, --verbose            per-frame lines with the counters each frame moved\n"
+	    "  -h, --help               this text\n"
+	    "\n"
+	    "Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
+	    "2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
+	    MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT);
 }
 
 static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
@@ -105,19 +107,19 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 {
 	enum { O_SEED = 256, O_WORKERS, O_DEPTH, O_COOKIE, O_L2SPEC, O_IPS, O_NO_XSK };
 	static const struct option longopts[] = {
-		{ "read", required_argument, NULL, 'r' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "tunnel-depth", required_argument, NULL, O_DEPTH },
-		{ "l2tpv3-cookie", required_argument, NULL, O_COOKIE },
-		{ "l2tpv3-l2spec", required_argument, NULL, O_L2SPEC },
-		{ "ips", no_argument, NULL, O_IPS },
-		{ "no-xsk", no_argument, NULL, O_NO_XSK },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"read", required_argument, NULL, 'r'},
+	    {"write", required_argument, NULL, 'w'},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"workers", required_argument, NULL, O_WORKERS},
+	    {"tunnel-depth", required_argument, NULL, O_DEPTH},
+	    {"l2tpv3-cookie", required_argument, NULL, O_COOKIE},
+	    {"l2tpv3-l2spec", required_argument, NULL, O_L2SPEC},
+	    {"ips", no_argument, NULL, O_IPS},
+	    {"no-xsk", no_argument, NULL, O_NO_XSK},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	__u32 v;
 	int c;
@@ -145,7 +147,8 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 			cfg->lopts.tunnel_depth = (__u8)v;
 			break;
 		case O_COOKIE:
-			if (parse_u32(optarg, "--l2tpv3-cookie", 8, &v) || (v != 0 && v != 4 && v != 8)) {
+			if (parse_u32(optarg, "--l2tpv3-cookie", 8, &v) ||
+			    (v != 0 && v != 4 && v != 8)) {
 				mk_err("xdp-test: --l2tpv3-cookie must be 0, 4 or 8");
 				return -EINVAL;
 			}
@@ -157,8 +160,9 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 			} else if (!strcmp(optarg, "default")) {
 				cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_DEFAULT;
 			} else {
-				mk_err("xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
-				       optarg);
+				mk_err(
+				    "xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
+				    optarg);
 				return -EINVAL;
 			}
 			break;
@@ -206,8 +210,8 @@ static void print_meta(const struct mk_meta *m)
 		printf(" vlan=%u/%u", m->vlan[0], m->vlan[1]);
 	if (m->tunnel_type)
 		printf(" tunnel=%s id=0x%x ctx=0x%08x",
-		       m->tunnel_type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[m->tunnel_type] :
-								      "?",
+		       m->tunnel_type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[m->tunnel_type]
+								    : "?",
 		       m->tunnel_id, m->tunnel_ctx);
 }
 
@@ -255,8 +259,8 @@ static int report_counters(const __u64 *stats)
 	ok = stats[MK_STAT_RX] == outcomes && stats[MK_STAT_PASS_ERROR] == reasons;
 	printf("\naccounting: rx %llu %s sum of outcomes %llu; pass_error %llu %s sum of reasons "
 	       "%llu: %s\n",
-	       (unsigned long long)stats[MK_STAT_RX], stats[MK_STAT_RX] == outcomes ? "==" : "!=",
-	       (unsigned long long)outcomes,
+	       (unsigned long long)stats[MK_STAT_RX],
+	       stats[MK_STAT_RX] == outcomes ? "==" : "!=", (unsigned long long)outcomes,
 	       (unsigned long long)stats[MK_STAT_PASS_ERROR],
 	       stats[MK_STAT_PASS_ERROR] == reasons ? "==" : "!=", (unsigned long long)reasons,
 	       ok ? "invariant holds" : "INVARIANT BROKEN");
@@ -277,18 +281,12 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 	if (check_frame && (err = mk_loader_stats_read(l, before)))
 		return err;
 	while ((ret = pcap_next_ex(in, &hdr, &frame)) == 1) {
-		struct xdp_md ctx_in = { .data_end = hdr->caplen };
-		struct xdp_md ctx_out = { 0 };
-		LIBBPF_OPTS(bpf_test_run_opts, topts,
-			    .data_in = frame,
-			    .data_size_in = hdr->caplen,
-			    .data_out = out,
-			    .data_size_out = sizeof(out),
-			    .ctx_in = &ctx_in,
-			    .ctx_size_in = sizeof(ctx_in),
-			    .ctx_out = &ctx_out,
-			    .ctx_size_out = sizeof(ctx_out),
-			    .repeat = 1);
+		struct xdp_md ctx_in = {.data_end = hdr->caplen};
+		struct xdp_md ctx_out = {0};
+		LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = frame, .data_size_in = hdr->caplen,
+			    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx_in,
+			    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
+			    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
 		struct mk_meta meta;
 		bool has_meta;
 		__u32 v;
@@ -350,10 +348,10 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 int ctl_xdp_test(int argc, char **argv)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
-	struct xt_cfg cfg = { 0 };
-	struct mk_loader loader = { 0 };
-	struct mk_xsk_set xsks = { 0 };
-	struct xt_totals t = { 0 };
+	struct xt_cfg cfg = {0};
+	struct mk_loader loader = {0};
+	struct mk_xsk_set xsks = {0};
+	struct xt_totals t = {0};
 	__u64 stats[MK_STAT_MAX];
 	pcap_dumper_t *dump = NULL;
 	pcap_t *in = NULL, *dead = NULL;
@@ -417,8 +415,9 @@ int ctl_xdp_test(int argc, char **argv)
 	printf("\nwith metadata: %llu\n", (unsigned long long)t.with_meta);
 	rc = report_counters(stats) ? 1 : 0;
 	if (t.frame_errors) {
-		printf("%llu frame(s) moved the counters other than rx +1 and exactly one outcome\n",
-		       (unsigned long long)t.frame_errors);
+		printf(
+		    "%llu frame(s) moved the counters other than rx +1 and exactly one outcome\n",
+		    (unsigned long long)t.frame_errors);
 		rc = 1;
 	}
 	if (cfg.out)

@@ -43,13 +43,13 @@ struct bench_case {
 	double mk_ns;
 };
 
-static const char *const verdict_names[] = { "ABORTED", "DROP", "PASS", "TX", "REDIRECT" };
+static const char *const verdict_names[] = {"ABORTED", "DROP", "PASS", "TX", "REDIRECT"};
 
-static const __u8 mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a }, mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
-static const __u8 v4_a[4] = { 10, 0, 0, 1 }, v4_b[4] = { 10, 0, 0, 2 };
-static const __u8 v4_oa[4] = { 192, 0, 2, 1 }, v4_ob[4] = { 192, 0, 2, 2 };
-static const __u8 v6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-static const __u8 v6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+static const __u8 mac_a[6] = {0x02, 0, 0, 0, 0, 0x0a}, mac_b[6] = {0x02, 0, 0, 0, 0, 0x0b};
+static const __u8 v4_a[4] = {10, 0, 0, 1}, v4_b[4] = {10, 0, 0, 2};
+static const __u8 v4_oa[4] = {192, 0, 2, 1}, v4_ob[4] = {192, 0, 2, 2};
+static const __u8 v6_a[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
+static const __u8 v6_b[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
 /* a small request's worth of payload: the parser never reads it */
 static const char payload[64] = "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n";
 
@@ -64,15 +64,15 @@ static void build_cases(struct bench_case *c)
 {
 	struct frame *f;
 
-	c[0] = (struct bench_case){ .name = "ipv4_tcp", .kind = K_PLAIN,
-				    .want_verdict = XDP_REDIRECT };
+	c[0] =
+	    (struct bench_case){.name = "ipv4_tcp", .kind = K_PLAIN, .want_verdict = XDP_REDIRECT};
 	f = &c[0].f;
 	frame_init(f);
 	frame_eth(f, mac_b, mac_a, 0x0800);
 	build_ipv4_tcp(f);
 
-	c[1] = (struct bench_case){ .name = "ipv6_tcp", .kind = K_PLAIN,
-				    .want_verdict = XDP_REDIRECT };
+	c[1] =
+	    (struct bench_case){.name = "ipv6_tcp", .kind = K_PLAIN, .want_verdict = XDP_REDIRECT};
 	f = &c[1].f;
 	frame_init(f);
 	frame_eth(f, mac_b, mac_a, 0x86dd);
@@ -80,8 +80,8 @@ static void build_cases(struct bench_case *c)
 	frame_tcp(f, 40000, 443);
 	frame_bytes(f, payload, sizeof(payload));
 
-	c[2] = (struct bench_case){ .name = "gtpu_ipv4_tcp", .kind = K_TUNNEL,
-				    .want_verdict = XDP_REDIRECT };
+	c[2] = (struct bench_case){
+	    .name = "gtpu_ipv4_tcp", .kind = K_TUNNEL, .want_verdict = XDP_REDIRECT};
 	f = &c[2].f;
 	frame_init(f);
 	frame_eth(f, mac_b, mac_a, 0x0800);
@@ -90,8 +90,8 @@ static void build_cases(struct bench_case *c)
 	frame_gtpu(f, 0x1234);
 	build_ipv4_tcp(f);
 
-	c[3] = (struct bench_case){ .name = "l2tpv2_ipv4_tcp", .kind = K_TUNNEL,
-				    .want_verdict = XDP_REDIRECT };
+	c[3] = (struct bench_case){
+	    .name = "l2tpv2_ipv4_tcp", .kind = K_TUNNEL, .want_verdict = XDP_REDIRECT};
 	f = &c[3].f;
 	frame_init(f);
 	frame_eth(f, mac_b, mac_a, 0x0800);
@@ -100,8 +100,8 @@ static void build_cases(struct bench_case *c)
 	frame_l2tpv2_ppp(f, 5, 7, 0x0021);
 	build_ipv4_tcp(f);
 
-	c[4] = (struct bench_case){ .name = "flow_bypass_hit", .kind = K_PLAIN, .bypass = true,
-				    .want_verdict = XDP_DROP };
+	c[4] = (struct bench_case){
+	    .name = "flow_bypass_hit", .kind = K_PLAIN, .bypass = true, .want_verdict = XDP_DROP};
 	f = &c[4].f;
 	frame_init(f);
 	frame_eth(f, mac_b, mac_a, 0x0800);
@@ -112,16 +112,11 @@ static void build_cases(struct bench_case *c)
 }
 
 /* One BPF_PROG_RUN of @repeat iterations; returns the kernel's mean ns per run. */
-static int time_run(int prog_fd, const struct frame *f, __u32 repeat, __u32 *verdict,
-		    double *ns)
+static int time_run(int prog_fd, const struct frame *f, __u32 repeat, __u32 *verdict, double *ns)
 {
-	struct xdp_md ctx_in = { .data_end = f->len };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		    .data_in = f->b,
-		    .data_size_in = f->len,
-		    .ctx_in = &ctx_in,
-		    .ctx_size_in = sizeof(ctx_in),
-		    .repeat = repeat);
+	struct xdp_md ctx_in = {.data_end = f->len};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->b, .data_size_in = f->len,
+		    .ctx_in = &ctx_in, .ctx_size_in = sizeof(ctx_in), .repeat = repeat);
 
 	if (bpf_prog_test_run_opts(prog_fd, &o))
 		return -errno;
@@ -134,17 +129,11 @@ static int time_run(int prog_fd, const struct frame *f, __u32 repeat, __u32 *ver
 static int check_restore(int prog_fd, const struct bench_case *c)
 {
 	__u8 out[FRAME_MAX + 64];
-	struct xdp_md ctx_in = { .data_end = c->f.len }, ctx_out = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		    .data_in = c->f.b,
-		    .data_size_in = c->f.len,
-		    .data_out = out,
-		    .data_size_out = sizeof(out),
-		    .ctx_in = &ctx_in,
-		    .ctx_size_in = sizeof(ctx_in),
-		    .ctx_out = &ctx_out,
-		    .ctx_size_out = sizeof(ctx_out),
-		    .repeat = 1);
+	struct xdp_md ctx_in = {.data_end = c->f.len}, ctx_out = {0};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f.b, .data_size_in = c->f.len,
+		    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx_in,
+		    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
+		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
 
 	if (bpf_prog_test_run_opts(prog_fd, &o))
 		return -errno;
@@ -155,7 +144,8 @@ static int check_restore(int prog_fd, const struct bench_case *c)
 	}
 	if (ctx_out.data != 0 || ctx_out.data_end != c->f.len || memcmp(out, c->f.b, c->f.len)) {
 		mk_err("bench: %s: the frame was not restored (meta %u, %u of %u bytes); figures "
-		       "would be wrong", c->name, ctx_out.data, ctx_out.data_end, c->f.len);
+		       "would be wrong",
+		       c->name, ctx_out.data, ctx_out.data_end, c->f.len);
 		for (__u32 i = 0; i < c->f.len && i < ctx_out.data_end; i++)
 			if (out[i] != c->f.b[i])
 				mk_err("  byte %u: %02x, want %02x", i, out[i], c->f.b[i]);
@@ -173,29 +163,30 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: bench_xdp [--repeat N] [--rounds N]\n"
-		"\n"
-		"Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
-		"xdp/bench_drop (return XDP_DROP) on the same frames. Each figure is the median of\n"
-		"ROUNDS runs of N repeats (defaults %u and %u). Needs root.\n",
-		BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
+	fprintf(
+	    out,
+	    "Usage: bench_xdp [--repeat N] [--rounds N]\n"
+	    "\n"
+	    "Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
+	    "xdp/bench_drop (return XDP_DROP) on the same frames. Each figure is the median of\n"
+	    "ROUNDS runs of N repeats (defaults %u and %u). Needs root.\n",
+	    BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "repeat", required_argument, NULL, 'n' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"repeat", required_argument, NULL, 'n'},
+	    {"rounds", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct bench_case cases[5];
 	__u32 repeat = BENCH_REPEAT_DEFAULT, rounds = BENCH_ROUNDS_DEFAULT, i, k, verdict;
 	struct bench_drop_bpf *base = NULL;
 	struct mk_loader_opts lopts;
-	struct mk_loader l = { 0 };
-	struct mk_xsk_set xsks = { 0 };
+	struct mk_loader l = {0};
+	struct mk_xsk_set xsks = {0};
 	double *samples_b = NULL, *samples_m = NULL;
 	int c, err, rc = 1, base_fd, mk_fd;
 
@@ -252,9 +243,9 @@ int main(int argc, char **argv)
 		struct bench_case *bc = &cases[i];
 
 		if (bc->bypass) {
-			struct mk_parse_cfg cfg = { .seed = lopts.seed,
-						    .tunnel_depth = lopts.tunnel_depth };
-			struct mk_frame f = { bc->f.b, bc->f.b + bc->f.len };
+			struct mk_parse_cfg cfg = {.seed = lopts.seed,
+						   .tunnel_depth = lopts.tunnel_depth};
+			struct mk_frame f = {bc->f.b, bc->f.b + bc->f.len};
 			struct mk_parse p;
 
 			if (mk_parse_frame(&f, MK_START_ETH, &cfg, &p) != MK_PARSE_IP ||

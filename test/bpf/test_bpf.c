@@ -77,10 +77,10 @@ static void need_root(void)
 static struct mk_parse_cfg fixture_cfg(const struct mk_fixture *fx)
 {
 	struct mk_parse_cfg cfg = {
-		.seed = TEST_SEED,
-		.tunnel_depth = fx->tunnel_depth,
-		.l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
-		.l2tpv3_l2spec = fx->l2tpv3_l2spec,
+	    .seed = TEST_SEED,
+	    .tunnel_depth = fx->tunnel_depth,
+	    .l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
+	    .l2tpv3_l2spec = fx->l2tpv3_l2spec,
 	};
 
 	return cfg;
@@ -156,17 +156,11 @@ static void read_stats(struct harness *h, __u64 *s)
 static void run_frame(struct harness *h, const __u8 *frame, __u32 len, struct run *r)
 {
 	__u64 before[MK_STAT_MAX], after[MK_STAT_MAX];
-	struct xdp_md ctx_in = { .data_end = len }, ctx_out = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		    .data_in = frame,
-		    .data_size_in = len,
-		    .data_out = r->buf,
-		    .data_size_out = sizeof(r->buf),
-		    .ctx_in = &ctx_in,
-		    .ctx_size_in = sizeof(ctx_in),
-		    .ctx_out = &ctx_out,
-		    .ctx_size_out = sizeof(ctx_out),
-		    .repeat = 1);
+	struct xdp_md ctx_in = {.data_end = len}, ctx_out = {0};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len, .data_out = r->buf,
+		    .data_size_out = sizeof(r->buf), .ctx_in = &ctx_in,
+		    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
+		    .ctx_size_out = sizeof(ctx_out), .repeat = 1);
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -255,7 +249,7 @@ static void assert_accounting(const struct run *r, const char *what, __u32 len)
 static int fixture_hash(const struct mk_fixture *fx, __u32 *hash)
 {
 	struct mk_flow_key key;
-	__u32 src[4] = { 0 }, dst[4] = { 0 }, osrc[4] = { 0 }, odst[4] = { 0 };
+	__u32 src[4] = {0}, dst[4] = {0}, osrc[4] = {0}, odst[4] = {0};
 	__u16 sport = __builtin_bswap16(fx->sport), dport = __builtin_bswap16(fx->dport);
 	unsigned int alen = fx->family == 6 ? 16 : 4;
 
@@ -282,12 +276,11 @@ static int fixture_hash(const struct mk_fixture *fx, __u32 *hash)
 	return 1;
 }
 
-static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run *r,
-				  __u32 workers)
+static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run *r, __u32 workers)
 {
 	const struct mk_meta *m = &r->meta;
 	__u16 flags = fx->flags;
-	__u32 hash, osrc[4] = { 0 }, odst[4] = { 0 };
+	__u32 hash, osrc[4] = {0}, odst[4] = {0};
 
 	if (fx->tunnel_depth_stripped && fx->outer_family == 6)
 		flags |= MK_META_F_OUTER_V6;
@@ -352,21 +345,22 @@ static void check_counters_vs_fixture(const struct mk_fixture *fx, const struct 
 			     fx->name, mk_stat_descs[mk_reason_stat(fx->reason)].name);
 	if (fx->status != MK_PARSE_IP) {
 		cr_expect_eq(tunnels + r->delta[MK_STAT_FRAGMENT] +
-				     r->delta[MK_STAT_TUNNEL_DEPTH_EXCEEDED],
+				 r->delta[MK_STAT_TUNNEL_DEPTH_EXCEEDED],
 			     0, "%s: info counters moved for a frame that did not parse", fx->name);
 		return;
 	}
 	if (fx->tunnel_depth_stripped) {
-		int stat = fx->tunnel_type == MK_TUNNEL_GTPU	 ? MK_STAT_TUNNEL_GTPU :
-			   fx->tunnel_type == MK_TUNNEL_L2TPV2 ? MK_STAT_TUNNEL_L2TPV2 :
-								 MK_STAT_TUNNEL_L2TPV3;
+		int stat = fx->tunnel_type == MK_TUNNEL_GTPU	 ? MK_STAT_TUNNEL_GTPU
+			   : fx->tunnel_type == MK_TUNNEL_L2TPV2 ? MK_STAT_TUNNEL_L2TPV2
+								 : MK_STAT_TUNNEL_L2TPV3;
 
 		cr_expect_eq(r->delta[stat], 1, "%s: %s did not move", fx->name,
 			     mk_stat_descs[stat].name);
 	}
-	cr_expect(tunnels <= fx->tunnel_depth_stripped && (tunnels > 0) ==
-		  (fx->tunnel_depth_stripped > 0), "%s: %llu tunnel counters moved for %u tunnels",
-		  fx->name, (unsigned long long)tunnels, fx->tunnel_depth_stripped);
+	cr_expect(tunnels <= fx->tunnel_depth_stripped &&
+		      (tunnels > 0) == (fx->tunnel_depth_stripped > 0),
+		  "%s: %llu tunnel counters moved for %u tunnels", fx->name,
+		  (unsigned long long)tunnels, fx->tunnel_depth_stripped);
 	cr_expect_eq(r->delta[MK_STAT_FRAGMENT], !!(fx->flags & MK_META_F_FRAGMENT),
 		     "%s: fragment counter", fx->name);
 	cr_expect_eq(r->delta[MK_STAT_TUNNEL_DEPTH_EXCEEDED],
@@ -377,8 +371,9 @@ static void check_counters_vs_fixture(const struct mk_fixture *fx, const struct 
 /* Kernel and user-space builds of common/ must deliver the same bytes and metadata. */
 static void check_twin(const char *name, const struct run *r, const struct twin *t)
 {
-	int want = t->status == MK_PARSE_IP ? MK_STAT_REDIRECT_XSK :
-		   t->status == MK_PARSE_NON_IP ? MK_STAT_PASS_NON_IP : MK_STAT_PASS_ERROR;
+	int want = t->status == MK_PARSE_IP	  ? MK_STAT_REDIRECT_XSK
+		   : t->status == MK_PARSE_NON_IP ? MK_STAT_PASS_NON_IP
+						  : MK_STAT_PASS_ERROR;
 
 	cr_assert_eq(outcome_of(r), want, "%s (%u bytes): program outcome %d, user space parse %d",
 		     name, t->len, outcome_of(r), t->status);
@@ -443,7 +438,8 @@ Test(bpf, fixtures)
 			if (fx->status == MK_PARSE_IP)
 				check_meta_vs_fixture(fx, &r, 1);
 			else
-				cr_expect_eq(r.meta_len, 0, "%s: metadata on a passed frame", fx->name);
+				cr_expect_eq(r.meta_len, 0, "%s: metadata on a passed frame",
+					     fx->name);
 
 			run_twin(&h, fx->frame, fx->len, &t);
 			check_twin(fx->name, &r, &t);
@@ -453,7 +449,8 @@ Test(bpf, fixtures)
 				cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
 				run_frame(&h, fx->frame, fx->len, &rb);
 				cr_expect_eq(rb.delta[MK_STAT_DROP_FLOW_BYPASS], 1,
-					     "%s: user-space flow key missed the program's", fx->name);
+					     "%s: user-space flow key missed the program's",
+					     fx->name);
 				cr_assert_eq(mk_loader_bypass_del(&h.l, &t.p.key), 0);
 			}
 		}
@@ -589,15 +586,15 @@ Test(bpf, flow_bypass_ips)
 
 static void cidr_case(const struct mk_fixture *fx, int af)
 {
-	static const __u8 elsewhere[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0xff, 0xff };
-	static const __u8 elsewhere4[4] = { 203, 0, 113, 0 };
+	static const __u8 elsewhere[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0xff, 0xff};
+	static const __u8 elsewhere4[4] = {203, 0, 113, 0};
 	__u32 plen = af == AF_INET ? 24 : 64, *count;
 	static struct run r;
 	struct harness h;
 
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	count = af == AF_INET ? &h.l.skel->bss->mk_cidr_v4_entries :
-				&h.l.skel->bss->mk_cidr_v6_entries;
+	count =
+	    af == AF_INET ? &h.l.skel->bss->mk_cidr_v4_entries : &h.l.skel->bss->mk_cidr_v6_entries;
 
 	/* a prefix that matches neither address: the trie is searched and misses */
 	cr_assert_eq(mk_loader_cidr_add(&h.l, af, af == AF_INET ? elsewhere4 : elsewhere, plen), 0);
@@ -677,7 +674,7 @@ Test(bpf, cidr_bypass_ips)
 /* Both directions of every flow reach the same worker, whatever the number of workers. */
 Test(bpf, both_directions_same_worker)
 {
-	static const __u32 nworkers[] = { 3, 4, 7 };
+	static const __u32 nworkers[] = {3, 4, 7};
 	unsigned int g, i, n, pairs = 0;
 
 	need_root();
@@ -779,11 +776,13 @@ Test(bpf, truncation, .timeout = 600)
 				run_twin(&h, fx->frame, cut, &t);
 				if (cut < MK_ETH_HLEN) {
 					cr_assert_eq(t.status, MK_PARSE_ERROR, "%s", what);
-					cr_assert_eq(t.p.reason, MK_REASON_ERR_TRUNC_ETH, "%s", what);
+					cr_assert_eq(t.p.reason, MK_REASON_ERR_TRUNC_ETH, "%s",
+						     what);
 					continue;
 				}
 				run_frame(&h, fx->frame, cut, &r);
-				cr_assert_eq(r.err, 0, "%s: BPF_PROG_RUN: %s", what, strerror(-r.err));
+				cr_assert_eq(r.err, 0, "%s: BPF_PROG_RUN: %s", what,
+					     strerror(-r.err));
 				cr_assert_neq(r.retval, XDP_ABORTED, "%s: XDP_ABORTED", what);
 				assert_accounting(&r, what, cut);
 				check_twin(what, &r, &t);
