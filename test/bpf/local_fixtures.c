@@ -29,102 +29,73 @@ enum {
 
 static struct frame in[FX_COUNT], out[FX_COUNT];
 
-/* clang-format off: one fixture per block reads better than the formatter's layout */
-#define A4(a, b, c, d)                                                                             \
-	{                                                                                          \
-		a, b, c, d                                                                         \
-	}
-#define A6(last)                                                                                   \
-	{                                                                                          \
-		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last                      \
-	}
+/* one fixture per block reads better than the formatter's layout */
+/* clang-format off */
+#define A4(a, b, c, d) { a, b, c, d }
+#define A6(last) { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last }
 
-#define MAC_A                                                                                      \
-	{                                                                                          \
-		0x02, 0, 0, 0, 0, 0x0a                                                             \
-	}
-#define MAC_B                                                                                      \
-	{                                                                                          \
-		0x02, 0, 0, 0, 0, 0x0b                                                             \
-	}
+#define MAC_A { 0x02, 0, 0, 0, 0, 0x0a }
+#define MAC_B { 0x02, 0, 0, 0, 0, 0x0b }
 
 #define FX_COMMON(i, n) .name = n, .frame = in[i].b, .out = out[i].b, .tunnel_depth = 2
 
 const struct mk_fixture mk_fixtures[] = {
-    [FX_IPV4_TCP] = {FX_COMMON(FX_IPV4_TCP, "local_ipv4_tcp"), .len = 14 + 20 + 20 + 5,
-		     .out_len = 14 + 20 + 20 + 5, .status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34,
-		     .family = 4, .proto = 6, .src = A4(10, 0, 0, 1), .dst = A4(10, 0, 0, 2),
-		     .sport = 40000, .dport = 80, .reverse = "local_ipv4_tcp_rev"},
-    [FX_IPV4_TCP_REV] = {FX_COMMON(FX_IPV4_TCP_REV, "local_ipv4_tcp_rev"), .len = 14 + 20 + 20 + 7,
-			 .out_len = 14 + 20 + 20 + 7, .status = MK_PARSE_IP, .l3_off = 14,
-			 .l4_off = 34, .flags = MK_META_F_REVERSE, .family = 4, .proto = 6,
-			 .src = A4(10, 0, 0, 2), .dst = A4(10, 0, 0, 1), .sport = 80,
-			 .dport = 40000, .reverse = "local_ipv4_tcp"},
-    [FX_IPV6_UDP] = {FX_COMMON(FX_IPV6_UDP, "local_ipv6_udp"), .len = 14 + 40 + 8 + 3,
-		     .out_len = 14 + 40 + 8 + 3, .status = MK_PARSE_IP, .l3_off = 14, .l4_off = 54,
-		     .flags = MK_META_F_IPV6, .family = 6, .proto = 17, .src = A6(1), .dst = A6(2),
-		     .sport = 5353, .dport = 53, .reverse = "local_ipv6_udp_rev"},
-    [FX_IPV6_UDP_REV] = {FX_COMMON(FX_IPV6_UDP_REV, "local_ipv6_udp_rev"), .len = 14 + 40 + 8 + 3,
-			 .out_len = 14 + 40 + 8 + 3, .status = MK_PARSE_IP, .l3_off = 14,
-			 .l4_off = 54, .flags = MK_META_F_IPV6 | MK_META_F_REVERSE, .family = 6,
-			 .proto = 17, .src = A6(2), .dst = A6(1), .sport = 53, .dport = 5353,
-			 .reverse = "local_ipv6_udp"},
-    [FX_GTPU] = {FX_COMMON(FX_GTPU, "local_gtpu_ipv4_tcp"),
-		 .len = 14 + 20 + 8 + 8 + 20 + 20 + 4,
-		 .out_len = 14 + 20 + 20 + 4,
-		 .status = MK_PARSE_IP,
-		 .l3_off = 14,
-		 .l4_off = 34,
-		 .flags = MK_META_F_TUNNEL,
-		 .tunnel_type = MK_TUNNEL_GTPU,
-		 .tunnel_depth_stripped = 1,
-		 .tunnel_id = 0x1234,
-		 .family = 4,
-		 .proto = 6,
-		 .src = A4(10, 1, 0, 1),
-		 .dst = A4(10, 1, 0, 2),
-		 .sport = 1000,
-		 .dport = 2000,
-		 .outer_family = 4,
-		 .outer_src = A4(192, 0, 2, 1),
-		 .outer_dst = A4(192, 0, 2, 2),
-		 .reverse = "local_gtpu_ipv4_tcp_rev"},
-    [FX_GTPU_REV] = {FX_COMMON(FX_GTPU_REV, "local_gtpu_ipv4_tcp_rev"),
-		     .len = 14 + 20 + 8 + 8 + 20 + 20 + 4,
-		     .out_len = 14 + 20 + 20 + 4,
-		     .status = MK_PARSE_IP,
-		     .l3_off = 14,
-		     .l4_off = 34,
-		     .flags = MK_META_F_TUNNEL | MK_META_F_REVERSE,
-		     .tunnel_type = MK_TUNNEL_GTPU,
-		     .tunnel_depth_stripped = 1,
-		     .tunnel_id = 0x5678,
-		     .family = 4,
-		     .proto = 6,
-		     .src = A4(10, 1, 0, 2),
-		     .dst = A4(10, 1, 0, 1),
-		     .sport = 2000,
-		     .dport = 1000,
-		     .outer_family = 4,
-		     .outer_src = A4(192, 0, 2, 2),
-		     .outer_dst = A4(192, 0, 2, 1),
-		     .reverse = "local_gtpu_ipv4_tcp"},
-    [FX_L2TPV2] = {FX_COMMON(FX_L2TPV2, "local_l2tpv2_ipv4_udp"),
-		   .len = 14 + 20 + 8 + 10 + 20 + 8 + 2, .out_len = 14 + 20 + 8 + 2,
-		   .status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34, .flags = MK_META_F_TUNNEL,
-		   .tunnel_type = MK_TUNNEL_L2TPV2, .tunnel_depth_stripped = 1,
-		   .tunnel_id = (5u << 16) | 7, .family = 4, .proto = 17, .src = A4(10, 2, 0, 1),
-		   .dst = A4(10, 2, 0, 2), .sport = 9, .dport = 10, .outer_family = 4,
-		   .outer_src = A4(198, 51, 100, 1), .outer_dst = A4(198, 51, 100, 2)},
-    [FX_VLAN_ICMP] = {FX_COMMON(FX_VLAN_ICMP, "local_vlan_icmp_echo"), .len = 14 + 4 + 20 + 8,
-		      .out_len = 14 + 4 + 20 + 8, .status = MK_PARSE_IP, .l3_off = 18, .l4_off = 38,
-		      .vlan = {10, 0}, .family = 4, .proto = 1, .src = A4(10, 3, 0, 1),
-		      .dst = A4(10, 3, 0, 2), .sport = 0x42, .dport = 0x42},
-    [FX_ARP] = {FX_COMMON(FX_ARP, "local_arp"), .len = 14 + 28, .out_len = 14 + 28,
-		.status = MK_PARSE_NON_IP},
-    [FX_TRUNC_IPV4] = {FX_COMMON(FX_TRUNC_IPV4, "local_trunc_ipv4"), .len = 14 + 16,
-		       .out_len = 14 + 16, .status = MK_PARSE_ERROR,
-		       .reason = MK_REASON_ERR_TRUNC_IPV4},
+	[FX_IPV4_TCP] = { FX_COMMON(FX_IPV4_TCP, "local_ipv4_tcp"),
+		.len = 14 + 20 + 20 + 5, .out_len = 14 + 20 + 20 + 5,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34,
+		.family = 4, .proto = 6, .src = A4(10, 0, 0, 1), .dst = A4(10, 0, 0, 2),
+		.sport = 40000, .dport = 80, .reverse = "local_ipv4_tcp_rev" },
+	[FX_IPV4_TCP_REV] = { FX_COMMON(FX_IPV4_TCP_REV, "local_ipv4_tcp_rev"),
+		.len = 14 + 20 + 20 + 7, .out_len = 14 + 20 + 20 + 7,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34, .flags = MK_META_F_REVERSE,
+		.family = 4, .proto = 6, .src = A4(10, 0, 0, 2), .dst = A4(10, 0, 0, 1),
+		.sport = 80, .dport = 40000, .reverse = "local_ipv4_tcp" },
+	[FX_IPV6_UDP] = { FX_COMMON(FX_IPV6_UDP, "local_ipv6_udp"),
+		.len = 14 + 40 + 8 + 3, .out_len = 14 + 40 + 8 + 3,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 54, .flags = MK_META_F_IPV6,
+		.family = 6, .proto = 17, .src = A6(1), .dst = A6(2),
+		.sport = 5353, .dport = 53, .reverse = "local_ipv6_udp_rev" },
+	[FX_IPV6_UDP_REV] = { FX_COMMON(FX_IPV6_UDP_REV, "local_ipv6_udp_rev"),
+		.len = 14 + 40 + 8 + 3, .out_len = 14 + 40 + 8 + 3,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 54,
+		.flags = MK_META_F_IPV6 | MK_META_F_REVERSE,
+		.family = 6, .proto = 17, .src = A6(2), .dst = A6(1),
+		.sport = 53, .dport = 5353, .reverse = "local_ipv6_udp" },
+	[FX_GTPU] = { FX_COMMON(FX_GTPU, "local_gtpu_ipv4_tcp"),
+		.len = 14 + 20 + 8 + 8 + 20 + 20 + 4, .out_len = 14 + 20 + 20 + 4,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34, .flags = MK_META_F_TUNNEL,
+		.tunnel_type = MK_TUNNEL_GTPU, .tunnel_depth_stripped = 1, .tunnel_id = 0x1234,
+		.family = 4, .proto = 6, .src = A4(10, 1, 0, 1), .dst = A4(10, 1, 0, 2),
+		.sport = 1000, .dport = 2000, .outer_family = 4,
+		.outer_src = A4(192, 0, 2, 1), .outer_dst = A4(192, 0, 2, 2),
+		.reverse = "local_gtpu_ipv4_tcp_rev" },
+	[FX_GTPU_REV] = { FX_COMMON(FX_GTPU_REV, "local_gtpu_ipv4_tcp_rev"),
+		.len = 14 + 20 + 8 + 8 + 20 + 20 + 4, .out_len = 14 + 20 + 20 + 4,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34,
+		.flags = MK_META_F_TUNNEL | MK_META_F_REVERSE,
+		.tunnel_type = MK_TUNNEL_GTPU, .tunnel_depth_stripped = 1, .tunnel_id = 0x5678,
+		.family = 4, .proto = 6, .src = A4(10, 1, 0, 2), .dst = A4(10, 1, 0, 1),
+		.sport = 2000, .dport = 1000, .outer_family = 4,
+		.outer_src = A4(192, 0, 2, 2), .outer_dst = A4(192, 0, 2, 1),
+		.reverse = "local_gtpu_ipv4_tcp" },
+	[FX_L2TPV2] = { FX_COMMON(FX_L2TPV2, "local_l2tpv2_ipv4_udp"),
+		.len = 14 + 20 + 8 + 10 + 20 + 8 + 2, .out_len = 14 + 20 + 8 + 2,
+		.status = MK_PARSE_IP, .l3_off = 14, .l4_off = 34, .flags = MK_META_F_TUNNEL,
+		.tunnel_type = MK_TUNNEL_L2TPV2, .tunnel_depth_stripped = 1,
+		.tunnel_id = (5u << 16) | 7,
+		.family = 4, .proto = 17, .src = A4(10, 2, 0, 1), .dst = A4(10, 2, 0, 2),
+		.sport = 9, .dport = 10, .outer_family = 4,
+		.outer_src = A4(198, 51, 100, 1), .outer_dst = A4(198, 51, 100, 2) },
+	[FX_VLAN_ICMP] = { FX_COMMON(FX_VLAN_ICMP, "local_vlan_icmp_echo"),
+		.len = 14 + 4 + 20 + 8, .out_len = 14 + 4 + 20 + 8,
+		.status = MK_PARSE_IP, .l3_off = 18, .l4_off = 38, .vlan = { 10, 0 },
+		.family = 4, .proto = 1, .src = A4(10, 3, 0, 1), .dst = A4(10, 3, 0, 2),
+		.sport = 0x42, .dport = 0x42 },
+	[FX_ARP] = { FX_COMMON(FX_ARP, "local_arp"),
+		.len = 14 + 28, .out_len = 14 + 28, .status = MK_PARSE_NON_IP },
+	[FX_TRUNC_IPV4] = { FX_COMMON(FX_TRUNC_IPV4, "local_trunc_ipv4"),
+		.len = 14 + 16, .out_len = 14 + 16,
+		.status = MK_PARSE_ERROR, .reason = MK_REASON_ERR_TRUNC_IPV4 },
 };
 const unsigned int mk_fixture_count = FX_COUNT;
 /* clang-format on */
