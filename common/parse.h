@@ -549,6 +549,26 @@ MK_SUBPROG int mk_parse_tunnel(struct mk_frame *f, const struct mk_l3 *l3,
 }
 
 /*
+ * Could the current level be a tunnel mk_parse_tunnel() strips? Asked inline
+ * first because most frames are not tunnels, and in BPF mk_parse_tunnel() is
+ * a subprogram whose call and return cost more than the whole test (returns
+ * are expensive under the kernel's return-stack mitigations).
+ */
+MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3)
+{
+	if (l3->frag != MK_FRAG_NONE || !l3->l4_off)
+		return 0;
+	if (l3->proto == MK_IPPROTO_L2TP || l3->l4_off > MK_PARSE_MAX_OFF)
+		return 1;
+	if (l3->proto != MK_IPPROTO_UDP)
+		return 0;
+	return l3->dport == __builtin_bswap16(MK_GTPU_PORT) ||
+	       l3->sport == __builtin_bswap16(MK_GTPU_PORT) ||
+	       l3->dport == __builtin_bswap16(MK_L2TP_PORT) ||
+	       l3->sport == __builtin_bswap16(MK_L2TP_PORT);
+}
+
+/*
  * Parses one frame: returns enum mk_parse_status and fills @p. On
  * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
  * into the frame as received (before decapsulation).
@@ -578,7 +598,7 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	if (ret != MK_PARSE_IP)
 		return ret;
 
-	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1; level++) {
+	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3); level++) {
 		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
 		if (ret != MK_PARSE_IP)
 			return ret;

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Loader of the meerkat XDP program: skeleton open/load with its read-only
+ * configuration, libxdp attach/detach, and the map writes that configure a
+ * loaded program (indirection table, sockets, peer, CIDR and flow bypass).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <net/if.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include <xdp/xsk.h>
+#include "flow_key.h"
+#include "map_types.h"
+#include "meta.h"
+#include "stats.h"
+#include "meerkat.skel.h"
+#include "loader.h"
+#include "log.h"
+
+void mk_loader_opts_default(struct mk_loader_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->workers = 1;
+	opts->queues = 1;
+	opts->mode = MK_MODE_IDS;
+	opts->tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT;
+	opts->l2tpv3_l2spec = MK_L2SPEC_NONE;
+}
+
+static int opts_check(const struct mk_loader_opts *o)
+{
+	if (!o->workers || o->workers > MK_MAX_WORKERS) {
+		mk_err("meerkat: workers must be 1..%d, not %u", MK_MAX_WORKERS, o->workers);
+		return -EINVAL;
+	}
+	if (!o->queues || o->queues > MK_MAX_QUEUES) {
+		mk_err("meerkat: queues must be 1..%d, not %u", MK_MAX_QUEUES, o->queues);
+		return -EINVAL;
+	}
+	if (o->mode != MK_MODE_IDS && o->mode != MK_MODE_IPS) {
+		mk_err("meerkat: unknown mode %u", o->mode);
+		return -EINVAL;
+	}
+	if (o->tunnel_depth > MK_TUNNEL_DEPTH_MAX) {
+		mk_err("meerkat: tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
+		       o->tunnel_depth);
+		return -EINVAL;
+	}
+	if (o->l2tpv3_cookie_len != 0 && o->l2tpv3_cookie_len != 4 && o->l2tpv3_cookie_len != 8) {
+		mk_err("meerkat: L2TPv3 cookie length must be 0, 4 or 8, not %u",
+		       o->l2tpv3_cookie_len);
+		return -EINVAL;
+	}
+	if (o->l2tpv3_l2spec != MK_L2SPEC_NONE && o->l2tpv3_l2spec != MK_L2SPEC_DEFAULT) {
+		mk_err("meerkat: unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
+		return -EINVAL;
+	}
+	if (o->xsk_slots && o->xsk_slots < o->queues * o->workers) {
+		mk_err("meerkat: %u XSKMAP slots cannot hold %u queues x %u workers", o->xsk_slots,
+		       o->queues, o->workers);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
+{
+	struct meerkat_bpf *skel;
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = opts_check(opts);
+	if (err)
+		return err;
+
+	skel = meerkat_bpf__open();
+	if (!skel) {
+		err = -errno;
+		mk_err("meerkat: cannot open BPF object: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->mk_cfg.seed = opts->seed;
+	skel->rodata->mk_cfg.tunnel_depth = opts->tunnel_depth;
+	skel->rodata->mk_cfg.l2tpv3_cookie_len = opts->l2tpv3_cookie_len;
+	skel->rodata->mk_cfg.l2tpv3_l2spec = opts->l2tpv3_l2spec;
+	skel->rodata->mk_workers = opts->workers;
+	skel->rodata->mk_queues = opts->queues;
+	skel->rodata->mk_mode = opts->mode;
+	skel->rodata->mk_bench_restore = opts->bench_restore;
+
+	l->workers = opts->workers;
+	l->queues = opts->queues;
+	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
+	err = bpf_map__set_max_entries(skel->maps.mk_xsks, l->xsk_slots);
+	if (err) {
+		mk_err("meerkat: cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
+		       strerror(-err));
+		goto err_destroy;
+	}
+
+	err = meerkat_bpf__load(skel);
+	if (err) {
+		mk_err("meerkat: cannot load BPF object (run with -v -v for the verifier log): %s",
+		       strerror(-err));
+		goto err_destroy;
+	}
+	l->skel = skel;
+	err = mk_loader_itable_reset(l);
+	if (err)
+		goto err_close;
+	return 0;
+
+err_close:
+	l->skel = NULL;
+err_destroy:
+	meerkat_bpf__destroy(skel);
+	return err;
+}
+
+void mk_loader_close(struct mk_loader *l)
+{
+	if (l->xdp_prog)
+		mk_loader_detach(l);
+	meerkat_bpf__destroy(l->skel);
+	memset(l, 0, sizeof(*l));
+}
+
+int mk_loader_prog_fd(const struct mk_loader *l)
+{
+	return bpf_program__fd(l->skel->progs.meerkat_xdp);
+}
+
+static int map_update(struct bpf_map *map, const void *key, const void *val, __u64 flags)
+{
+	int err = bpf_map_update_elem(bpf_map__fd(map), key, val, flags);
+
+	return err ? -errno : 0;
+}
+
+int mk_loader_itable_reset(struct mk_loader *l)
+{
+	__u32 b, w;
+	int err;
+
+	for (b = 0; b < MK_ITABLE_SIZE; b++) {
+		w = b % l->workers;
+		err = map_update(l->skel->maps.mk_itable, &b, &w, BPF_ANY);
+		if (err) {
+			mk_err("meerkat: cannot fill map mk_itable bucket %u: %s", b,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * libxdp loads the program itself when it can put it behind its dispatcher;
+ * our object is already loaded, so libxdp attaches it as a single program
+ * unless a dispatcher is there. Either way detach goes through libxdp too.
+ */
+int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
+{
+	enum xdp_attach_mode mode = skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	char ifname[IF_NAMESIZE] = "?";
+	struct xdp_program *prog;
+	int err;
+
+	if (l->xdp_prog) {
+		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
+		return -EBUSY;
+	}
+	if_indextoname(ifindex, ifname);
+	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err) {
+		mk_err("meerkat: libxdp cannot take the BPF object: %s", strerror(-err));
+		return err;
+	}
+	err = xdp_program__attach(prog, ifindex, mode, 0);
+	if (err) {
+		mk_err("meerkat: cannot attach to %s in %s mode: %s", ifname,
+		       skb_mode ? "skb" : "native", strerror(-err));
+		xdp_program__close(prog);
+		return err;
+	}
+	l->xdp_prog = prog;
+	l->ifindex = ifindex;
+	l->attach_mode = mode;
+	mk_info("meerkat: attached to %s (%s mode)", ifname, skb_mode ? "skb" : "native");
+	return 0;
+}
+
+int mk_loader_detach(struct mk_loader *l)
+{
+	char ifname[IF_NAMESIZE] = "?";
+	int err;
+
+	if (!l->xdp_prog)
+		return 0;
+	if_indextoname(l->ifindex, ifname);
+	err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
+	if (err)
+		mk_err("meerkat: cannot detach from %s: %s", ifname, strerror(-err));
+	/* from_bpf_obj borrowed the object: closing the handle leaves the skeleton's fds */
+	xdp_program__close(l->xdp_prog);
+	l->xdp_prog = NULL;
+	l->ifindex = 0;
+	return err;
+}
+
+int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
+{
+	int err;
+
+	if (slot >= l->xsk_slots) {
+		mk_err("meerkat: XSKMAP slot %u out of range (%u slots)", slot, l->xsk_slots);
+		return -ERANGE;
+	}
+	err = map_update(l->skel->maps.mk_xsks, &slot, &xsk_fd, BPF_ANY);
+	if (err)
+		mk_err("meerkat: cannot put socket in map mk_xsks slot %u: %s", slot,
+		       strerror(-err));
+	return err;
+}
+
+int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_xsks), &slot) && errno != ENOENT) {
+		int err = -errno;
+
+		mk_err("meerkat: cannot clear map mk_xsks slot %u: %s", slot, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int mk_loader_set_peer(struct mk_loader *l, int ifindex)
+{
+	__u32 key = 0, val = (__u32)ifindex;
+	int err;
+
+	if (!ifindex) {
+		if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_peer), &key) &&
+		    errno != ENOENT) {
+			err = -errno;
+			mk_err("meerkat: cannot clear map mk_peer: %s", strerror(-err));
+			return err;
+		}
+		return 0;
+	}
+	err = map_update(l->skel->maps.mk_peer, &key, &val, BPF_ANY);
+	if (err)
+		mk_err("meerkat: cannot put ifindex %d in map mk_peer: %s", ifindex,
+		       strerror(-err));
+	return err;
+}
+
+/* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
+static int cidr_key(
+    struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
+    union {
+	    struct mk_lpm_v4_key v4;
+	    struct mk_lpm_v6_key v6;
+    } * key,
+    struct bpf_map **map, __u32 **count)
+{
+	memset(key, 0, sizeof(*key));
+	if (family == AF_INET && prefixlen <= 32) {
+		key->v4.prefixlen = prefixlen;
+		memcpy(key->v4.addr, addr, 4);
+		*map = l->skel->maps.mk_cidr_v4;
+		*count = &l->skel->bss->mk_cidr_v4_entries;
+		return 0;
+	}
+	if (family == AF_INET6 && prefixlen <= 128) {
+		key->v6.prefixlen = prefixlen;
+		memcpy(key->v6.addr, addr, 16);
+		*map = l->skel->maps.mk_cidr_v6;
+		*count = &l->skel->bss->mk_cidr_v6_entries;
+		return 0;
+	}
+	mk_err("meerkat: bad CIDR (family %d, prefix length %u)", family, prefixlen);
+	return -EINVAL;
+}
+
+/*
+ * The .bss counters let the program skip the trie lookups while a list is
+ * empty; they count distinct prefixes, so re-adding one does not bump them.
+ */
+int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen)
+{
+	union {
+		struct mk_lpm_v4_key v4;
+		struct mk_lpm_v6_key v6;
+	} key;
+	struct bpf_map *map;
+	__u32 *count, one = 1;
+	int err;
+
+	err = cidr_key(l, family, addr, prefixlen, (void *)&key, &map, &count);
+	if (err)
+		return err;
+	err = map_update(map, &key, &one, BPF_NOEXIST);
+	if (err == -EEXIST)
+		return 0;
+	if (err) {
+		mk_err("meerkat: cannot add CIDR to map %s: %s", bpf_map__name(map),
+		       strerror(-err));
+		return err;
+	}
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 prefixlen)
+{
+	union {
+		struct mk_lpm_v4_key v4;
+		struct mk_lpm_v6_key v6;
+	} key;
+	struct bpf_map *map;
+	__u32 *count;
+	int err;
+
+	err = cidr_key(l, family, addr, prefixlen, (void *)&key, &map, &count);
+	if (err)
+		return err;
+	if (bpf_map_delete_elem(bpf_map__fd(map), &key)) {
+		err = -errno;
+		mk_err("meerkat: cannot delete CIDR from map %s: %s", bpf_map__name(map),
+		       strerror(-err));
+		return err;
+	}
+	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static size_t percpu_value_size(size_t size)
+{
+	return (size + 7) & ~(size_t)7;
+}
+
+int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	void *vals;
+	int err;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc(ncpus, percpu_value_size(sizeof(struct mk_bypass_value)));
+	if (!vals)
+		return -ENOMEM;
+	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_ANY);
+	if (err)
+		mk_err("meerkat: cannot add flow to map mk_flow_bypass: %s", strerror(-err));
+	free(vals);
+	return err;
+}
+
+int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
+		int err = -errno;
+
+		mk_err("meerkat: cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
+			  struct mk_bypass_value *sum)
+{
+	size_t vsz = percpu_value_size(sizeof(struct mk_bypass_value));
+	int ncpus = libbpf_num_possible_cpus();
+	__u8 *vals;
+	int err, i;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc(ncpus, vsz);
+	if (!vals)
+		return -ENOMEM;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key, vals)) {
+		err = -errno; /* -ENOENT is an answer, not a failure: the caller logs */
+		goto out;
+	}
+	for (i = 0; i < ncpus; i++) {
+		const struct mk_bypass_value *v = (const void *)(vals + i * vsz);
+
+		sum->packets += v->packets;
+		sum->bytes += v->bytes;
+		if (v->last_seen_ns > sum->last_seen_ns)
+			sum->last_seen_ns = v->last_seen_ns;
+	}
+	err = 0;
+out:
+	free(vals);
+	return err;
+}
+
+int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *vals;
+	__u32 k;
+	int err = 0, i;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (k = 0; k < MK_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_stats), &k, vals)) {
+			err = -errno;
+			mk_err("meerkat: cannot read map mk_stats slot %u: %s", k, strerror(-err));
+			break;
+		}
+		out[k] = 0;
+		for (i = 0; i < ncpus; i++)
+			out[k] += vals[i];
+	}
+	free(vals);
+	return err;
+}
+
+#define XSK_SET_FRAMES 64 /* per socket; nothing is ever received into them */
+
+int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname, __u32 queue)
+{
+	struct xsk_socket_config xcfg = {
+	    .rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+	    .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+	    .bind_flags = XDP_COPY,
+	};
+	__u32 w;
+	int err;
+
+	memset(set, 0, sizeof(*set));
+	if (queue >= l->queues) {
+		mk_err("meerkat: queue %u out of range (%u queues)", queue, l->queues);
+		return -ERANGE;
+	}
+	set->umem_size = (size_t)XSK_SET_FRAMES * l->workers * XSK_UMEM__DEFAULT_FRAME_SIZE;
+	set->umem_area =
+	    mmap(NULL, set->umem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (set->umem_area == MAP_FAILED) {
+		err = -errno;
+		set->umem_area = NULL;
+		mk_err("meerkat: cannot map UMEM for %s: %s", ifname, strerror(-err));
+		return err;
+	}
+	err = xsk_umem__create(&set->umem, set->umem_area, set->umem_size, &set->fill, &set->comp,
+			       NULL);
+	if (err) {
+		mk_err("meerkat: cannot create UMEM on %s: %s", ifname, strerror(-err));
+		goto err_out;
+	}
+	for (w = 0; w < l->workers; w++) {
+		err = xsk_socket__create_shared(&set->xsks[w], ifname, queue, set->umem,
+						&set->rx[w], NULL, &set->fill, &set->comp, &xcfg);
+		if (err) {
+			mk_err("meerkat: cannot create AF_XDP socket %u on %s queue %u: %s", w,
+			       ifname, queue, strerror(-err));
+			goto err_out;
+		}
+		set->count++;
+		err = mk_loader_set_xsk(l, queue * l->workers + w, xsk_socket__fd(set->xsks[w]));
+		if (err)
+			goto err_out;
+	}
+	return 0;
+
+err_out:
+	mk_xsk_set_destroy(set);
+	return err;
+}
+
+void mk_xsk_set_destroy(struct mk_xsk_set *set)
+{
+	unsigned int i;
+
+	/* a closed socket leaves its XSKMAP slot by itself */
+	for (i = 0; i < set->count; i++)
+		xsk_socket__delete(set->xsks[i]);
+	if (set->umem)
+		xsk_umem__delete(set->umem);
+	if (set->umem_area)
+		munmap(set->umem_area, set->umem_size);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one place that opens, configures, loads, attaches and detaches the
+ * meerkat XDP program (xdp/meerkat.bpf.c), and the only code besides the
+ * bypass module that writes its maps. Lifecycle, as libbpf-bootstrap:
+ * mk_loader_open() (open skeleton, set rodata, size the XSKMAP, load, fill
+ * the indirection table) -> mk_loader_attach() (libxdp) -> ... ->
+ * mk_loader_close() (detach if attached, release every fd). Nothing is pinned.
+ *
+ * Every int function returns 0 or -errno and has already logged what failed,
+ * naming the object or interface.
+ */
+#ifndef MK_LOADER_H
+#define MK_LOADER_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "flow_key.h"
+#include "map_types.h"
+#include "stats.h"
+#include <xdp/xsk.h>
+
+struct meerkat_bpf;
+struct xdp_program;
+
+struct mk_loader_opts {
+	__u32 seed;		/* hash seed; callers pick a random one for live capture */
+	__u32 workers;		/* 1..MK_MAX_WORKERS */
+	__u32 queues;		/* NIC queues the program serves, 1..MK_MAX_QUEUES */
+	__u32 mode;		/* enum mk_mode */
+	__u8 tunnel_depth;	/* 0..MK_TUNNEL_DEPTH_MAX */
+	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
+	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
+	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
+	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
+};
+
+/* Defaults: 1 worker, 1 queue, IDS, default tunnel depth, no cookie, seed 0. */
+void mk_loader_opts_default(struct mk_loader_opts *opts);
+
+struct mk_loader {
+	struct meerkat_bpf *skel;
+	struct xdp_program *xdp_prog; /* set while attached */
+	int ifindex;		      /* attached interface, 0 = none */
+	int attach_mode;	      /* enum xdp_attach_mode used to attach */
+	__u32 workers;
+	__u32 queues;
+	__u32 xsk_slots;
+};
+
+int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts);
+/* Detaches (if attached) and releases everything; safe on a zeroed or closed loader. */
+void mk_loader_close(struct mk_loader *l);
+
+/* skb_mode: generic XDP instead of the driver hook. */
+int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode);
+int mk_loader_detach(struct mk_loader *l);
+
+int mk_loader_prog_fd(const struct mk_loader *l);
+
+/* Fills the indirection table round-robin: bucket b -> b % workers. */
+int mk_loader_itable_reset(struct mk_loader *l);
+int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd);
+int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot);
+/* IPS peer (DEVMAP slot 0); ifindex 0 removes it. */
+int mk_loader_set_peer(struct mk_loader *l, int ifindex);
+
+/* CIDR bypass; family is AF_INET or AF_INET6, addr in network byte order. */
+int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
+int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
+
+/* Flow bypass: key is canonical (struct mk_parse.key). */
+int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key);
+int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key);
+/* Sums the per-CPU value: packets and bytes added, last_seen_ns the latest. */
+int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
+			  struct mk_bypass_value *sum);
+
+/* Sums the per-CPU counters into out[MK_STAT_MAX]. */
+int mk_loader_stats_read(struct mk_loader *l, __u64 *out);
+
+/*
+ * AF_XDP sockets that only occupy XSKMAP slots: one UMEM on (ifname, queue)
+ * shared by one copy-mode socket per worker, bound without loading libxdp's
+ * default program. Used where a socket must be present for the program to
+ * decapsulate and redirect but nothing is read from it (BPF_PROG_RUN).
+ */
+struct mk_xsk_set {
+	/* libxdp keeps pointers to the rings: they live as long as the sockets */
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;
+	struct xsk_ring_cons rx[MK_MAX_WORKERS];
+	struct xsk_umem *umem;
+	void *umem_area;
+	size_t umem_size;
+	unsigned int count;
+	struct xsk_socket *xsks[MK_MAX_WORKERS];
+};
+
+/* Creates l->workers sockets on (ifname, queue) and puts them in slots queue * W + w. */
+int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname, __u32 queue);
+void mk_xsk_set_destroy(struct mk_xsk_set *set);
+
+#endif /* MK_LOADER_H */
