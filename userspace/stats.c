@@ -123,8 +123,9 @@ static int find_meerkat_prog(const char *ifname, int ifindex, const char **mode)
 		for (i = 0; i < MK_ARRAY_SIZE(cand); i++) {
 			if (!cand[i])
 				continue;
-			used += snprintf(names + used, sizeof(names) - used, "%s%s",
-					 used ? ", " : "", xdp_program__name(cand[i]));
+			if (used < sizeof(names))
+					used += snprintf(names + used, sizeof(names) - used, "%s%s",
+						 used ? ", " : "", xdp_program__name(cand[i]));
 			if (!found && !strcmp(xdp_program__name(cand[i]), MK_PROG_NAME)) {
 				found = cand[i];
 				*mode = i ? "hw" : attach_mode_name(xdp_multiprog__attach_mode(mp));
