@@ -124,7 +124,7 @@ static int find_meerkat_prog(const char *ifname, int ifindex, const char **mode)
 			if (!cand[i])
 				continue;
 			if (used < sizeof(names))
-					used += snprintf(names + used, sizeof(names) - used, "%s%s",
+				used += snprintf(names + used, sizeof(names) - used, "%s%s",
 						 used ? ", " : "", xdp_program__name(cand[i]));
 			if (!found && !strcmp(xdp_program__name(cand[i]), MK_PROG_NAME)) {
 				found = cand[i];
