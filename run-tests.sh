@@ -54,6 +54,7 @@ import json, sys
 ok = {"OK", "EXPECTEDFAIL"}
 bad = {"FAIL", "UNEXPECTEDPASS", "TIMEOUT", "ERROR"}
 p = f = s = 0
+names = []
 for line in open(sys.argv[1]):
     line = line.strip()
     if not line:
@@ -66,15 +67,19 @@ for line in open(sys.argv[1]):
         s += 1
     else:
         f += 1
-        print("FAILED %s: %s (%s)" % (sys.argv[2], t.get("name"), r), file=sys.stderr)
+        names.append("%s: %s (%s)" % (sys.argv[2], t.get("name"), r))
 print(p, f, s)
+for n in names:
+    print(n)
 PY
 )"
-	read -r p f s <<<"$counts"
+	read -r p f s <<<"$(head -n 1 <<<"$counts")"
 	PASSED=$((PASSED + p))
 	FAILED=$((FAILED + f))
 	SKIPPED=$((SKIPPED + s))
-	[ "$f" -eq 0 ] || FAILURES+=("$label: $f test(s)")
+	if [ "$f" -gt 0 ]; then
+		mapfile -t -O "${#FAILURES[@]}" FAILURES < <(tail -n +2 <<<"$counts")
+	fi
 }
 
 # run_meson_tests DIR LABEL [meson test args]
