@@ -33,6 +33,7 @@ TB_CLEANED=0
 # while a command's output is redirected (e.g. inside tb_wait)
 exec {TB_STDOUT_FD}>&1 {TB_STDERR_FD}>&2
 TB_LOAD_LOG="" # xdp-loader's verbose output of the last tb_attach
+TB_PROG_IDS="" # ids of the programs tb_attach attached, checked gone at cleanup
 TB_SETUP_STARTED=0
 
 tb_log() { printf '%s: %s\n' "$TB_NAME" "$*"; }
@@ -95,6 +96,10 @@ tb_cleanup() {
 		fi
 		rmdir "$TB_BPFFS" >/dev/null 2>&1
 		# verify: nothing of this run may be left behind
+		local id
+		for id in $TB_PROG_IDS; do
+			tb_wait 5 tb_prog_gone "$id" || left+=" xdp-prog($id)"
+		done
 		ip netns list | grep -q "mktb-${TB_ID}-" && left+=" netns"
 		ip -br link | grep -q -- "-${TB_ID}" && left+=" veth"
 		[ -e "$TB_BPFFS" ] && left+=" bpffs($TB_BPFFS)"
@@ -107,6 +112,8 @@ tb_cleanup() {
 	fi
 	exit "$rc"
 }
+
+tb_prog_gone() { ! bpftool prog show id "$1" >/dev/null 2>&1; }
 
 tb_on_signal() {
 	exec 1>&"$TB_STDOUT_FD" 2>&"$TB_STDERR_FD"
@@ -181,6 +188,7 @@ tb_attach() {
 		tb_fail "xdp-loader load -m native $obj on $TB_SENSOR_IF failed"
 	fi
 	TB_LOAD_LOG="$out"
+	TB_PROG_IDS+=" $(tb_sensor_prog_id)"
 }
 
 # Reads one counter from `meerkatctl stats --json` output on stdin.
