@@ -31,6 +31,10 @@ from scapy.utils import RawPcapWriter
 
 TUNNEL_DEPTH = 2  # MK_TUNNEL_DEPTH_DEFAULT in common/map_types.h
 
+# The web server of the plain, GTP-U and L2TPv2 HTTP sessions: its flows are
+# bypassed by address in the second scenario, tunnelled or not.
+CIDR_BYPASS = "198.18.2.80"
+
 CLIENT_MAC = "02:00:5e:00:00:01"
 SERVER_MAC = "02:00:5e:00:00:02"
 
@@ -42,24 +46,35 @@ class Traffic:
         self.frames = []  # (bytes, label dict)
 
     def add(self, frame, outcome="pass_no_socket", err=None, tunnels=(), depth_exceeded=False,
-            fragment_=False, what=""):
+            fragment_=False, what="", inner=None):
+        """@inner: the innermost IP packet the parser ends on, when tunnels are stripped."""
         data = bytes(frame)
         if len(data) < 14:
             raise ValueError("frames shorter than Ethernet cannot be sent by tcpreplay")
         if len(data) > 1514:
             raise ValueError(f"{what}: {len(data)} bytes exceeds the veth MTU")
+        addrs = ()
+        if outcome == "pass_no_socket":
+            ip = inner if inner is not None else Ether(data)
+            ip = ip if isinstance(ip, (IP, IPv6)) else (ip[IP] if IP in ip else ip[IPv6])
+            addrs = (ip.src, ip.dst)
         self.frames.append((data, dict(outcome=outcome, err=err, tunnels=tuple(tunnels),
                                        depth_exceeded=depth_exceeded, fragment=fragment_,
-                                       what=what)))
+                                       what=what, addrs=addrs)))
 
-    def expected(self):
+    def expected(self, cidr_bypass=()):
+        """Counters after one pass; frames whose innermost IP address is in
+        @cidr_bypass (exact addresses) end in drop_cidr_bypass (IDS mode)."""
         c = {"rx": len(self.frames)}
 
         def inc(name):
             c[name] = c.get(name, 0) + 1
 
         for _, lab in self.frames:
-            inc(lab["outcome"])
+            if lab["outcome"] == "pass_no_socket" and set(lab["addrs"]) & set(cidr_bypass):
+                inc("drop_cidr_bypass")
+            else:
+                inc(lab["outcome"])
             if lab["outcome"] == "pass_error":
                 inc(lab["err"])
                 continue
@@ -216,7 +231,7 @@ def build():
             teid = 0x1000 + ue if to_srv else 0x2000 + ue
             o = outer4(enb, sgw, 2152, 2152, gtpu(teid, pkt)) if to_srv else \
                 outer4(sgw, enb, 2152, 2152, gtpu(teid, pkt))
-            t.add(with_eth(o, to_srv), tunnels=["gtpu"], what="gtpu tcp")
+            t.add(with_eth(o, to_srv), tunnels=["gtpu"], what="gtpu tcp", inner=pkt)
     # IPv6 transport, IPv4 UE: one echo exchange
     for to_srv in (True, False):
         inner = IP(src="198.18.10.9", dst="198.18.2.1") / ICMP(type=8, id=77) if to_srv else \
@@ -224,13 +239,13 @@ def build():
         o = IPv6(src="2001:db8:f::1" if to_srv else "2001:db8:f::2",
                  dst="2001:db8:f::2" if to_srv else "2001:db8:f::1") / \
             UDP(sport=2152, dport=2152) / Raw(gtpu(0x3000 + to_srv, inner))
-        t.add(with_eth(o, to_srv), tunnels=["gtpu"], what="gtpu over ipv6")
+        t.add(with_eth(o, to_srv), tunnels=["gtpu"], what="gtpu over ipv6", inner=inner)
     # with a PDU session container extension header (5G N3)
     for i in range(2):
         inner = IP(src="198.18.10.20", dst="198.18.3.53") / UDP(sport=36000 + i, dport=53) / \
             DNS(id=300 + i, rd=1, qd=DNSQR(qname="n3.example.com"))
         t.add(with_eth(outer4(enb, sgw, 2152, 2152, gtpu(0x4000, inner, ext=True)), True),
-              tunnels=["gtpu"], what="gtpu ext hdr")
+              tunnels=["gtpu"], what="gtpu ext hdr", inner=inner)
 
     # 6. L2TPv2 (PPP): an HTTP session and a DNS exchange; LCP and a control message stay UDP
     lac, lns = "198.19.1.1", "198.19.1.2"
@@ -238,15 +253,15 @@ def build():
     for pkt, to_srv in tcp_session("198.18.11.1", "198.18.2.80", 44000, 80, req, resp):
         o = outer4(lac, lns, 1701, 1701, l2tpv2(7, 9 if to_srv else 10, pkt)) if to_srv else \
             outer4(lns, lac, 1701, 1701, l2tpv2(8, 10, pkt))
-        t.add(with_eth(o, to_srv), tunnels=["l2tpv2"], what="l2tpv2 tcp")
+        t.add(with_eth(o, to_srv), tunnels=["l2tpv2"], what="l2tpv2 tcp", inner=pkt)
     dns_q = IP(src="198.18.11.1", dst="198.18.3.53") / UDP(sport=37000, dport=53) / \
         DNS(id=400, rd=1, qd=DNSQR(qname="isp.example.com"))
     t.add(with_eth(outer4(lac, lns, 1701, 1701, l2tpv2(7, 9, dns_q)), True), tunnels=["l2tpv2"],
-          what="l2tpv2 dns")
+          what="l2tpv2 dns", inner=dns_q)
     dns6 = IPv6(src="2001:db8:11::1", dst="2001:db8:3::53") / UDP(sport=37001, dport=53) / \
         DNS(id=401, rd=1, qd=DNSQR(qname="isp6.example.com"))
     t.add(with_eth(outer4(lac, lns, 1701, 1701, l2tpv2(7, 9, dns6, ppp_proto=0x0057)), True),
-          tunnels=["l2tpv2"], what="l2tpv2 ipv6 dns")
+          tunnels=["l2tpv2"], what="l2tpv2 ipv6 dns", inner=dns6)
     lcp = bytes.fromhex("0101000a0506deadbeef")  # LCP Configure-Request, magic number
     t.add(with_eth(outer4(lac, lns, 1701, 1701, l2tpv2(7, 9, lcp, ppp_proto=0xc021)), True),
           what="l2tpv2 lcp (not stripped)")
@@ -260,11 +275,11 @@ def build():
         inner = Ether(src=pw_c, dst=pw_s) / IP(src="198.18.12.1", dst="198.18.12.2") / \
             ICMP(type=8, id=500 + i)
         t.add(with_eth(IP(src=pe1, dst=pe2, proto=115) / Raw(l2tpv3_ip(0x10001, inner)), True),
-              tunnels=["l2tpv3"], what="l2tpv3/ip icmp")
+              tunnels=["l2tpv3"], what="l2tpv3/ip icmp", inner=inner)
         inner = Ether(src=pw_s, dst=pw_c) / IP(src="198.18.12.2", dst="198.18.12.1") / \
             ICMP(type=0, id=500 + i)
         t.add(with_eth(IP(src=pe2, dst=pe1, proto=115) / Raw(l2tpv3_ip(0x10002, inner)), False),
-              tunnels=["l2tpv3"], what="l2tpv3/ip icmp")
+              tunnels=["l2tpv3"], what="l2tpv3/ip icmp", inner=inner)
     for to_srv in (True, False):
         inner = Ether(src=pw_c, dst=pw_s) / IP(src="198.18.12.1", dst="198.18.12.2") / \
             TCP(sport=45000, dport=443, flags="S") if to_srv else \
@@ -272,7 +287,7 @@ def build():
             TCP(sport=443, dport=45000, flags="SA")
         o = outer4(pe1 if to_srv else pe2, pe2 if to_srv else pe1, 1701, 1701,
                    l2tpv3_udp(0x20001 if to_srv else 0x20002, inner))
-        t.add(with_eth(o, to_srv), tunnels=["l2tpv3"], what="l2tpv3/udp tcp")
+        t.add(with_eth(o, to_srv), tunnels=["l2tpv3"], what="l2tpv3/udp tcp", inner=inner)
     arp_pw = Ether(src=pw_c, dst="ff:ff:ff:ff:ff:ff") / ARP(psrc="198.18.12.1", pdst="198.18.12.2")
     t.add(with_eth(IP(src=pe1, dst=pe2, proto=115) / Raw(l2tpv3_ip(0x10001, arp_pw)), True),
           what="l2tpv3 carrying ARP (not stripped)")
@@ -281,10 +296,11 @@ def build():
     ue_pkt = IP(src="198.18.13.1", dst="198.18.2.80") / TCP(sport=46000, dport=80, flags="S")
     two = outer4(enb, sgw, 2152, 2152, gtpu(0x5001, outer4("198.19.3.1", "198.19.3.2", 2152,
                                                               2152, gtpu(0x5002, ue_pkt))))
-    t.add(with_eth(two, True), tunnels=["gtpu"], what="gtpu in gtpu")
+    t.add(with_eth(two, True), tunnels=["gtpu"], what="gtpu in gtpu", inner=ue_pkt)
     three = outer4(enb, sgw, 2152, 2152, gtpu(0x6001, bytes(two)))
+    # the parser stops on the IP header of the third tunnel, which it leaves in place
     t.add(with_eth(three, True), tunnels=["gtpu"], depth_exceeded=True,
-          what="gtpu x3 (depth exceeded)")
+          what="gtpu x3 (depth exceeded)", inner=IP(src="198.19.3.1", dst="198.19.3.2"))
 
     # 9. IP fragments: every fragment counts, first or later
     big = IP(src="198.18.14.1", dst="198.18.14.2", id=0x4242) / UDP(sport=47000, dport=5000) / \
@@ -303,7 +319,7 @@ def build():
         Raw(b"z" * 1600)
     for f in fragment(gfrag, fragsize=800):
         t.add(with_eth(outer4(enb, sgw, 2152, 2152, gtpu(0x7000, f)), True), tunnels=["gtpu"],
-              fragment_=True, what="fragment inside gtpu")
+              fragment_=True, what="fragment inside gtpu", inner=f)
 
     # 10. non-IP: ARP, LLDP
     for i in range(3):
@@ -368,6 +384,11 @@ def main():
         "tunnel_depth": TUNNEL_DEPTH,
         "note": "counters not listed are expected to stay 0",
         "counters": dict(sorted(t.expected().items())),
+        # second scenario: the same pcap again with CIDR_BYPASS in mk_cidr_v4 (IDS mode)
+        "cidr_bypass": {
+            "prefix": CIDR_BYPASS + "/32",
+            "counters": dict(sorted(t.expected(cidr_bypass=[CIDR_BYPASS]).items())),
+        },
     }
     with open(args.expect, "w") as f:
         json.dump(exp, f, indent=2)

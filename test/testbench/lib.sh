@@ -12,6 +12,9 @@
 # (LIBXDP_BPFFS) for any pins. Nothing is created in the root namespace
 # except that bpffs mount under /run, and nothing under /sys/fs/bpf.
 #
+# "producer | grep -q" is avoided on purpose: with pipefail, grep exiting
+# early can fail the pipeline through SIGPIPE; output is captured first.
+#
 # Exit codes follow meson: 0 pass, 1 fail, 77 skipped (with "skipped: why").
 
 set -euo pipefail
@@ -85,7 +88,7 @@ tb_cleanup() {
 	set +e
 	if [ "$TB_SETUP_STARTED" -eq 1 ]; then
 		# detach first so a program never outlives the test even if a netns is held open
-		if ip netns list | grep -qw "$TB_NS_SENSOR"; then
+		if grep -qw "$TB_NS_SENSOR" <<<"$(ip netns list)"; then
 			tb_sensor xdp-loader unload "$TB_SENSOR_IF" --all >/dev/null 2>&1
 			ip -n "$TB_NS_SENSOR" link set dev "$TB_SENSOR_IF" xdp off >/dev/null 2>&1
 		fi
@@ -100,8 +103,8 @@ tb_cleanup() {
 		for id in $TB_PROG_IDS; do
 			tb_wait 5 tb_prog_gone "$id" || left+=" xdp-prog($id)"
 		done
-		ip netns list | grep -q "mktb-${TB_ID}-" && left+=" netns"
-		ip -br link | grep -q -- "-${TB_ID}" && left+=" veth"
+		grep -q "mktb-${TB_ID}-" <<<"$(ip netns list)" && left+=" netns"
+		grep -q -- "-${TB_ID}" <<<"$(ip -br link)" && left+=" veth"
 		[ -e "$TB_BPFFS" ] && left+=" bpffs($TB_BPFFS)"
 		if [ -n "$left" ]; then
 			printf '%s: FAIL: cleanup left:%s\n' "$TB_NAME" "$left" >&2
@@ -175,8 +178,9 @@ tb_setup() {
 
 # Prints the id of the XDP program attached to the sensor veth (empty when none).
 tb_sensor_prog_id() {
-	ip -n "$TB_NS_SENSOR" -d link show dev "$TB_SENSOR_IF" |
-		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -n1
+	local out
+	out="$(ip -n "$TB_NS_SENSOR" -d link show dev "$TB_SENSOR_IF")"
+	sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<<"$out" | sed -n 1p
 }
 
 # shellcheck disable=SC2034 # TB_LOAD_LOG is read by the tests
@@ -194,4 +198,39 @@ tb_attach() {
 # Reads one counter from `meerkatctl stats --json` output on stdin.
 tb_json_counter() {
 	/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$1"
+}
+
+# tb_cidr_v4_add A.B.C.D/LEN: puts a prefix into the attached program's CIDR
+# bypass list (mk_cidr_v4) and counts it in mk_cidr_v4_entries (.bss), as
+# meerkat's control plane does; found by walking the program's maps.
+tb_cidr_v4_add() {
+	/usr/bin/python3 - "$(tb_sensor_prog_id)" "${1%/*}" "${1#*/}" <<'PY'
+import json, re, subprocess, sys
+
+def bpftool(*args):
+    return subprocess.run(["bpftool", *args], check=True, capture_output=True, text=True).stdout
+
+prog_id, addr, plen = sys.argv[1], sys.argv[2], int(sys.argv[3])
+maps = {}
+for mid in json.loads(bpftool("prog", "show", "id", prog_id, "-j"))["map_ids"]:
+    m = json.loads(bpftool("map", "show", "id", str(mid), "-j"))
+    maps[m["name"]] = m
+cidr = maps.get("mk_cidr_v4")
+bss = next((m for n, m in maps.items() if n.endswith(".bss")), None)
+if not cidr or not bss:
+    sys.exit("program %s has no mk_cidr_v4 or .bss map: %s" % (prog_id, sorted(maps)))
+btf = bpftool("btf", "dump", "id", str(bss["btf_id"]))
+off = re.search(r"offset=(\d+) size=4 \(VAR 'mk_cidr_v4_entries'\)", btf)
+if not off:
+    sys.exit("mk_cidr_v4_entries not found in the BTF of %s" % bss["name"])
+off = int(off.group(1))
+key = list(plen.to_bytes(4, "little")) + [int(x) for x in addr.split(".")]
+bpftool("map", "update", "id", str(cidr["id"]), "key", *map(str, key), "value", "1", "0", "0", "0")
+cur = json.loads(bpftool("map", "lookup", "id", str(bss["id"]), "key", "0", "0", "0", "0", "-j"))
+val = bytearray(int(b, 16) for b in cur["value"])
+n = int.from_bytes(val[off:off + 4], "little") + 1
+val[off:off + 4] = n.to_bytes(4, "little")
+bpftool("map", "update", "id", str(bss["id"]), "key", "0", "0", "0", "0", "value",
+        *map(str, val))
+PY
 }

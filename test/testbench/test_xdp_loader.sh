@@ -60,9 +60,9 @@ else
 		"status lists meerkat_xdp, native, id $id, Prio column empty;" \
 		"priority 10 confirmed from the load log"
 fi
-tb_sensor bpftool net show dev "$TB_SENSOR_IF" | grep -q "$TB_SENSOR_IF.*driver id $id" ||
+grep -q "$TB_SENSOR_IF.*driver id $id" <<<"$(tb_sensor bpftool net show dev "$TB_SENSOR_IF")" ||
 	tb_fail "bpftool net does not show program $id on $TB_SENSOR_IF in driver (native) mode"
-bpftool prog show id "$id" | grep -q "name meerkat_xdp\|name xdp_dispatcher" ||
+grep -q "name meerkat_xdp\|name xdp_dispatcher" <<<"$(bpftool prog show id "$id")" ||
 	tb_fail "bpftool does not know program id $id"
 
 tb_sensor xdp-loader unload "$TB_SENSOR_IF" --all ||
@@ -72,7 +72,7 @@ printf '%s\n' "$status"
 awk -v ifc="$TB_SENSOR_IF" '$1 == ifc' <<<"$status" | grep -q "<No XDP program loaded!>" ||
 	tb_fail "status still shows a program after unload"
 [ -z "$(tb_sensor_prog_id)" ] || tb_fail "link $TB_SENSOR_IF still has an XDP program"
-! tb_sensor bpftool net show dev "$TB_SENSOR_IF" | grep -q "driver id" ||
+! grep -q "driver id" <<<"$(tb_sensor bpftool net show dev "$TB_SENSOR_IF")" ||
 	tb_fail "bpftool net still shows an XDP program on $TB_SENSOR_IF"
 tb_wait 5 sh -c "! bpftool prog show id $id" ||
 	tb_fail "program id $id still loaded in the kernel after unload"
