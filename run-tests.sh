@@ -128,10 +128,16 @@ if [ "${SKIP_FUZZ:-0}" != 1 ] && [ -d test/fuzz ]; then
 		for t in "${targets[@]}"; do
 			name="$(basename "$t")"
 			seeds=()
+			# a target's own seed directory if there is one, else the shared corpus
 			for d in "test/fuzz/corpus/$name" "test/fuzz/corpus/${name#fuzz_}" \
 				"build-fuzz/test/fuzz/${name}_corpus" "build-fuzz/test/fuzz/corpus/$name"; do
 				[ -d "$d" ] && seeds+=("$d")
 			done
+			if [ "${#seeds[@]}" -eq 0 ]; then
+				for d in test/fuzz/corpus build-fuzz/test/fuzz/corpus; do
+					[ -d "$d" ] && seeds+=("$d")
+				done
+			fi
 			# new inputs go to a scratch directory, never into the source tree
 			work="build-fuzz/fuzz-work/$name"
 			rm -rf "$work"
