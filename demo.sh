@@ -7,9 +7,11 @@
 #   3. attaches the XDP program natively to the sensor end with xdp-loader,
 #   4. replays the sample traffic (TCP/HTTP, DNS, ICMP, VLAN, GTP-U, L2TP,
 #      fragments, ARP, malformed frames) from the other end with tcpreplay,
-#   5. prints the program's counters (meerkatctl stats) and, once offline mode
-#      exists, the alerts and flows meerkat -r finds in the same pcap,
-#   6. removes everything it created, even on error or Ctrl-C.
+#   5. prints the program's counters (meerkatctl stats), then puts a server
+#      into the CIDR bypass list and shows its flows dropped in the driver,
+#   6. once offline mode exists, shows the alerts and flows meerkat -r finds
+#      in the same pcap,
+#   7. removes everything it created, even on error or Ctrl-C.
 # Touches nothing outside the two namespaces it creates and a bpffs mount
 # under /run; sends no traffic anywhere else.
 set -euo pipefail
@@ -26,7 +28,7 @@ else
 	say() { printf '\n== %s\n' "$*"; }
 fi
 
-say "1/5 dependencies and build"
+say "1/6 dependencies and build"
 ./deps.sh
 if [ -f build/build.ninja ]; then
 	meson setup --reconfigure build >/dev/null
@@ -46,20 +48,20 @@ CTL="$BUILD/userspace/meerkatctl"
 . test/testbench/lib.sh
 TB_NAME="demo"
 
-say "2/5 testbench: two namespaces joined by a veth pair"
+say "2/6 testbench: two namespaces joined by a veth pair"
 tb_setup
 
-say "3/5 attach meerkat_xdp (native XDP) with xdp-loader"
+say "3/6 attach meerkat_xdp (native XDP) with xdp-loader"
 tb_attach "$BUILD/xdp/meerkat.bpf.o"
 tb_sensor xdp-loader status "$TB_SENSOR_IF"
 
 frames="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$EXPECT")"
-say "4/5 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF"
+say "4/6 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF"
 tb_peer tcpreplay -i "$TB_PEER_IF" --pps=2000 "$PCAP" 2>&1 |
 	grep -E 'Actual:|Successful packets|Failed packets' || true
 sleep 1
 
-say "5/5 what the XDP program counted (meerkatctl stats -i $TB_SENSOR_IF)"
+say "5/6 what the XDP program counted (meerkatctl stats -i $TB_SENSOR_IF)"
 tb_sensor "$CTL" stats -i "$TB_SENSOR_IF" || true
 printf '\nnon-zero counters against what the traffic generator built (%s):\n' \
 	"${EXPECT#"$PWD"/}"
@@ -72,6 +74,21 @@ for k, v in got.items():
     e = exp.get(k, 0)
     if e or v:
         print("  %-22s %8d %8d%s" % (k, e, v, "" if e == v else "   <-- differs"))' "$EXPECT" || true
+
+prefix="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["prefix"])' "$EXPECT")"
+say "6/6 bypass in the driver: $prefix (the web server) into the CIDR bypass list, replay again"
+tb_cidr_v4_add "$prefix"
+tb_peer tcpreplay -i "$TB_PEER_IF" --pps=2000 "$PCAP" >/dev/null 2>&1 || true
+sleep 1
+tb_sensor "$CTL" stats -i "$TB_SENSOR_IF" --json | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+c = s["counters"]
+print("after two replays: rx %d, drop_cidr_bypass %d (expected %d: its plain, GTP-U and L2TP"
+      " sessions, matched on the inner address), pass_no_socket %d; invariant %s"
+      % (c["rx"], c["drop_cidr_bypass"], int(sys.argv[1]), c["pass_no_socket"],
+         "holds" if s["invariant"]["holds"] else "VIOLATED"))' \
+	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["counters"]["drop_cidr_bypass"])' "$EXPECT")" || true
 
 MEERKAT="$BUILD/userspace/meerkat"
 if [ -x "$MEERKAT" ]; then
