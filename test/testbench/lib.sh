@@ -139,11 +139,14 @@ tb_setup() {
 	ip netns add "$TB_NS_SENSOR" || tb_fail "cannot create netns $TB_NS_SENSOR"
 	ip netns add "$TB_NS_PEER" || tb_fail "cannot create netns $TB_NS_PEER"
 	local ns
-	for ns in "$TB_NS_SENSOR" "$TB_NS_PEER"; do
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-			net.ipv6.conf.default.disable_ipv6=1 >/dev/null ||
-			tb_fail "cannot disable IPv6 in $ns"
-	done
+	# no IPv6 on the veths: no router solicitations or ND frames reach the sensor
+	if [ -d /proc/sys/net/ipv6 ]; then
+		for ns in "$TB_NS_SENSOR" "$TB_NS_PEER"; do
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+				net.ipv6.conf.default.disable_ipv6=1 >/dev/null ||
+				tb_fail "cannot disable IPv6 in $ns"
+		done
+	fi
 	# created directly inside the namespaces: the root namespace never sees them
 	if ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" numtxqueues 2 numrxqueues 2 \
 		type veth peer name "$TB_PEER_IF" netns "$TB_NS_PEER" numtxqueues 2 numrxqueues 2 \
