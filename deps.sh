@@ -10,6 +10,7 @@ PKGS=(
 	libjansson-dev libpcap-dev libpcre2-dev libhyperscan-dev
 	libcriterion-dev
 	iproute2 ethtool tcpreplay tshark python3-scapy
+	shellcheck
 )
 
 missing=()

@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# The veth testbench (DESIGN 4, level 3): two network namespaces joined by a
+# veth pair. The "sensor" end gets the XDP program; traffic is replayed from
+# the "peer" end. Source this file, call tb_setup, run your assertions.
+#
+# Everything this file creates has a per-run unique name and is removed by
+# tb_cleanup, which runs from a trap on EXIT, INT and TERM, pass or fail:
+# both namespaces (which takes the veths and their XDP programs with them,
+# after an explicit detach), and a private bpffs mount used by libxdp
+# (LIBXDP_BPFFS) for any pins. Nothing is created in the root namespace
+# except that bpffs mount under /run, and nothing under /sys/fs/bpf.
+#
+# "producer | grep -q" is avoided on purpose: with pipefail, grep exiting
+# early can fail the pipeline through SIGPIPE; output is captured first.
+#
+# Exit codes follow meson: 0 pass, 1 fail, 77 skipped (with "skipped: why").
+
+set -euo pipefail
+
+TB_ID="$(head -c 6 /proc/sys/kernel/random/uuid)"
+TB_NS_SENSOR="mktb-${TB_ID}-s"
+TB_NS_PEER="mktb-${TB_ID}-p"
+TB_SENSOR_IF="mks-${TB_ID}"
+TB_PEER_IF="mkp-${TB_ID}"
+# RFC 2544 benchmarking range, used only inside the two namespaces
+TB_SENSOR_IP="198.18.255.1"
+TB_PEER_IP="198.18.255.2"
+TB_PREFIX=30
+TB_BPFFS="/run/meerkat-testbench-${TB_ID}"
+TB_QUEUES=1
+TB_NAME="$(basename "${0%.sh}")"
+TB_CLEANED=0
+# the original stdout/stderr, so cleanup messages survive a signal that lands
+# while a command's output is redirected (e.g. inside tb_wait)
+exec {TB_STDOUT_FD}>&1 {TB_STDERR_FD}>&2
+TB_LOAD_LOG="" # xdp-loader's verbose output of the last tb_attach
+TB_PROG_IDS="" # ids of the programs tb_attach attached, checked gone at cleanup
+TB_SETUP_STARTED=0
+
+tb_log() { printf '%s: %s\n' "$TB_NAME" "$*"; }
+tb_ok() { printf '%s: ok: %s\n' "$TB_NAME" "$*"; }
+tb_fail() {
+	printf '%s: FAIL: %s\n' "$TB_NAME" "$*" >&2
+	exit 1
+}
+tb_skip() {
+	printf '%s: skipped: %s\n' "$TB_NAME" "$*"
+	exit 77
+}
+
+tb_require_root() {
+	[ "$(id -u)" -eq 0 ] || tb_skip "needs root (network namespaces, XDP)"
+}
+
+tb_require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || tb_skip "'$c' not installed (run deps.sh)"
+	done
+}
+
+tb_require_file() {
+	[ -f "$1" ] || tb_fail "missing $1 (build first: ninja -C build)"
+}
+
+# Runs a command in the sensor / peer namespace, with libxdp pointed at our bpffs.
+tb_sensor() { ip netns exec "$TB_NS_SENSOR" env LIBXDP_BPFFS="$TB_BPFFS" "$@"; }
+tb_peer() { ip netns exec "$TB_NS_PEER" env LIBXDP_BPFFS="$TB_BPFFS" "$@"; }
+
+# tb_wait SECONDS CMD...: retries CMD every 0.1 s until it succeeds or time runs out.
+tb_wait() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+tb_cleanup() {
+	local rc=$? left=""
+	[ "$TB_CLEANED" -eq 0 ] || return 0
+	TB_CLEANED=1
+	trap - EXIT INT TERM
+	exec 1>&"$TB_STDOUT_FD" 2>&"$TB_STDERR_FD"
+	set +e
+	if [ "$TB_SETUP_STARTED" -eq 1 ]; then
+		# detach first so a program never outlives the test even if a netns is held open
+		if grep -qw "$TB_NS_SENSOR" <<<"$(ip netns list)"; then
+			tb_sensor xdp-loader unload "$TB_SENSOR_IF" --all >/dev/null 2>&1
+			ip -n "$TB_NS_SENSOR" link set dev "$TB_SENSOR_IF" xdp off >/dev/null 2>&1
+		fi
+		ip netns del "$TB_NS_SENSOR" >/dev/null 2>&1
+		ip netns del "$TB_NS_PEER" >/dev/null 2>&1
+		if mountpoint -q "$TB_BPFFS"; then
+			umount "$TB_BPFFS" >/dev/null 2>&1
+		fi
+		rmdir "$TB_BPFFS" >/dev/null 2>&1
+		# verify: nothing of this run may be left behind
+		local id
+		for id in $TB_PROG_IDS; do
+			tb_wait 5 tb_prog_gone "$id" || left+=" xdp-prog($id)"
+		done
+		grep -q "mktb-${TB_ID}-" <<<"$(ip netns list)" && left+=" netns"
+		grep -q -- "-${TB_ID}" <<<"$(ip -br link)" && left+=" veth"
+		[ -e "$TB_BPFFS" ] && left+=" bpffs($TB_BPFFS)"
+		if [ -n "$left" ]; then
+			printf '%s: FAIL: cleanup left:%s\n' "$TB_NAME" "$left" >&2
+			[ "$rc" -eq 0 ] && rc=1
+		else
+			tb_log "cleanup: namespaces, veths, XDP program and bpffs of run $TB_ID removed"
+		fi
+	fi
+	exit "$rc"
+}
+
+tb_prog_gone() { ! bpftool prog show id "$1" >/dev/null 2>&1; }
+
+tb_on_signal() {
+	exec 1>&"$TB_STDOUT_FD" 2>&"$TB_STDERR_FD"
+	printf '%s: interrupted by %s\n' "$TB_NAME" "$1" >&2
+	exit 130
+}
+
+tb_link_up() {
+	[ "$(ip -n "$1" -br link show dev "$2" | awk '{print $2}')" = "UP" ]
+}
+
+# Creates the namespaces, the veth pair (2 queues when the kernel allows),
+# addresses and static neighbours, IPv6 off so the stack sends nothing.
+tb_setup() {
+	trap tb_cleanup EXIT
+	trap 'tb_on_signal INT' INT
+	trap 'tb_on_signal TERM' TERM
+	TB_SETUP_STARTED=1
+
+	ip netns add "$TB_NS_SENSOR" || tb_fail "cannot create netns $TB_NS_SENSOR"
+	ip netns add "$TB_NS_PEER" || tb_fail "cannot create netns $TB_NS_PEER"
+	local ns
+	# no IPv6 on the veths: no router solicitations or ND frames reach the sensor
+	if [ -d /proc/sys/net/ipv6 ]; then
+		for ns in "$TB_NS_SENSOR" "$TB_NS_PEER"; do
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+				net.ipv6.conf.default.disable_ipv6=1 >/dev/null ||
+				tb_fail "cannot disable IPv6 in $ns"
+		done
+	fi
+	# created directly inside the namespaces: the root namespace never sees them
+	if ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" numtxqueues 2 numrxqueues 2 \
+		type veth peer name "$TB_PEER_IF" netns "$TB_NS_PEER" numtxqueues 2 numrxqueues 2 \
+		2>/dev/null; then
+		TB_QUEUES=2
+	else
+		ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" type veth \
+			peer name "$TB_PEER_IF" netns "$TB_NS_PEER" ||
+			tb_fail "cannot create veth pair $TB_SENSOR_IF/$TB_PEER_IF"
+		TB_QUEUES=1
+	fi
+	local sensor_mac peer_mac
+	sensor_mac="$(ip -n "$TB_NS_SENSOR" -br link show "$TB_SENSOR_IF" | awk '{print $3}')"
+	peer_mac="$(ip -n "$TB_NS_PEER" -br link show "$TB_PEER_IF" | awk '{print $3}')"
+	ip -n "$TB_NS_SENSOR" addr add "$TB_SENSOR_IP/$TB_PREFIX" dev "$TB_SENSOR_IF"
+	ip -n "$TB_NS_PEER" addr add "$TB_PEER_IP/$TB_PREFIX" dev "$TB_PEER_IF"
+	ip -n "$TB_NS_SENSOR" neigh add "$TB_PEER_IP" lladdr "$peer_mac" dev "$TB_SENSOR_IF" nud permanent
+	ip -n "$TB_NS_PEER" neigh add "$TB_SENSOR_IP" lladdr "$sensor_mac" dev "$TB_PEER_IF" nud permanent
+	ip -n "$TB_NS_SENSOR" link set "$TB_SENSOR_IF" up
+	ip -n "$TB_NS_PEER" link set "$TB_PEER_IF" up
+
+	# a private bpffs for libxdp's pins (dispatcher mode); /sys is remounted by ip netns exec
+	mkdir -p "$TB_BPFFS"
+	mount -t bpf bpf "$TB_BPFFS" || tb_fail "cannot mount bpffs on $TB_BPFFS"
+
+	tb_wait 5 tb_link_up "$TB_NS_SENSOR" "$TB_SENSOR_IF" ||
+		tb_fail "$TB_SENSOR_IF has no carrier"
+	tb_wait 5 tb_link_up "$TB_NS_PEER" "$TB_PEER_IF" || tb_fail "$TB_PEER_IF has no carrier"
+	tb_log "testbench $TB_ID: $TB_NS_PEER/$TB_PEER_IF -> $TB_NS_SENSOR/$TB_SENSOR_IF," \
+		"$TB_QUEUES queue(s), IPv6 off, static neighbours"
+}
+
+# Prints the id of the XDP program attached to the sensor veth (empty when none).
+tb_sensor_prog_id() {
+	local out
+	out="$(ip -n "$TB_NS_SENSOR" -d link show dev "$TB_SENSOR_IF")"
+	sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<<"$out" | sed -n 1p
+}
+
+# shellcheck disable=SC2034 # TB_LOAD_LOG is read by the tests
+# Attaches build/xdp/meerkat.bpf.o to the sensor veth in native mode with xdp-loader.
+tb_attach() {
+	local obj="$1" out
+	if ! out="$(tb_sensor xdp-loader load -v -m native "$TB_SENSOR_IF" "$obj" 2>&1)"; then
+		printf '%s\n' "$out" >&2
+		tb_fail "xdp-loader load -m native $obj on $TB_SENSOR_IF failed"
+	fi
+	TB_LOAD_LOG="$out"
+	TB_PROG_IDS+=" $(tb_sensor_prog_id)"
+}
+
+# Reads one counter from `meerkatctl stats --json` output on stdin.
+tb_json_counter() {
+	/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["counters"][sys.argv[1]])' "$1"
+}
+
+# tb_cidr_v4_add A.B.C.D/LEN: puts a prefix into the attached program's CIDR
+# bypass list (mk_cidr_v4) and counts it in mk_cidr_v4_entries (.bss), as
+# meerkat's control plane does; found by walking the program's maps.
+tb_cidr_v4_add() {
+	/usr/bin/python3 - "$(tb_sensor_prog_id)" "${1%/*}" "${1#*/}" <<'PY'
+import json, re, subprocess, sys
+
+def bpftool(*args):
+    return subprocess.run(["bpftool", *args], check=True, capture_output=True, text=True).stdout
+
+prog_id, addr, plen = sys.argv[1], sys.argv[2], int(sys.argv[3])
+maps = {}
+for mid in json.loads(bpftool("prog", "show", "id", prog_id, "-j"))["map_ids"]:
+    m = json.loads(bpftool("map", "show", "id", str(mid), "-j"))
+    maps[m["name"]] = m
+cidr = maps.get("mk_cidr_v4")
+bss = next((m for n, m in maps.items() if n.endswith(".bss")), None)
+if not cidr or not bss:
+    sys.exit("program %s has no mk_cidr_v4 or .bss map: %s" % (prog_id, sorted(maps)))
+btf = bpftool("btf", "dump", "id", str(bss["btf_id"]))
+off = re.search(r"offset=(\d+) size=4 \(VAR 'mk_cidr_v4_entries'\)", btf)
+if not off:
+    sys.exit("mk_cidr_v4_entries not found in the BTF of %s" % bss["name"])
+off = int(off.group(1))
+key = list(plen.to_bytes(4, "little")) + [int(x) for x in addr.split(".")]
+bpftool("map", "update", "id", str(cidr["id"]), "key", *map(str, key), "value", "1", "0", "0", "0")
+cur = json.loads(bpftool("map", "lookup", "id", str(bss["id"]), "key", "0", "0", "0", "0", "-j"))
+val = bytearray(int(b, 16) for b in cur["value"])
+n = int.from_bytes(val[off:off + 4], "little") + 1
+val[off:off + 4] = n.to_bytes(4, "little")
+bpftool("map", "update", "id", str(bss["id"]), "key", "0", "0", "0", "0", "value",
+        *map(str, val))
+PY
+}
