@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Reader -> worker queue: a bounded single-producer single-consumer byte ring
+ * of variable-size records (header + parse + frame bytes), so a 64 KiB frame
+ * and a 60-byte ACK cost what they weigh. It is the seam where the project's
+ * SPSC ring (userspace/spsc.h) replaces it: only pktq_* calls touch it.
+ *
+ * Indexes run free (never wrapped) and are masked on use; each side caches the
+ * other's index and rereads it only when the ring looks full or empty, so the
+ * shared cache lines move once per batch, not once per packet.
+ */
+#ifndef MK_PKTQ_H
+#define MK_PKTQ_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MK_PKTQ_ALIGN 8
+
+enum mk_pktq_kind {
+	MK_PKTQ_WRAP = 0, /* rest of the ring is unused: continue at offset 0 */
+	MK_PKTQ_PKT,
+	MK_PKTQ_TICK, /* packet time advanced: sweep timeouts */
+	MK_PKTQ_END,
+};
+
+struct mk_pktq_rec {
+	uint32_t kind;
+	uint32_t len; /* payload bytes after this header */
+};
+
+struct mk_pktq {
+	_Alignas(64) _Atomic uint64_t tail; /* written by the producer */
+	uint64_t head_cache;
+	_Alignas(64) _Atomic uint64_t head; /* written by the consumer */
+	uint64_t tail_cache;
+	uint64_t unpublished; /* consumer: bytes consumed since the last head store */
+	_Alignas(64) uint8_t *ring;
+	uint64_t size; /* power of two */
+	uint64_t full_waits;
+};
+
+static inline int mk_pktq_init(struct mk_pktq *q, uint64_t size)
+{
+	memset(q, 0, sizeof(*q));
+	q->ring = aligned_alloc(64, size);
+	if (!q->ring)
+		return -1;
+	q->size = size;
+	return 0;
+}
+
+static inline void mk_pktq_free(struct mk_pktq *q)
+{
+	free(q->ring);
+	q->ring = NULL;
+}
+
+static inline uint64_t mk_pktq_reclen(uint32_t len)
+{
+	return (sizeof(struct mk_pktq_rec) + len + MK_PKTQ_ALIGN - 1) & ~(uint64_t)(MK_PKTQ_ALIGN - 1);
+}
+
+/* Reserves room for a record of @len payload bytes; blocks while full. */
+static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t len)
+{
+	uint64_t need = mk_pktq_reclen(len);
+	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint64_t pos = tail & (q->size - 1);
+	uint64_t pad = pos + need > q->size ? q->size - pos : 0;
+	struct mk_pktq_rec *r;
+
+	while (tail + pad + need - q->head_cache > q->size) {
+		q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
+		if (tail + pad + need - q->head_cache > q->size) {
+			q->full_waits++;
+			sched_yield();
+		}
+	}
+	if (pad) {
+		((struct mk_pktq_rec *)(q->ring + pos))->kind = MK_PKTQ_WRAP;
+		tail += pad;
+		atomic_store_explicit(&q->tail, tail, memory_order_release);
+		pos = 0;
+	}
+	r = (struct mk_pktq_rec *)(q->ring + pos);
+	r->kind = kind;
+	r->len = len;
+	return r + 1;
+}
+
+/* Makes the reserved record visible to the consumer. */
+static inline void mk_pktq_commit(struct mk_pktq *q)
+{
+	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	struct mk_pktq_rec *r = (struct mk_pktq_rec *)(q->ring + (tail & (q->size - 1)));
+
+	atomic_store_explicit(&q->tail, tail + mk_pktq_reclen(r->len), memory_order_release);
+}
+
+/* The next record, or NULL when the ring is empty (does not block). */
+static inline struct mk_pktq_rec *mk_pktq_peek(struct mk_pktq *q)
+{
+	uint64_t head = atomic_load_explicit(&q->head, memory_order_relaxed) + q->unpublished;
+	struct mk_pktq_rec *r;
+
+	for (;;) {
+		if (head == q->tail_cache) {
+			/* publish what we consumed before waiting: the producer may be full */
+			if (q->unpublished) {
+				atomic_store_explicit(&q->head, head, memory_order_release);
+				q->unpublished = 0;
+			}
+			q->tail_cache = atomic_load_explicit(&q->tail, memory_order_acquire);
+			if (head == q->tail_cache)
+				return NULL;
+		}
+		r = (struct mk_pktq_rec *)(q->ring + (head & (q->size - 1)));
+		if (r->kind != MK_PKTQ_WRAP)
+			return r;
+		q->unpublished += q->size - (head & (q->size - 1));
+		head += q->size - (head & (q->size - 1));
+	}
+}
+
+static inline void mk_pktq_release(struct mk_pktq *q, struct mk_pktq_rec *r)
+{
+	q->unpublished += mk_pktq_reclen(r->len);
+	/* hand space back in chunks: one shared store per ~64 KiB */
+	if (q->unpublished >= 65536) {
+		atomic_store_explicit(&q->head,
+				      atomic_load_explicit(&q->head, memory_order_relaxed) + q->unpublished,
+				      memory_order_release);
+		q->unpublished = 0;
+	}
+}
+
+#endif /* MK_PKTQ_H */
