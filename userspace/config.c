@@ -196,6 +196,9 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 		n <<= 30, end += 2;
 	if (errno || *end || n < k->min || n > k->max)
 		return -ERANGE;
+	/* the parser skips the cookie as 0, 4 or 8 bytes (RFC 3931) */
+	if (k->off == F(parse.l2tpv3_cookie_len) && n != 0 && n != 4 && n != 8)
+		return -EDOM;
 	if (k->type == KEY_U32)
 		*(uint32_t *)base = (uint32_t)n;
 	else if (k->type == KEY_U64)
@@ -255,14 +258,17 @@ int mk_config_load(struct mk_config *c, const char *path)
 			goto out;
 		}
 		err = set_value(c, k, val);
-		if (err) {
+		if (err == -EDOM) {
+			mk_err("%s:%u: key '%s': '%s' must be 0, 4 or 8", path, lineno, key, val);
+		} else if (err) {
 			if (k->type == KEY_U32 || k->type == KEY_U64 || k->type == KEY_U8)
 				mk_err("%s:%u: key '%s': '%s' is not a number in [%llu, %llu]", path, lineno,
 				       key, val, (unsigned long long)k->min, (unsigned long long)k->max);
 			else
 				mk_err("%s:%u: key '%s': invalid value '%s'", path, lineno, key, val);
-			goto out;
 		}
+		if (err)
+			goto out;
 	}
 	if (ferror(f)) {
 		err = -EIO;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Offline-mode end-to-end checks (meson suite 'offline').
 
-usage: check_offline.py MEERKAT GEN_PCAPS WORKDIR
+usage: check_offline.py MEERKAT GEN_PCAPS WORKDIR EXAMPLE_CONFIG
 
 Generates the captures, runs `meerkat -r` on every variant with 1 and 2
 workers, and checks: flow records equal what the generator put in (packets
@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-MEERKAT, GEN, WORK = sys.argv[1:4]
+MEERKAT, GEN, WORK, EXAMPLE_CONF = sys.argv[1:5]
 failures = []
 checks = 0
 
@@ -105,6 +105,22 @@ def main():
         if "tunnel" in e:
             check(r.get("tunnel") == e["tunnel"], "flow %s tunnel %s want %s" % (t, r.get("tunnel"), e["tunnel"]))
     check(len(got) == nexpected, "%d records, %d expected" % (len(got), nexpected))
+
+    # the example configuration holds the defaults: same records
+    eve, cnt = run(os.path.join(gen_dir, "eth.pcap"), os.path.join(WORK, "out-example"), "-c", EXAMPLE_CONF)
+    check(eve == base, "configs/meerkat.conf changes flow records")
+
+    # 802.1Q: the vlan array; bytes exclude the tag (docs/flow.md)
+    for w in (1, 2):
+        eve, cnt = run(os.path.join(gen_dir, "vlan.pcap"), os.path.join(WORK, "out-vlan%d" % w), "--workers", str(w))
+        recs = records(eve)
+        e = exp["vlan_flow"]
+        check(len(recs) == 1, "vlan: %d records" % len(recs))
+        if recs:
+            r = recs[0]
+            check(r.get("vlan") == e["vlan"], "vlan array %s" % r.get("vlan"))
+            for k in ("pkts_toserver", "pkts_toclient", "bytes_toserver", "bytes_toclient"):
+                check(r["flow"][k] == e[k], "vlan flow %s: got %s want %s" % (k, r["flow"][k], e[k]))
 
     # -k none: no checksum counting, same flows
     eve, cnt = run(os.path.join(gen_dir, "eth.pcap"), os.path.join(WORK, "out-knone"), "-k", "none")

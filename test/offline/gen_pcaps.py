@@ -19,7 +19,7 @@ import os
 import struct
 import sys
 
-from scapy.all import (ICMP, IP, TCP, UDP, Ether, IPv6, Raw, fragment)
+from scapy.all import (ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw, fragment)
 from scapy.contrib.gtp import GTP_U_Header
 
 T0 = 1796269500  # 2026-12-03T03:45:00Z
@@ -183,9 +183,23 @@ def main():
 
     packets.sort(key=lambda p: p[0])
     write_all(out)
+
+    # Ethernet only: an 802.1Q-tagged UDP flow (cooked and raw captures lose tags)
+    tagged = []
+    for i, up in enumerate((True, False, True)):
+        ip = IP(src="10.1.0.1", dst="10.1.0.2") / UDP(sport=6000, dport=7000) if up else \
+            IP(src="10.1.0.2", dst="10.1.0.1") / UDP(sport=7000, dport=6000)
+        fr = (eth() if up else eth(MAC_S, MAC_C)) / Dot1Q(vlan=100) / ip / Raw(b"v" * (20 + i))
+        tagged.append((int((T0 + 0.1 * i) * 1e6), bytes(fr)))
+    write_pcap(os.path.join(out, "vlan.pcap"), 1, tagged)
+    vlan_flow = {"proto": "UDP", "src_ip": "10.1.0.1", "src_port": 6000, "dest_ip": "10.1.0.2",
+                 "dest_port": 7000, "vlan": [100], "pkts_toserver": 2, "pkts_toclient": 1,
+                 "bytes_toserver": sum(len(f) - 4 for f in (tagged[0][1], tagged[2][1])),
+                 "bytes_toclient": len(tagged[1][1]) - 4}
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump({"flows": list(flows.values()), "packets": len(packets),
-                   "bad_udp_csum": 1, "fragments": flows["frag"]["fragments"]}, f, indent=1, sort_keys=True)
+                   "bad_udp_csum": 1, "fragments": flows["frag"]["fragments"],
+                   "vlan_flow": vlan_flow}, f, indent=1, sort_keys=True)
 
 
 def inner_ip(frame):
