@@ -200,10 +200,37 @@ static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8
 }
 
 /*
- * Stream seam. Once userspace/stream.h lands: hand the TCP segment to this
- * worker's stream engine with the flow's embedded struct mk_tcp_session, the
- * direction (to_client) and the bad-checksum flag (segment tracked, never
- * reassembled); its data callback writes --dump-streams files.
+ * --dump-streams: the stream engine's data callback lands here with the
+ * stream offset of each released chunk; pwrite() at that offset makes the
+ * file the reassembled byte stream whatever the release order. Files are
+ * DIR/<flow_id>.toserver and DIR/<flow_id>.toclient. Debug only: one
+ * open/close per chunk.
+ */
+static __attribute__((unused)) void worker_stream_data(struct worker *w, const struct mk_flow *f,
+							int to_client, uint64_t offset,
+							const uint8_t *data, uint32_t len)
+{
+	char path[4096];
+	int fd;
+
+	if (!w->opts->dump_streams || !len)
+		return;
+	snprintf(path, sizeof(path), "%s/%llu.%s", w->opts->dump_streams,
+		 (unsigned long long)f->flow_id, to_client ? "toclient" : "toserver");
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || pwrite(fd, data, len, (off_t)offset) != (ssize_t)len)
+		w->err = -errno;
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Stream seam. Once userspace/stream.h lands: hand the TCP segment (inner IP
+ * at @ip, L4 at p->l3.l4_off - p->l3.l3_off) to this worker's stream engine
+ * with the flow's embedded struct mk_tcp_session (f->tcp), the direction
+ * (to_client) and the bad-checksum flag (segment tracked, never
+ * reassembled); register worker_stream_data as its data callback. When it
+ * reports depth reached in both directions, set f->bypassed.
  */
 static void worker_stream(struct worker *w, struct mk_flow *f, int to_client, const uint8_t *ip,
 			  uint32_t caplen, const struct mk_parse *p, int bad_csum)
@@ -217,7 +244,7 @@ static void worker_stream(struct worker *w, struct mk_flow *f, int to_client, co
 	(void)bad_csum;
 }
 
-/* Stream seam at flow end: flush what is left, free the session. */
+/* Stream seam at flow end: flush what is left (its data still reaches the callback), free the session. */
 static void worker_stream_end(struct worker *w, const struct mk_flow *f)
 {
 	(void)w;
@@ -387,9 +414,16 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	memset(st, 0, sizeof(*st));
 	if (!n || n > MK_MAX_WORKERS)
 		return -EINVAL;
+#ifndef MK_HAVE_STREAM
 	if (o->dump_streams) {
 		mk_err("--dump-streams: the stream engine is not built in yet");
 		return -EOPNOTSUPP;
+	}
+#endif
+	if (o->dump_streams && mkdir(o->dump_streams, 0755) && errno != EEXIST) {
+		err = -errno;
+		mk_err("%s: %s", o->dump_streams, strerror(-err));
+		return err;
 	}
 	if (o->log_dir && mkdir(o->log_dir, 0755) && errno != EEXIST) {
 		err = -errno;
