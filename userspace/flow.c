@@ -77,7 +77,7 @@ static enum mk_flow_proto proto_class(uint8_t proto)
 int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, uint32_t seed,
 		       mk_flow_end_fn end_fn, void *end_ctx)
 {
-	uint32_t nb = 1, bits = 0, i;
+	uint32_t nb = 1, bits = 0;
 	int p, s;
 
 	if (!cfg->max_flows || cfg->max_flows >= MK_FLOW_NIL)
@@ -101,9 +101,13 @@ int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, u
 		return -ENOMEM;
 	}
 	memset(t->buckets, 0xff, (size_t)nb * sizeof(*t->buckets));
-	for (i = 0; i < cfg->max_flows; i++)
-		t->entries[i].next = i + 1 < cfg->max_flows ? i + 1 : MK_FLOW_NIL;
-	t->free_head = 0;
+	/*
+	 * Entries never used are handed out from never_used upward before the
+	 * free list: calloc'd pages are then first touched by the packet that
+	 * needs them, not all at start (13 MB of page clearing per worker).
+	 */
+	t->free_head = MK_FLOW_NIL;
+	t->never_used = 0;
 	t->nfree = cfg->max_flows;
 	for (p = 0; p < MK_FLOW_PROTO_MAX; p++)
 		for (s = 0; s < MK_FLOW_STATE_MAX; s++)
@@ -263,8 +267,12 @@ static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
 			flow_end(t, f, MK_FLOW_END_FORCED);
 		}
 	}
-	f = &t->entries[t->free_head];
-	t->free_head = f->next;
+	if (t->free_head != MK_FLOW_NIL) {
+		f = &t->entries[t->free_head];
+		t->free_head = f->next;
+	} else {
+		f = &t->entries[t->never_used++];
+	}
 	t->nfree--;
 	return f;
 }

@@ -114,7 +114,8 @@ struct mk_flow_table {
 	struct mk_flow *entries;
 	uint32_t *buckets;
 	uint32_t bucket_shift; /* 32 - log2(buckets) */
-	uint32_t free_head;
+	uint32_t free_head;  /* entries ended and free again */
+	uint32_t never_used; /* entries from here on were never handed out */
 	uint32_t nfree;
 	uint32_t seed;
 	int emergency;

@@ -37,7 +37,7 @@ const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
 };
 #undef MK_OFF_CNT_NAME
 
-#define PKTQ_SIZE (4u << 20)
+#define PKTQ_SIZE (2u << 20)
 #define PROGRESS_NS 250000000ull /* 4 updates per second at most */
 
 /*
