@@ -307,9 +307,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		r = mk_pktq_peek(&w->q);
 		if (!r) {
-			/* spin briefly, then give the core away: the reader may be slower */
-			if (++idle > 64)
-				sched_yield();
+			mk_pktq_wait(&idle);
 			continue;
 		}
 		idle = 0;

@@ -43,6 +43,24 @@ struct mk_pktq {
 	uint64_t full_waits;
 };
 
+/*
+ * Waiting on the other side: spin with PAUSE for a few microseconds first (the
+ * other side is usually just behind), then yield the core. Yielding at once
+ * makes both threads oscillate through the scheduler on a loaded machine.
+ */
+#define MK_PKTQ_SPIN 256
+
+static inline void mk_pktq_wait(unsigned int *spins)
+{
+	if (++*spins < MK_PKTQ_SPIN) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		return;
+	}
+	sched_yield();
+}
+
 static inline int mk_pktq_init(struct mk_pktq *q, uint64_t size)
 {
 	memset(q, 0, sizeof(*q));
@@ -72,12 +90,14 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 	uint64_t pos = tail & (q->size - 1);
 	uint64_t pad = pos + need > q->size ? q->size - pos : 0;
 	struct mk_pktq_rec *r;
+	unsigned int spins = 0;
 
 	while (tail + pad + need - q->head_cache > q->size) {
 		q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
 		if (tail + pad + need - q->head_cache > q->size) {
-			q->full_waits++;
-			sched_yield();
+			if (!spins)
+				q->full_waits++;
+			mk_pktq_wait(&spins);
 		}
 	}
 	if (pad) {
