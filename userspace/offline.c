@@ -360,6 +360,7 @@ static void broadcast(struct worker *ws, unsigned int n, uint32_t kind, uint64_t
 
 		t->now_us = now;
 		mk_pktq_commit(&ws[i].q);
+		mk_pktq_flush(&ws[i].q);
 	}
 }
 
@@ -533,6 +534,7 @@ out_join:
 			/* a failed start: the running workers still need their END */
 			mk_pktq_reserve(&ws[i].q, MK_PKTQ_END, 0);
 			mk_pktq_commit(&ws[i].q);
+			mk_pktq_flush(&ws[i].q);
 		}
 		pthread_join(ws[i].thread, NULL);
 	}

@@ -32,9 +32,13 @@ struct mk_pktq_rec {
 	uint32_t len; /* payload bytes after this header */
 };
 
+#define MK_PKTQ_BATCH 32 /* records per tail publication */
+
 struct mk_pktq {
 	_Alignas(64) _Atomic uint64_t tail; /* written by the producer */
+	_Alignas(64) uint64_t tail_local;   /* producer: end of the records written */
 	uint64_t head_cache;
+	uint32_t pending; /* producer: records not yet published */
 	_Alignas(64) _Atomic uint64_t head; /* written by the consumer */
 	uint64_t tail_cache;
 	uint64_t unpublished; /* consumer: bytes consumed since the last head store */
@@ -86,7 +90,7 @@ static inline uint64_t mk_pktq_reclen(uint32_t len)
 static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t len)
 {
 	uint64_t need = mk_pktq_reclen(len);
-	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
+	uint64_t tail = q->tail_local;
 	uint64_t pos = tail & (q->size - 1);
 	uint64_t pad = pos + need > q->size ? q->size - pos : 0;
 	struct mk_pktq_rec *r;
@@ -95,15 +99,19 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 	while (tail + pad + need - q->head_cache > q->size) {
 		q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
 		if (tail + pad + need - q->head_cache > q->size) {
-			if (!spins)
+			if (!spins) {
 				q->full_waits++;
+				/* the consumer must see everything before we wait for it */
+				atomic_store_explicit(&q->tail, tail, memory_order_release);
+				q->pending = 0;
+			}
 			mk_pktq_wait(&spins);
 		}
 	}
 	if (pad) {
 		((struct mk_pktq_rec *)(q->ring + pos))->kind = MK_PKTQ_WRAP;
 		tail += pad;
-		atomic_store_explicit(&q->tail, tail, memory_order_release);
+		q->tail_local = tail;
 		pos = 0;
 	}
 	r = (struct mk_pktq_rec *)(q->ring + pos);
@@ -112,13 +120,25 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 	return r + 1;
 }
 
-/* Makes the reserved record visible to the consumer. */
+/* Makes every committed record visible to the consumer. */
+static inline void mk_pktq_flush(struct mk_pktq *q)
+{
+	atomic_store_explicit(&q->tail, q->tail_local, memory_order_release);
+	q->pending = 0;
+}
+
+/*
+ * Ends the reserved record. Records are published in batches, so the
+ * consumer's cache line holding tail moves once per MK_PKTQ_BATCH records;
+ * call mk_pktq_flush() where latency matters (ticks, the end).
+ */
 static inline void mk_pktq_commit(struct mk_pktq *q)
 {
-	uint64_t tail = atomic_load_explicit(&q->tail, memory_order_relaxed);
-	struct mk_pktq_rec *r = (struct mk_pktq_rec *)(q->ring + (tail & (q->size - 1)));
+	struct mk_pktq_rec *r = (struct mk_pktq_rec *)(q->ring + (q->tail_local & (q->size - 1)));
 
-	atomic_store_explicit(&q->tail, tail + mk_pktq_reclen(r->len), memory_order_release);
+	q->tail_local += mk_pktq_reclen(r->len);
+	if (++q->pending >= MK_PKTQ_BATCH)
+		mk_pktq_flush(q);
 }
 
 /* The next record, or NULL when the ring is empty (does not block). */
