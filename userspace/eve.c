@@ -184,8 +184,8 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_flow *f, enum mk_flow_re
 	return (int)sb.len;
 }
 
-int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t start_us, uint64_t flow_id, const char *line,
-		   size_t len)
+int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		   const char *line, size_t len)
 {
 	if (b->nrecs == b->cap_recs) {
 		size_t cap = b->cap_recs ? b->cap_recs * 2 : 1024;
@@ -210,7 +210,8 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t start_us, uint64_t flow_id, co
 	}
 	memcpy(b->arena + b->used, line, len);
 	b->recs[b->nrecs++] = (struct mk_eve_rec){
-		.start_us = start_us, .flow_id = flow_id, .off = b->used, .len = (uint32_t)len
+		.epoch = epoch, .start_us = start_us, .flow_id = flow_id, .off = b->used,
+		.len = (uint32_t)len
 	};
 	b->used += len;
 	return 0;
@@ -236,6 +237,8 @@ static int rec_cmp(const void *a, const void *b)
 	const char *yl = ((const struct rec_ref *)b)->arena + y->off;
 	int c;
 
+	if (x->epoch != y->epoch)
+		return x->epoch < y->epoch ? -1 : 1;
 	if (x->start_us != y->start_us)
 		return x->start_us < y->start_us ? -1 : 1;
 	if (x->flow_id != y->flow_id)

@@ -6,8 +6,10 @@
  * needs escaping, and this runs once per flow on the workers.
  *
  * Workers do not write the file: each keeps its records with a sort key
- * (start time, flow_id) in a struct mk_eve_buf, and the owner merges them in
- * that order, so the output does not depend on the number of workers.
+ * (epoch, start time, flow_id) in a struct mk_eve_buf, and the owner merges
+ * them in that order, so the output does not depend on the number of workers.
+ * The epoch is the number of time ticks the worker had seen when the flow
+ * ended (see offline.c).
  */
 #ifndef MK_EVE_H
 #define MK_EVE_H
@@ -27,6 +29,7 @@ void mk_eve_ts(char *buf, uint64_t ts_us);
 int mk_eve_flow(char *buf, size_t size, const struct mk_flow *f, enum mk_flow_reason reason);
 
 struct mk_eve_rec {
+	uint64_t epoch;
 	uint64_t start_us;
 	uint64_t flow_id;
 	uint64_t off; /* of the line in the arena */
@@ -41,13 +44,13 @@ struct mk_eve_buf {
 	size_t used, cap;
 };
 
-int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t start_us, uint64_t flow_id, const char *line,
-		   size_t len);
+int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		   const char *line, size_t len);
 void mk_eve_buf_free(struct mk_eve_buf *b);
 
 /*
- * Writes the records of @n buffers to @out sorted by (start, flow_id), one
- * line each. Returns 0 or -errno.
+ * Writes the records of @n buffers to @out sorted by (epoch, start, flow_id),
+ * one line each. Returns 0 or -errno.
  */
 int mk_eve_merge_write(FILE *out, struct mk_eve_buf *bufs, unsigned int n);
 

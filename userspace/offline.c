@@ -7,9 +7,14 @@
  * Determinism: a worker's decisions depend only on its packets and on TICK
  * records, which the reader broadcasts to every worker in file order whenever
  * packet time enters a new second; a flow's packets and the ticks therefore
- * interleave the same way whatever the worker count. Each worker keeps its
- * EVE records, and the end of the run writes them sorted by (start, flow_id),
- * where flow_id comes from key + seed + start time, never from a counter.
+ * interleave the same way whatever the worker count.
+ *
+ * Output: a flow ends in "epoch" k when the worker has seen k ticks, and that
+ * number is the same whatever the worker count. On each tick a worker seals
+ * its records of the epoch just finished into a chunk; the reader writes every
+ * epoch all workers have sealed, sorted by (epoch, start, flow_id), where
+ * flow_id comes from key + seed + start time, never from a counter. eve.json
+ * thus grows during the run and memory holds about one second of flow ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,12 +61,24 @@ struct tick_rec {
 	uint64_t now_us;
 };
 
+/* One epoch of one worker's EVE records, handed to the writer. */
+struct eve_chunk {
+	struct mk_eve_buf buf;
+	uint64_t epoch;
+	struct eve_chunk *next;
+};
+
 struct worker {
 	pthread_t thread;
 	unsigned int id;
 	struct mk_pktq q;
 	struct mk_flow_table flows;
-	struct mk_eve_buf eve;
+	struct mk_eve_buf eve;	/* records of the current epoch */
+	uint64_t epoch;		/* ticks seen */
+	uint64_t flows_logged;
+	pthread_mutex_t lock;	/* guards the sealed list */
+	struct eve_chunk *sealed_head, *sealed_tail;
+	_Atomic uint64_t sealed_epoch; /* every record of an epoch below this is sealed */
 	const struct mk_config *conf;
 	const struct mk_offline_opts *opts;
 	uint64_t cnt[MK_OFF_CNT_MAX];
@@ -271,8 +288,35 @@ static void worker_flow_end(void *ctx, const struct mk_flow *f, enum mk_flow_rea
 	if (!w->opts->log_dir)
 		return;
 	n = mk_eve_flow(line, sizeof(line), f, reason);
-	if (n < 0 || mk_eve_buf_add(&w->eve, f->start_us, f->flow_id, line, (size_t)n))
+	if (n < 0 || mk_eve_buf_add(&w->eve, w->epoch, f->start_us, f->flow_id, line, (size_t)n))
 		w->err = -ENOMEM;
+	else
+		w->flows_logged++;
+}
+
+/* Hands the current epoch's records to the writer and starts the next epoch. */
+static void worker_seal_epoch(struct worker *w)
+{
+	if (w->eve.nrecs) {
+		struct eve_chunk *c = calloc(1, sizeof(*c));
+
+		if (!c) {
+			w->err = -ENOMEM;
+			return;
+		}
+		c->buf = w->eve;
+		c->epoch = w->epoch;
+		memset(&w->eve, 0, sizeof(w->eve));
+		pthread_mutex_lock(&w->lock);
+		if (w->sealed_tail)
+			w->sealed_tail->next = c;
+		else
+			w->sealed_head = c;
+		w->sealed_tail = c;
+		pthread_mutex_unlock(&w->lock);
+	}
+	atomic_store_explicit(&w->sealed_epoch, w->epoch + 1, memory_order_release);
+	w->epoch++;
 }
 
 static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip)
@@ -327,6 +371,7 @@ static void *worker_main(void *arg)
 		} else if (r->kind == MK_PKTQ_TICK) {
 			const struct tick_rec *t = (const void *)(r + 1);
 
+			worker_seal_epoch(w);
 			mk_flow_table_tick(&w->flows, t->now_us);
 		} else if (r->kind == MK_PKTQ_END) {
 			mk_pktq_release(&w->q, r);
@@ -335,6 +380,7 @@ static void *worker_main(void *arg)
 		mk_pktq_release(&w->q, r);
 	}
 	mk_flow_table_flush(&w->flows);
+	worker_seal_epoch(w);
 	return NULL;
 }
 
@@ -372,37 +418,77 @@ static void broadcast(struct worker *ws, unsigned int n, uint32_t kind, uint64_t
 	}
 }
 
-static int write_eve(const struct mk_offline_opts *o, struct worker *ws, unsigned int n)
+/*
+ * Writes every epoch that all workers have sealed. Called by the reader after
+ * each tick and once at the end; a no-op without output.
+ */
+static int write_sealed(FILE *out, struct worker *ws, unsigned int n)
+{
+	struct eve_chunk *got = NULL, **tail = &got, *c;
+	struct mk_eve_buf *bufs;
+	uint64_t upto = UINT64_MAX;
+	unsigned int i, nb = 0;
+	int err = 0;
+
+	if (!out)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t e = atomic_load_explicit(&ws[i].sealed_epoch, memory_order_acquire);
+
+		if (e < upto)
+			upto = e;
+	}
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&ws[i].lock);
+		while (ws[i].sealed_head && ws[i].sealed_head->epoch < upto) {
+			c = ws[i].sealed_head;
+			ws[i].sealed_head = c->next;
+			if (!ws[i].sealed_head)
+				ws[i].sealed_tail = NULL;
+			c->next = NULL;
+			*tail = c;
+			tail = &c->next;
+			nb++;
+		}
+		pthread_mutex_unlock(&ws[i].lock);
+	}
+	if (!nb)
+		return 0;
+	bufs = calloc(nb, sizeof(*bufs));
+	if (!bufs)
+		err = -ENOMEM;
+	for (i = 0, c = got; c; c = c->next)
+		if (bufs)
+			bufs[i++] = c->buf;
+	if (bufs)
+		err = mk_eve_merge_write(out, bufs, nb);
+	if (err)
+		mk_err("eve.json: %s", strerror(-err));
+	free(bufs);
+	while (got) {
+		c = got->next;
+		mk_eve_buf_free(&got->buf);
+		free(got);
+		got = c;
+	}
+	return err;
+}
+
+static FILE *open_eve(const struct mk_offline_opts *o, int *err)
 {
 	char path[4096];
-	unsigned int i;
 	FILE *f;
-	int err;
 
+	*err = 0;
+	if (!o->log_dir)
+		return NULL;
 	snprintf(path, sizeof(path), "%s/eve.json", o->log_dir);
 	f = fopen(path, "w");
 	if (!f) {
-		err = -errno;
-		mk_err("%s: %s", path, strerror(-err));
-		return err;
+		*err = -errno;
+		mk_err("%s: %s", path, strerror(-*err));
 	}
-	{
-		struct mk_eve_buf *bufs = calloc(n, sizeof(*bufs));
-
-		if (!bufs) {
-			fclose(f);
-			return -ENOMEM;
-		}
-		for (i = 0; i < n; i++)
-			bufs[i] = ws[i].eve;
-		err = mk_eve_merge_write(f, bufs, n);
-		free(bufs);
-	}
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		mk_err("%s: %s", path, strerror(-err));
-	return err;
+	return f;
 }
 
 int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
@@ -413,6 +499,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	struct mk_pcap_frame fr;
 	struct mk_parse p;
 	struct worker *ws = NULL;
+	FILE *eve = NULL;
 	uint8_t itable[MK_ITABLE_SIZE];
 	uint64_t t0 = mono_ns(), last_progress, last_tick_s = 0;
 	unsigned int i, n = o->workers;
@@ -441,6 +528,9 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	err = mk_pcap_open(&src, o->pcap_path);
 	if (err)
 		return err;
+	eve = open_eve(o, &err);
+	if (err)
+		goto out_pcap;
 	mk_info("%s: link type %s, %u worker(s), seed %#x, features: %s", o->pcap_path,
 		mk_pcap_link_name(src.dlt), n, o->seed, *mk_offline_features() ? mk_offline_features() : "none");
 
@@ -453,6 +543,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		err = -ENOMEM;
 		goto out_pcap;
 	}
+	for (i = 0; i < n; i++)
+		pthread_mutex_init(&ws[i].lock, NULL);
 	for (i = 0; i < n; i++) {
 		ws[i].id = i;
 		ws[i].conf = c;
@@ -515,6 +607,9 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		if (fr.ts_us / 1000000 > last_tick_s) {
 			last_tick_s = fr.ts_us / 1000000;
 			broadcast(ws, n, MK_PKTQ_TICK, fr.ts_us);
+			err = write_sealed(eve, ws, n);
+			if (err)
+				break;
 		}
 		off = fr.l2_len + p.l3.l3_off;
 		caplen = fr.caplen - off;
@@ -528,7 +623,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		mk_pktq_commit(&w->q);
 		st->cnt[MK_OFF_DISPATCHED]++;
 	}
-	err = ret < 0 ? ret : 0;
+	if (!err)
+		err = ret < 0 ? ret : 0;
 	broadcast(ws, n, MK_PKTQ_END, 0);
 	ended = 1;
 	if (o->progress)
@@ -554,21 +650,33 @@ out_join:
 			st->cnt[k] += ws[i].cnt[k];
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			st->flow_cnt[k] += ws[i].flows.cnt[k];
-		st->flows_logged += ws[i].eve.nrecs;
+		st->flows_logged += ws[i].flows_logged;
 		st->queue_full_waits += ws[i].q.full_waits;
 		if (ws[i].err && !err)
 			err = ws[i].err;
 	}
-	if (!err && o->log_dir)
-		err = write_eve(o, ws, n);
+	if (!err)
+		err = write_sealed(eve, ws, n);
 out_workers:
 	for (i = 0; i < n; i++) {
+		struct eve_chunk *ch = ws[i].sealed_head, *nx;
+
+		for (; ch; ch = nx) {
+			nx = ch->next;
+			mk_eve_buf_free(&ch->buf);
+			free(ch);
+		}
 		mk_flow_table_free(&ws[i].flows);
 		mk_pktq_free(&ws[i].q);
 		mk_eve_buf_free(&ws[i].eve);
+		pthread_mutex_destroy(&ws[i].lock);
 	}
 	free(ws);
 out_pcap:
+	if (eve && fclose(eve) && !err) {
+		err = -errno;
+		mk_err("%s/eve.json: %s", o->log_dir, strerror(-err));
+	}
 	mk_pcap_close(&src);
 	return err;
 }

@@ -169,20 +169,21 @@ Test(eve, short_buffer_is_enospc)
 	cr_assert_eq(mk_eve_flow(buf, sizeof(buf), f, MK_FLOW_END_TIMEOUT), -ENOSPC);
 }
 
-Test(eve, merge_orders_by_start_then_flow_id)
+Test(eve, merge_orders_by_epoch_start_flow_id)
 {
 	struct mk_eve_buf b[2] = { 0 };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
-	cr_assert_eq(mk_eve_buf_add(&b[0], 20, 1, "c", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[0], 10, 9, "b", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[1], 10, 2, "a", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[1], 30, 0, "d", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 20, 1, "c", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 10, 9, "b", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 10, 2, "a", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 30, 0, "d", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 1, 5, 0, "e", 1), 0);
 	cr_assert_eq(mk_eve_merge_write(f, b, 2), 0);
 	fclose(f);
-	cr_assert_str_eq(out, "a\nb\nc\nd\n");
+	cr_assert_str_eq(out, "a\nb\nc\nd\ne\n", "epoch first, then start, then flow_id");
 	free(out);
 	mk_eve_buf_free(&b[0]);
 	mk_eve_buf_free(&b[1]);
