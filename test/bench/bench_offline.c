@@ -343,7 +343,8 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'R' },    { "keep", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char path[] = "/tmp/bench_offline.XXXXXX", logdir[] = "/tmp/bench_offline_log.XXXXXX";
+	char tmpl[] = "/tmp/bench_offline.XXXXXX", logdir[] = "/tmp/bench_offline_log.XXXXXX";
+	const char *path = tmpl;
 	const char *keep = NULL;
 	uint64_t npkts = 300000, bytes, rpkts = 0;
 	unsigned int workers = 1, runs = 3, r;
@@ -375,14 +376,20 @@ int main(int argc, char **argv)
 	if (!runs)
 		runs = 1;
 	mk_log_set_level(MK_LOG_WARN);
-	fd = mkstemp(path);
-	if (fd < 0 || !mkdtemp(logdir)) {
-		perror("mkstemp");
+	if (keep) {
+		path = keep;
+	} else {
+		fd = mkstemp(tmpl);
+		if (fd < 0) {
+			perror("mkstemp");
+			return 1;
+		}
+		close(fd);
+	}
+	if (!mkdtemp(logdir)) {
+		perror("mkdtemp");
 		return 1;
 	}
-	close(fd);
-	if (keep)
-		snprintf(path, sizeof(path), "%s", keep);
 	{
 		double t0 = now_s();
 

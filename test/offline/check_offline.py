@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Offline-mode end-to-end checks (meson suite 'offline').
 
-usage: check_offline.py MEERKAT GEN_PCAPS WORKDIR EXAMPLE_CONFIG
+usage: check_offline.py MEERKAT GEN_PCAPS WORKDIR EXAMPLE_CONFIG [BENCH_OFFLINE]
 
 Generates the captures, runs `meerkat -r` on every variant with 1 and 2
 workers, and checks: flow records equal what the generator put in (packets
@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 MEERKAT, GEN, WORK, EXAMPLE_CONF = sys.argv[1:5]
+BENCH = sys.argv[5] if len(sys.argv) > 5 else None
 failures = []
 checks = 0
 
@@ -192,6 +193,19 @@ def main():
     # live mode is refused clearly
     p = subprocess.run([MEERKAT, "-i", "eth0", "-l", WORK], capture_output=True, text=True)
     check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")
+
+    # many interleaved flows over many seconds: 1, 2 and 3 workers agree
+    if BENCH:
+        mixed = os.path.join(WORK, "mixed.pcap")
+        subprocess.run([BENCH, "--packets", "60000", "--runs", "1", "--keep", mixed], check=True,
+                       capture_output=True)
+        outs = []
+        for w in (1, 2, 3):
+            eve, cnt = run(mixed, os.path.join(WORK, "out-mixed%d" % w), "--workers", str(w))
+            outs.append(eve)
+            check("mismatch" not in cnt and cnt.get("flow_emergency") == 0, "mixed w%d counters" % w)
+        check(len(records(outs[0])) > 1000, "mixed: %d flows" % len(records(outs[0])))
+        check(outs[0] == outs[1] == outs[2], "mixed capture: 1, 2 and 3 workers differ")
 
     if "stream" not in have:
         print("SKIP: reassembled streams vs tshark follow,tcp,raw (stream engine not built in)")
