@@ -20,14 +20,14 @@ struct mk_cidr {
 };
 
 /* Settings handed to the stream engine once it is wired (see offline.c). */
-struct mk_stream_cfg {
+struct mk_conf_stream {
 	uint64_t memcap;
 	uint32_t depth; /* bytes reassembled per direction; 0 = unlimited */
 	uint8_t midstream;
 };
 
 /* Settings handed to the defragmenter once it is wired. */
-struct mk_defrag_cfg {
+struct mk_conf_defrag {
 	uint64_t memcap;
 	uint32_t max_frags;
 	uint32_t timeout; /* seconds */
@@ -36,8 +36,8 @@ struct mk_defrag_cfg {
 struct mk_config {
 	struct mk_flow_cfg flow;
 	struct mk_parse_cfg parse; /* seed is set by the caller, not the file */
-	struct mk_stream_cfg stream;
-	struct mk_defrag_cfg defrag;
+	struct mk_conf_stream stream;
+	struct mk_conf_defrag defrag;
 	struct mk_cidr *bypass;
 	unsigned int nbypass;
 };

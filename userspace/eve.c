@@ -83,9 +83,12 @@ static const char *tunnel_name(uint8_t type)
 	}
 }
 
-/* TCP state until the stream engine reports its own: from the flags seen. */
+/* TCP state: the stream engine's when built in, else derived from the flags seen. */
 static const char *tcp_state_name(const struct mk_flow *f)
 {
+#ifdef MK_HAVE_STREAM
+	return mk_tcp_state_name(mk_tcp_session_state(&f->tcp));
+#endif
 	if (f->rst_seen || f->fin_seen == 3)
 		return "closed";
 	if (f->fin_seen)

@@ -295,6 +295,7 @@ static void flow_init(struct mk_flow_table *t, struct mk_flow *f, const struct m
 	    (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == (MK_TCP_SYN | MK_TCP_ACK))
 		from_server = 1;
 	f->client_hi = from_server ? !from_hi : from_hi;
+	f->first_to_client = (uint8_t)from_server;
 	f->vlan[0] = p->vlan[0];
 	f->vlan[1] = p->vlan[1];
 	f->icmp_type = pkt->icmp_type;
@@ -400,6 +401,11 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 	*to_client = from_hi != f->client_hi;
 	flow_account(t, f, pkt, *to_client);
 	return f;
+}
+
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason)
+{
+	flow_end(t, f, reason);
 }
 
 void mk_flow_table_flush(struct mk_flow_table *t)

@@ -71,6 +71,7 @@ struct mk_flow {
 	uint64_t pkts[2];	/* [0] to server, [1] to client */
 	uint64_t bytes[2];
 	uint8_t client_hi;	/* the initiator is the key's hi endpoint */
+	uint8_t first_to_client; /* the first packet travelled server -> client (SYN-ACK first) */
 	uint8_t proto_class;	/* enum mk_flow_proto */
 	uint8_t state;		/* enum mk_flow_state */
 	uint8_t tcp_flags[2];	/* union of flags seen per direction */
@@ -107,7 +108,8 @@ enum mk_flow_counter { MK_FLOW_COUNTERS(MK_FLOW_CNT_ENUM) MK_FLOW_CNT_MAX };
 
 extern const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX];
 
-typedef void (*mk_flow_end_fn)(void *ctx, const struct mk_flow *f, enum mk_flow_reason reason);
+/* Called before the entry is reused; may release state the flow owns (stream session). */
+typedef void (*mk_flow_end_fn)(void *ctx, struct mk_flow *f, enum mk_flow_reason reason);
 
 struct mk_flow_table {
 	struct mk_flow_cfg cfg;
@@ -146,6 +148,9 @@ void mk_flow_table_free(struct mk_flow_table *t);
  */
 struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p,
 			       const struct mk_flow_pkt *pkt, int *to_client);
+
+/* Ends @f now (e.g. the stream engine saw TCP port reuse the table did not). */
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason);
 
 /* Advances the table's clock and ends every flow whose timeout has passed. */
 void mk_flow_table_tick(struct mk_flow_table *t, uint64_t now_us);

@@ -34,7 +34,9 @@
 
 #ifdef MK_HAVE_DEFRAG
 #include "defrag.h"
+#include "spsc.h"
 #endif
+#include <stddef.h>
 
 #define MK_OFF_CNT_NAME(name, str, doc) [MK_OFF_##name] = str,
 const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
@@ -75,6 +77,9 @@ struct worker {
 	struct mk_flow_table flows;
 	struct mk_eve_buf eve;	/* records of the current epoch */
 	uint64_t epoch;		/* ticks seen */
+#ifdef MK_HAVE_STREAM
+	struct mk_stream_engine *stream;
+#endif
 	uint64_t flows_logged;
 	pthread_mutex_t lock;	/* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
@@ -250,16 +255,84 @@ static __attribute__((unused)) void worker_stream_data(struct worker *w, const s
 }
 
 /*
- * Stream seam. Once userspace/stream.h lands: hand the TCP segment (inner IP
- * at @ip, L4 at p->l3.l4_off - p->l3.l3_off) to this worker's stream engine
- * with the flow's embedded struct mk_tcp_session (f->tcp), the direction
- * (to_client) and the bad-checksum flag (segment tracked, never
- * reassembled); register worker_stream_data as its data callback. When it
- * reports depth reached in both directions, set f->bypassed.
+ * Stream seam: TCP segments go to this worker's stream engine with the flow's
+ * embedded session. seg.dir is relative to the flow's first packet, as the
+ * engine wants; a bad checksum is passed as csum_ok = 0 so the segment is
+ * tracked but never reassembled. Released data comes back through
+ * stream_cb_data (--dump-streams); depth reached both ways marks the flow
+ * bypassed (local bypass; capture bypass is the live path's job).
  */
-static void worker_stream(struct worker *w, struct mk_flow *f, int to_client, const uint8_t *ip,
-			  uint32_t caplen, const struct mk_parse *p, int bad_csum)
+#ifdef MK_HAVE_STREAM
+static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct mk_stream_chunk *c)
 {
+	struct mk_flow *f = (struct mk_flow *)((char *)ssn - offsetof(struct mk_flow, tcp));
+
+	worker_stream_data(user, f, c->dir == MK_STREAM_TO_CLIENT, c->offset, c->data, c->len);
+}
+
+static void stream_cb_depth(void *user, struct mk_tcp_session *ssn, int dir)
+{
+	(void)user;
+	(void)dir;
+	if (mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_SERVER) &&
+	    mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_CLIENT))
+		((struct mk_flow *)((char *)ssn - offsetof(struct mk_flow, tcp)))->bypassed = 1;
+}
+
+static int worker_stream_init(struct worker *w)
+{
+	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
+	struct mk_stream_cfg cfg;
+
+	mk_stream_cfg_default(&cfg);
+	cfg.memcap = w->conf->stream.memcap;
+	cfg.depth = w->conf->stream.depth;
+	cfg.midstream = w->conf->stream.midstream;
+	w->stream = mk_stream_engine_new(&cfg);
+	if (!w->stream)
+		return -errno ?: -ENOMEM;
+	mk_stream_set_callbacks(w->stream, &cbs, w);
+	return 0;
+}
+
+static int worker_stream(struct worker *w, struct mk_flow *f, int to_client, const uint8_t *ip,
+			 uint32_t caplen, const struct mk_parse *p, int bad_csum, uint64_t ts_us)
+{
+	uint32_t l4 = (uint32_t)(p->l3.l4_off - p->l3.l3_off);
+	uint32_t end = p->l3.ip_len < caplen ? p->l3.ip_len : caplen;
+	struct mk_tcp_seg seg;
+	int ret;
+
+	if (f->pkts[0] + f->pkts[1] == 1)
+		mk_tcp_session_init(&f->tcp);
+	if (end <= l4 || mk_tcp_seg_parse(&seg, ip + l4, end - l4)) {
+		w->cnt[MK_OFF_TCP_MALFORMED]++;
+		return 0;
+	}
+	seg.dir = (uint8_t)(to_client ^ f->first_to_client);
+	seg.csum_ok = !bad_csum;
+	ret = mk_stream_packet(w->stream, &f->tcp, &seg, ts_us * 1000);
+	return ret == MK_STREAM_REUSE;
+}
+
+static void worker_stream_end(struct worker *w, struct mk_flow *f)
+{
+	if (f->proto_class != MK_FLOW_PROTO_TCP)
+		return;
+	mk_stream_flow_end(w->stream, &f->tcp);
+	mk_tcp_session_free(w->stream, &f->tcp);
+}
+#else
+static int worker_stream_init(struct worker *w)
+{
+	(void)w;
+	return 0;
+}
+
+static int worker_stream(struct worker *w, struct mk_flow *f, int to_client, const uint8_t *ip,
+			 uint32_t caplen, const struct mk_parse *p, int bad_csum, uint64_t ts_us)
+{
+	(void)ts_us;
 	(void)w;
 	(void)f;
 	(void)to_client;
@@ -267,18 +340,19 @@ static void worker_stream(struct worker *w, struct mk_flow *f, int to_client, co
 	(void)caplen;
 	(void)p;
 	(void)bad_csum;
+	return 0;
 }
 
-/* Stream seam at flow end: flush what is left (its data still reaches the callback), free the session. */
-static void worker_stream_end(struct worker *w, const struct mk_flow *f)
+static void worker_stream_end(struct worker *w, struct mk_flow *f)
 {
 	(void)w;
 	(void)f;
 }
+#endif
 
 /* ---- worker ------------------------------------------------------------ */
 
-static void worker_flow_end(void *ctx, const struct mk_flow *f, enum mk_flow_reason reason)
+static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason)
 {
 	struct worker *w = ctx;
 	char line[MK_EVE_LINE_MAX];
@@ -346,8 +420,21 @@ static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8
 		return;
 	}
 	w->cnt[MK_OFF_FLOW_PKT]++;
-	if (p->l3.proto == MK_IPPROTO_TCP && l4)
-		worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad);
+	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
+		return;
+	if (worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad, h->ts_us)) {
+		/*
+		 * TCP port reuse the flow table's own rule (a SYN on a closed
+		 * flow) did not catch: this packet opens a new flow.
+		 */
+		w->cnt[MK_OFF_TCP_REUSE]++;
+		f->pkts[to_client]--;
+		f->bytes[to_client] -= fp.len;
+		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT);
+		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
+		if (f)
+			worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad, h->ts_us);
+	}
 }
 
 static void *worker_main(void *arg)
@@ -552,6 +639,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		err = mk_flow_table_init(&ws[i].flows, &c->flow, o->seed, worker_flow_end, &ws[i]);
 		if (!err && mk_pktq_init(&ws[i].q, PKTQ_SIZE))
 			err = -ENOMEM;
+		if (!err)
+			err = worker_stream_init(&ws[i]);
 		if (err) {
 			mk_err("worker %u: %s", i, strerror(-err));
 			goto out_workers;
@@ -667,6 +756,10 @@ out_workers:
 			free(ch);
 		}
 		mk_flow_table_free(&ws[i].flows);
+#ifdef MK_HAVE_STREAM
+		if (ws[i].stream)
+			mk_stream_engine_free(ws[i].stream);
+#endif
 		mk_pktq_free(&ws[i].q);
 		mk_eve_buf_free(&ws[i].eve);
 		pthread_mutex_destroy(&ws[i].lock);

@@ -32,7 +32,9 @@
 	X(CSUM_BAD_IPV4, "csum_bad_ipv4", "IPv4 header checksum wrong (frame still tracked)")      \
 	X(CSUM_BAD_TCP, "csum_bad_tcp", "TCP checksum wrong: not reassembled")                     \
 	X(CSUM_BAD_UDP, "csum_bad_udp", "UDP checksum wrong (frame still tracked)")                \
-	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")
+	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")           \
+	X(TCP_MALFORMED, "tcp_malformed", "TCP header the stream engine could not read")           \
+	X(TCP_REUSE, "tcp_port_reuse", "stream engine saw a new session on a closed one: new flow")
 
 #define MK_OFF_CNT_ENUM(name, str, doc) MK_OFF_##name,
 enum mk_off_counter {

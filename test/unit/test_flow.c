@@ -12,7 +12,7 @@ struct ended {
 	int n;
 };
 
-static void on_end(void *ctx, const struct mk_flow *f, enum mk_flow_reason r)
+static void on_end(void *ctx, struct mk_flow *f, enum mk_flow_reason r)
 {
 	struct ended *e = ctx;
 
