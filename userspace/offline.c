@@ -80,6 +80,14 @@ struct worker {
 #ifdef MK_HAVE_STREAM
 	struct mk_stream_engine *stream;
 #endif
+#ifdef MK_HAVE_DEFRAG
+	struct mk_defrag *defrag;
+	struct mk_spsc *mesh;	     /* n x n rings: mesh[from * n + to] */
+	_Atomic unsigned int *done;  /* workers past their END */
+#endif
+	struct mk_parse_cfg pcfg;
+	const uint8_t *itable;
+	unsigned int nworkers;
 	uint64_t flows_logged;
 	pthread_mutex_t lock;	/* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
@@ -214,20 +222,176 @@ static int worker_checksums(struct worker *w, const struct mk_parse *p, const ui
 
 /* ---- seams: defragmenter and stream engine ----------------------------- */
 
+static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip, int is_frame);
+
 /*
- * Defrag seam. A fragment reached this worker by its address-pair hash. Once
- * userspace/defrag.h lands: feed it to this worker's defragmenter; a
- * completed datagram is re-parsed with mk_parse_frame(MK_START_IP) and, if its
- * 5-tuple hash maps to another worker, pushed on the SPSC ring to that
- * worker (which drains its rings before its own queue); else handled here as
- * a packet with worker_packet(). Fragments themselves are not flow packets.
+ * Defrag seam. A fragment reaches the worker owning its address-pair hash;
+ * the worker's defragmenter holds it. A completed datagram is parsed again
+ * from its IP header (the fragment's VLAN and tunnel context carried over),
+ * and goes to the worker owning its 5-tuple: handled here, or handed over on
+ * the SPSC ring to that worker. Fragments are not flow packets; the datagram
+ * is, once.
  */
+#ifdef MK_HAVE_DEFRAG
+#define DGRAM_RING_SLOTS 1024
+
+static int worker_defrag_init(struct worker *w)
+{
+	struct mk_defrag_config cfg;
+
+	mk_defrag_config_default(&cfg);
+	cfg.timeout_ns = (uint64_t)w->conf->defrag.timeout * 1000000000ull;
+	cfg.memcap = w->conf->defrag.memcap;
+	cfg.max_frags = w->conf->defrag.max_frags < cfg.max_frags ? w->conf->defrag.max_frags : cfg.max_frags;
+	cfg.seed = w->opts->seed;
+	return mk_defrag_create(&cfg, &w->defrag);
+}
+
+static void worker_datagram(struct worker *w, const struct pkt_hdr *fh, const struct mk_defrag_datagram *dg)
+{
+	const struct mk_parse *fp = &fh->parse;
+	struct pkt_hdr *h = malloc(sizeof(*h) + dg->len);
+	struct mk_frame frame;
+	struct mk_parse *p;
+	unsigned int to;
+
+	if (!h) {
+		w->cnt[MK_OFF_DGRAM_BAD]++;
+		return;
+	}
+	memcpy(h + 1, dg->data, dg->len);
+	frame.data = h + 1;
+	frame.data_end = (const uint8_t *)(h + 1) + dg->len;
+	p = &h->parse;
+	if (mk_parse_frame(&frame, MK_START_IP, &w->pcfg, p) != MK_PARSE_IP || (p->flags & MK_META_F_FRAGMENT)) {
+		w->cnt[MK_OFF_DGRAM_BAD]++;
+		free(h);
+		return;
+	}
+	/* the datagram's identity includes what was stripped around its fragments */
+	p->vlan[0] = p->key.vlan[0] = fp->vlan[0];
+	p->vlan[1] = p->key.vlan[1] = fp->vlan[1];
+	if (fp->tunnel_depth && !p->tunnel_depth) {
+		p->tunnel_ctx = p->key.tunnel_ctx = fp->tunnel_ctx;
+		p->tunnel_id = fp->tunnel_id;
+		p->tunnel_type = fp->tunnel_type;
+		p->tunnel_depth = fp->tunnel_depth;
+		p->tunnel_mask = fp->tunnel_mask;
+		p->outer_family = fp->outer_family;
+		memcpy(p->outer_src, fp->outer_src, sizeof(p->outer_src));
+		memcpy(p->outer_dst, fp->outer_dst, sizeof(p->outer_dst));
+		p->flags |= MK_META_F_TUNNEL;
+	}
+	p->hash = mk_flow_hash(&p->key, w->pcfg.seed);
+	h->ts_us = dg->ts_ns / 1000;
+	h->ip_caplen = dg->len;
+	h->pad = 0;
+	to = w->itable[p->hash % MK_ITABLE_SIZE];
+	if (to == w->id) {
+		worker_packet(w, h, (const uint8_t *)(h + 1), 0);
+		free(h);
+		return;
+	}
+	if (mk_spsc_push_ptr(&w->mesh[w->id * w->nworkers + to], h)) {
+		w->cnt[MK_OFF_DGRAM_HANDOFF_DROP]++;
+		free(h);
+		return;
+	}
+	w->cnt[MK_OFF_DGRAM_HANDOFF]++;
+}
+
+static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip)
+{
+	struct mk_defrag_outer outer = {
+		.vlan = { h->parse.vlan[0], h->parse.vlan[1] },
+		.tunnel_ctx = h->parse.tunnel_ctx,
+	};
+	struct mk_defrag_datagram dg;
+	int ret = mk_defrag_input(w->defrag, ip, h->ip_caplen, h->ts_us * 1000, &outer, &dg);
+
+	if (ret < 0) {
+		w->cnt[MK_OFF_FRAG_DROPPED]++;
+		return;
+	}
+	w->cnt[MK_OFF_FRAG_HELD]++;
+	if (ret != MK_DEFRAG_DONE)
+		return;
+	w->cnt[MK_OFF_DGRAM]++;
+	worker_datagram(w, h, &dg);
+	mk_defrag_datagram_free(&dg);
+}
+
+/* Datagrams other workers reassembled for flows this worker owns. */
+static int worker_poll_handoffs(struct worker *w)
+{
+	unsigned int from;
+	int got = 0;
+
+	for (from = 0; from < w->nworkers; from++) {
+		struct pkt_hdr *h;
+
+		if (from == w->id)
+			continue;
+		while ((h = mk_spsc_pop_ptr(&w->mesh[from * w->nworkers + w->id]))) {
+			worker_packet(w, h, (const uint8_t *)(h + 1), 0);
+			free(h);
+			got = 1;
+		}
+	}
+	return got;
+}
+
+static void worker_defrag_tick(struct worker *w, uint64_t now_us)
+{
+	mk_defrag_expire(w->defrag, now_us * 1000);
+}
+
+/*
+ * After its END a worker keeps draining its rings until every worker is past
+ * its END: until then a peer may still complete a datagram for it.
+ */
+static void worker_defrag_finish(struct worker *w)
+{
+	unsigned int spins = 0;
+
+	atomic_fetch_add(w->done, 1);
+	while (atomic_load(w->done) < w->nworkers) {
+		if (!worker_poll_handoffs(w))
+			mk_pktq_wait(&spins);
+	}
+	worker_poll_handoffs(w);
+}
+#else
+static int worker_defrag_init(struct worker *w)
+{
+	(void)w;
+	return 0;
+}
+
 static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip)
 {
 	(void)h;
 	(void)ip;
 	w->cnt[MK_OFF_FRAG_NO_DEFRAG]++;
 }
+
+static int worker_poll_handoffs(struct worker *w)
+{
+	(void)w;
+	return 0;
+}
+
+static void worker_defrag_tick(struct worker *w, uint64_t now_us)
+{
+	(void)w;
+	(void)now_us;
+}
+
+static void worker_defrag_finish(struct worker *w)
+{
+	(void)w;
+}
+#endif
 
 /*
  * --dump-streams: the stream engine's data callback lands here with the
@@ -393,7 +557,7 @@ static void worker_seal_epoch(struct worker *w)
 	w->epoch++;
 }
 
-static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip)
+static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip, int is_frame)
 {
 	const struct mk_parse *p = &h->parse;
 	uint32_t l4 = p->l3.l4_off ? (uint32_t)(p->l3.l4_off - p->l3.l3_off) : 0;
@@ -416,10 +580,10 @@ static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8
 	}
 	f = mk_flow_handle(&w->flows, p, &fp, &to_client);
 	if (!f) {
-		w->cnt[MK_OFF_NO_FLOW]++;
+		w->cnt[is_frame ? MK_OFF_NO_FLOW : MK_OFF_DGRAM_NO_FLOW]++;
 		return;
 	}
-	w->cnt[MK_OFF_FLOW_PKT]++;
+	w->cnt[is_frame ? MK_OFF_FLOW_PKT : MK_OFF_DGRAM_FLOW]++;
 	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
 		return;
 	if (worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad, h->ts_us)) {
@@ -444,9 +608,12 @@ static void *worker_main(void *arg)
 	unsigned int idle = 0;
 
 	for (;;) {
+		int handed = worker_poll_handoffs(w);
+
 		r = mk_pktq_peek(&w->q);
 		if (!r) {
-			mk_pktq_wait(&idle);
+			if (!handed)
+				mk_pktq_wait(&idle);
 			continue;
 		}
 		idle = 0;
@@ -454,18 +621,20 @@ static void *worker_main(void *arg)
 			const struct pkt_hdr *h = (const void *)(r + 1);
 
 			w->cnt[MK_OFF_RX]++;
-			worker_packet(w, h, (const uint8_t *)(h + 1));
+			worker_packet(w, h, (const uint8_t *)(h + 1), 1);
 		} else if (r->kind == MK_PKTQ_TICK) {
 			const struct tick_rec *t = (const void *)(r + 1);
 
 			worker_seal_epoch(w);
 			mk_flow_table_tick(&w->flows, t->now_us);
+			worker_defrag_tick(w, t->now_us);
 		} else if (r->kind == MK_PKTQ_END) {
 			mk_pktq_release(&w->q, r);
 			break;
 		}
 		mk_pktq_release(&w->q, r);
 	}
+	worker_defrag_finish(w);
 	mk_flow_table_flush(&w->flows);
 	worker_seal_epoch(w);
 	return NULL;
@@ -587,6 +756,10 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	struct mk_parse p;
 	struct worker *ws = NULL;
 	FILE *eve = NULL;
+#ifdef MK_HAVE_DEFRAG
+	struct mk_spsc *mesh = NULL;
+	_Atomic unsigned int done = 0;
+#endif
 	uint8_t itable[MK_ITABLE_SIZE];
 	uint64_t t0 = mono_ns(), last_progress, last_tick_s = 0;
 	unsigned int i, n = o->workers;
@@ -632,15 +805,36 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	}
 	for (i = 0; i < n; i++)
 		pthread_mutex_init(&ws[i].lock, NULL);
+#ifdef MK_HAVE_DEFRAG
+	mesh = calloc((size_t)n * n, sizeof(*mesh));
+	if (!mesh) {
+		err = -ENOMEM;
+		goto out_workers;
+	}
+	for (i = 0; i < n * n; i++) {
+		err = mk_spsc_init(&mesh[i], DGRAM_RING_SLOTS, sizeof(void *));
+		if (err)
+			goto out_workers;
+	}
+#endif
 	for (i = 0; i < n; i++) {
 		ws[i].id = i;
 		ws[i].conf = c;
 		ws[i].opts = o;
+		ws[i].pcfg = pcfg;
+		ws[i].itable = itable;
+		ws[i].nworkers = n;
+#ifdef MK_HAVE_DEFRAG
+		ws[i].mesh = mesh;
+		ws[i].done = &done;
+#endif
 		err = mk_flow_table_init(&ws[i].flows, &c->flow, o->seed, worker_flow_end, &ws[i]);
 		if (!err && mk_pktq_init(&ws[i].q, PKTQ_SIZE))
 			err = -ENOMEM;
 		if (!err)
 			err = worker_stream_init(&ws[i]);
+		if (!err)
+			err = worker_defrag_init(&ws[i]);
 		if (err) {
 			mk_err("worker %u: %s", i, strerror(-err));
 			goto out_workers;
@@ -740,6 +934,17 @@ out_join:
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			st->flow_cnt[k] += ws[i].flows.cnt[k];
 		st->flows_logged += ws[i].flows_logged;
+#ifdef MK_HAVE_STREAM
+		mk_stream_stats_add(&st->stream, mk_stream_engine_stats(ws[i].stream));
+#endif
+#ifdef MK_HAVE_DEFRAG
+		{
+			struct mk_defrag_stats ds;
+
+			mk_defrag_get_stats(ws[i].defrag, &ds);
+			mk_defrag_stats_add(&st->defrag, &ds);
+		}
+#endif
 		st->queue_full_waits += ws[i].q.full_waits;
 		if (ws[i].err && !err)
 			err = ws[i].err;
@@ -760,11 +965,27 @@ out_workers:
 		if (ws[i].stream)
 			mk_stream_engine_free(ws[i].stream);
 #endif
+#ifdef MK_HAVE_DEFRAG
+		if (ws[i].defrag)
+			mk_defrag_destroy(ws[i].defrag);
+#endif
 		mk_pktq_free(&ws[i].q);
 		mk_eve_buf_free(&ws[i].eve);
 		pthread_mutex_destroy(&ws[i].lock);
 	}
 	free(ws);
+#ifdef MK_HAVE_DEFRAG
+	if (mesh) {
+		for (i = 0; i < n * n; i++) {
+			void *left;
+
+			while ((left = mk_spsc_pop_ptr(&mesh[i])))
+				free(left);
+			mk_spsc_destroy(&mesh[i]);
+		}
+		free(mesh);
+	}
+#endif
 out_pcap:
 	if (eve && fclose(eve) && !err) {
 		err = -errno;
@@ -792,10 +1013,24 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 				(unsigned long long)st->parse_err[i]);
 	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
 		fprintf(out, "  %-18s %llu\n", mk_flow_counter_names[i], (unsigned long long)st->flow_cnt[i]);
+#ifdef MK_HAVE_STREAM
+	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
+		fprintf(out, "  stream.%-18s %llu\n", mk_stream_stat_name(i), (unsigned long long)st->stream.c[i]);
+#endif
+#ifdef MK_HAVE_DEFRAG
+	mk_defrag_stats_print(&st->defrag, out);
+#endif
 	/* DESIGN 1.5: every frame ends in exactly one counter */
 	accounted = st->cnt[MK_OFF_NON_IP] + st->cnt[MK_OFF_PARSE_ERROR] + st->cnt[MK_OFF_CIDR_BYPASS] +
 		    st->cnt[MK_OFF_FLOW_PKT] + st->cnt[MK_OFF_FRAG_NO_DEFRAG] + st->cnt[MK_OFF_FRAG_HELD] +
-		    st->cnt[MK_OFF_NO_FLOW];
+		    st->cnt[MK_OFF_FRAG_DROPPED] + st->cnt[MK_OFF_NO_FLOW];
+	/* and every reassembled datagram ends in one datagram outcome */
+	if (st->cnt[MK_OFF_DGRAM] != st->cnt[MK_OFF_DGRAM_FLOW] + st->cnt[MK_OFF_DGRAM_NO_FLOW] +
+					     st->cnt[MK_OFF_DGRAM_BAD] + st->cnt[MK_OFF_DGRAM_HANDOFF_DROP])
+		fprintf(out, "  ACCOUNTING MISMATCH: %llu datagrams reassembled, %llu accounted\n",
+			(unsigned long long)st->cnt[MK_OFF_DGRAM],
+			(unsigned long long)(st->cnt[MK_OFF_DGRAM_FLOW] + st->cnt[MK_OFF_DGRAM_NO_FLOW] +
+					     st->cnt[MK_OFF_DGRAM_BAD] + st->cnt[MK_OFF_DGRAM_HANDOFF_DROP]));
 	if (accounted != st->cnt[MK_OFF_READ] || st->cnt[MK_OFF_RX] != st->cnt[MK_OFF_DISPATCHED])
 		fprintf(out, "  ACCOUNTING MISMATCH: read %llu, accounted %llu\n",
 			(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)accounted);

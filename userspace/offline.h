@@ -13,6 +13,12 @@
 #include "config.h"
 #include "flow.h"
 #include "stats.h"
+#ifdef MK_HAVE_STREAM
+#include "stream.h"
+#endif
+#ifdef MK_HAVE_DEFRAG
+#include "defrag.h"
+#endif
 
 /* Reader-side outcomes: every frame read ends in exactly one. */
 #define MK_OFF_READER_COUNTERS(X)                                                                  \
@@ -28,7 +34,14 @@
 	X(FLOW_PKT, "flow_pkt", "frames accounted to a flow")                                       \
 	X(FRAG_NO_DEFRAG, "frag_no_defrag", "IP fragments dropped: defragmenter not built in")      \
 	X(FRAG_HELD, "frag_held", "IP fragments taken by the defragmenter")                        \
+	X(FRAG_DROPPED, "frag_dropped", "IP fragments the defragmenter refused (see its counters)") \
 	X(NO_FLOW, "no_flow", "frames dropped: flow table full and nothing evictable")             \
+	X(DGRAM, "dgram_reassembled", "datagrams the defragmenter completed")                      \
+	X(DGRAM_FLOW, "dgram_flow", "reassembled datagrams accounted to a flow")                   \
+	X(DGRAM_NO_FLOW, "dgram_no_flow", "reassembled datagrams dropped: flow table full")        \
+	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser rejected")                      \
+	X(DGRAM_HANDOFF, "dgram_handoff", "reassembled datagrams sent to the worker owning their 5-tuple") \
+	X(DGRAM_HANDOFF_DROP, "dgram_handoff_drop", "reassembled datagrams dropped: peer's ring full") \
 	X(CSUM_BAD_IPV4, "csum_bad_ipv4", "IPv4 header checksum wrong (frame still tracked)")      \
 	X(CSUM_BAD_TCP, "csum_bad_tcp", "TCP checksum wrong: not reassembled")                     \
 	X(CSUM_BAD_UDP, "csum_bad_udp", "UDP checksum wrong (frame still tracked)")                \
@@ -62,6 +75,12 @@ struct mk_offline_stats {
 	uint64_t flows_logged;
 	uint64_t queue_full_waits;
 	double elapsed_s;
+#ifdef MK_HAVE_STREAM
+	struct mk_stream_stats stream; /* summed over workers */
+#endif
+#ifdef MK_HAVE_DEFRAG
+	struct mk_defrag_stats defrag;
+#endif
 };
 
 extern const char *const mk_off_counter_names[MK_OFF_CNT_MAX];
