@@ -190,6 +190,11 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode != 0 and "bad.conf:2: key 'flow.timeout.tcp.new'" in p.stderr, "config error message: %r" % p.stderr)
 
+    # an unsupported link type is refused with its name
+    p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "null.pcap"), "-l", os.path.join(WORK, "x")],
+                       capture_output=True, text=True)
+    check(p.returncode != 0 and "not supported" in p.stderr and "NULL" in p.stderr, "link type refused: %r" % p.stderr)
+
     # live mode is refused clearly
     p = subprocess.run([MEERKAT, "-i", "eth0", "-l", WORK], capture_output=True, text=True)
     check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")

@@ -19,7 +19,7 @@ import os
 import struct
 import sys
 
-from scapy.all import (ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw, fragment)
+from scapy.all import (ICMP, IP, TCP, UDP, Dot1Q, Ether, IPv6, IPv6ExtHdrFragment, Raw, fragment, fragment6)
 from scapy.contrib.gtp import GTP_U_Header
 
 T0 = 1796269500  # 2026-12-03T03:45:00Z
@@ -181,8 +181,40 @@ def main():
     add(int((T0 + 5.001) * 1e6), "synack", True, eth() / IP(src="10.0.0.30", dst="10.0.0.31") /
         TCP(sport=45000, dport=22, flags="A", seq=2, ack=2))
 
+    # 10. UDP inside L2TPv2 (PPP); tunnel and session ids differ per direction
+    def l2tp(ip, toserver):
+        ids = (10, 20) if toserver else (11, 21)
+        hdr = struct.pack("!HHH", 0x0002, ids[0], ids[1]) + b"\xff\x03\x00\x21"
+        o = IP(src="172.16.0.1", dst="172.16.0.2") if toserver else IP(src="172.16.0.2", dst="172.16.0.1")
+        return (eth() if toserver else eth(MAC_S, MAC_C)) / o / UDP(sport=1701, dport=1701) / Raw(hdr + bytes(ip)), len(bytes(ip))
+    flow("l2tp", "UDP", "10.20.0.1", 5000, "10.20.0.2", 6000,
+         tunnel={"type": "l2tpv2", "src_ip": "172.16.0.1", "dest_ip": "172.16.0.2", "tunnel_id": 10,
+                 "session_id": 20, "depth": 1})
+    for i, up in enumerate((True, False, True)):
+        ip = IP(src="10.20.0.1", dst="10.20.0.2") / UDP(sport=5000, dport=6000) if up else \
+            IP(src="10.20.0.2", dst="10.20.0.1") / UDP(sport=6000, dport=5000)
+        ip = IP(bytes(ip / Raw(b"l" * (30 + 10 * i))))
+        frame, inner = l2tp(ip, up)
+        add(int((T0 + 6.0 + i * 0.01) * 1e6), "l2tp", up, frame, inner)
+
+    # 11. a UDP datagram in IPv6 fragments
+    flow("frag6", "UDP", "2001:db8::7", 7100, "2001:db8::8", 7101, requires=["defrag"])
+    d6 = IPv6(src="2001:db8::7", dst="2001:db8::8") / IPv6ExtHdrFragment(id=77) / \
+        UDP(sport=7100, dport=7101) / Raw(bytes(range(200)) * 12)
+    d6 = IPv6(bytes(d6))
+    f6 = fragment6(d6, 1000)
+    for i, fr in enumerate(f6):
+        add(int((T0 + 7.0 + i * 0.001) * 1e6), None, True, eth() / fr)
+    # the reassembled datagram has no fragment header: 8 bytes less than d6
+    whole = IPv6(src="2001:db8::7", dst="2001:db8::8") / UDP(sport=7100, dport=7101) / Raw(bytes(range(200)) * 12)
+    flows["frag6"]["pkts_toserver"] = 1
+    flows["frag6"]["bytes_toserver"] = 14 + len(bytes(whole))
+    flows["frag"]["fragments"] += len(f6)
+
     packets.sort(key=lambda p: p[0])
     write_all(out)
+    # a link type offline mode does not read (DLT_NULL)
+    write_pcap(os.path.join(out, "null.pcap"), 0, [(T0 * 1000000, b"\x02\0\0\0" + packets[0][1][14:])])
 
     # Ethernet only: an 802.1Q-tagged UDP flow (cooked and raw captures lose tags)
     tagged = []
