@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,6 @@
 #include "defrag.h"
 #include "spsc.h"
 #endif
-#include <stddef.h>
 
 #define MK_OFF_CNT_NAME(name, str, doc) [MK_OFF_##name] = str,
 const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
@@ -220,7 +220,7 @@ static int worker_checksums(struct worker *w, const struct mk_parse *p, const ui
 	return 0;
 }
 
-/* ---- seams: defragmenter and stream engine ----------------------------- */
+/* ---- defragmenter and stream engine (compiled in when present) -------- */
 
 static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip, int is_frame);
 

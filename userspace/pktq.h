@@ -2,8 +2,10 @@
 /*
  * Reader -> worker queue: a bounded single-producer single-consumer byte ring
  * of variable-size records (header + parse + frame bytes), so a 64 KiB frame
- * and a 60-byte ACK cost what they weigh. It is the seam where the project's
- * SPSC ring (userspace/spsc.h) replaces it: only pktq_* calls touch it.
+ * and a 60-byte ACK cost what they weigh. It blocks when full instead of
+ * dropping (a pcap run must see every frame), which is why it is not
+ * userspace/spsc.h: that ring has fixed-size records and drops, which is
+ * right for the datagram handoff between workers.
  *
  * Indexes run free (never wrapped) and are masked on use; each side caches the
  * other's index and rereads it only when the ring looks full or empty, so the
