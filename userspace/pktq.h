@@ -88,6 +88,19 @@ static inline uint64_t mk_pktq_reclen(uint32_t len)
 	return (sizeof(struct mk_pktq_rec) + len + MK_PKTQ_ALIGN - 1) & ~(uint64_t)(MK_PKTQ_ALIGN - 1);
 }
 
+/* Would reserving @len payload bytes wait for the consumer right now? */
+static inline int mk_pktq_full(struct mk_pktq *q, uint32_t len)
+{
+	uint64_t need = mk_pktq_reclen(len), tail = q->tail_local;
+	uint64_t pos = tail & (q->size - 1);
+	uint64_t pad = pos + need > q->size ? q->size - pos : 0;
+
+	if (tail + pad + need - q->head_cache <= q->size)
+		return 0;
+	q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
+	return tail + pad + need - q->head_cache > q->size;
+}
+
 /* Reserves room for a record of @len payload bytes; blocks while full. */
 static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t len)
 {
