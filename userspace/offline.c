@@ -93,7 +93,6 @@ struct worker {
 #ifdef MK_HAVE_DEFRAG
 	struct mk_defrag *defrag;
 	struct mk_spsc *mesh;	     /* n x n rings: mesh[from * n + to] */
-	_Atomic unsigned int *done;  /* workers past their END */
 	struct pkt_hdr **stash;	     /* per source: next hand-off popped, not yet due */
 	struct worker *peers;	     /* all workers, for their progress */
 	struct dispatch_state *disp;
@@ -454,17 +453,11 @@ static void worker_defrag_tick(struct worker *w, uint64_t now_us)
 	mk_defrag_expire(w->defrag, now_us * 1000);
 }
 
-/* Past END every peer's hand-offs are in: the barrier before END saw to it. */
+/* Past END every peer's hand-offs are in (the wait before END saw to it): take them all. */
 static void worker_defrag_finish(struct worker *w)
 {
-	unsigned int i;
-
 	set_progress(w, UINT64_MAX);
-	atomic_fetch_add(w->done, 1);
 	handoffs_before(w, UINT64_MAX);
-	for (i = 0; i < w->nworkers; i++)
-		if (w->stash[i])
-			w->cnt[MK_OFF_DGRAM_HANDOFF_DROP]++; /* cannot happen: kept counted */
 }
 #else
 static int worker_defrag_init(struct worker *w)
@@ -893,7 +886,6 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	FILE *eve = NULL;
 #ifdef MK_HAVE_DEFRAG
 	struct mk_spsc *mesh = NULL;
-	_Atomic unsigned int done = 0;
 #endif
 	uint8_t itable[MK_ITABLE_SIZE];
 	uint64_t t0 = mono_ns(), last_progress, last_tick_s = 0, seq = 0, last_frag = 0;
@@ -962,7 +954,6 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		ws[i].nworkers = n;
 #ifdef MK_HAVE_DEFRAG
 		ws[i].mesh = mesh;
-		ws[i].done = &done;
 		ws[i].peers = ws;
 		ws[i].disp = &disp;
 		ws[i].stash = calloc(n, sizeof(*ws[i].stash));
