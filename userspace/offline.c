@@ -341,11 +341,13 @@ static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8
  * seq f must reach its owner B exactly between B's records f and f + 1, as it
  * does with one worker, or flow starts, timeouts and epochs could differ with
  * the worker count. So every record and hand-off carries the reader's
- * sequence number; each worker publishes `progress` (all its own records up
- * to it are done), and before B handles anything with seq x it waits until
- * every peer's progress is >= x - 1 (all hand-offs below x are in its rings)
- * and handles those first, in seq order. An idle worker's progress is the
- * reader's flushed_seq, so nobody waits on an idle peer.
+ * sequence number and the seq of the last fragment dispatched before it;
+ * each worker publishes `progress` (all its own records up to it are done).
+ * Hand-offs only come from fragments, so before B handles record x it waits
+ * until every peer's progress reaches the last fragment before x (then all
+ * hand-offs below x are in its rings) and handles those first, in seq order.
+ * An idle worker's progress is the reader's flushed_seq, so nobody waits on
+ * an idle peer.
  */
 static struct pkt_hdr *handoff_next(struct worker *w, unsigned int *src)
 {
