@@ -38,6 +38,7 @@ struct key_desc {
 static const struct key_desc keys[] = {
 	{ "flow.max-flows", KEY_U32, F(flow.max_flows), 1, 1u << 28 },
 	{ "flow.hash-size", KEY_U32, F(flow.hash_size), 1, 1u << 30 },
+	{ "flow.memcap", KEY_U64, F(flow.memcap), 0, UINT64_MAX },
 	{ "flow.emergency-recovery", KEY_U32, F(flow.emergency_recovery), 1, 100 },
 	TO_PROTO(MK_FLOW_PROTO_TCP, "tcp"),
 	TO_PROTO(MK_FLOW_PROTO_UDP, "udp"),

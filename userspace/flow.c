@@ -84,6 +84,12 @@ int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, u
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->cfg = *cfg;
+	/* the memory cap is an entry limit in disguise: entries are preallocated */
+	if (cfg->memcap && cfg->memcap / sizeof(struct mk_flow) < t->cfg.max_flows)
+		t->cfg.max_flows = (uint32_t)(cfg->memcap / sizeof(struct mk_flow));
+	if (!t->cfg.max_flows)
+		return -EINVAL;
+	cfg = &t->cfg;
 	while (nb < cfg->hash_size && bits < 31) {
 		nb <<= 1;
 		bits++;

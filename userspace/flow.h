@@ -46,6 +46,7 @@ enum mk_flow_reason {
 /* Flow-table settings; timeouts in seconds. Filled by config.c. */
 struct mk_flow_cfg {
 	uint32_t max_flows;	 /* preallocated entries per worker */
+	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
 	uint32_t hash_size;	 /* buckets per worker; rounded up to a power of two */
 	uint32_t emergency_recovery; /* leave emergency mode when this % of entries is free */
 	uint32_t timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];

@@ -253,3 +253,19 @@ Test(flow, emergency_uses_shorter_timeouts_then_recovers)
 	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_TIMEOUT], 4);
 	cr_assert_not(t.emergency, "3 of 4 entries free: recovered");
 }
+
+Test(flow, memcap_lowers_the_entry_limit)
+{
+	struct mk_flow_cfg cfg;
+
+	mk_flow_table_free(&t);
+	mk_flow_cfg_defaults(&cfg);
+	cfg.memcap = 10 * sizeof(struct mk_flow) + 5;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), 0);
+	cr_assert_eq(t.cfg.max_flows, 10);
+	cr_assert_eq(t.nfree, 10);
+	mk_flow_table_free(&t);
+	cfg.memcap = 1;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), -EINVAL);
+	setup();
+}
