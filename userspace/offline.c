@@ -1182,6 +1182,8 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 				(unsigned long long)st->parse_err[i]);
 	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
 		fprintf(out, "  %-18s %llu\n", mk_flow_counter_names[i], (unsigned long long)st->flow_cnt[i]);
+	/* not a drop: times the reader waited for a worker's queue */
+	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
 #ifdef MK_HAVE_STREAM
 	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
 		fprintf(out, "  stream.%-18s %llu\n", mk_stream_stat_name(i), (unsigned long long)st->stream.c[i]);
