@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Configuration file: keys, values, CIDR lists, and errors that name file, line and key. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include "config.h"
+
+static char path[] = "/tmp/test_config.XXXXXX";
+
+static int load(const char *text, struct mk_config *c)
+{
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	int err;
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	mk_config_defaults(c);
+	err = mk_config_load(c, path);
+	unlink(path);
+	strcpy(path, "/tmp/test_config.XXXXXX");
+	return err;
+}
+
+Test(config, defaults_are_suricatas)
+{
+	struct mk_config c;
+
+	mk_config_defaults(&c);
+	cr_assert_eq(c.flow.timeout[MK_FLOW_PROTO_TCP][MK_FLOW_STATE_ESTABLISHED], 600);
+	cr_assert_eq(c.flow.emerg_timeout[MK_FLOW_PROTO_TCP][MK_FLOW_STATE_NEW], 5);
+	cr_assert_eq(c.flow.timeout[MK_FLOW_PROTO_UDP][MK_FLOW_STATE_NEW], 30);
+	cr_assert_eq(c.parse.tunnel_depth, MK_TUNNEL_DEPTH_DEFAULT);
+}
+
+Test(config, keys_values_comments_and_suffixes)
+{
+	struct mk_config c;
+
+	cr_assert_eq(load("# comment\n\nflow.max-flows: 1000   # trailing\n"
+			  "flow.timeout.udp.established: 77\nstream.memcap: 2mb\nstream.midstream: yes\n"
+			  "tunnel.l2tpv3-l2spec: default\nbypass.cidr: 10.1.2.3/8\nbypass.cidr: 2001:db8::/32\n",
+			  &c), 0);
+	cr_assert_eq(c.flow.max_flows, 1000);
+	cr_assert_eq(c.flow.timeout[MK_FLOW_PROTO_UDP][MK_FLOW_STATE_ESTABLISHED], 77);
+	cr_assert_eq(c.stream.memcap, 2u << 20);
+	cr_assert_eq(c.stream.midstream, 1);
+	cr_assert_eq(c.parse.l2tpv3_l2spec, MK_L2SPEC_DEFAULT);
+	cr_assert_eq(c.nbypass, 2);
+	cr_assert_eq(c.bypass[0].addr[0], htonl(0x0a000000), "host bits cleared");
+	mk_config_free(&c);
+}
+
+Test(config, cidr_matching)
+{
+	struct mk_config c;
+	uint32_t a[4] = { 0 };
+
+	cr_assert_eq(load("bypass.cidr: 192.0.2.0/24\nbypass.cidr: 2001:db8:1::/48\nbypass.cidr: 198.51.100.7\n", &c), 0);
+	inet_pton(AF_INET, "192.0.2.200", a);
+	cr_assert(mk_config_bypassed(&c, MK_FAMILY_IPV4, a));
+	inet_pton(AF_INET, "192.0.3.1", a);
+	cr_assert_not(mk_config_bypassed(&c, MK_FAMILY_IPV4, a));
+	inet_pton(AF_INET, "198.51.100.7", a);
+	cr_assert(mk_config_bypassed(&c, MK_FAMILY_IPV4, a));
+	inet_pton(AF_INET6, "2001:db8:1:ffff::1", a);
+	cr_assert(mk_config_bypassed(&c, MK_FAMILY_IPV6, a));
+	inet_pton(AF_INET6, "2001:db8:2::1", a);
+	cr_assert_not(mk_config_bypassed(&c, MK_FAMILY_IPV6, a));
+	mk_config_free(&c);
+}
+
+Test(config, bad_cidrs)
+{
+	struct mk_cidr r;
+
+	cr_assert_neq(mk_cidr_parse("10.0.0.0/33", &r), 0);
+	cr_assert_neq(mk_cidr_parse("10.0.0.0/", &r), 0);
+	cr_assert_neq(mk_cidr_parse("nope/8", &r), 0);
+	cr_assert_neq(mk_cidr_parse("2001:db8::/129", &r), 0);
+	cr_assert_eq(mk_cidr_parse("::/0", &r), 0);
+}
+
+Test(config, errors_name_file_line_and_key, .init = cr_redirect_stderr)
+{
+	static const char *const want[] = {
+		":2: key 'flow.timeout.tcp.new': 'lots' is not a number in [0, 86400]",
+		":1: unknown key 'flow.max-flow'",
+		":1: key 'tunnel.l2tpv3-cookie-len': '5' must be 0, 4 or 8",
+		":1: expected `key: value`",
+		":1: key 'flow.max-flows': '0' is not a number",
+	};
+	struct mk_config c;
+	char out[4096];
+	size_t n, i;
+	FILE *f;
+
+	cr_assert_neq(load("flow.max-flows: 10\nflow.timeout.tcp.new: lots\n", &c), 0);
+	cr_assert_neq(load("flow.max-flow: 10\n", &c), 0);
+	cr_assert_neq(load("tunnel.l2tpv3-cookie-len: 5\n", &c), 0);
+	cr_assert_neq(load("just words\n", &c), 0);
+	cr_assert_neq(load("flow.max-flows: 0\n", &c), 0);
+	fflush(stderr);
+	f = cr_get_redirected_stderr();
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_assert_not_null(strstr(out, want[i]), "missing \"%s\" in:\n%s", want[i], out);
+	cr_assert_not_null(strstr(out, "/tmp/test_config."), "the file is named");
+}

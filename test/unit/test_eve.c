@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* EVE JSON: Suricata's timestamp layout and the flow event's shape. */
+#include <errno.h>
+#include <stdio.h>
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include "eve.h"
+#include "flow_helpers.h"
+
+static struct mk_flow_table t;
+
+static void setup(void)
+{
+	struct mk_flow_cfg cfg;
+
+	mk_flow_cfg_defaults(&cfg);
+	cfg.max_flows = 16;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, NULL, NULL), 0);
+}
+
+static void teardown(void)
+{
+	mk_flow_table_free(&t);
+}
+
+TestSuite(eve, .init = setup, .fini = teardown);
+
+static json_t *format(const struct mk_flow *f, enum mk_flow_reason r)
+{
+	char buf[MK_EVE_LINE_MAX];
+	json_error_t err;
+	json_t *j;
+	int n = mk_eve_flow(buf, sizeof(buf), f, r);
+
+	cr_assert_gt(n, 0);
+	cr_assert_eq((size_t)n, strlen(buf));
+	j = json_loads(buf, 0, &err);
+	cr_assert_not_null(j, "not JSON: %s (%s)", buf, err.text);
+	return j;
+}
+
+static struct mk_flow *add(struct mk_parse *p, uint64_t ts, uint32_t len, uint8_t flags)
+{
+	struct mk_flow_pkt fp = { .ts_us = ts, .len = len, .tcp_flags = flags };
+	int tc;
+
+	return mk_flow_handle(&t, p, &fp, &tc);
+}
+
+Test(eve, timestamp_layout)
+{
+	char ts[MK_EVE_TS_LEN];
+
+	mk_eve_ts(ts, TEST_T0 + 123456);
+	cr_assert_str_eq(ts, "2026-12-03T03:45:00.123456+0000");
+	mk_eve_ts(ts, 0);
+	cr_assert_str_eq(ts, "1970-01-01T00:00:00.000000+0000");
+}
+
+Test(eve, tcp_flow_record)
+{
+	struct mk_parse c = test_parse("10.0.0.9", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP);
+	struct mk_parse s = test_parse("10.0.0.2", 80, "10.0.0.9", 40000, MK_IPPROTO_TCP);
+	struct mk_flow *f;
+	json_t *j, *fl, *tcp;
+
+	add(&c, TEST_T0, 74, MK_TCP_SYN);
+	add(&s, TEST_T0 + 1000, 74, MK_TCP_SYN | MK_TCP_ACK);
+	f = add(&c, TEST_T0 + 2 * SEC + 500, 66, MK_TCP_ACK | MK_TCP_PSH);
+	j = format(f, MK_FLOW_END_TIMEOUT);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "timestamp")), "2026-12-03T03:45:00.000000+0000");
+	cr_assert_eq((uint64_t)json_integer_value(json_object_get(j, "flow_id")), f->flow_id);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "event_type")), "flow");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "src_ip")), "10.0.0.9");
+	cr_assert_eq(json_integer_value(json_object_get(j, "src_port")), 40000);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "dest_ip")), "10.0.0.2");
+	cr_assert_eq(json_integer_value(json_object_get(j, "dest_port")), 80);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "TCP");
+	cr_assert_null(json_object_get(j, "vlan"));
+	cr_assert_null(json_object_get(j, "tunnel"));
+	fl = json_object_get(j, "flow");
+	cr_assert_eq(json_integer_value(json_object_get(fl, "pkts_toserver")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(fl, "pkts_toclient")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(fl, "bytes_toserver")), 140);
+	cr_assert_eq(json_integer_value(json_object_get(fl, "bytes_toclient")), 74);
+	cr_assert_str_eq(json_string_value(json_object_get(fl, "end")), "2026-12-03T03:45:02.000500+0000");
+	cr_assert_eq(json_integer_value(json_object_get(fl, "age")), 2);
+	cr_assert_str_eq(json_string_value(json_object_get(fl, "state")), "established");
+	cr_assert_str_eq(json_string_value(json_object_get(fl, "reason")), "timeout");
+	cr_assert(json_is_false(json_object_get(fl, "alerted")));
+	tcp = json_object_get(j, "tcp");
+	cr_assert_str_eq(json_string_value(json_object_get(tcp, "tcp_flags")), "1a");
+	cr_assert_str_eq(json_string_value(json_object_get(tcp, "tcp_flags_ts")), "1a");
+	cr_assert_str_eq(json_string_value(json_object_get(tcp, "tcp_flags_tc")), "12");
+	cr_assert(json_is_true(json_object_get(tcp, "syn")));
+	cr_assert(json_is_true(json_object_get(tcp, "psh")));
+	cr_assert(json_is_true(json_object_get(tcp, "ack")));
+	cr_assert_null(json_object_get(tcp, "fin"));
+	cr_assert_null(json_object_get(tcp, "rst"));
+	cr_assert(json_is_string(json_object_get(tcp, "state")));
+	json_decref(j);
+}
+
+Test(eve, udp_v6_vlan_tunnel_and_reasons)
+{
+	struct mk_parse p = test_parse("2001:db8::1", 5000, "2001:db8::2", 53, MK_IPPROTO_UDP);
+	struct mk_flow *f;
+	json_t *j, *tun;
+
+	p.vlan[0] = p.key.vlan[0] = 100;
+	p.vlan[1] = p.key.vlan[1] = 200;
+	p.tunnel_depth = 1;
+	p.tunnel_type = MK_TUNNEL_GTPU;
+	p.tunnel_id = 0x100;
+	p.outer_family = MK_FAMILY_IPV4;
+	inet_pton(AF_INET, "192.168.1.1", p.outer_src);
+	inet_pton(AF_INET, "192.168.1.2", p.outer_dst);
+	p.hash = mk_flow_hash(&p.key, TEST_SEED);
+	f = add(&p, TEST_T0, 100, 0);
+	j = format(f, MK_FLOW_END_SHUTDOWN);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "src_ip")), "2001:db8::1");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "UDP");
+	cr_assert_eq(json_array_size(json_object_get(j, "vlan")), 2);
+	cr_assert_eq(json_integer_value(json_array_get(json_object_get(j, "vlan"), 1)), 200);
+	cr_assert_null(json_object_get(j, "tcp"));
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")), "shutdown");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")), "new");
+	tun = json_object_get(j, "tunnel");
+	cr_assert_str_eq(json_string_value(json_object_get(tun, "type")), "gtpu");
+	cr_assert_str_eq(json_string_value(json_object_get(tun, "src_ip")), "192.168.1.1");
+	cr_assert_str_eq(json_string_value(json_object_get(tun, "dest_ip")), "192.168.1.2");
+	cr_assert_eq(json_integer_value(json_object_get(tun, "teid")), 256);
+	cr_assert_eq(json_integer_value(json_object_get(tun, "depth")), 1);
+	json_decref(j);
+	f->bypassed = 1;
+	j = format(f, MK_FLOW_END_FORCED);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")), "bypassed");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")), "forced");
+	json_decref(j);
+}
+
+Test(eve, icmp_and_numeric_proto_have_no_ports)
+{
+	struct mk_parse p = test_parse("10.0.0.1", 7, "10.0.0.2", 7, MK_IPPROTO_ICMP);
+	struct mk_parse g = test_parse("10.0.0.1", 0, "10.0.0.2", 0, 47);
+	struct mk_flow_pkt fp = { .ts_us = TEST_T0, .len = 98, .icmp_type = 8 };
+	struct mk_flow *f;
+	json_t *j;
+	int tc;
+
+	f = mk_flow_handle(&t, &p, &fp, &tc);
+	j = format(f, MK_FLOW_END_TIMEOUT);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "ICMP");
+	cr_assert_null(json_object_get(j, "src_port"));
+	cr_assert_eq(json_integer_value(json_object_get(j, "icmp_type")), 8);
+	json_decref(j);
+	f = add(&g, TEST_T0, 60, 0);
+	j = format(f, MK_FLOW_END_TIMEOUT);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "47");
+	json_decref(j);
+}
+
+Test(eve, short_buffer_is_enospc)
+{
+	struct mk_parse p = test_parse("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP);
+	struct mk_flow *f = add(&p, TEST_T0, 60, 0);
+	char buf[64];
+
+	cr_assert_eq(mk_eve_flow(buf, sizeof(buf), f, MK_FLOW_END_TIMEOUT), -ENOSPC);
+}
+
+Test(eve, merge_orders_by_epoch_start_flow_id)
+{
+	struct mk_eve_buf b[2] = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 20, 1, "c", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 10, 9, "b", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 10, 2, "a", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 30, 0, "d", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 1, 5, 0, "e", 1), 0);
+	cr_assert_eq(mk_eve_merge_write(f, b, 2), 0);
+	fclose(f);
+	cr_assert_str_eq(out, "a\nb\nc\nd\ne\n", "epoch first, then start, then flow_id");
+	free(out);
+	mk_eve_buf_free(&b[0]);
+	mk_eve_buf_free(&b[1]);
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Flow table: direction accounting, timeouts per state, emergency mode, eviction. */
+#include <errno.h>
+#include <stdio.h>
+#include <criterion/criterion.h>
+#include "flow.h"
+#include "flow_helpers.h"
+
+struct ended {
+	struct mk_flow f[16];
+	enum mk_flow_reason reason[16];
+	int n;
+};
+
+static void on_end(void *ctx, struct mk_flow *f, enum mk_flow_reason r)
+{
+	struct ended *e = ctx;
+
+	if (e->n < 16) {
+		e->f[e->n] = *f;
+		e->reason[e->n] = r;
+	}
+	e->n++;
+}
+
+static struct mk_flow_table t;
+static struct ended ended;
+
+static void setup_n(uint32_t max)
+{
+	struct mk_flow_cfg cfg;
+
+	mk_flow_cfg_defaults(&cfg);
+	cfg.max_flows = max;
+	cfg.hash_size = 64;
+	memset(&ended, 0, sizeof(ended));
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), 0);
+}
+
+static void setup(void)
+{
+	setup_n(1024);
+}
+
+static void teardown(void)
+{
+	mk_flow_table_free(&t);
+}
+
+static struct mk_flow *pkt(const char *src, uint16_t sp, const char *dst, uint16_t dp, uint8_t proto,
+			   uint64_t ts, uint32_t len, uint8_t flags, int *to_client)
+{
+	struct mk_parse p = test_parse(src, sp, dst, dp, proto);
+	struct mk_flow_pkt fp = { .ts_us = ts, .len = len, .tcp_flags = flags };
+	int tc;
+
+	return mk_flow_handle(&t, &p, &fp, to_client ? to_client : &tc);
+}
+
+TestSuite(flow, .init = setup, .fini = teardown);
+
+Test(flow, direction_accounting_client_low_and_high)
+{
+	/* client 10.0.0.1 is the key's lo side; client 10.0.0.9 its hi side */
+	const char *clients[] = { "10.0.0.1", "10.0.0.9" };
+	int i, tc;
+
+	for (i = 0; i < 2; i++) {
+		struct mk_flow *f;
+
+		f = pkt(clients[i], 1000, "10.0.0.5", 53, MK_IPPROTO_UDP, TEST_T0, 100, 0, &tc);
+		cr_assert_eq(tc, 0);
+		pkt(clients[i], 1000, "10.0.0.5", 53, MK_IPPROTO_UDP, TEST_T0 + 1, 60, 0, &tc);
+		f = pkt("10.0.0.5", 53, clients[i], 1000, MK_IPPROTO_UDP, TEST_T0 + 2, 300, 0, &tc);
+		cr_assert_eq(tc, 1);
+		cr_assert_eq(f->pkts[0], 2);
+		cr_assert_eq(f->pkts[1], 1);
+		cr_assert_eq(f->bytes[0], 160);
+		cr_assert_eq(f->bytes[1], 300);
+		cr_assert_eq(f->client_hi, i == 1);
+		cr_assert_eq(f->state, MK_FLOW_STATE_ESTABLISHED);
+		cr_assert_eq(f->start_us, TEST_T0);
+		cr_assert_eq(f->last_us, TEST_T0 + 2);
+	}
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_CREATED], 2);
+	cr_assert_eq(mk_flow_table_active(&t), 2);
+}
+
+Test(flow, syn_ack_first_makes_receiver_the_client)
+{
+	int tc;
+	struct mk_flow *f = pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0, 60,
+				MK_TCP_SYN | MK_TCP_ACK, &tc);
+
+	cr_assert_eq(tc, 1, "the SYN-ACK travels to the client");
+	cr_assert_eq(f->pkts[1], 1);
+	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_ACK, &tc);
+	cr_assert_eq(tc, 0);
+	cr_assert_eq(f->tcp_flags[0], MK_TCP_ACK);
+	cr_assert_eq(f->tcp_flags[1], MK_TCP_SYN | MK_TCP_ACK);
+}
+
+Test(flow, udp_new_timeout_is_30s_established_300s)
+{
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	mk_flow_table_tick(&t, TEST_T0 + 30 * SEC);
+	cr_assert_eq(ended.n, 0, "30 s is not past the new timeout");
+	mk_flow_table_tick(&t, TEST_T0 + 30 * SEC + 1);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.reason[0], MK_FLOW_END_TIMEOUT);
+
+	pkt("10.0.0.1", 3, "10.0.0.2", 4, MK_IPPROTO_UDP, TEST_T0 + 40 * SEC, 50, 0, NULL);
+	pkt("10.0.0.2", 4, "10.0.0.1", 3, MK_IPPROTO_UDP, TEST_T0 + 41 * SEC, 50, 0, NULL);
+	mk_flow_table_tick(&t, TEST_T0 + 41 * SEC + 299 * SEC);
+	cr_assert_eq(ended.n, 1, "established UDP lives 300 s");
+	mk_flow_table_tick(&t, TEST_T0 + 41 * SEC + 301 * SEC);
+	cr_assert_eq(ended.n, 2);
+	cr_assert_eq(ended.f[1].state, MK_FLOW_STATE_ESTABLISHED);
+}
+
+Test(flow, tcp_states_and_closed_timeout)
+{
+	struct mk_flow *f;
+
+	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0, 60, MK_TCP_SYN, NULL);
+	cr_assert_eq(f->state, MK_FLOW_STATE_NEW);
+	pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_SYN | MK_TCP_ACK, NULL);
+	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_ACK, NULL);
+	cr_assert_eq(f->state, MK_FLOW_STATE_ESTABLISHED);
+	/* established TCP: 600 s */
+	mk_flow_table_tick(&t, TEST_T0 + 2 + 599 * SEC);
+	cr_assert_eq(ended.n, 0);
+	pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 600 * SEC, 60, MK_TCP_FIN | MK_TCP_ACK, NULL);
+	f = pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0 + 600 * SEC + 1, 60,
+		MK_TCP_FIN | MK_TCP_ACK, NULL);
+	cr_assert_eq(f->state, MK_FLOW_STATE_CLOSED);
+	mk_flow_table_tick(&t, TEST_T0 + 600 * SEC + 1 + 60 * SEC);
+	cr_assert_eq(ended.n, 0, "closed TCP waits 60 s");
+	mk_flow_table_tick(&t, TEST_T0 + 600 * SEC + 2 + 60 * SEC);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_str_eq(mk_flow_state_name(&ended.f[0]), "closed");
+	cr_assert_eq(ended.f[0].pkts[0], 3);
+	cr_assert_eq(ended.f[0].pkts[1], 2);
+}
+
+Test(flow, tcp_new_timeout_60s_and_rst_closes)
+{
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0, 60, MK_TCP_SYN, NULL);
+	mk_flow_table_tick(&t, TEST_T0 + 60 * SEC);
+	cr_assert_eq(ended.n, 0);
+	mk_flow_table_tick(&t, TEST_T0 + 61 * SEC);
+	cr_assert_eq(ended.n, 1);
+
+	cr_assert_eq(pkt("10.0.0.1", 3, "10.0.0.2", 4, MK_IPPROTO_TCP, TEST_T0 + 70 * SEC, 60, MK_TCP_RST, NULL)->state,
+		     MK_FLOW_STATE_CLOSED);
+}
+
+Test(flow, icmp_and_default_timeouts)
+{
+	pkt("10.0.0.1", 7, "10.0.0.2", 7, MK_IPPROTO_ICMP, TEST_T0, 60, 0, NULL);
+	pkt("10.0.0.1", 0, "10.0.0.2", 0, 47 /* GRE */, TEST_T0, 60, 0, NULL);
+	mk_flow_table_tick(&t, TEST_T0 + 31 * SEC);
+	cr_assert_eq(ended.n, 2);
+}
+
+Test(flow, expired_flow_is_replaced_on_lookup)
+{
+	struct mk_flow *f;
+
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	f = pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + 100 * SEC, 70, 0, NULL);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.reason[0], MK_FLOW_END_TIMEOUT);
+	cr_assert_eq(ended.f[0].bytes[0], 50);
+	cr_assert_eq(f->bytes[0], 70);
+	cr_assert_eq(f->start_us, TEST_T0 + 100 * SEC);
+	cr_assert_neq(f->flow_id, ended.f[0].flow_id, "a new instance gets a new id");
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_CREATED], 2);
+}
+
+Test(flow, new_syn_on_closed_tcp_flow_starts_a_new_one)
+{
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0, 60, MK_TCP_SYN, NULL);
+	pkt("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_RST | MK_TCP_ACK, NULL);
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_SYN, NULL);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_CREATED], 2);
+}
+
+Test(flow, flush_ends_everything_as_shutdown)
+{
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0, 50, MK_TCP_SYN, NULL);
+	mk_flow_table_flush(&t);
+	cr_assert_eq(ended.n, 2);
+	cr_assert_eq(ended.reason[0], MK_FLOW_END_SHUTDOWN);
+	cr_assert_eq(ended.reason[1], MK_FLOW_END_SHUTDOWN);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_SHUTDOWN], 2);
+	cr_assert_eq(mk_flow_table_active(&t), 0);
+}
+
+Test(flow, flow_id_depends_on_key_seed_start_only)
+{
+	struct mk_parse a = test_parse("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP);
+	struct mk_parse b = test_parse("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_UDP);
+
+	cr_assert_eq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&b.key, 1, TEST_T0));
+	cr_assert_neq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&a.key, 2, TEST_T0));
+	cr_assert_neq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&a.key, 1, TEST_T0 + 1));
+	cr_assert_eq(mk_flow_id(&a.key, 1, TEST_T0) >> 63, 0, "positive as an int64");
+}
+
+Test(flow, emergency_evicts_oldest_when_nothing_expires)
+{
+	char ip[32];
+	int i;
+
+	mk_flow_table_free(&t);
+	setup_n(4);
+	for (i = 0; i < 4; i++) {
+		snprintf(ip, sizeof(ip), "10.0.1.%d", i + 1);
+		pkt(ip, 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + (uint64_t)i, 50, 0, NULL);
+	}
+	cr_assert_eq(t.nfree, 0);
+	pkt("10.0.1.99", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + 10, 50, 0, NULL);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_EMERGENCY], 1);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_FORCED], 1);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.reason[0], MK_FLOW_END_FORCED);
+	cr_assert_eq(ended.f[0].start_us, TEST_T0, "the oldest flow goes");
+	cr_assert(t.emergency, "still below the 30 %% recovery level");
+	/* a second allocation while in emergency is not a second entry into it */
+	pkt("10.0.1.98", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + 11, 50, 0, NULL);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_EMERGENCY], 1);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_FORCED], 2);
+}
+
+Test(flow, emergency_uses_shorter_timeouts_then_recovers)
+{
+	char ip[32];
+	int i;
+
+	mk_flow_table_free(&t);
+	setup_n(4);
+	for (i = 0; i < 4; i++) {
+		snprintf(ip, sizeof(ip), "10.0.1.%d", i + 1);
+		pkt(ip, 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	}
+	/* 11 s later: under normal timeouts (30 s) nothing expires, emergency new is 10 s */
+	pkt("10.0.1.99", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + 11 * SEC, 50, 0, NULL);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_EMERGENCY], 1);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_FORCED], 0);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_TIMEOUT], 4);
+	cr_assert_not(t.emergency, "3 of 4 entries free: recovered");
+}
+
+Test(flow, memcap_lowers_the_entry_limit)
+{
+	struct mk_flow_cfg cfg;
+
+	mk_flow_table_free(&t);
+	mk_flow_cfg_defaults(&cfg);
+	cfg.memcap = 10 * sizeof(struct mk_flow) + 5;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), 0);
+	cr_assert_eq(t.cfg.max_flows, 10);
+	cr_assert_eq(t.nfree, 10);
+	mk_flow_table_free(&t);
+	cfg.memcap = 1;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), -EINVAL);
+	setup();
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * EVE JSON in Suricata's shape, so Filebeat/Logstash/Splunk pipelines built
+ * for Suricata ingest meerkat unchanged. Records are formatted by hand into a
+ * caller's buffer: the fields are numbers, addresses and fixed words, none
+ * needs escaping, and this runs once per flow on the workers.
+ *
+ * Workers do not write the file: each keeps its records with a sort key
+ * (epoch, start time, flow_id) in a struct mk_eve_buf, and the owner merges
+ * them in that order, so the output does not depend on the number of workers.
+ * The epoch is the number of time ticks the worker had seen when the flow
+ * ended (see offline.c).
+ */
+#ifndef MK_EVE_H
+#define MK_EVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "flow.h"
+
+#define MK_EVE_TS_LEN 32
+#define MK_EVE_LINE_MAX 2048
+
+/* 2026-12-03T03:45:00.123456+0000 (UTC, Suricata's layout) into buf[MK_EVE_TS_LEN]. */
+void mk_eve_ts(char *buf, uint64_t ts_us);
+
+/* One `flow` event, no newline. Returns its length or -ENOSPC. */
+int mk_eve_flow(char *buf, size_t size, const struct mk_flow *f, enum mk_flow_reason reason);
+
+struct mk_eve_rec {
+	uint64_t epoch;
+	uint64_t start_us;
+	uint64_t flow_id;
+	uint64_t off; /* of the line in the arena */
+	uint32_t len;
+};
+
+/* A worker's records, in the order they ended. */
+struct mk_eve_buf {
+	struct mk_eve_rec *recs;
+	size_t nrecs, cap_recs;
+	char *arena;
+	size_t used, cap;
+};
+
+int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		   const char *line, size_t len);
+void mk_eve_buf_free(struct mk_eve_buf *b);
+
+/*
+ * Writes the records of @n buffers to @out sorted by (epoch, start, flow_id),
+ * one line each. Returns 0 or -errno.
+ */
+int mk_eve_merge_write(FILE *out, struct mk_eve_buf *bufs, unsigned int n);
+
+#endif /* MK_EVE_H */

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The flow table. Every tracked flow sits in exactly one of twelve lists,
+ * one per (protocol class, state); a list shares one timeout, and a packet
+ * moves its flow to the tail, so each list is ordered by last-seen time and
+ * a sweep only looks at list heads: O(expired), never a full table walk.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flow.h"
+#include "log.h"
+
+#define MK_FLOW_CNT_NAME(name, str, doc) [MK_FLOW_CNT_##name] = str,
+const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX] = { MK_FLOW_COUNTERS(MK_FLOW_CNT_NAME) };
+#undef MK_FLOW_CNT_NAME
+
+#define US_PER_S 1000000ull
+
+void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg)
+{
+	static const uint32_t norm[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX] = {
+		[MK_FLOW_PROTO_TCP] = { 60, 600, 60 },
+		[MK_FLOW_PROTO_UDP] = { 30, 300, 0 },
+		[MK_FLOW_PROTO_ICMP] = { 30, 300, 0 },
+		[MK_FLOW_PROTO_DEFAULT] = { 30, 300, 0 },
+	};
+	static const uint32_t emerg[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX] = {
+		[MK_FLOW_PROTO_TCP] = { 5, 100, 10 },
+		[MK_FLOW_PROTO_UDP] = { 10, 100, 0 },
+		[MK_FLOW_PROTO_ICMP] = { 10, 100, 0 },
+		[MK_FLOW_PROTO_DEFAULT] = { 10, 100, 0 },
+	};
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_flows = 65536;
+	cfg->hash_size = 65536;
+	cfg->emergency_recovery = 30;
+	memcpy(cfg->timeout, norm, sizeof(norm));
+	memcpy(cfg->emerg_timeout, emerg, sizeof(emerg));
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	/* splitmix64 finaliser: every input bit reaches every output bit */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t mk_flow_id(const struct mk_flow_key *key, uint32_t seed, uint64_t start_us)
+{
+	uint64_t h = ((uint64_t)mk_flow_hash(key, seed) << 32) | mk_flow_hash(key, ~seed);
+
+	/* Suricata's flow_id is a positive int64; so is ours */
+	return mix64(h ^ mix64(start_us)) & 0x7fffffffffffffffull;
+}
+
+static enum mk_flow_proto proto_class(uint8_t proto)
+{
+	switch (proto) {
+	case MK_IPPROTO_TCP:
+		return MK_FLOW_PROTO_TCP;
+	case MK_IPPROTO_UDP:
+		return MK_FLOW_PROTO_UDP;
+	case MK_IPPROTO_ICMP:
+	case MK_IPPROTO_ICMPV6:
+		return MK_FLOW_PROTO_ICMP;
+	default:
+		return MK_FLOW_PROTO_DEFAULT;
+	}
+}
+
+int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, uint32_t seed,
+		       mk_flow_end_fn end_fn, void *end_ctx)
+{
+	uint32_t nb = 1, bits = 0;
+	int p, s;
+
+	if (!cfg->max_flows || cfg->max_flows >= MK_FLOW_NIL)
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	t->cfg = *cfg;
+	/* the memory cap is an entry limit in disguise: entries are preallocated */
+	if (cfg->memcap && cfg->memcap / sizeof(struct mk_flow) < t->cfg.max_flows)
+		t->cfg.max_flows = (uint32_t)(cfg->memcap / sizeof(struct mk_flow));
+	if (!t->cfg.max_flows)
+		return -EINVAL;
+	cfg = &t->cfg;
+	while (nb < cfg->hash_size && bits < 31) {
+		nb <<= 1;
+		bits++;
+	}
+	if (!bits) {
+		nb = 2;
+		bits = 1;
+	}
+	t->bucket_shift = 32 - bits;
+	t->entries = calloc(cfg->max_flows, sizeof(*t->entries));
+	t->buckets = malloc((size_t)nb * sizeof(*t->buckets));
+	if (!t->entries || !t->buckets) {
+		free(t->entries);
+		free(t->buckets);
+		return -ENOMEM;
+	}
+	memset(t->buckets, 0xff, (size_t)nb * sizeof(*t->buckets));
+	/*
+	 * Entries never used are handed out from never_used upward before the
+	 * free list: calloc'd pages are then first touched by the packet that
+	 * needs them, not all at start (13 MB of page clearing per worker).
+	 */
+	t->free_head = MK_FLOW_NIL;
+	t->never_used = 0;
+	t->nfree = cfg->max_flows;
+	for (p = 0; p < MK_FLOW_PROTO_MAX; p++)
+		for (s = 0; s < MK_FLOW_STATE_MAX; s++)
+			t->lists[p][s].head = t->lists[p][s].tail = MK_FLOW_NIL;
+	t->seed = seed;
+	t->end_fn = end_fn;
+	t->end_ctx = end_ctx;
+	return 0;
+}
+
+void mk_flow_table_free(struct mk_flow_table *t)
+{
+	free(t->entries);
+	free(t->buckets);
+	t->entries = NULL;
+	t->buckets = NULL;
+}
+
+/*
+ * Bucket from the packet's hash. The low bits of that hash already chose the
+ * worker (hash % 256 -> itable), so they are nearly constant inside one
+ * table; a multiplicative remix takes the top bits instead.
+ */
+static uint32_t bucket_of(const struct mk_flow_table *t, uint32_t hash)
+{
+	return (hash * 0x9e3779b1u) >> t->bucket_shift;
+}
+
+static struct mk_flow_list *list_of(struct mk_flow_table *t, const struct mk_flow *f)
+{
+	return &t->lists[f->proto_class][f->state];
+}
+
+static void list_unlink(struct mk_flow_table *t, struct mk_flow *f)
+{
+	struct mk_flow_list *l = list_of(t, f);
+
+	if (f->lru_prev != MK_FLOW_NIL)
+		t->entries[f->lru_prev].lru_next = f->lru_next;
+	else
+		l->head = f->lru_next;
+	if (f->lru_next != MK_FLOW_NIL)
+		t->entries[f->lru_next].lru_prev = f->lru_prev;
+	else
+		l->tail = f->lru_prev;
+}
+
+static void list_append(struct mk_flow_table *t, struct mk_flow *f)
+{
+	struct mk_flow_list *l = list_of(t, f);
+	uint32_t idx = (uint32_t)(f - t->entries);
+
+	f->lru_next = MK_FLOW_NIL;
+	f->lru_prev = l->tail;
+	if (l->tail != MK_FLOW_NIL)
+		t->entries[l->tail].lru_next = idx;
+	else
+		l->head = idx;
+	l->tail = idx;
+}
+
+static uint64_t timeout_us(const struct mk_flow_table *t, const struct mk_flow *f)
+{
+	const uint32_t (*to)[MK_FLOW_STATE_MAX] = t->emergency ? t->cfg.emerg_timeout : t->cfg.timeout;
+
+	return (uint64_t)to[f->proto_class][f->state] * US_PER_S;
+}
+
+static int flow_expired(const struct mk_flow_table *t, const struct mk_flow *f, uint64_t now)
+{
+	return now > f->last_us + timeout_us(t, f);
+}
+
+static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason)
+{
+	uint32_t idx = (uint32_t)(f - t->entries);
+	uint32_t *pp = &t->buckets[bucket_of(t, f->hash)];
+
+	if (t->end_fn)
+		t->end_fn(t->end_ctx, f, reason);
+	t->cnt[reason == MK_FLOW_END_TIMEOUT ? MK_FLOW_CNT_END_TIMEOUT :
+	       reason == MK_FLOW_END_FORCED  ? MK_FLOW_CNT_END_FORCED :
+					       MK_FLOW_CNT_END_SHUTDOWN]++;
+	while (*pp != idx)
+		pp = &t->entries[*pp].next;
+	*pp = f->next;
+	list_unlink(t, f);
+	f->in_use = 0;
+	f->next = t->free_head;
+	t->free_head = idx;
+	t->nfree++;
+}
+
+static void sweep(struct mk_flow_table *t, uint64_t now)
+{
+	int p, s;
+
+	for (p = 0; p < MK_FLOW_PROTO_MAX; p++) {
+		for (s = 0; s < MK_FLOW_STATE_MAX; s++) {
+			struct mk_flow_list *l = &t->lists[p][s];
+
+			while (l->head != MK_FLOW_NIL && flow_expired(t, &t->entries[l->head], now))
+				flow_end(t, &t->entries[l->head], MK_FLOW_END_TIMEOUT);
+		}
+	}
+	if (t->emergency &&
+	    (uint64_t)t->nfree * 100 >= (uint64_t)t->cfg.max_flows * t->cfg.emergency_recovery)
+		t->emergency = 0;
+}
+
+void mk_flow_table_tick(struct mk_flow_table *t, uint64_t now_us)
+{
+	if (now_us > t->now_us)
+		t->now_us = now_us;
+	sweep(t, t->now_us);
+}
+
+/* The least recently seen flow over all lists: the eviction victim. */
+static struct mk_flow *oldest_flow(struct mk_flow_table *t)
+{
+	struct mk_flow *best = NULL;
+	int p, s;
+
+	for (p = 0; p < MK_FLOW_PROTO_MAX; p++) {
+		for (s = 0; s < MK_FLOW_STATE_MAX; s++) {
+			uint32_t h = t->lists[p][s].head;
+
+			if (h != MK_FLOW_NIL && (!best || t->entries[h].last_us < best->last_us))
+				best = &t->entries[h];
+		}
+	}
+	return best;
+}
+
+static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
+{
+	struct mk_flow *f;
+
+	if (!t->nfree) {
+		/* emergency: shorter timeouts first, then evict the oldest */
+		if (!t->emergency) {
+			t->emergency = 1;
+			t->cnt[MK_FLOW_CNT_EMERGENCY]++;
+			if (!t->emergency_logged) {
+				t->emergency_logged = 1;
+				mk_warn("flow table full (%u entries): emergency mode, shorter timeouts",
+					t->cfg.max_flows);
+			}
+		}
+		sweep(t, now);
+		if (!t->nfree) {
+			f = oldest_flow(t);
+			if (!f) {
+				t->cnt[MK_FLOW_CNT_ALLOC_FAIL]++;
+				return NULL;
+			}
+			flow_end(t, f, MK_FLOW_END_FORCED);
+		}
+	}
+	if (t->free_head != MK_FLOW_NIL) {
+		f = &t->entries[t->free_head];
+		t->free_head = f->next;
+	} else {
+		f = &t->entries[t->never_used++];
+	}
+	t->nfree--;
+	return f;
+}
+
+static void flow_init(struct mk_flow_table *t, struct mk_flow *f, const struct mk_parse *p,
+		      const struct mk_flow_pkt *pkt)
+{
+	int from_hi = !!(p->flags & MK_META_F_REVERSE);
+	int from_server = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->key = p->key;
+	f->hash = p->hash;
+	f->flow_id = mk_flow_id(&p->key, t->seed, pkt->ts_us);
+	f->start_us = f->last_us = pkt->ts_us;
+	f->proto_class = proto_class(p->key.proto);
+	f->state = MK_FLOW_STATE_NEW;
+	/* a SYN-ACK first (SYN lost or before the capture): the receiver initiated */
+	if (p->key.proto == MK_IPPROTO_TCP &&
+	    (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == (MK_TCP_SYN | MK_TCP_ACK))
+		from_server = 1;
+	f->client_hi = from_server ? !from_hi : from_hi;
+	f->first_to_client = (uint8_t)from_server;
+	f->vlan[0] = p->vlan[0];
+	f->vlan[1] = p->vlan[1];
+	f->icmp_type = pkt->icmp_type;
+	f->icmp_code = pkt->icmp_code;
+	if (p->tunnel_depth) {
+		f->tunnel_type = p->tunnel_type;
+		f->tunnel_depth = p->tunnel_depth;
+		f->tunnel_id = p->tunnel_id;
+		f->outer_family = p->outer_family;
+		memcpy(from_server ? f->outer_server : f->outer_client, p->outer_src, 16);
+		memcpy(from_server ? f->outer_client : f->outer_server, p->outer_dst, 16);
+	}
+	f->in_use = 1;
+}
+
+static void flow_set_state(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_state s)
+{
+	list_unlink(t, f);
+	f->state = s;
+	list_append(t, f);
+}
+
+static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struct mk_flow_pkt *pkt,
+			 int dir)
+{
+	enum mk_flow_state s = f->state;
+
+	f->pkts[dir]++;
+	f->bytes[dir] += pkt->len;
+	if (pkt->ts_us >= f->last_us)
+		f->last_us = pkt->ts_us;
+	else
+		t->cnt[MK_FLOW_CNT_TIME_REWIND]++;
+
+	if (f->proto_class == MK_FLOW_PROTO_TCP) {
+		f->tcp_flags[dir] |= pkt->tcp_flags;
+		if (pkt->tcp_flags & MK_TCP_FIN)
+			f->fin_seen |= 1 << dir;
+		if (pkt->tcp_flags & MK_TCP_RST)
+			f->rst_seen |= 1 << dir;
+		if (f->rst_seen || f->fin_seen == 3)
+			s = MK_FLOW_STATE_CLOSED;
+		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] &&
+			 (f->tcp_flags[1] & MK_TCP_SYN) && (f->tcp_flags[0] & MK_TCP_ACK))
+			s = MK_FLOW_STATE_ESTABLISHED;
+		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] && !(f->tcp_flags[0] & MK_TCP_SYN))
+			s = MK_FLOW_STATE_ESTABLISHED; /* picked up midstream */
+	} else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1]) {
+		s = MK_FLOW_STATE_ESTABLISHED;
+	}
+	if (s != f->state) {
+		flow_set_state(t, f, s);
+	} else if (f->lru_next != MK_FLOW_NIL) {
+		list_unlink(t, f);
+		list_append(t, f);
+	}
+}
+
+struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p,
+			       const struct mk_flow_pkt *pkt, int *to_client)
+{
+	uint32_t b = bucket_of(t, p->hash), idx;
+	struct mk_flow *f = NULL;
+	int from_hi = !!(p->flags & MK_META_F_REVERSE);
+
+	if (pkt->ts_us > t->now_us)
+		t->now_us = pkt->ts_us;
+	for (idx = t->buckets[b]; idx != MK_FLOW_NIL; idx = t->entries[idx].next) {
+		struct mk_flow *c = &t->entries[idx];
+
+		if (c->hash == p->hash && !memcmp(&c->key, &p->key, sizeof(c->key))) {
+			f = c;
+			break;
+		}
+	}
+	if (f) {
+		/*
+		 * Decided from this flow's own timestamps only, so the outcome
+		 * does not depend on which other flows share the worker.
+		 */
+		int reuse = flow_expired(t, f, pkt->ts_us);
+
+		/* a new SYN on a closed TCP flow starts a new session (port reuse) */
+		if (!reuse && f->state == MK_FLOW_STATE_CLOSED && f->proto_class == MK_FLOW_PROTO_TCP &&
+		    (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN)
+			reuse = 1;
+		if (reuse) {
+			flow_end(t, f, MK_FLOW_END_TIMEOUT);
+			f = NULL;
+		}
+	}
+	if (!f) {
+		f = flow_alloc(t, pkt->ts_us);
+		if (!f)
+			return NULL;
+		idx = (uint32_t)(f - t->entries);
+		flow_init(t, f, p, pkt);
+		f->next = t->buckets[b];
+		t->buckets[b] = idx;
+		list_append(t, f);
+		t->cnt[MK_FLOW_CNT_CREATED]++;
+	}
+	*to_client = from_hi != f->client_hi;
+	flow_account(t, f, pkt, *to_client);
+	return f;
+}
+
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason)
+{
+	flow_end(t, f, reason);
+}
+
+void mk_flow_table_flush(struct mk_flow_table *t)
+{
+	int p, s;
+
+	for (p = 0; p < MK_FLOW_PROTO_MAX; p++)
+		for (s = 0; s < MK_FLOW_STATE_MAX; s++)
+			while (t->lists[p][s].head != MK_FLOW_NIL)
+				flow_end(t, &t->entries[t->lists[p][s].head], MK_FLOW_END_SHUTDOWN);
+}
+
+uint32_t mk_flow_table_active(const struct mk_flow_table *t)
+{
+	return t->cfg.max_flows - t->nfree;
+}
+
+const char *mk_flow_state_name(const struct mk_flow *f)
+{
+	static const char *const names[] = { "new", "established", "closed" };
+
+	if (f->bypassed)
+		return "bypassed";
+	return names[f->state];
+}
+
+const char *mk_flow_reason_name(enum mk_flow_reason r)
+{
+	static const char *const names[] = { "timeout", "forced", "shutdown" };
+
+	return names[r];
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Per-worker flow table: shared-nothing, preallocated entries, keyed by the
+ * canonical struct mk_flow_key and bucketed by the packet's seeded hash.
+ * Time is the packets' time (pcap or NIC timestamps), never the wall clock,
+ * so offline runs are reproducible. Ended flows are handed to a callback
+ * (EVE writer, stream release) before their entry is reused.
+ */
+#ifndef MK_FLOW_H
+#define MK_FLOW_H
+
+#include <stdint.h>
+#include "parse.h"
+
+#include "stream.h"
+
+enum mk_flow_proto {
+	MK_FLOW_PROTO_TCP = 0,
+	MK_FLOW_PROTO_UDP,
+	MK_FLOW_PROTO_ICMP,
+	MK_FLOW_PROTO_DEFAULT,
+	MK_FLOW_PROTO_MAX
+};
+
+enum mk_flow_state {
+	MK_FLOW_STATE_NEW = 0,
+	MK_FLOW_STATE_ESTABLISHED,
+	MK_FLOW_STATE_CLOSED,
+	MK_FLOW_STATE_MAX
+};
+
+enum mk_flow_reason {
+	MK_FLOW_END_TIMEOUT = 0,
+	MK_FLOW_END_FORCED,   /* evicted: emergency mode could not free an entry */
+	MK_FLOW_END_SHUTDOWN, /* still open when the capture ended */
+};
+
+#define MK_TCP_FIN 0x01
+#define MK_TCP_SYN 0x02
+#define MK_TCP_RST 0x04
+#define MK_TCP_PSH 0x08
+#define MK_TCP_ACK 0x10
+
+/* Flow-table settings; timeouts in seconds. Filled by config.c. */
+struct mk_flow_cfg {
+	uint32_t max_flows;	 /* preallocated entries per worker */
+	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
+	uint32_t hash_size;	 /* buckets per worker; rounded up to a power of two */
+	uint32_t emergency_recovery; /* leave emergency mode when this % of entries is free */
+	uint32_t timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
+	uint32_t emerg_timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
+};
+
+/* Suricata's defaults (suricata.yaml flow-timeouts). */
+void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg);
+
+struct mk_flow_list {
+	uint32_t head, tail; /* entry indexes; MK_FLOW_NIL when empty */
+};
+
+#define MK_FLOW_NIL UINT32_MAX
+
+struct mk_flow {
+	struct mk_flow_key key;
+	uint32_t hash;
+	uint32_t next;		/* bucket chain */
+	uint32_t lru_prev, lru_next; /* in its (proto, state) timeout list, oldest first */
+	uint64_t flow_id;
+	uint64_t start_us, last_us;
+	uint64_t pkts[2];	/* [0] to server, [1] to client */
+	uint64_t bytes[2];
+	uint8_t client_hi;	/* the initiator is the key's hi endpoint */
+	uint8_t first_to_client; /* the first packet travelled server -> client (SYN-ACK first) */
+	uint8_t proto_class;	/* enum mk_flow_proto */
+	uint8_t state;		/* enum mk_flow_state */
+	uint8_t tcp_flags[2];	/* union of flags seen per direction */
+	uint8_t fin_seen;	/* bit per direction */
+	uint8_t rst_seen;
+	uint8_t alerted;
+	uint8_t bypassed;
+	uint8_t in_use;
+	/* innermost tunnel, oriented client -> server */
+	uint8_t tunnel_type;	/* enum mk_tunnel_type */
+	uint8_t tunnel_depth;
+	uint8_t outer_family;
+	uint32_t tunnel_id;
+	uint32_t outer_client[4], outer_server[4];
+	uint16_t vlan[2];
+	uint8_t icmp_type, icmp_code; /* of the first packet */
+	struct mk_tcp_session tcp; /* owned by the stream engine */
+};
+
+#define MK_FLOW_COUNTERS(X)                                                                        \
+	X(CREATED, "flow_created", "flows created")                                                \
+	X(END_TIMEOUT, "flow_end_timeout", "flows ended by timeout")                              \
+	X(END_FORCED, "flow_end_forced", "flows evicted while the table was full")                 \
+	X(END_SHUTDOWN, "flow_end_shutdown", "flows still open at shutdown")                       \
+	X(EMERGENCY, "flow_emergency", "times the table entered emergency mode")                   \
+	X(ALLOC_FAIL, "flow_alloc_fail", "packets dropped: no flow entry could be freed")          \
+	X(TIME_REWIND, "flow_time_rewind", "packets older than their flow's last packet")
+
+#define MK_FLOW_CNT_ENUM(name, str, doc) MK_FLOW_CNT_##name,
+enum mk_flow_counter { MK_FLOW_COUNTERS(MK_FLOW_CNT_ENUM) MK_FLOW_CNT_MAX };
+#undef MK_FLOW_CNT_ENUM
+
+extern const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX];
+
+/* Called before the entry is reused; may release state the flow owns (stream session). */
+typedef void (*mk_flow_end_fn)(void *ctx, struct mk_flow *f, enum mk_flow_reason reason);
+
+struct mk_flow_table {
+	struct mk_flow_cfg cfg;
+	struct mk_flow *entries;
+	uint32_t *buckets;
+	uint32_t bucket_shift; /* 32 - log2(buckets) */
+	uint32_t free_head;  /* entries ended and free again */
+	uint32_t never_used; /* entries from here on were never handed out */
+	uint32_t nfree;
+	uint32_t seed;
+	int emergency;
+	int emergency_logged;
+	uint64_t now_us; /* the latest time the table was told about */
+	struct mk_flow_list lists[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
+	mk_flow_end_fn end_fn;
+	void *end_ctx;
+	uint64_t cnt[MK_FLOW_CNT_MAX];
+};
+
+/* What the flow table needs from one packet besides its parse. */
+struct mk_flow_pkt {
+	uint64_t ts_us;
+	uint32_t len;	 /* bytes accounted to the flow (see docs/flow.md) */
+	uint8_t tcp_flags;
+	uint8_t icmp_type, icmp_code;
+};
+
+int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, uint32_t seed,
+		       mk_flow_end_fn end_fn, void *end_ctx);
+void mk_flow_table_free(struct mk_flow_table *t);
+
+/*
+ * Finds or creates the flow of @p and accounts @pkt to it. *@to_client says
+ * which way the packet went. Returns NULL only when no entry could be freed
+ * (counted as MK_FLOW_CNT_ALLOC_FAIL).
+ */
+struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p,
+			       const struct mk_flow_pkt *pkt, int *to_client);
+
+/* Ends @f now (e.g. the stream engine saw TCP port reuse the table did not). */
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason);
+
+/* Advances the table's clock and ends every flow whose timeout has passed. */
+void mk_flow_table_tick(struct mk_flow_table *t, uint64_t now_us);
+
+/* Ends every flow still open (reason shutdown), oldest first per list. */
+void mk_flow_table_flush(struct mk_flow_table *t);
+
+/* Number of flows currently tracked. */
+uint32_t mk_flow_table_active(const struct mk_flow_table *t);
+
+/* Deterministic id of a flow instance: from key, seed and start time only. */
+uint64_t mk_flow_id(const struct mk_flow_key *key, uint32_t seed, uint64_t start_us);
+
+const char *mk_flow_state_name(const struct mk_flow *f);
+const char *mk_flow_reason_name(enum mk_flow_reason r);
+
+#endif /* MK_FLOW_H */

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The meerkat daemon. Today: offline mode (-r FILE). Options are one table
+ * filling struct meerkat_params; getopt's table and --help come from it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "config.h"
+#include "log.h"
+#include "offline.h"
+
+/* Offline runs are reproducible by default; live mode will pick a random seed. */
+#define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
+
+struct meerkat_params {
+	const char *read_file;
+	const char *iface;
+	const char *log_dir;
+	const char *config;
+	const char *checksum;
+	const char *seed;
+	const char *dump_streams;
+	unsigned long workers;
+	int verbose;
+	int version;
+	int help;
+};
+
+enum opt_type {
+	OPT_STR,
+	OPT_ULONG,
+	OPT_COUNT, /* flag, each use adds one */
+};
+
+struct opt_desc {
+	const char *name;
+	int short_name; /* 0: long only */
+	enum opt_type type;
+	size_t off;
+	const char *metavar;
+	const char *help;
+};
+
+#define P(field) offsetof(struct meerkat_params, field)
+static const struct opt_desc opts[] = {
+	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
+	{ "interface", 'i', OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)" },
+	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
+	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
+	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
+	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (default 1)" },
+	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)" },
+	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
+	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
+	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
+	{ "help", 'h', OPT_COUNT, P(help), NULL, "this help" },
+};
+
+static void usage(FILE *out)
+{
+	unsigned int i;
+
+	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n\n");
+	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
+		char left[48];
+
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", opts[i].short_name ? "-" : "",
+			 opts[i].short_name ? opts[i].short_name : ' ', opts[i].short_name ? ", " : "  ",
+			 opts[i].name, opts[i].metavar ? " " : "", opts[i].metavar ?: "");
+		fprintf(out, "  %-32s %s\n", left, opts[i].help);
+	}
+}
+
+static int parse_args(int argc, char **argv, struct meerkat_params *prm)
+{
+	struct option lopts[MK_ARRAY_SIZE(opts) + 1];
+	char shorts[2 * MK_ARRAY_SIZE(opts) + 1], *sp = shorts;
+	unsigned int i;
+	int c, idx;
+
+	memset(lopts, 0, sizeof(lopts));
+	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
+		lopts[i].name = opts[i].name;
+		lopts[i].has_arg = opts[i].type == OPT_COUNT ? no_argument : required_argument;
+		lopts[i].val = opts[i].short_name ? opts[i].short_name : 256 + (int)i;
+		if (opts[i].short_name) {
+			*sp++ = (char)opts[i].short_name;
+			if (opts[i].type != OPT_COUNT)
+				*sp++ = ':';
+		}
+	}
+	*sp = '\0';
+	while ((c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1) {
+		const struct opt_desc *o = NULL;
+		char *base = (char *)prm, *end;
+
+		for (i = 0; i < MK_ARRAY_SIZE(opts); i++)
+			if (lopts[i].val == c)
+				o = &opts[i];
+		if (!o)
+			return -EINVAL; /* getopt printed why */
+		switch (o->type) {
+		case OPT_STR:
+			*(const char **)(base + o->off) = optarg;
+			break;
+		case OPT_ULONG:
+			errno = 0;
+			*(unsigned long *)(base + o->off) = strtoul(optarg, &end, 0);
+			if (errno || *end || end == optarg) {
+				mk_err("--%s: '%s' is not a number", o->name, optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_COUNT:
+			(*(int *)(base + o->off))++;
+			break;
+		}
+	}
+	if (optind < argc) {
+		mk_err("unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct meerkat_params prm = { .workers = 1 };
+	struct mk_offline_opts o = { 0 };
+	struct mk_offline_stats st;
+	struct mk_config conf;
+	int err;
+
+	mk_config_defaults(&conf);
+	if (parse_args(argc, argv, &prm)) {
+		usage(stderr);
+		return 2;
+	}
+	if (prm.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (prm.version) {
+		printf("meerkat 0.1.0 (engines: %s)\n", mk_offline_features());
+		return 0;
+	}
+	if (prm.verbose)
+		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
+	else
+		mk_log_set_level(MK_LOG_WARN);
+	if (prm.iface) {
+		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.iface);
+		return 2;
+	}
+	if (!prm.read_file || !prm.log_dir) {
+		mk_err("offline mode needs -r FILE and -l LOGDIR");
+		usage(stderr);
+		return 2;
+	}
+	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
+		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
+		return 2;
+	}
+	o.checksum = 1;
+	if (prm.checksum) {
+		if (!strcmp(prm.checksum, "none"))
+			o.checksum = 0;
+		else if (strcmp(prm.checksum, "all")) {
+			mk_err("-k: '%s' is not one of none, all", prm.checksum);
+			return 2;
+		}
+	}
+	o.seed = MK_OFFLINE_SEED_DEFAULT;
+	if (prm.seed && !strcmp(prm.seed, "random")) {
+		if (getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
+			mk_err("getrandom: %s", strerror(errno));
+			return 1;
+		}
+	} else if (prm.seed) {
+		char *end;
+
+		errno = 0;
+		o.seed = (uint32_t)strtoul(prm.seed, &end, 0);
+		if (errno || *end || end == prm.seed) {
+			mk_err("--seed: '%s' is not a number or 'random'", prm.seed);
+			return 2;
+		}
+	}
+	if (prm.config) {
+		err = mk_config_load(&conf, prm.config);
+		if (err)
+			goto out;
+	}
+	o.pcap_path = prm.read_file;
+	o.log_dir = prm.log_dir;
+	o.dump_streams = prm.dump_streams;
+	o.workers = (unsigned int)prm.workers;
+	o.progress = isatty(STDERR_FILENO);
+
+	err = mk_offline_run(&o, &conf, &st);
+	if (!err)
+		mk_offline_print_summary(stderr, &st);
+out:
+	mk_config_free(&conf);
+	return err ? 1 : 0;
+}
