@@ -183,15 +183,22 @@ static int worker_checksums(struct worker *w, const struct mk_parse *p, const ui
 			    uint32_t caplen)
 {
 	const struct mk_l3 *l3 = &p->l3;
-	uint32_t ihl = (uint32_t)(l3->l4_off - l3->l3_off), l4len;
-	const uint8_t *l4 = ip + ihl;
+	uint32_t ihl, l4len;
+	const uint8_t *l4;
 
 	if (l3->truncated || caplen < l3->ip_len)
 		return 0;
-	if (l3->family == MK_FAMILY_IPV4 && csum_fold(csum_add(0, ip, ihl)) != 0xffff)
+	/* the parser checked 20 <= IHL * 4 <= total length for IPv4 */
+	if (l3->family == MK_FAMILY_IPV4 &&
+	    csum_fold(csum_add(0, ip, (ip[0] & 0x0fu) * 4u)) != 0xffff)
 		w->cnt[MK_OFF_CSUM_BAD_IPV4]++;
 	if (!l3->l4_off || l3->frag != MK_FRAG_NONE)
 		return 0;
+	/* IPv6 extension headers may claim more than the payload length */
+	ihl = (uint32_t)(l3->l4_off - l3->l3_off);
+	if (ihl > l3->ip_len)
+		return 0;
+	l4 = ip + ihl;
 	l4len = l3->ip_len - ihl;
 	switch (l3->proto) {
 	case MK_IPPROTO_TCP:
