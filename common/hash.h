@@ -72,7 +72,15 @@ MK_INLINE __u32 mk_jhash_words(const __u32 *k, __u32 n, __u32 initval)
 
 MK_INLINE __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
 {
-	return mk_jhash_words((const __u32 *)key, sizeof(*key) / 4, seed);
+	__u32 w[sizeof(*key) / 4];
+
+	/*
+	 * Copy, never cast: reading the __u16/__u8 fields through a __u32
+	 * pointer breaks strict aliasing, and gcc -O2 then hashed the key as it
+	 * was before its ports, VLANs and protocol were stored.
+	 */
+	mk_memcpy(w, key, sizeof(w));
+	return mk_jhash_words(w, sizeof(w) / 4, seed);
 }
 
 /*
