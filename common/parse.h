@@ -597,8 +597,13 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 
 	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1; level++) {
 		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
+		if (ret != MK_PARSE_IP) {
+			if (level < cfg->tunnel_depth)
+				return ret;
+			/* a tunnel we would not strip anyway cannot make the frame malformed */
+			p->reason = MK_REASON_NONE;
+			break;
+		}
 		if (t.type == MK_TUNNEL_NONE)
 			break;
 		if (level >= cfg->tunnel_depth) {
