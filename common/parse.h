@@ -86,16 +86,15 @@ enum mk_frag_state {
 struct mk_l3 {
 	__u32 src[4];
 	__u32 dst[4];
+	__u32 ip_len; /* total length the IP header claims; IPv6: up to 65535 + 40 */
 	__u16 l3_off;
 	__u16 l4_off; /* 0 when there is no L4 header to read (later fragment, unknown proto) */
 	__u16 sport;  /* network byte order, as on the wire */
 	__u16 dport;
-	__u16 ip_len; /* total length the IP header claims */
 	__u8 family;  /* enum mk_family */
 	__u8 proto;
 	__u8 frag; /* enum mk_frag_state */
 	__u8 truncated;
-	__u8 pad[2];
 };
 
 struct mk_parse {
@@ -242,7 +241,7 @@ MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 		return MK_PARSE_ERROR;
 	}
 	l3->family = MK_FAMILY_IPV6;
-	l3->ip_len = mk_rd16(h + 4) + 40;
+	l3->ip_len = (__u32)mk_rd16(h + 4) + 40;
 	l3->truncated = (const void *)(h + l3->ip_len) > MK_FRAME_END(f);
 	l3->frag = MK_FRAG_NONE;
 	nh = h[6];
