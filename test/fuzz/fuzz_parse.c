@@ -16,18 +16,20 @@
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,        \
+			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
 				__LINE__);                                                         \
 			abort();                                                                   \
 		}                                                                                  \
 	} while (0)
 
 static const struct mk_parse_cfg cfgs[] = {
-	{ .seed = 0, .tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT },
-	{ .seed = 0x5eed, .tunnel_depth = 0 },
-	{ .seed = 1, .tunnel_depth = 1, .l2tpv3_cookie_len = 4 },
-	{ .seed = 2, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .l2tpv3_cookie_len = 8,
-	  .l2tpv3_l2spec = MK_L2SPEC_DEFAULT },
+    {.seed = 0, .tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT},
+    {.seed = 0x5eed, .tunnel_depth = 0},
+    {.seed = 1, .tunnel_depth = 1, .l2tpv3_cookie_len = 4},
+    {.seed = 2,
+     .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
+     .l2tpv3_cookie_len = 8,
+     .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
 };
 
 /* The key built from the other direction must be the same bytes and hash. */
@@ -41,8 +43,8 @@ static void check_symmetric(const struct mk_parse *p, __u32 seed)
 	CHECK(!memcmp(&r, &p->key, sizeof(r)));
 	CHECK(mk_flow_hash(&r, seed) == p->hash);
 	/* from hi to lo is "reverse" unless both ends are the same */
-	CHECK(rev || !mk_endpoint_cmp(p->key.addr_lo, p->key.port_lo, p->key.addr_hi,
-				      p->key.port_hi));
+	CHECK(rev ||
+	      !mk_endpoint_cmp(p->key.addr_lo, p->key.port_lo, p->key.addr_hi, p->key.port_hi));
 	CHECK(mk_endpoint_cmp(p->key.addr_lo, p->key.port_lo, p->key.addr_hi, p->key.port_hi) <= 0);
 }
 
@@ -106,7 +108,8 @@ static void one(const uint8_t *data, size_t size, int start, const struct mk_par
 	CHECK(out == strip);
 	CHECK(out + MK_ETH_HLEN <= size || !p.tunnel_depth);
 	if (p.tunnel_depth) {
-		/* the delivered ethertype names the inner family, the IP header follows unchanged */
+		/* the delivered ethertype names the inner family, the IP header follows unchanged
+		 */
 		CHECK(buf[out + 12] == (p.l3.family == MK_FAMILY_IPV6 ? 0x86 : 0x08));
 		CHECK(!memcmp(buf + out + MK_ETH_HLEN, data + p.l3.l3_off, l3min));
 	}

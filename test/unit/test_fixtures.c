@@ -60,8 +60,10 @@ ParameterizedTest(unsigned int *idx, fixtures, parse)
 		     fx->name, p.tunnel_depth, fx->tunnel_depth_stripped);
 	cr_expect_eq(m.tunnel_id, fx->tunnel_id, "%s: tunnel id 0x%x, want 0x%x", fx->name,
 		     m.tunnel_id, fx->tunnel_id);
-	cr_expect_eq(m.l3_off, fx->l3_off, "%s: l3_off %u, want %u", fx->name, m.l3_off, fx->l3_off);
-	cr_expect_eq(m.l4_off, fx->l4_off, "%s: l4_off %u, want %u", fx->name, m.l4_off, fx->l4_off);
+	cr_expect_eq(m.l3_off, fx->l3_off, "%s: l3_off %u, want %u", fx->name, m.l3_off,
+		     fx->l3_off);
+	cr_expect_eq(m.l4_off, fx->l4_off, "%s: l4_off %u, want %u", fx->name, m.l4_off,
+		     fx->l4_off);
 	cr_expect_eq(m.vlan[0], fx->vlan[0], "%s: vlan[0]", fx->name);
 	cr_expect_eq(m.vlan[1], fx->vlan[1], "%s: vlan[1]", fx->name);
 	cr_expect_eq(m.magic, MK_META_MAGIC);
@@ -99,8 +101,10 @@ ParameterizedTest(unsigned int *idx, fixtures, parse)
 
 		addr_words(a, fx->outer_src);
 		addr_words(b, fx->outer_dst);
-		cr_expect_eq(m.outer_src, a[0] ^ a[1] ^ a[2] ^ a[3], "%s: outer src fold", fx->name);
-		cr_expect_eq(m.outer_dst, b[0] ^ b[1] ^ b[2] ^ b[3], "%s: outer dst fold", fx->name);
+		cr_expect_eq(m.outer_src, a[0] ^ a[1] ^ a[2] ^ a[3], "%s: outer src fold",
+			     fx->name);
+		cr_expect_eq(m.outer_dst, b[0] ^ b[1] ^ b[2] ^ b[3], "%s: outer dst fold",
+			     fx->name);
 	}
 
 	/* the delivered frame, byte for byte */
@@ -155,19 +159,60 @@ ParameterizedTest(unsigned int *idx, fixtures, reverse_twin)
 Test(fixtures, coverage)
 {
 	static const char *const must[] = {
-		"ipv4_tcp", "ipv4_udp", "ipv4_icmp_echo", "ipv4_sctp", "ipv6_tcp", "ipv6_udp",
-		"ipv6_icmp_echo", "ipv6_sctp", "ipv4_options_tcp", "ipv6_hbh_udp",
-		"ipv6_routing_tcp", "ipv6_dstopts_udp", "ipv6_ah_tcp", "ipv6_frag_udp_first0",
-		"vlan_tcp", "qinq_udp", "vlan_depth3", "ipv4_frag_udp_first0",
-		"ipv4_frag_udp_later1", "gtpu_min_udp", "gtpu_seq_tcp", "gtpu_npdu_tcp",
-		"gtpu_ext1_tcp", "gtpu_ext2_udp", "gtpu_inner_v6", "gtpu_outer_v6", "gtpu_in_gtpu",
-		"gtpu_in_gtpu_depth1", "gtpu_echo_request", "gtpu_end_marker", "gtpu_non_ip",
-		"l2tpv2_tcp", "l2tpv2_len_udp", "l2tpv2_seq_tcp", "l2tpv2_offset_udp",
-		"l2tpv2_no_acf_tcp", "l2tpv2_pfc_tcp", "l2tpv2_ipv6", "l2tpv2_control",
-		"l2tpv2_ppp_lcp", "l2tpv3_ip_tcp", "l2tpv3_ip_cookie4_udp", "l2tpv3_ip_cookie8_tcp",
-		"l2tpv3_ip_l2spec_udp", "l2tpv3_udp_tcp", "l2tpv3_ip_control", "arp", "lldp",
-		"ipv4_ihl4", "ipv4_totlen_lt_ihl", "tcp_doff4", "ipv6_bad_version",
-		"ipv6_too_many_ext", "gtpu_trunc_ext",
+	    "ipv4_tcp",
+	    "ipv4_udp",
+	    "ipv4_icmp_echo",
+	    "ipv4_sctp",
+	    "ipv6_tcp",
+	    "ipv6_udp",
+	    "ipv6_icmp_echo",
+	    "ipv6_sctp",
+	    "ipv4_options_tcp",
+	    "ipv6_hbh_udp",
+	    "ipv6_routing_tcp",
+	    "ipv6_dstopts_udp",
+	    "ipv6_ah_tcp",
+	    "ipv6_frag_udp_first0",
+	    "vlan_tcp",
+	    "qinq_udp",
+	    "vlan_depth3",
+	    "ipv4_frag_udp_first0",
+	    "ipv4_frag_udp_later1",
+	    "gtpu_min_udp",
+	    "gtpu_seq_tcp",
+	    "gtpu_npdu_tcp",
+	    "gtpu_ext1_tcp",
+	    "gtpu_ext2_udp",
+	    "gtpu_inner_v6",
+	    "gtpu_outer_v6",
+	    "gtpu_in_gtpu",
+	    "gtpu_in_gtpu_depth1",
+	    "gtpu_echo_request",
+	    "gtpu_end_marker",
+	    "gtpu_non_ip",
+	    "l2tpv2_tcp",
+	    "l2tpv2_len_udp",
+	    "l2tpv2_seq_tcp",
+	    "l2tpv2_offset_udp",
+	    "l2tpv2_no_acf_tcp",
+	    "l2tpv2_pfc_tcp",
+	    "l2tpv2_ipv6",
+	    "l2tpv2_control",
+	    "l2tpv2_ppp_lcp",
+	    "l2tpv3_ip_tcp",
+	    "l2tpv3_ip_cookie4_udp",
+	    "l2tpv3_ip_cookie8_tcp",
+	    "l2tpv3_ip_l2spec_udp",
+	    "l2tpv3_udp_tcp",
+	    "l2tpv3_ip_control",
+	    "arp",
+	    "lldp",
+	    "ipv4_ihl4",
+	    "ipv4_totlen_lt_ihl",
+	    "tcp_doff4",
+	    "ipv6_bad_version",
+	    "ipv6_too_many_ext",
+	    "gtpu_trunc_ext",
 	};
 	unsigned int i, twins = 0;
 

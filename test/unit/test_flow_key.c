@@ -105,7 +105,7 @@ Test(flow_key, swap_property)
 
 	for (i = 0; i < 200000; i++) {
 		struct mk_flow_key k, r;
-		__u32 a[4] = { 0 }, b[4] = { 0 };
+		__u32 a[4] = {0}, b[4] = {0};
 		__u16 ap = (__u16)rng_next(&s), bp = (__u16)rng_next(&s);
 		int n = (i & 1) ? 4 : 1, ra, rb;
 
@@ -134,9 +134,11 @@ Test(flow_key, tunnel_ctx_symmetric)
 
 	v4(a, "192.0.2.1");
 	v4(b, "198.51.100.1");
-	cr_expect_eq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b), mk_tunnel_ctx(0, MK_TUNNEL_GTPU, b, a));
+	cr_expect_eq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b),
+		     mk_tunnel_ctx(0, MK_TUNNEL_GTPU, b, a));
 	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b),
 		      mk_tunnel_ctx(0, MK_TUNNEL_L2TPV2, a, b));
 	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b), 0);
-	cr_expect_neq(mk_tunnel_ctx(5, MK_TUNNEL_GTPU, a, b), mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b));
+	cr_expect_neq(mk_tunnel_ctx(5, MK_TUNNEL_GTPU, a, b),
+		      mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b));
 }

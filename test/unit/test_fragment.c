@@ -70,13 +70,13 @@ static __u32 frag_v6(__u8 *f, const __u32 *s, const __u32 *d, __u32 id, __u16 of
 
 static void datagrams(int family)
 {
-	struct mk_parse_cfg cfg = { .seed = SEED, .tunnel_depth = 2 };
+	struct mk_parse_cfg cfg = {.seed = SEED, .tunnel_depth = 2};
 	__u64 rs = 0xabcdef + family;
 	__u8 f[160];
 	int i, j;
 
 	for (i = 0; i < 20000; i++) {
-		__u32 s[4] = { 0 }, d[4] = { 0 }, want, len;
+		__u32 s[4] = {0}, d[4] = {0}, want, len;
 		int n = family == MK_FAMILY_IPV4 ? 1 : 4, rev = i & 1;
 
 		for (j = 0; j < n; j++) {
@@ -100,12 +100,13 @@ static void datagrams(int family)
 			cr_assert_eq(p.key.port_lo, 0);
 			cr_assert_eq(p.key.port_hi, 0);
 			cr_assert_eq(p.key.proto, MK_IPPROTO_UDP);
-			cr_assert_eq(p.hash, want, "datagram %d fragment %d: hash 0x%x, want 0x%x", i,
-				     j, p.hash, want);
+			cr_assert_eq(p.hash, want, "datagram %d fragment %d: hash 0x%x, want 0x%x",
+				     i, j, p.hash, want);
 			if (j)
 				cr_assert_eq(p.l3.l4_off, 0, "a later fragment has no L4 header");
 			else
-				cr_assert_neq(p.l3.l4_off, 0, "the first fragment has its L4 header");
+				cr_assert_neq(p.l3.l4_off, 0,
+					      "the first fragment has its L4 header");
 		}
 		/* the same datagram unfragmented keys on its ports */
 		if (family == MK_FAMILY_IPV4) {
@@ -133,17 +134,17 @@ Test(fragment, ipv6_same_hash)
 Test(fragment, fixture_series)
 {
 	static const char *const series[][7] = {
-		{ "ipv4_frag_udp_first0", "ipv4_frag_udp_later1", "ipv4_frag_udp_later2",
-		  "ipv4_frag_udp_first0_rev", "ipv4_frag_udp_later1_rev", "ipv4_frag_udp_later2_rev",
-		  "ipv4_frag_udp_last" },
-		{ "ipv4_frag_tcp_first0", "ipv4_frag_tcp_later1", "ipv4_frag_tcp_later2",
-		  "ipv4_frag_tcp_first0_rev", "ipv4_frag_tcp_later1_rev", "ipv4_frag_tcp_later2_rev",
-		  NULL },
-		{ "ipv6_frag_udp_first0", "ipv6_frag_udp_later1", "ipv6_frag_udp_later2",
-		  "ipv6_frag_udp_first0_rev", "ipv6_frag_udp_later1_rev", "ipv6_frag_udp_later2_rev",
-		  NULL },
-		{ "ipv6_frag_ext_udp_0", "ipv6_frag_ext_udp_1", NULL },
-		{ "ipv6_frag_dstopts_0", "ipv6_frag_dstopts_1", NULL },
+	    {"ipv4_frag_udp_first0", "ipv4_frag_udp_later1", "ipv4_frag_udp_later2",
+	     "ipv4_frag_udp_first0_rev", "ipv4_frag_udp_later1_rev", "ipv4_frag_udp_later2_rev",
+	     "ipv4_frag_udp_last"},
+	    {"ipv4_frag_tcp_first0", "ipv4_frag_tcp_later1", "ipv4_frag_tcp_later2",
+	     "ipv4_frag_tcp_first0_rev", "ipv4_frag_tcp_later1_rev", "ipv4_frag_tcp_later2_rev",
+	     NULL},
+	    {"ipv6_frag_udp_first0", "ipv6_frag_udp_later1", "ipv6_frag_udp_later2",
+	     "ipv6_frag_udp_first0_rev", "ipv6_frag_udp_later1_rev", "ipv6_frag_udp_later2_rev",
+	     NULL},
+	    {"ipv6_frag_ext_udp_0", "ipv6_frag_ext_udp_1", NULL},
+	    {"ipv6_frag_dstopts_0", "ipv6_frag_dstopts_1", NULL},
 	};
 	unsigned int i, j;
 
@@ -158,7 +159,8 @@ Test(fragment, fixture_series)
 
 			cr_assert_not_null(fx, "%s", series[i][j]);
 			cfg = fixture_cfg(fx, MK_FIXTURE_SEED);
-			cr_assert_eq(parse_buf(fx->frame, fx->len, MK_START_ETH, &cfg, &p), MK_PARSE_IP);
+			cr_assert_eq(parse_buf(fx->frame, fx->len, MK_START_ETH, &cfg, &p),
+				     MK_PARSE_IP);
 			cr_expect(p.flags & MK_META_F_FRAGMENT, "%s", fx->name);
 			if (!j)
 				h = p.hash;

@@ -19,7 +19,7 @@ struct tuple {
 
 static void random_tuple(__u64 *s, int family, struct tuple *t)
 {
-	static const __u8 protos[] = { MK_IPPROTO_TCP, MK_IPPROTO_UDP, MK_IPPROTO_SCTP };
+	static const __u8 protos[] = {MK_IPPROTO_TCP, MK_IPPROTO_UDP, MK_IPPROTO_SCTP};
 	int i, n = family == MK_FAMILY_IPV4 ? 1 : 4;
 
 	memset(t, 0, sizeof(*t));
@@ -84,7 +84,7 @@ static __u32 build_frame(__u8 *f, const struct tuple *t, int reverse)
 
 static void symmetry(int family)
 {
-	struct mk_parse_cfg cfg = { .seed = 0xc0ffee, .tunnel_depth = 2 };
+	struct mk_parse_cfg cfg = {.seed = 0xc0ffee, .tunnel_depth = 2};
 	__u64 s = family * 0x1234567ull + 1;
 	__u8 fa[128], fb[128];
 	int i;
@@ -105,7 +105,8 @@ static void symmetry(int family)
 		cr_assert_eq(parse_buf(fa, la, MK_START_ETH, &cfg, &pa), MK_PARSE_IP, "flow %d", i);
 		cr_assert_eq(parse_buf(fb, lb, MK_START_ETH, &cfg, &pb), MK_PARSE_IP, "flow %d", i);
 		cr_assert_eq(pa.hash, pb.hash, "flow %d: frame hashes differ", i);
-		cr_assert_eq(pa.hash, mk_flow_hash(&k, cfg.seed), "flow %d: frame and key differ", i);
+		cr_assert_eq(pa.hash, mk_flow_hash(&k, cfg.seed), "flow %d: frame and key differ",
+			     i);
 		/* raw IP start gives the same flow */
 		cr_assert_eq(parse_buf(fa + 14, la - 14, MK_START_IP, &cfg, &pb), MK_PARSE_IP);
 		cr_assert_eq(pa.hash, pb.hash, "flow %d: raw IP hash differs", i);
@@ -146,7 +147,7 @@ Test(hash, seed_changes_hash)
  */
 static void spread(int family, int sequential)
 {
-	__u32 buckets[MK_ITABLE_SIZE] = { 0 };
+	__u32 buckets[MK_ITABLE_SIZE] = {0};
 	double expect = (double)N_FLOWS / MK_ITABLE_SIZE, chi = 0;
 	__u32 min = ~0u, max = 0;
 	__u64 s = 7;
@@ -177,8 +178,8 @@ static void spread(int family, int sequential)
 		min = buckets[i] < min ? buckets[i] : min;
 		max = buckets[i] > max ? buckets[i] : max;
 	}
-	cr_log_info("family %d sequential %d: chi2 %.1f min %u max %u", family, sequential, chi, min,
-		    max);
+	cr_log_info("family %d sequential %d: chi2 %.1f min %u max %u", family, sequential, chi,
+		    min, max);
 	cr_expect_lt(chi, 400.0, "chi-square %.1f", chi);
 	cr_expect_gt(min, (__u32)(expect * 0.7), "emptiest bucket %u", min);
 	cr_expect_lt(max, (__u32)(expect * 1.3), "fullest bucket %u", max);
