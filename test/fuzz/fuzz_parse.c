@@ -117,6 +117,34 @@ out:
 	free(buf);
 }
 
+/*
+ * An untagged Ethernet frame whose ethertype matches its IP version nibble
+ * parses, from its IP header on, to the same flow 14 bytes earlier.
+ */
+static void check_start_ip_twin(const uint8_t *data, size_t size, const struct mk_parse_cfg *cfg)
+{
+	struct mk_parse pe, pi;
+	struct mk_frame f;
+	__u16 type;
+
+	if (size < MK_ETH_HLEN + 1)
+		return;
+	type = mk_rd16(data + 12);
+	if (!(type == MK_ETH_P_IPV4 && data[14] >> 4 == 4) &&
+	    !(type == MK_ETH_P_IPV6 && data[14] >> 4 == 6))
+		return;
+	f.data = data;
+	f.data_end = data + size;
+	if (mk_parse_frame(&f, MK_START_ETH, cfg, &pe) != MK_PARSE_IP)
+		return;
+	f.data = data + MK_ETH_HLEN;
+	CHECK(mk_parse_frame(&f, MK_START_IP, cfg, &pi) == MK_PARSE_IP);
+	CHECK(pi.hash == pe.hash);
+	CHECK(pi.flags == pe.flags);
+	CHECK(pi.l3.l3_off + MK_ETH_HLEN == pe.l3.l3_off);
+	CHECK(pi.tunnel_depth == pe.tunnel_depth);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -126,6 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < MK_ARRAY_SIZE(cfgs); i++) {
 		one(data, size, MK_START_ETH, &cfgs[i]);
 		one(data, size, MK_START_IP, &cfgs[i]);
+		check_start_ip_twin(data, size, &cfgs[i]);
 	}
 	return 0;
 }
