@@ -86,16 +86,15 @@ enum mk_frag_state {
 struct mk_l3 {
 	__u32 src[4];
 	__u32 dst[4];
+	__u32 ip_len; /* total length the IP header claims; IPv6: up to 65535 + 40 */
 	__u16 l3_off;
 	__u16 l4_off; /* 0 when there is no L4 header to read (later fragment, unknown proto) */
 	__u16 sport;  /* network byte order, as on the wire */
 	__u16 dport;
-	__u16 ip_len; /* total length the IP header claims */
 	__u8 family;  /* enum mk_family */
 	__u8 proto;
 	__u8 frag; /* enum mk_frag_state */
 	__u8 truncated;
-	__u8 pad[2];
 };
 
 struct mk_parse {
@@ -233,7 +232,7 @@ MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 {
 	const __u8 *h;
 	__u32 off = *offp;
-	__u8 nh;
+	__u8 nh, frag_nh = 0;
 	int i;
 
 	MK_PULL(h, f, off, 40, MK_REASON_ERR_TRUNC_IPV6);
@@ -242,7 +241,7 @@ MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 		return MK_PARSE_ERROR;
 	}
 	l3->family = MK_FAMILY_IPV6;
-	l3->ip_len = mk_rd16(h + 4) + 40;
+	l3->ip_len = (__u32)mk_rd16(h + 4) + 40;
 	l3->truncated = (const void *)(h + l3->ip_len) > MK_FRAME_END(f);
 	l3->frag = MK_FRAG_NONE;
 	nh = h[6];
@@ -261,7 +260,12 @@ MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 		if (nh == 44) {
 			__u16 fo = mk_rd16(h + 2);
 
-			l3->frag = (fo & 0xfff8) ? MK_FRAG_LATER : MK_FRAG_FIRST;
+			/* offset 0 without M is an atomic fragment (RFC 6946): a whole datagram */
+			if (fo & 0xfff8)
+				l3->frag = MK_FRAG_LATER;
+			else if (fo & 1)
+				l3->frag = MK_FRAG_FIRST;
+			frag_nh = h[0];
 			len = 8;
 		} else if (nh == 51) {
 			len = ((__u32)h[1] + 2) * 4;
@@ -270,12 +274,21 @@ MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 		}
 		nh = h[0];
 		MK_ADVANCE(off, len);
+		MK_PULL(h, f, off, 0, MK_REASON_ERR_TRUNC_IPV6);
+		/* behind a later fragment's header is payload, not more headers */
+		if (l3->frag == MK_FRAG_LATER)
+			break;
 	}
-	if (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51) {
+	if (l3->frag != MK_FRAG_LATER &&
+	    (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51)) {
 		p->reason = MK_REASON_ERR_BAD_IPV6;
 		return MK_PARSE_ERROR;
 	}
-	l3->proto = nh;
+	/*
+	 * Every fragment of a datagram must key on the same protocol, and a later
+	 * fragment knows only the fragment header's next header: use it for all.
+	 */
+	l3->proto = l3->frag != MK_FRAG_NONE ? frag_nh : nh;
 	l3->l4_off = off;
 	*offp = off;
 	return MK_PARSE_IP;
@@ -309,6 +322,9 @@ MK_INLINE int mk_parse_l4(struct mk_frame *f, __u32 off, struct mk_l3 *l3, struc
 	case MK_IPPROTO_SCTP:
 		MK_PULL(h, f, off, 12, MK_REASON_ERR_TRUNC_L4);
 		break;
+	case MK_IPPROTO_L2TP:
+		/* no ports, but keep l4_off: mk_parse_tunnel looks for L2TPv3 there */
+		return MK_PARSE_IP;
 	case MK_IPPROTO_ICMP:
 	case MK_IPPROTO_ICMPV6:
 		MK_PULL(h, f, off, 4, MK_REASON_ERR_TRUNC_L4);
@@ -600,8 +616,13 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 
 	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3); level++) {
 		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
+		if (ret != MK_PARSE_IP) {
+			if (level < cfg->tunnel_depth)
+				return ret;
+			/* a tunnel we would not strip anyway cannot make the frame malformed */
+			p->reason = MK_REASON_NONE;
+			break;
+		}
 		if (t.type == MK_TUNNEL_NONE)
 			break;
 		if (level >= cfg->tunnel_depth) {
