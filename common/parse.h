@@ -344,13 +344,12 @@ MK_INLINE int mk_parse_l4(struct mk_frame *f, __u32 off, struct mk_l3 *l3, struc
 	return MK_PARSE_IP;
 }
 
-MK_SUBPROG int mk_parse_ip(struct mk_frame *f, __u32 off, __u32 ethertype, struct mk_l3 *l3,
-			   struct mk_parse *p)
+/* One IP level (header, extension headers, L4 ports) at @off. */
+MK_INLINE int mk_parse_ip_level(struct mk_frame *f, __u32 off, __u32 ethertype, struct mk_l3 *l3,
+				struct mk_parse *p)
 {
 	int ret;
 
-	if (!l3 || !p)
-		return MK_PARSE_ERROR;
 	if (off > MK_PARSE_MAX_OFF) {
 		p->reason = MK_REASON_ERR_HDR_TOO_LONG;
 		return MK_PARSE_ERROR;
@@ -362,6 +361,21 @@ MK_SUBPROG int mk_parse_ip(struct mk_frame *f, __u32 off, __u32 ethertype, struc
 	if (ret != MK_PARSE_IP)
 		return ret;
 	return mk_parse_l4(f, off, l3, p);
+}
+
+/*
+ * The same for the inner levels of a tunnel: a global subprogram in BPF, so
+ * the verifier checks it once rather than once per path through the tunnel
+ * loop. The outermost level calls mk_parse_ip_level() inline instead: a plain
+ * frame then pays no call, and calls are what cost most on CPUs with return
+ * stack mitigations (docs/performance.md).
+ */
+MK_SUBPROG int mk_parse_ip(struct mk_frame *f, __u32 off, __u32 ethertype, struct mk_l3 *l3,
+			   struct mk_parse *p)
+{
+	if (!l3 || !p)
+		return MK_PARSE_ERROR;
+	return mk_parse_ip_level(f, off, ethertype, l3, p);
 }
 
 /* What a tunnel header at the current level leads to. */
@@ -610,7 +624,7 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 		if (!mk_ip_nibble_type(h, &ethertype))
 			return MK_PARSE_NON_IP;
 	}
-	ret = mk_parse_ip(f, off, ethertype, &p->l3, p);
+	ret = mk_parse_ip_level(f, off, ethertype, &p->l3, p);
 	if (ret != MK_PARSE_IP)
 		return ret;
 
