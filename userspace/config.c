@@ -17,6 +17,9 @@ enum key_type {
 	KEY_BOOL,
 	KEY_L2SPEC,
 	KEY_CIDR,
+	KEY_SECONDS_NS,	   /* seconds in the file, nanoseconds in the field */
+	KEY_STREAM_POLICY, /* first | last */
+	KEY_DEFRAG_POLICY, /* bsd | first | last | reject */
 };
 
 struct key_desc {
@@ -48,11 +51,15 @@ static const struct key_desc keys[] = {
 	{ "tunnel.l2tpv3-cookie-len", KEY_U8, F(parse.l2tpv3_cookie_len), 0, 8 },
 	{ "tunnel.l2tpv3-l2spec", KEY_L2SPEC, F(parse.l2tpv3_l2spec), 0, 1 },
 	{ "stream.memcap", KEY_U64, F(stream.memcap), 1 << 20, UINT64_MAX },
-	{ "stream.depth", KEY_U32, F(stream.depth), 0, UINT32_MAX },
+	{ "stream.depth", KEY_U64, F(stream.depth), 0, UINT32_MAX },
 	{ "stream.midstream", KEY_BOOL, F(stream.midstream), 0, 1 },
+	{ "stream.overlap-policy", KEY_STREAM_POLICY, F(stream.overlap_policy), 0, 0 },
+	{ "stream.max-ooo-segs", KEY_U32, F(stream.max_ooo_segs), 0, 1u << 24 },
 	{ "defrag.memcap", KEY_U64, F(defrag.memcap), 1 << 16, UINT64_MAX },
-	{ "defrag.max-frags", KEY_U32, F(defrag.max_frags), 1, 1u << 24 },
-	{ "defrag.timeout", KEY_U32, F(defrag.timeout), 1, 3600 },
+	{ "defrag.max-frags", KEY_U32, F(defrag.max_frags), 1, 65535 },
+	{ "defrag.max-trackers", KEY_U32, F(defrag.max_trackers), 1, 1u << 20 },
+	{ "defrag.timeout", KEY_SECONDS_NS, F(defrag.timeout_ns), 1, 3600 },
+	{ "defrag.policy", KEY_DEFRAG_POLICY, F(defrag.policy), 0, 0 },
 	{ "bypass.cidr", KEY_CIDR, 0, 0, 0 },
 };
 
@@ -62,12 +69,8 @@ void mk_config_defaults(struct mk_config *c)
 	mk_flow_cfg_defaults(&c->flow);
 	c->parse.tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT;
 	c->parse.l2tpv3_l2spec = MK_L2SPEC_NONE;
-	c->stream.memcap = 64ull << 20;
-	c->stream.depth = 1 << 20; /* Suricata's stream.reassembly.depth: 1mb */
-	c->stream.midstream = 0;
-	c->defrag.memcap = 32ull << 20;
-	c->defrag.max_frags = 65535;
-	c->defrag.timeout = 60;
+	mk_stream_cfg_default(&c->stream);
+	mk_defrag_config_default(&c->defrag);
 }
 
 void mk_config_free(struct mk_config *c)
@@ -172,6 +175,16 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 		else
 			return -EINVAL;
 		return 0;
+	case KEY_STREAM_POLICY: {
+		int pol = mk_stream_overlap_policy_parse(v);
+
+		if (pol < 0)
+			return -EINVAL;
+		*(__u8 *)base = (__u8)pol;
+		return 0;
+	}
+	case KEY_DEFRAG_POLICY:
+		return mk_defrag_policy_parse(v, (enum mk_defrag_policy *)base) ? -EINVAL : 0;
 	case KEY_CIDR:
 		if (mk_cidr_parse(v, &cidr))
 			return -EINVAL;
@@ -200,7 +213,9 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	/* the parser skips the cookie as 0, 4 or 8 bytes (RFC 3931) */
 	if (k->off == F(parse.l2tpv3_cookie_len) && n != 0 && n != 4 && n != 8)
 		return -EDOM;
-	if (k->type == KEY_U32)
+	if (k->type == KEY_SECONDS_NS)
+		*(uint64_t *)base = n * 1000000000ull;
+	else if (k->type == KEY_U32)
 		*(uint32_t *)base = (uint32_t)n;
 	else if (k->type == KEY_U64)
 		*(uint64_t *)base = n;
@@ -262,7 +277,8 @@ int mk_config_load(struct mk_config *c, const char *path)
 		if (err == -EDOM) {
 			mk_err("%s:%u: key '%s': '%s' must be 0, 4 or 8", path, lineno, key, val);
 		} else if (err) {
-			if (k->type == KEY_U32 || k->type == KEY_U64 || k->type == KEY_U8)
+			if (k->type == KEY_U32 || k->type == KEY_U64 || k->type == KEY_U8 ||
+			    k->type == KEY_SECONDS_NS)
 				mk_err("%s:%u: key '%s': '%s' is not a number in [%llu, %llu]", path, lineno,
 				       key, val, (unsigned long long)k->min, (unsigned long long)k->max);
 			else

@@ -10,8 +10,10 @@
 #define MK_CONFIG_H
 
 #include <stdint.h>
+#include "defrag.h"
 #include "flow.h"
 #include "map_types.h"
+#include "stream.h"
 
 struct mk_cidr {
 	uint32_t addr[4]; /* network byte order, host bits cleared */
@@ -19,25 +21,11 @@ struct mk_cidr {
 	uint8_t prefix;
 };
 
-/* Settings handed to the stream engine once it is wired (see offline.c). */
-struct mk_conf_stream {
-	uint64_t memcap;
-	uint32_t depth; /* bytes reassembled per direction; 0 = unlimited */
-	uint8_t midstream;
-};
-
-/* Settings handed to the defragmenter once it is wired. */
-struct mk_conf_defrag {
-	uint64_t memcap;
-	uint32_t max_frags;
-	uint32_t timeout; /* seconds */
-};
-
 struct mk_config {
 	struct mk_flow_cfg flow;
 	struct mk_parse_cfg parse; /* seed is set by the caller, not the file */
-	struct mk_conf_stream stream;
-	struct mk_conf_defrag defrag;
+	struct mk_stream_cfg stream;	/* the stream engine's own settings */
+	struct mk_defrag_config defrag; /* the defragmenter's own settings */
 	struct mk_cidr *bypass;
 	unsigned int nbypass;
 };

@@ -244,12 +244,8 @@ static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8
 
 static int worker_defrag_init(struct worker *w)
 {
-	struct mk_defrag_config cfg;
+	struct mk_defrag_config cfg = w->conf->defrag;
 
-	mk_defrag_config_default(&cfg);
-	cfg.timeout_ns = (uint64_t)w->conf->defrag.timeout * 1000000000ull;
-	cfg.memcap = w->conf->defrag.memcap;
-	cfg.max_frags = w->conf->defrag.max_frags < cfg.max_frags ? w->conf->defrag.max_frags : cfg.max_frags;
 	cfg.seed = w->opts->seed;
 	return mk_defrag_create(&cfg, &w->defrag);
 }
@@ -507,13 +503,7 @@ static void stream_cb_depth(void *user, struct mk_tcp_session *ssn, int dir)
 static int worker_stream_init(struct worker *w)
 {
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
-	struct mk_stream_cfg cfg;
-
-	mk_stream_cfg_default(&cfg);
-	cfg.memcap = w->conf->stream.memcap;
-	cfg.depth = w->conf->stream.depth;
-	cfg.midstream = w->conf->stream.midstream;
-	w->stream = mk_stream_engine_new(&cfg);
+	w->stream = mk_stream_engine_new(&w->conf->stream);
 	if (!w->stream)
 		return -errno ?: -ENOMEM;
 	mk_stream_set_callbacks(w->stream, &cbs, w);

@@ -111,3 +111,28 @@ Test(config, errors_name_file_line_and_key, .init = cr_redirect_stderr)
 		cr_assert_not_null(strstr(out, want[i]), "missing \"%s\" in:\n%s", want[i], out);
 	cr_assert_not_null(strstr(out, "/tmp/test_config."), "the file is named");
 }
+
+Test(config, engine_settings_and_policies)
+{
+	struct mk_config c;
+	char path[] = "/tmp/mk_conf_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	cr_assert(f);
+	fputs("stream.overlap-policy: last\nstream.max-ooo-segs: 7\nstream.midstream: no\n"
+	      "defrag.policy: first\ndefrag.timeout: 5\ndefrag.max-trackers: 9\n",
+	      f);
+	fclose(f);
+	mk_config_defaults(&c);
+	cr_assert_eq(c.stream.midstream, 1, "midstream pickup is on by default");
+	cr_assert_eq(mk_config_load(&c, path), 0);
+	cr_assert_eq(c.stream.overlap_policy, MK_OVERLAP_LAST);
+	cr_assert_eq(c.stream.max_ooo_segs, 7);
+	cr_assert_eq(c.stream.midstream, 0);
+	cr_assert_eq(c.defrag.policy, MK_DEFRAG_POLICY_FIRST);
+	cr_assert_eq(c.defrag.timeout_ns, 5000000000ull);
+	cr_assert_eq(c.defrag.max_trackers, 9);
+	mk_config_free(&c);
+	unlink(path);
+}
