@@ -5,7 +5,7 @@
 #   1. deps.sh (installs what is missing),
 #   2. build/ with -Dwerror=true, every meson suite (unit, bpf, root testbench...),
 #   3. build-asan/: gcc with AddressSanitizer + UndefinedBehaviorSanitizer,
-#      the unit suite,
+#      the unit and offline suites (meerkat -r on generated and malformed traffic),
 #   4. build-fuzz/ (when test/fuzz exists): clang libFuzzer targets, each
 #      fuzz_* run for FUZZ_SECONDS (default 20) on its seed corpus.
 # Every stage runs even when an earlier one failed. The last line is always
@@ -107,11 +107,11 @@ else
 fi
 
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
-	step "build-asan/: gcc -fsanitize=address,undefined, unit suite"
+	step "build-asan/: gcc -fsanitize=address,undefined, unit and offline suites"
 	if CC=gcc meson_setup build-asan -Db_sanitize=address,undefined &&
 		ninja -C build-asan; then
 		UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-			run_meson_tests build-asan "build-asan" --suite unit
+			run_meson_tests build-asan "build-asan" --suite unit --suite offline
 	else
 		fail_stage "build-asan/ did not build"
 	fi
