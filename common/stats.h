@@ -99,6 +99,35 @@ static const struct mk_stat_desc mk_stat_descs[MK_STAT_MAX] = {
 	MK_STAT_INFO(MK_STAT_DESC)
 };
 #undef MK_STAT_DESC
+
+/*
+ * The two sums of the accounting invariant over a counter snapshot (or over
+ * the deltas one frame caused): it holds when rx == outcomes and
+ * pass_error == errors.
+ */
+struct mk_stat_sums {
+	__u64 outcomes;
+	__u64 errors;
+};
+
+static inline struct mk_stat_sums mk_stat_sum(const __u64 *v)
+{
+	struct mk_stat_sums s = { 0, 0 };
+	int k;
+
+	for (k = MK_STAT_OUTCOME_FIRST; k <= MK_STAT_OUTCOME_LAST; k++)
+		s.outcomes += v[k];
+	for (k = MK_STAT_ERR_FIRST; k <= MK_STAT_ERR_LAST; k++)
+		s.errors += v[k];
+	return s;
+}
+
+static inline int mk_stat_invariant_holds(const __u64 *v)
+{
+	struct mk_stat_sums s = mk_stat_sum(v);
+
+	return v[MK_STAT_RX] == s.outcomes && v[MK_STAT_PASS_ERROR] == s.errors;
+}
 #endif
 
 #endif /* MK_STATS_H */

@@ -207,6 +207,7 @@ out:
 static int read_snapshot(int map_fd, struct stats_snapshot *s)
 {
 	__u64 *percpu;
+	struct mk_stat_sums sums;
 	__u32 k;
 	int c;
 
@@ -226,18 +227,15 @@ static int read_snapshot(int map_fd, struct stats_snapshot *s)
 			s->val[k] += percpu[c];
 	}
 	free(percpu);
-	s->outcome_sum = 0;
-	for (k = MK_STAT_OUTCOME_FIRST; k <= MK_STAT_OUTCOME_LAST; k++)
-		s->outcome_sum += s->val[k];
-	s->err_sum = 0;
-	for (k = MK_STAT_ERR_FIRST; k <= MK_STAT_ERR_LAST; k++)
-		s->err_sum += s->val[k];
+	sums = mk_stat_sum(s->val);
+	s->outcome_sum = sums.outcomes;
+	s->err_sum = sums.errors;
 	return 0;
 }
 
 static int invariant_holds(const struct stats_snapshot *s)
 {
-	return s->val[MK_STAT_RX] == s->outcome_sum && s->val[MK_STAT_PASS_ERROR] == s->err_sum;
+	return mk_stat_invariant_holds(s->val);
 }
 
 static const char *stat_class(__u32 k)

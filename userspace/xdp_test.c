@@ -218,45 +218,35 @@ static void print_meta(const struct mk_meta *m)
 /* Counters one frame moved; returns 0 when they obey the invariant. */
 static int frame_deltas(const __u64 *before, const __u64 *after, bool print)
 {
-	int outcomes = 0, reasons = 0, i;
+	__u64 delta[MK_STAT_MAX];
+	struct mk_stat_sums s;
+	int i;
 
 	for (i = 0; i < MK_STAT_MAX; i++) {
-		__u64 d = after[i] - before[i];
-
-		if (!d)
-			continue;
-		if (i >= MK_STAT_OUTCOME_FIRST && i <= MK_STAT_OUTCOME_LAST)
-			outcomes += (int)d;
-		if (i >= MK_STAT_ERR_FIRST && i <= MK_STAT_ERR_LAST)
-			reasons += (int)d;
-		if (print && i != MK_STAT_RX)
+		delta[i] = after[i] - before[i];
+		if (print && delta[i] && i != MK_STAT_RX)
 			printf(" +%s", mk_stat_descs[i].name);
 	}
-	if (after[MK_STAT_RX] - before[MK_STAT_RX] != 1 || outcomes != 1)
+	s = mk_stat_sum(delta);
+	if (delta[MK_STAT_RX] != 1 || s.outcomes != 1 || s.errors > 1)
 		return -1;
-	if ((after[MK_STAT_PASS_ERROR] != before[MK_STAT_PASS_ERROR]) != (reasons == 1) ||
-	    reasons > 1)
-		return -1;
-	return 0;
+	return mk_stat_invariant_holds(delta) ? 0 : -1;
 }
 
 /* Prints the counters and checks rx == outcomes and pass_error == reasons. */
 static int report_counters(const __u64 *stats)
 {
-	__u64 outcomes = 0, reasons = 0;
+	struct mk_stat_sums sums = mk_stat_sum(stats);
+	__u64 outcomes = sums.outcomes, reasons = sums.errors;
 	int i, ok;
 
 	printf("\ncounters:\n");
 	for (i = 0; i < MK_STAT_MAX; i++) {
-		if (i >= MK_STAT_OUTCOME_FIRST && i <= MK_STAT_OUTCOME_LAST)
-			outcomes += stats[i];
-		if (i >= MK_STAT_ERR_FIRST && i <= MK_STAT_ERR_LAST)
-			reasons += stats[i];
 		if (stats[i])
 			printf("  %-22s %10llu  %s\n", mk_stat_descs[i].name,
 			       (unsigned long long)stats[i], mk_stat_descs[i].doc);
 	}
-	ok = stats[MK_STAT_RX] == outcomes && stats[MK_STAT_PASS_ERROR] == reasons;
+	ok = mk_stat_invariant_holds(stats);
 	printf("\naccounting: rx %llu %s sum of outcomes %llu; pass_error %llu %s sum of reasons "
 	       "%llu: %s\n",
 	       (unsigned long long)stats[MK_STAT_RX],
