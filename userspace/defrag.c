@@ -184,6 +184,8 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	if (!d)
 		return -ENOMEM;
 	d->cfg = *cfg;
+	/* an empty age list first, so mk_defrag_destroy() can undo a partial create */
+	d->age.next = d->age.prev = &d->age;
 	for (nb = 1; nb < cfg->max_trackers * 2; nb <<= 1)
 		;
 	d->bucket_mask = nb - 1;
@@ -204,7 +206,6 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	d->chunk_free = d->nchunks ? 0 : NO_CHUNK;
 	for (i = 0; i < d->nchunks; i++)
 		d->chunk_next[i] = i + 1 < d->nchunks ? i + 1 : NO_CHUNK;
-	d->age.next = d->age.prev = &d->age;
 	for (i = cfg->max_trackers; i-- > 0;) {
 		d->trackers[i].frags = d->frag_slab + (size_t)i * cfg->max_frags;
 		d->trackers[i].next = d->free_list;
@@ -214,15 +215,7 @@ int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out)
 	return 0;
 
 err_free:
-	free(d->chunk_next);
-	free(d->chunk_mem);
-	free(d->scratch);
-	free(d->order);
-	free(d->owner);
-	free(d->frag_slab);
-	free(d->trackers);
-	free(d->buckets);
-	free(d);
+	mk_defrag_destroy(d);
 	return -ENOMEM;
 }
 
