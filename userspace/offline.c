@@ -1082,7 +1082,7 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 	mk_defrag_stats_print(&st->defrag, out);
 	/* DESIGN 1.5: every frame ends in exactly one counter */
 	accounted = st->cnt[MK_OFF_NON_IP] + st->cnt[MK_OFF_PARSE_ERROR] + st->cnt[MK_OFF_CIDR_BYPASS] +
-		    st->cnt[MK_OFF_FLOW_PKT] + st->cnt[MK_OFF_FRAG_NO_DEFRAG] + st->cnt[MK_OFF_FRAG_HELD] +
+		    st->cnt[MK_OFF_FLOW_PKT] + st->cnt[MK_OFF_FRAG_HELD] +
 		    st->cnt[MK_OFF_FRAG_DROPPED] + st->cnt[MK_OFF_NO_FLOW];
 	/* and every reassembled datagram ends in one datagram outcome */
 	if (st->cnt[MK_OFF_DGRAM] != st->cnt[MK_OFF_DGRAM_FLOW] + st->cnt[MK_OFF_DGRAM_NO_FLOW] +

@@ -28,7 +28,6 @@
 #define MK_OFF_WORKER_COUNTERS(X)                                                                  \
 	X(RX, "worker_rx", "frames a worker took from its queue")                                  \
 	X(FLOW_PKT, "flow_pkt", "frames accounted to a flow")                                       \
-	X(FRAG_NO_DEFRAG, "frag_no_defrag", "IP fragments dropped: defragmenter not built in")      \
 	X(FRAG_HELD, "frag_held", "IP fragments taken by the defragmenter")                        \
 	X(FRAG_DROPPED, "frag_dropped", "IP fragments the defragmenter refused (see its counters)") \
 	X(NO_FLOW, "no_flow", "frames dropped: flow table full and nothing evictable")             \

@@ -31,10 +31,10 @@ packets = []  # (ts_us, ether frame)
 flows = {}    # name -> expected record
 
 
-def flow(name, proto, src, sport, dst, dport, requires=(), tunnel=None):
+def flow(name, proto, src, sport, dst, dport, tunnel=None):
     flows[name] = {"proto": proto, "src_ip": src, "src_port": sport, "dest_ip": dst,
                    "dest_port": dport, "pkts_toserver": 0, "pkts_toclient": 0,
-                   "bytes_toserver": 0, "bytes_toclient": 0, "requires": list(requires)}
+                   "bytes_toserver": 0, "bytes_toclient": 0}
     if tunnel:
         flows[name]["tunnel"] = tunnel
 
@@ -158,7 +158,7 @@ def main():
                 [b"GET /tunnel HTTP/1.1\r\n\r\n"], [b"HTTP/1.1 204 No Content\r\n\r\n"], wrap=gtp)
 
     # 7. a UDP datagram in three IPv4 fragments: one flow packet once reassembled
-    flow("frag", "UDP", "10.0.0.7", 7000, "10.0.0.8", 7001, requires=["defrag"])
+    flow("frag", "UDP", "10.0.0.7", 7000, "10.0.0.8", 7001)
     dgram = IP(src="10.0.0.7", dst="10.0.0.8", id=4242) / UDP(sport=7000, dport=7001) / Raw(bytes(range(256)) * 11)
     dgram = IP(bytes(dgram))
     frags = fragment(dgram, fragsize=1200)
@@ -198,7 +198,7 @@ def main():
         add(int((T0 + 6.0 + i * 0.01) * 1e6), "l2tp", up, frame, inner)
 
     # 11. a UDP datagram in IPv6 fragments
-    flow("frag6", "UDP", "2001:db8::7", 7100, "2001:db8::8", 7101, requires=["defrag"])
+    flow("frag6", "UDP", "2001:db8::7", 7100, "2001:db8::8", 7101)
     d6 = IPv6(src="2001:db8::7", dst="2001:db8::8") / IPv6ExtHdrFragment(id=77) / \
         UDP(sport=7100, dport=7101) / Raw(bytes(range(200)) * 12)
     d6 = IPv6(bytes(d6))
