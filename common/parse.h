@@ -728,6 +728,8 @@ MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 w
  * so that it starts, at the returned offset, with an Ethernet header and the
  * inner IP packet, exactly the bytes the XDP program delivers. Returns the
  * offset of the delivered frame inside @frame (0 when nothing is stripped).
+ * Only for frames parsed from MK_START_ETH: a raw IP frame has no MACs to
+ * copy (offline mode works from the parsed offsets and never calls this).
  */
 static inline __u32 mk_decap_apply(__u8 *frame, const struct mk_parse *p)
 {
