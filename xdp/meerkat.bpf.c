@@ -158,8 +158,11 @@ int meerkat_xdp(struct xdp_md *ctx)
 		const __u8 *src;
 
 		src = (const __u8 *)data + (p.mac_off & 0xfff);
-		if ((void *)(src + 12) > data_end)
-			return outcome(MK_STAT_PASS_ERROR, XDP_PASS); /* parser guaranteed it */
+		if ((void *)(src + 12) > data_end) {
+			/* the parser guaranteed it; still, no frame leaves uncounted */
+			stat_inc(MK_STAT_ERR_DECAP);
+			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+		}
 		__builtin_memcpy(macs, src, 12);
 		strip = mk_decap_strip(&p) & 0xfff;
 		if (mk_bench_restore) {
