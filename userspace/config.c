@@ -209,18 +209,13 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	return 0;
 }
 
-int mk_config_load(struct mk_config *c, const char *path)
+/* Parses every line of @f; @path names it in the error messages. */
+static int config_parse(struct mk_config *c, FILE *f, const char *path)
 {
 	char line[512];
 	unsigned int lineno = 0, i;
-	FILE *f = fopen(path, "r");
 	int err = 0;
 
-	if (!f) {
-		err = -errno;
-		mk_err("%s: %s", path, strerror(-err));
-		return err;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *colon, *key, *val, *hash;
 		const struct key_desc *k = NULL;
@@ -276,6 +271,38 @@ int mk_config_load(struct mk_config *c, const char *path)
 		mk_err("%s: read error", path);
 	}
 out:
+	return err;
+}
+
+int mk_config_load(struct mk_config *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		mk_err("%s: %s", path, strerror(-err));
+		return err;
+	}
+	err = config_parse(c, f, path);
+	fclose(f);
+	return err;
+}
+
+int mk_config_load_buf(struct mk_config *c, const char *buf, size_t len, const char *name)
+{
+	FILE *f;
+	int err;
+
+	if (!len)
+		return 0; /* an empty file sets nothing; fmemopen refuses size 0 */
+	f = fmemopen((void *)buf, len, "r");
+	if (!f) {
+		err = -errno;
+		mk_err("%s: %s", name, strerror(-err));
+		return err;
+	}
+	err = config_parse(c, f, name);
 	fclose(f);
 	return err;
 }
