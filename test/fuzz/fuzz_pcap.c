@@ -4,8 +4,9 @@
  * the input is written as a pcap/pcapng file into a private temporary
  * directory and mk_offline_run reads it with one worker, checksums on, EVE
  * output into a temporary log directory, no progress line. The flow table
- * is small (64 flows) so eviction and emergency mode are reached; the stream
- * and defrag engines run with the configuration defaults. A run returns 0 or
+ * is small (64 flows) so eviction and emergency mode are reached, and so is
+ * the defragmenter (64 KiB memcap, 16 fragments); the stream engine runs
+ * with the configuration defaults. A run returns 0 or
  * a negative errno, never crashes, and frees everything (LeakSanitizer).
  */
 #include <errno.h>
@@ -43,7 +44,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *base = getenv("TMPDIR") ?: "/tmp";
+	/* tmpfs if there is one: every run truncates and rewrites two files */
+	const char *base = getenv("TMPDIR") ?: access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm";
 
 	(void)argc;
 	(void)argv;
@@ -80,6 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mk_config_defaults(&conf);
 	conf.flow.max_flows = 64;
 	conf.flow.hash_size = 64;
+	/* the smallest the config allows: the pool is preallocated on every run */
+	conf.defrag.memcap = 1 << 16;
+	conf.defrag.max_frags = 16;
 	o.pcap_path = pcap_path;
 	o.log_dir = log_dir;
 	o.workers = 1;
