@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """
-Seed corpora for the user-space fuzz targets, one subdirectory per target:
-defrag/ and stream/ hold records in the formats their targets document,
-config/ the shipped configuration and variants, pcap/ small handmade
-captures plus every input pcap and truncated copies of it. Plain struct.
+Seed corpora for the user-space fuzz targets, one OUTDIR/fuzz_<name>_corpus
+directory per target (where run-tests.sh looks): defrag and stream hold
+records in the formats their targets document, config the shipped
+configuration and variants, pcap small handmade captures plus every input
+pcap and truncated copies of it. Plain struct, no scapy.
 
 usage: gen_seeds.py CONFIG PCAP... OUTDIR STAMP
 """
@@ -134,10 +135,10 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     conf, pcaps, out, stamp = sys.argv[1], sys.argv[2:-2], sys.argv[-2], sys.argv[-1]
-    defrag_seeds(os.path.join(out, 'defrag'))
-    stream_seeds(os.path.join(out, 'stream'))
-    config_seeds(os.path.join(out, 'config'), conf)
-    pcap_seeds(os.path.join(out, 'pcap'), pcaps)
+    defrag_seeds(os.path.join(out, 'fuzz_defrag_corpus'))
+    stream_seeds(os.path.join(out, 'fuzz_stream_corpus'))
+    config_seeds(os.path.join(out, 'fuzz_config_corpus'), conf)
+    pcap_seeds(os.path.join(out, 'fuzz_pcap_corpus'), pcaps)
     with open(stamp, 'w') as f:
         f.write('ok\n')
 
