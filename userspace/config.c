@@ -154,6 +154,7 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	char *base = (char *)c + k->off, *end;
 	unsigned long long n;
 	struct mk_cidr cidr, *nb;
+	unsigned int shift = 0;
 
 	switch (k->type) {
 	case KEY_BOOL:
@@ -190,11 +191,15 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	n = strtoull(v, &end, 0);
 	/* size suffixes for memcaps: 64mb, 1gb */
 	if (!strcasecmp(end, "kb"))
-		n <<= 10, end += 2;
+		shift = 10, end += 2;
 	else if (!strcasecmp(end, "mb"))
-		n <<= 20, end += 2;
+		shift = 20, end += 2;
 	else if (!strcasecmp(end, "gb"))
-		n <<= 30, end += 2;
+		shift = 30, end += 2;
+	/* a suffix must not wrap the value back into range */
+	if (n > UINT64_MAX >> shift)
+		return -ERANGE;
+	n <<= shift;
 	if (errno || *end || n < k->min || n > k->max)
 		return -ERANGE;
 	/* the parser skips the cookie as 0, 4 or 8 bytes (RFC 3931) */
