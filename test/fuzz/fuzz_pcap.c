@@ -2,12 +2,13 @@
 /*
  * libFuzzer target for the whole offline pipeline (what `meerkat -r` runs):
  * the input is written as a pcap/pcapng file into a private temporary
- * directory and mk_offline_run reads it with one worker, checksums on, EVE
- * output into a temporary log directory, no progress line. The flow table
- * is small (64 flows) so eviction and emergency mode are reached, and so is
- * the defragmenter (64 KiB memcap, 16 fragments); the stream engine runs
- * with the configuration defaults. A run returns 0 or
- * a negative errno, never crashes, and frees everything (LeakSanitizer).
+ * directory and mk_offline_run reads it with one worker, EVE output into a
+ * temporary log directory, no progress line. The input's size picks
+ * checksum validation (bit 0) and midstream pickup with a 4 KiB depth
+ * (bit 1). The flow table is small (64 flows) so eviction and emergency
+ * mode are reached, and so is the defragmenter's limit (64 KiB memcap, 16
+ * fragments). A run returns 0 or a negative errno, never crashes, and frees
+ * everything (LeakSanitizer).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(w == (ssize_t)size);
 	close(fd);
 
+	/* the input's size picks checksums on/off and midstream with a small depth */
 	mk_config_defaults(&conf);
+	if (size & 2) {
+		conf.stream.midstream = 1;
+		conf.stream.depth = 4096;
+	}
 	conf.flow.max_flows = 64;
 	conf.flow.hash_size = 64;
 	/* the smallest the config allows: the pool is preallocated on every run */
@@ -89,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.log_dir = log_dir;
 	o.workers = 1;
 	o.seed = 0x6d65726bu;
-	o.checksum = 1;
+	o.checksum = !(size & 1);
 	o.progress = 0;
 	err = mk_offline_run(&o, &conf, &st);
 	CHECK(err <= 0);

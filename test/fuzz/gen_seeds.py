@@ -7,11 +7,18 @@ records in the formats their targets document, config the shipped
 configuration and variants, pcap small handmade captures plus every input
 pcap and truncated copies of it. Plain struct, no scapy.
 
-usage: gen_seeds.py CONFIG PCAP... OUTDIR STAMP
+The offline tests' generator (test/offline/gen_pcaps.py: TCP, fragments,
+tunnels as pcap, pcapng, raw IP, SLL and SLL2) adds its captures when scapy
+is installed.
+
+usage: gen_seeds.py CONFIG GEN_PCAPS PCAP... OUTDIR STAMP
 """
+import glob
 import os
 import struct
+import subprocess
 import sys
+import tempfile
 
 
 def write(d, name, data):
@@ -132,13 +139,17 @@ def pcap_seeds(d, pcaps):
 
 
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 5:
         sys.exit(__doc__)
-    conf, pcaps, out, stamp = sys.argv[1], sys.argv[2:-2], sys.argv[-2], sys.argv[-1]
+    conf, gen, pcaps, out, stamp = sys.argv[1], sys.argv[2], sys.argv[3:-2], sys.argv[-2], sys.argv[-1]
     defrag_seeds(os.path.join(out, 'fuzz_defrag_corpus'))
     stream_seeds(os.path.join(out, 'fuzz_stream_corpus'))
     config_seeds(os.path.join(out, 'fuzz_config_corpus'), conf)
-    pcap_seeds(os.path.join(out, 'fuzz_pcap_corpus'), pcaps)
+    with tempfile.TemporaryDirectory() as tmp:
+        if subprocess.run([sys.executable, gen, tmp], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            pcaps = pcaps + sorted(glob.glob(os.path.join(tmp, '*.pcap*')))
+        pcap_seeds(os.path.join(out, 'fuzz_pcap_corpus'), pcaps)
     with open(stamp, 'w') as f:
         f.write('ok\n')
 
