@@ -9,7 +9,8 @@
  * ctl bit 0 is the direction relative to the first packet; bit 1 adds a
  * window-scale option; bit 2 makes the TCP header itself raw input bytes
  * (header length and options as given) so mk_tcp_seg_parse meets anything;
- * bit 3 marks a bad checksum; bit 4 doubles the time step. Sequence and ACK
+ * bit 3 marks a bad checksum; bit 4 doubles the time step; bit 5 makes len
+ * count 16-byte units, so payloads span several pooled segments. Sequence and ACK
  * numbers are signed deltas from what each side sent so far, so segments
  * land in-order, retransmitted, overlapping or ahead. Each segment goes
  * through mk_tcp_seg_parse on an exact-size heap copy and mk_stream_packet
@@ -168,6 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *pkt;
 		int ret;
 
+		if (ctl & 0x20)
+			len <<= 4; /* past MK_STREAM_SEG_DATA */
 		memset(hdr, 0, sizeof(hdr));
 		if (ctl & 4) {
 			/* raw header: offset and options straight from the input */
