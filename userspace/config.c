@@ -300,7 +300,7 @@ int mk_config_load_buf(struct mk_config *c, const char *buf, size_t len, const c
 	int err;
 
 	if (!len)
-		return 0; /* an empty file sets nothing; fmemopen refuses size 0 */
+		return 0; /* an empty file sets nothing (glibc < 2.22 fmemopen refuses size 0) */
 	f = fmemopen((void *)buf, len, "r");
 	if (!f) {
 		err = -errno;
