@@ -157,6 +157,7 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	char *base = (char *)c + k->off, *end;
 	unsigned long long n;
 	struct mk_cidr cidr, *nb;
+	unsigned int shift = 0;
 
 	switch (k->type) {
 	case KEY_BOOL:
@@ -203,11 +204,15 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	n = strtoull(v, &end, 0);
 	/* size suffixes for memcaps: 64mb, 1gb */
 	if (!strcasecmp(end, "kb"))
-		n <<= 10, end += 2;
+		shift = 10, end += 2;
 	else if (!strcasecmp(end, "mb"))
-		n <<= 20, end += 2;
+		shift = 20, end += 2;
 	else if (!strcasecmp(end, "gb"))
-		n <<= 30, end += 2;
+		shift = 30, end += 2;
+	/* a suffix must not wrap the value back into range */
+	if (n > UINT64_MAX >> shift)
+		return -ERANGE;
+	n <<= shift;
 	if (errno || *end || n < k->min || n > k->max)
 		return -ERANGE;
 	/* the parser skips the cookie as 0, 4 or 8 bytes (RFC 3931) */
@@ -224,18 +229,13 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 	return 0;
 }
 
-int mk_config_load(struct mk_config *c, const char *path)
+/* Parses every line of @f; @path names it in the error messages. */
+static int config_parse(struct mk_config *c, FILE *f, const char *path)
 {
 	char line[512];
 	unsigned int lineno = 0, i;
-	FILE *f = fopen(path, "r");
 	int err = 0;
 
-	if (!f) {
-		err = -errno;
-		mk_err("%s: %s", path, strerror(-err));
-		return err;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *colon, *key, *val, *hash;
 		const struct key_desc *k = NULL;
@@ -292,6 +292,38 @@ int mk_config_load(struct mk_config *c, const char *path)
 		mk_err("%s: read error", path);
 	}
 out:
+	return err;
+}
+
+int mk_config_load(struct mk_config *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		mk_err("%s: %s", path, strerror(-err));
+		return err;
+	}
+	err = config_parse(c, f, path);
+	fclose(f);
+	return err;
+}
+
+int mk_config_load_buf(struct mk_config *c, const char *buf, size_t len, const char *name)
+{
+	FILE *f;
+	int err;
+
+	if (!len)
+		return 0; /* an empty file sets nothing (glibc < 2.22 fmemopen refuses size 0) */
+	f = fmemopen((void *)buf, len, "r");
+	if (!f) {
+		err = -errno;
+		mk_err("%s: %s", name, strerror(-err));
+		return err;
+	}
+	err = config_parse(c, f, name);
 	fclose(f);
 	return err;
 }

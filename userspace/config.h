@@ -9,6 +9,7 @@
 #ifndef MK_CONFIG_H
 #define MK_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "defrag.h"
 #include "flow.h"
@@ -33,6 +34,8 @@ struct mk_config {
 void mk_config_defaults(struct mk_config *c);
 /* Returns 0 or -errno; the error is logged with file:line and the key. */
 int mk_config_load(struct mk_config *c, const char *path);
+/* The same from @len bytes at @buf (not NUL-terminated); @name stands for the path in errors. */
+int mk_config_load_buf(struct mk_config *c, const char *buf, size_t len, const char *name);
 void mk_config_free(struct mk_config *c);
 
 /* "10.0.0.0/8", "2001:db8::/32", or a bare address (full prefix). 0 or -EINVAL. */

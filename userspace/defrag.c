@@ -687,6 +687,11 @@ static int atomic_v6(struct mk_defrag *d, const struct frag_info *fi, __u64 ts,
 	__u32 total = fi->hdr_len + fi->len;
 	__u8 *buf;
 
+	/* max_datagram bounds every delivered datagram, atomic ones included */
+	if (total - IPV6_HLEN > d->cfg.max_datagram) {
+		d->st.dg_oversize++;
+		return -EMSGSIZE;
+	}
 	buf = malloc(total);
 	if (!buf) {
 		d->st.dg_nomem++;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Configuration file: keys, values, CIDR lists, and errors that name file, line and key. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -135,4 +138,54 @@ Test(config, engine_settings_and_policies)
 	cr_assert_eq(c.defrag.max_trackers, 9);
 	mk_config_free(&c);
 	unlink(path);
+/* Review of the fuzz_config target: a kb/mb/gb suffix wrapped 64 bits back into range. */
+Test(config, size_suffix_overflow_is_an_error, .init = cr_redirect_stderr)
+{
+	struct mk_config c;
+
+	/* (2^54 + 1) << 10 wrapped to 1024 and was accepted */
+	cr_assert_eq(load("flow.max-flows: 0x40000000000001kb\n", &c), -ERANGE);
+	cr_assert_eq(c.flow.max_flows, 65536, "unchanged");
+	/* (2^34 + 1) << 30 wrapped to 1 GiB */
+	cr_assert_eq(load("flow.memcap: 17179869185gb\n", &c), -ERANGE);
+	cr_assert_eq(c.flow.memcap, 0, "unchanged");
+	cr_assert_eq(load("flow.memcap: 17179869183gb\n", &c), 0, "the largest that fits");
+	cr_assert_eq(c.flow.memcap, 17179869183ull << 30);
+}
+
+/*
+ * Truncation: every prefix of a valid file, through the buffer entry point
+ * (no NUL terminator), parses or fails with -errno; the whole text gives
+ * what the file gives.
+ */
+Test(config, truncation_and_load_buf, .init = cr_redirect_stderr)
+{
+	static const char text[] = "flow.max-flows: 1000 # x\nstream.memcap: 2mb\n"
+				   "bypass.cidr: 2001:db8::/32\ntunnel.l2tpv3-cookie-len: 8\n";
+	struct mk_config c, f;
+	size_t n;
+	int err;
+
+	for (n = 0; n <= sizeof(text) - 1; n++) {
+		char *buf = malloc(n ? n : 1);
+
+		memcpy(buf, text, n);
+		mk_config_defaults(&c);
+		err = mk_config_load_buf(&c, buf, n, "prefix");
+		cr_assert(err == 0 || err == -EINVAL || err == -ERANGE || err == -EDOM,
+			  "prefix %zu: %d", n, err);
+		mk_config_free(&c);
+		free(buf);
+	}
+	mk_config_defaults(&c);
+	cr_assert_eq(mk_config_load_buf(&c, text, sizeof(text) - 1, "whole"), 0);
+	cr_assert_eq(load(text, &f), 0);
+	cr_assert_eq(c.flow.max_flows, f.flow.max_flows);
+	cr_assert_eq(c.stream.memcap, f.stream.memcap);
+	cr_assert_eq(c.parse.l2tpv3_cookie_len, 8);
+	cr_assert_eq(c.nbypass, 1);
+	cr_assert_eq(f.nbypass, 1);
+	cr_assert_eq(memcmp(c.bypass, f.bypass, sizeof(*c.bypass)), 0);
+	mk_config_free(&c);
+	mk_config_free(&f);
 }

@@ -775,6 +775,32 @@ Test(unit, defrag_not_fragment_and_atomic)
 	mk_defrag_destroy(d);
 }
 
+/* fuzz_defrag: an atomic fragment bigger than max_datagram was delivered anyway */
+Test(unit, defrag_atomic_oversize)
+{
+	static struct spec s;
+	static __u8 pkt[4096];
+	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_config cfg;
+	struct mk_defrag *d;
+
+	mk_defrag_config_default(&cfg);
+	cfg.max_datagram = 1500;
+	cr_assert_eq(mk_defrag_create(&cfg, &d), 0);
+	two_frag_spec(&s, 6, 1);
+	cr_assert_eq(feed(d, pkt, frag_with(&s, 0, 1500 - 8, 0, s.payload, pkt), 1, NULL, &dg),
+		     MK_DEFRAG_DONE, "payload of exactly max_datagram is delivered");
+	cr_assert_eq(dg.len, 40 + 1500 - 8);
+	mk_defrag_datagram_free(&dg);
+	cr_assert_eq(feed(d, pkt, frag_with(&s, 0, 3168, 0, s.payload, pkt), 1, NULL, &dg),
+		     -EMSGSIZE);
+	cr_assert_null(dg.data);
+	cr_assert_eq(stats(d).dg_oversize, 1);
+	cr_assert_eq(stats(d).dg_reassembled, 1);
+	cr_assert_eq(stats(d).mem_used, 0);
+	mk_defrag_destroy(d);
+}
+
 Test(unit, defrag_identity_vlan_tunnel)
 {
 	static struct spec s;

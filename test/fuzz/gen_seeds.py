@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""
+Seed corpora for the user-space fuzz targets, one OUTDIR/fuzz_<name>_corpus
+directory per target (where run-tests.sh looks): defrag and stream hold
+records in the formats their targets document, config the shipped
+configuration and variants, pcap small handmade captures plus every input
+pcap and truncated copies of it. Plain struct, no scapy.
+
+The offline tests' generator (test/offline/gen_pcaps.py: TCP, fragments,
+tunnels as pcap, pcapng, raw IP, SLL and SLL2) adds its captures when scapy
+is installed.
+
+usage: gen_seeds.py CONFIG GEN_PCAPS PCAP... OUTDIR STAMP
+"""
+import glob
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+
+def write(d, name, data):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def frag_rec(ctl, dt, payload, ident, off8):
+    return bytes([ctl, dt, len(payload), ident]) + struct.pack('!H', off8) + payload
+
+
+def defrag_seeds(d):
+    data = bytes(range(48))
+    for pol in range(4):
+        # IPv4 UDP in two fragments, in order then reversed, then overlapping
+        for fam in (1, 2):
+            a = frag_rec(fam | 4, 0, data[:24], 1, 0)
+            b = frag_rec(fam, 1, data[24:], 1, 3)
+            c = frag_rec(fam | 4, 0, b'X' * 16, 1, 1)
+            write(d, 'v%d_inorder_%d' % (fam, pol), bytes([pol, 0xff]) + a + b)
+            write(d, 'v%d_reverse_%d' % (fam, pol), bytes([pol, 0xff]) + b + a)
+            write(d, 'v%d_overlap_%d' % (fam, pol), bytes([pol, 0xff]) + a + c + b)
+    write(d, 'expire', bytes([0, 0xff]) + frag_rec(5, 0, data, 2, 0) + bytes([3, 250, 0]) +
+          frag_rec(1, 0, data, 2, 6))
+    write(d, 'tiny_limits', bytes([3, 0]) + b''.join(frag_rec(5 | (i << 6 & 0x40), 0, data, i & 3, i)
+                                                   for i in range(12)))
+
+
+def seg(ctl, flags, sd, ad, payload=b'', win=0x20):
+    return bytes([ctl, flags]) + struct.pack('!hh', sd, ad) + bytes([win, len(payload)]) + payload
+
+
+SYN, FIN, RST, PSH, ACK = 0x02, 0x01, 0x04, 0x08, 0x10
+
+
+def stream_seeds(d):
+    isn = struct.pack('!II', 1000, 0xfffffff0)  # the server side wraps
+    hs = seg(2, SYN, 0, 0) + seg(3, SYN | ACK, 0, 0) + seg(0, ACK, 0, 0)
+    req = seg(0, PSH | ACK, 0, 0, b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    rsp = seg(1, ACK, 0, 0) + seg(1, PSH | ACK, 0, 0, b'HTTP/1.1 200 OK\r\n\r\n' + b'A' * 100)
+    end = seg(0, ACK, 0, 0) + seg(0, FIN | ACK, 0, 0) + seg(1, FIN | ACK, 0, 0) + seg(0, ACK, 0, 0)
+    for b0 in (0x00, 0x01, 0x20, 0x48, 0x80):
+        write(d, 'session_%02x' % b0, bytes([b0]) + isn + hs + req + rsp + end)
+    ooo = seg(0, PSH | ACK, 10, 0, b'B' * 10) + seg(0, PSH | ACK, -20, 0, b'A' * 10) + \
+        seg(0, PSH | ACK, -10, 0, b'C' * 10) + seg(1, ACK, 0, 0)
+    write(d, 'ooo_overlap', bytes([0x20]) + isn + hs + ooo + end)
+    write(d, 'midstream', bytes([0x80]) + isn + req + rsp + seg(1, RST | ACK, 0, 0))
+    write(d, 'reuse', bytes([0]) + isn + hs + req + end + seg(0, SYN, 100, 0) + seg(1, SYN | ACK, 0, 0))
+    raw = bytes([4, 0, 0, 0, 0, 0, 0]) + bytes(20 - 13) + bytes([0xf0, SYN]) + bytes(4) + \
+        bytes([3, 3, 14, 1, 2, 4, 5, 0xb4]) + bytes(32)
+    write(d, 'raw_options', bytes([0]) + isn + raw)
+
+
+def config_seeds(d, conf):
+    with open(conf, 'rb') as f:
+        text = f.read()
+    write(d, 'meerkat.conf', text)
+    write(d, 'bypass', b'bypass.cidr: 10.0.0.0/8\nbypass.cidr: 2001:db8::/32\nbypass.cidr: 192.0.2.1\n')
+    write(d, 'suffixes', b'stream.memcap: 64mb\ndefrag.memcap: 1gb # comment\nstream.midstream: yes\n'
+          b'tunnel.l2tpv3-cookie-len: 4\ntunnel.l2tpv3-l2spec: default\nflow.max-flows: 0x100\n')
+    write(d, 'errors', b'flow.max-flows 5\n')
+    write(d, 'long', b'flow.memcap: ' + b'9' * 600 + b'\n')
+
+
+def pcap(linktype, frames):
+    out = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, linktype)
+    for i, fr in enumerate(frames):
+        out += struct.pack('<IIII', 1 + i // 2, (i * 1000) % 1000000, len(fr), len(fr)) + fr
+    return out
+
+
+def csum(b):
+    if len(b) & 1:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ipv4(proto, payload, ident=1, frag=0, src=b'\x0a\0\0\x01', dst=b'\x0a\0\0\x02'):
+    h = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(payload), ident, frag, 64, proto, 0, src, dst)
+    h = h[:10] + struct.pack('!H', csum(h)) + h[12:]
+    return h + payload
+
+
+def eth(ip):
+    return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip
+
+
+def pcap_seeds(d, pcaps):
+    udp = struct.pack('!HHHH', 5353, 53, 8 + 40, 0) + bytes(range(40))
+    frags = [eth(ipv4(17, udp[:24], 7, 0x2000)), eth(ipv4(17, udp[24:], 7, 3))]
+    write(d, 'frag_udp.pcap', pcap(1, frags))
+    write(d, 'frag_udp_raw.pcap', pcap(101, [f[14:] for f in frags]))
+    tcp = []
+    for i, (sport, dport, seq, ack, flags, data) in enumerate([
+            (40000, 80, 100, 0, SYN, b''), (80, 40000, 500, 101, SYN | ACK, b''),
+            (40000, 80, 101, 501, ACK, b''), (40000, 80, 101, 501, PSH | ACK, b'GET / HTTP/1.0\r\n\r\n'),
+            (80, 40000, 501, 119, PSH | ACK, b'HTTP/1.0 200 OK\r\n\r\n'),
+            (40000, 80, 119, 521, FIN | ACK, b''), (80, 40000, 521, 120, FIN | ACK, b''),
+            (40000, 80, 120, 522, ACK, b'')]):
+        src, dst = (b'\x0a\0\0\x01', b'\x0a\0\0\x02') if sport == 40000 else (b'\x0a\0\0\x02', b'\x0a\0\0\x01')
+        t = struct.pack('!HHIIBBHHH', sport, dport, seq, ack, 0x50, flags, 65535, 0, 0) + data
+        ph = src + dst + struct.pack('!BBH', 0, 6, len(t))
+        t = t[:16] + struct.pack('!H', csum(ph + t)) + t[18:]
+        tcp.append(eth(ipv4(6, t, 10 + i, 0, src, dst)))
+    write(d, 'tcp_session.pcap', pcap(1, tcp))
+    for p in pcaps:
+        with open(p, 'rb') as f:
+            data = f.read()
+        name = os.path.basename(p)
+        write(d, name, data)
+        for n in (24, 40, len(data) // 3, len(data) // 2, len(data) - 1):
+            if 0 < n < len(data):
+                write(d, '%s.trunc%d' % (name, n), data[:n])
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    conf, gen, pcaps, out, stamp = sys.argv[1], sys.argv[2], sys.argv[3:-2], sys.argv[-2], sys.argv[-1]
+    defrag_seeds(os.path.join(out, 'fuzz_defrag_corpus'))
+    stream_seeds(os.path.join(out, 'fuzz_stream_corpus'))
+    config_seeds(os.path.join(out, 'fuzz_config_corpus'), conf)
+    with tempfile.TemporaryDirectory() as tmp:
+        if subprocess.run([sys.executable, gen, tmp], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            pcaps = pcaps + sorted(glob.glob(os.path.join(tmp, '*.pcap*')))
+        pcap_seeds(os.path.join(out, 'fuzz_pcap_corpus'), pcaps)
+    with open(stamp, 'w') as f:
+        f.write('ok\n')
+
+
+if __name__ == '__main__':
+    main()
