@@ -138,6 +138,8 @@ Test(config, engine_settings_and_policies)
 	cr_assert_eq(c.defrag.max_trackers, 9);
 	mk_config_free(&c);
 	unlink(path);
+}
+
 /* Review of the fuzz_config target: a kb/mb/gb suffix wrapped 64 bits back into range. */
 Test(config, size_suffix_overflow_is_an_error, .init = cr_redirect_stderr)
 {
