@@ -56,8 +56,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(c.stream.memcap >= 1 << 20);
 	CHECK(c.stream.midstream <= 1);
 	CHECK(c.defrag.memcap >= 1 << 16);
-	CHECK(c.defrag.max_frags >= 1 && c.defrag.max_frags <= 1u << 24);
-	CHECK(c.defrag.timeout >= 1 && c.defrag.timeout <= 3600);
+	CHECK(c.defrag.max_frags >= 1 && c.defrag.max_frags <= 65535);
+	CHECK(c.defrag.max_trackers >= 1 && c.defrag.max_trackers <= 1u << 20);
+	CHECK(c.defrag.timeout_ns >= 1000000000ull && c.defrag.timeout_ns <= 3600 * 1000000000ull);
+	CHECK(c.defrag.policy < MK_DEFRAG_POLICY_MAX);
+	CHECK(c.stream.overlap_policy <= MK_OVERLAP_LAST);
+	CHECK(c.stream.max_ooo_segs <= 1u << 24);
 	CHECK(!c.nbypass == !c.bypass);
 	for (i = 0; i < c.nbypass; i++) {
 		CHECK(c.bypass[i].family == MK_FAMILY_IPV4 || c.bypass[i].family == MK_FAMILY_IPV6);
