@@ -15,15 +15,8 @@
 
 #include "config.h"
 #include "log.h"
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

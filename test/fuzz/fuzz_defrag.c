@@ -22,31 +22,8 @@
 
 #include "defrag.h"
 #include "parse.h"
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
-
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static uint8_t take8(struct cursor *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t take16(struct cursor *c)
-{
-	uint16_t hi = take8(c);
-
-	return (uint16_t)(hi << 8 | take8(c));
-}
 
 static void wr16(uint8_t *p, uint16_t v)
 {

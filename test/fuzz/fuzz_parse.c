@@ -12,15 +12,8 @@
 #include <string.h>
 
 #include "parse.h"
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static const struct mk_parse_cfg cfgs[] = {
     {.seed = 0, .tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT},

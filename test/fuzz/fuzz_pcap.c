@@ -21,15 +21,8 @@
 #include "config.h"
 #include "log.h"
 #include "offline.h"
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static char tmp_dir[256], pcap_path[300], log_dir[300], eve_path[320];
 

@@ -26,38 +26,8 @@
 #include <string.h>
 
 #include "stream.h"
+#include "fuzz.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
-
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static uint8_t take8(struct cursor *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t take16(struct cursor *c)
-{
-	uint16_t hi = take8(c);
-
-	return (uint16_t)(hi << 8 | take8(c));
-}
-
-static uint32_t take32(struct cursor *c)
-{
-	uint32_t hi = take16(c);
-
-	return hi << 16 | take16(c);
-}
 
 static void wr16(uint8_t *p, uint32_t v)
 {
