@@ -6,7 +6,7 @@
 #ifndef MK_CTL_H
 #define MK_CTL_H
 
-int ctl_xdp_test(int argc, char **argv); /* userspace/xdp_test.c */
-int ctl_stats(int argc, char **argv);	 /* userspace/stats.c */
+int ctl_xdp_test(int argc, char **argv); /* userspace/ctl/xdp_test.c */
+int ctl_stats(int argc, char **argv);	 /* userspace/ctl/stats.c */
 
 #endif /* MK_CTL_H */
