@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "config.h"
+#include "ctlsock.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
@@ -31,6 +32,7 @@ struct meerkat_params {
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
+	const char *unix_socket;
 	unsigned long workers;
 	int verbose;
 	int version;
@@ -62,6 +64,7 @@ static const struct opt_desc opts[] = {
 	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
 	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
 	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
+	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
@@ -196,6 +199,14 @@ static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 	}
 	if (prm->workers)
 		conf->capture.workers = (uint32_t)prm->workers;
+	if (prm->unix_socket) {
+		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
+			mk_err("--unix-socket: path longer than %zu bytes",
+			       sizeof(conf->capture.ctl_socket) - 1);
+			return -EINVAL;
+		}
+		strcpy(conf->capture.ctl_socket, prm->unix_socket);
+	}
 	err = parse_seed(prm->seed, &lo.seed);
 	if (err)
 		return err;

@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <jansson.h>
 
+#define MK_CTL_DEFAULT_SOCKET "/run/meerkat/meerkat.sock"
 #define MK_CTL_MAX_CLIENTS 8
 #define MK_CTL_MAX_COMMANDS 32
 #define MK_CTL_LINE_MAX 65536
