@@ -384,41 +384,18 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	json_t *root = json_object(), *xdp = json_object(), *socks = json_array(),
 	       *workers = json_array(), *cap = json_object(), *eve = json_object(), *o;
 	__u64 v[MK_STAT_MAX];
+	struct mk_stat_sums sums;
 	uint64_t written, lost, drops;
 	unsigned int i, q, w, k;
 
 	memset(t, 0, sizeof(*t));
 	json_set_u64(root, "uptime", (now_mono_ns() - lv->start_mono_ns) / 1000000000ull);
-	for (i = 0; i < lv->nifaces; i++) {
-		struct live_iface *ifc = &lv->ifaces[i];
-
-		if (!ifc->loaded || mk_loader_stats_read(&ifc->loader, v))
-			continue;
-		for (k = 0; k < MK_STAT_MAX; k++)
-			t->xdp[k] += v[k];
-		for (q = 0; q < ifc->queues; q++) {
-			for (w = 0; w < lv->nworkers; w++) {
-				struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
-				struct xdp_statistics st;
-
-				if (!ls->xs.xsk || mk_xsk_sock_stats(&ls->xs, &st))
-					continue;
-				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
-					      "worker", (int)w);
-#define X(name, doc)                                                                               \
-	json_set_u64(o, #name, st.name);                                                           \
-	t->sock.name += st.name;
-				MK_XSK_STATS(X)
-#undef X
-				json_array_append_new(socks, o);
-			}
-		}
-	}
-	for (k = 0; k < MK_STAT_MAX; k++)
-		json_set_u64(xdp, mk_stat_descs[k].name, t->xdp[k]);
-	json_object_set_new(root, "xdp", xdp);
-	json_object_set_new(root, "sockets", socks);
-
+	/*
+	 * Read in the order frames travel backwards: the workers' snapshots,
+	 * then the sockets, then the program. Counters only grow, so frames
+	 * counted downstream are always among those counted upstream and
+	 * in_flight cannot go negative.
+	 */
 	for (w = 0; w < lv->nworkers; w++) {
 		struct live_worker *lw = &lv->ws[w];
 		struct live_snap s;
@@ -444,14 +421,52 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	}
 	json_object_set_new(root, "workers", workers);
 
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i];
+
+		if (!ifc->loaded)
+			continue;
+		for (q = 0; q < ifc->queues; q++) {
+			for (w = 0; w < lv->nworkers; w++) {
+				struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
+				struct xdp_statistics st;
+
+				if (!ls->xs.xsk || mk_xsk_sock_stats(&ls->xs, &st))
+					continue;
+				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
+					      "worker", (int)w);
+#define X(name, doc)                                                                               \
+	json_set_u64(o, #name, st.name);                                                           \
+	t->sock.name += st.name;
+				MK_XSK_STATS(X)
+#undef X
+				json_array_append_new(socks, o);
+			}
+		}
+		if (mk_loader_stats_read(&ifc->loader, v))
+			continue;
+		for (k = 0; k < MK_STAT_MAX; k++)
+			t->xdp[k] += v[k];
+	}
+	for (k = 0; k < MK_STAT_MAX; k++)
+		json_set_u64(xdp, mk_stat_descs[k].name, t->xdp[k]);
+	json_object_set_new(root, "xdp", xdp);
+	json_object_set_new(root, "sockets", socks);
+
 	for (k = 0; k < MK_LIVE_CNT_MAX; k++)
 		json_set_u64(cap, live_counter_names[k], t->live[k]);
 	drops = t->sock.rx_dropped + t->sock.rx_ring_full;
 	json_set_u64(cap, "kernel_packets", t->xdp[MK_STAT_REDIRECT_XSK]);
 	json_set_u64(cap, "kernel_drops", drops);
-	/* frames redirected but neither taken nor dropped yet: in the rings */
+	/* redirected, neither dropped nor taken yet (in the rings, or taken since the last snapshot) */
 	json_set_u64(cap, "in_flight", t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
 	json_object_set_new(root, "capture", cap);
+	sums = mk_stat_sum(t->xdp);
+	json_object_set_new(root, "invariant",
+			    json_pack("{s:I,s:I,s:I,s:I,s:b}", "rx", (json_int_t)t->xdp[MK_STAT_RX],
+				      "outcome_sum", (json_int_t)sums.outcomes, "pass_error",
+				      (json_int_t)t->xdp[MK_STAT_PASS_ERROR], "err_sum",
+				      (json_int_t)sums.errors, "holds", mk_stat_invariant_holds(t->xdp)));
 
 	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
 	if (lv->eve_open) {
