@@ -318,12 +318,18 @@ tb_meerkat_stop() {
 	wait "$TB_MK_PID" || TB_MK_RC=$?
 }
 
-# tb_replay PCAP PPS [tcpreplay options]: replays PCAP from the peer end at
-# PPS frames a second; fails unless every frame was sent. Prints the count.
+# tb_replay [--cpu N] PCAP PPS [tcpreplay options]: replays PCAP from the
+# peer end at PPS frames a second (from CPU N); fails unless every frame was
+# sent. Prints the count.
 tb_replay() {
-	local pcap="$1" pps="$2" out sent failed
+	local pin=() out sent failed
+	if [ "$1" = "--cpu" ]; then
+		pin=(taskset -c "$2")
+		shift 2
+	fi
+	local pcap="$1" pps="$2"
 	shift 2
-	out="$(tb_peer tcpreplay -i "$TB_PEER_IF" --pps="$pps" "$@" "$pcap" 2>&1)" || {
+	out="$(tb_peer "${pin[@]}" tcpreplay -i "$TB_PEER_IF" --pps="$pps" "$@" "$pcap" 2>&1)" || {
 		printf '%s\n' "$out" >&2
 		tb_fail "tcpreplay of $pcap failed"
 	}
