@@ -33,6 +33,7 @@ struct meerkat_params {
 	const char *seed;
 	const char *dump_streams;
 	const char *unix_socket;
+	const char *xdp_mode;
 	unsigned long workers;
 	int verbose;
 	int version;
@@ -65,6 +66,7 @@ static const struct opt_desc opts[] = {
 	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
 	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
 	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
+	{ "xdp-mode", 0, OPT_STR, P(xdp_mode), "auto|native|generic", "live: XDP attach mode (default auto: native, generic with a warning if refused)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
@@ -206,6 +208,18 @@ static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 			return -EINVAL;
 		}
 		strcpy(conf->capture.ctl_socket, prm->unix_socket);
+	}
+	if (prm->xdp_mode) {
+		if (!strcmp(prm->xdp_mode, "auto"))
+			conf->capture.attach = MK_XDP_ATTACH_AUTO;
+		else if (!strcmp(prm->xdp_mode, "native"))
+			conf->capture.attach = MK_XDP_ATTACH_NATIVE;
+		else if (!strcmp(prm->xdp_mode, "generic"))
+			conf->capture.attach = MK_XDP_ATTACH_GENERIC;
+		else {
+			mk_err("--xdp-mode: '%s' is not one of auto, native, generic", prm->xdp_mode);
+			return -EINVAL;
+		}
 	}
 	err = parse_seed(prm->seed, &lo.seed);
 	if (err)

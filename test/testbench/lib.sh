@@ -105,7 +105,7 @@ tb_cleanup() {
 		done
 		if [ -n "$TB_TMP" ] && [ -d "$TB_TMP" ]; then
 			# on failure the daemons' last words explain more than the assertion
-			if [ "$rc" -ne 0 ]; then
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
 				local f
 				for f in "$TB_TMP"/*/err; do
 					[ -s "$f" ] || continue

@@ -193,12 +193,41 @@ int mk_loader_itable_reset(struct mk_loader *l)
  * libxdp loads the program itself when it can put it behind its dispatcher;
  * our object is already loaded, so libxdp attaches it as a single program
  * unless a dispatcher is there. Either way detach goes through libxdp too.
+ * Where the kernel refuses freplace libxdp first tries its dispatcher and
+ * libbpf warns about that failed load (advising a higher `ulimit -l`) before
+ * libxdp falls back: the libraries are quietened for the attempt and the
+ * caller reports what finally failed (-v -v shows everything).
  */
+static int attach_once(struct mk_loader *l, int ifindex, enum xdp_attach_mode mode)
+{
+	struct xdp_program *prog;
+	int err;
+
+	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err)
+		return err;
+	mk_log_libs_quiet(1);
+	err = xdp_program__attach(prog, ifindex, mode, 0);
+	mk_log_libs_quiet(0);
+	if (err) {
+		xdp_program__close(prog);
+		return err;
+	}
+	l->xdp_prog = prog;
+	l->ifindex = ifindex;
+	l->attach_mode = mode;
+	return 0;
+}
+
+static const char *mode_name(bool skb_mode)
+{
+	return skb_mode ? "generic" : "native";
+}
+
 int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
 {
-	enum xdp_attach_mode mode = skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 	char ifname[IF_NAMESIZE] = "?";
-	struct xdp_program *prog;
 	int err;
 
 	if (l->xdp_prog) {
@@ -206,24 +235,13 @@ int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
-	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
-	err = libxdp_get_error(prog);
-	if (err) {
-		mk_err("meerkat: libxdp cannot take the BPF object: %s", strerror(-err));
-		return err;
-	}
-	err = xdp_program__attach(prog, ifindex, mode, 0);
-	if (err) {
-		mk_err("meerkat: cannot attach to %s in %s mode: %s", ifname,
-		       skb_mode ? "skb" : "native", strerror(-err));
-		xdp_program__close(prog);
-		return err;
-	}
-	l->xdp_prog = prog;
-	l->ifindex = ifindex;
-	l->attach_mode = mode;
-	mk_info("meerkat: attached to %s (%s mode)", ifname, skb_mode ? "skb" : "native");
-	return 0;
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
+	if (err)
+		mk_err("%s: cannot attach the XDP program in %s mode: %s", ifname,
+		       mode_name(skb_mode), strerror(-err));
+	else
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+	return err;
 }
 
 int mk_loader_detach(struct mk_loader *l)
@@ -578,20 +596,27 @@ int mk_loader_detach_stale(int ifindex)
 	return n;
 }
 
-/* Names the program that keeps us off the interface in single-program mode. */
-static void explain_busy(int ifindex, const char *ifname)
+/*
+ * Names the program that keeps us off the interface in single-program mode.
+ * Returns 1 when it said so (one error line), 0 when it found nothing to name.
+ */
+static int explain_busy(int ifindex, const char *ifname)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
+	int said = 0;
 
 	if (libxdp_get_error(mp) || !mp)
-		return;
+		return 0;
 	p = xdp_multiprog__main_prog(mp);
-	if (xdp_multiprog__is_legacy(mp) && p)
+	if (xdp_multiprog__is_legacy(mp) && p) {
 		mk_err("%s already runs XDP program '%s' (id %u) and libxdp's dispatcher is not "
 		       "available to run both: detach it first (xdp-loader unload %s --all)",
 		       ifname, xdp_program__name(p), xdp_program__id(p), ifname);
+		said = 1;
+	}
 	xdp_multiprog__close(mp);
+	return said;
 }
 
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
@@ -599,6 +624,10 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	char ifname[IF_NAMESIZE] = "?";
 	int err, n;
 
+	if (l->xdp_prog) {
+		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
+		return -EBUSY;
+	}
 	if_indextoname(ifindex, ifname);
 	n = mk_loader_detach_stale(ifindex);
 	if (n < 0) {
@@ -608,13 +637,22 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	}
 	if (n)
 		mk_warn("%s: replaced the meerkat program a previous run left attached", ifname);
-	err = mk_loader_attach(l, ifindex, skb_mode);
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
 	if (err && !skb_mode && fallback_generic && err != -EEXIST && err != -EBUSY) {
 		mk_warn("%s: native XDP refused (%s), attaching in generic mode (slower)", ifname,
 			strerror(-err));
-		err = mk_loader_attach(l, ifindex, true);
+		skb_mode = true;
+		err = attach_once(l, ifindex, XDP_MODE_SKB);
 	}
-	if (err == -EEXIST || err == -EBUSY)
-		explain_busy(ifindex, ifname);
+	if (!err) {
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+		return 0;
+	}
+	if ((err == -EEXIST || err == -EBUSY) && explain_busy(ifindex, ifname))
+		return err;
+	mk_err("%s: cannot attach the XDP program in %s mode: %s%s", ifname, mode_name(skb_mode),
+	       strerror(-err),
+	       err == -EOPNOTSUPP && !skb_mode ? " (the driver has no native XDP: use generic mode)"
+					       : "");
 	return err;
 }
