@@ -12,7 +12,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <net/if.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -564,7 +566,8 @@ const char *mk_loader_attach_mode_name(const struct mk_loader *l)
 	return l->attach_mode == XDP_MODE_SKB ? "generic" : "native";
 }
 
-int mk_loader_detach_stale(int ifindex)
+/* Detaches every meerkat_xdp linked into libxdp's dispatcher on @ifindex. */
+static int detach_stale_dispatched(int ifindex)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
@@ -574,25 +577,79 @@ int mk_loader_detach_stale(int ifindex)
 		return err == -ENOENT ? 0 : err;
 	if (!mp)
 		return 0;
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), "meerkat_xdp")) {
-			err = xdp_multiprog__detach(mp);
-			n = err ? err : 1;
+	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+		if (strcmp(xdp_program__name(p), "meerkat_xdp"))
+			continue;
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		if (err) {
+			n = err;
+			break;
 		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-			if (strcmp(xdp_program__name(p), "meerkat_xdp"))
-				continue;
-			err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
-			if (err) {
-				n = err;
-				break;
-			}
-			n++;
-		}
+		n++;
 	}
 	xdp_multiprog__close(mp);
+	return n;
+}
+
+/*
+ * A meerkat program attached directly (single-program mode) is found and
+ * detached with libbpf alone: libxdp 1.3's xdp_multiprog__get_from_ifindex()
+ * keeps a duplicate of the program's fd open, which would hold the stale
+ * program (and its maps) in memory for as long as this daemon runs. The
+ * detach names the stale program (XDP_FLAGS_REPLACE), so a program attached
+ * meanwhile by someone else is never removed. Behind a dispatcher libxdp
+ * does the work. Returns 1 when one was detached, 0 when none, or -errno.
+ */
+static int detach_stale_one(int ifindex, __u32 id, __u32 mode_flag)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno; /* gone meanwhile */
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	if (!strcmp(info.name, "xdp_dispatcher")) {
+		err = detach_stale_dispatched(ifindex);
+		goto out;
+	}
+	err = 0;
+	if (strcmp(info.name, "meerkat_xdp"))
+		goto out;
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_attach(ifindex, -1, mode_flag | XDP_FLAGS_REPLACE, &opts);
+	err = err ? err : 1;
+out:
+	close(fd);
+	return err;
+}
+
+int mk_loader_detach_stale(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err, n = 0;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		err = detach_stale_one(ifindex, q.drv_prog_id, XDP_FLAGS_DRV_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	if (q.skb_prog_id) {
+		err = detach_stale_one(ifindex, q.skb_prog_id, XDP_FLAGS_SKB_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
 	return n;
 }
 
