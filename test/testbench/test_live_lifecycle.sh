@@ -7,8 +7,9 @@
 #      accounting line, no program on the interface, the program freed;
 #   2. kill -9 leaves the program attached (nothing can detach it); the next
 #      start says it replaced it, attaches a new one, the stale one is freed,
-#      and capture works (sample traffic, accounting ok); SIGINT stops it as
-#      SIGTERM does and leaves nothing attached.
+#      and capture works (sample traffic, accounting ok); SIGHUP after moving
+#      eve.json away opens a new one (logrotate); SIGINT stops it as SIGTERM
+#      does and leaves nothing attached.
 # (A foreign program on the interface: test_live_coexist.sh.)
 # Usage: test_live_lifecycle.sh BUILD_DIR PCAP
 set -euo pipefail
@@ -66,7 +67,14 @@ id3="$(tb_sensor_prog_id)"
 tb_wait 5 tb_prog_gone "$stale" || tb_fail "stale program $stale still loaded after the restart"
 tb_ok "restart: stale program $stale replaced by $id3 and freed"
 sent="$(tb_replay "$PCAP" 2000)"
+# logrotate: move eve.json away, SIGHUP; what is written next lands in a new eve.json
+mv "$TB_MK_DIR/eve.json" "$TB_MK_DIR/eve.json.1"
+kill -HUP "$TB_MK_PID"
+tb_wait 5 test -e "$TB_MK_DIR/eve.json" || tb_fail "SIGHUP did not reopen eve.json"
 tb_meerkat_stop INT
+{ grep -q '"event_type":"flow"' "$TB_MK_DIR/eve.json" && grep -q '"event_type":"stats"' "$TB_MK_DIR/eve.json"; } ||
+	tb_fail "the reopened eve.json lacks the flows and the final stats written after SIGHUP"
+tb_ok "SIGHUP reopened eve.json: flow records and final stats went to the new file"
 [ "$TB_MK_RC" -eq 0 ] || tb_fail "meerkat exited $TB_MK_RC after SIGINT"
 line="$(grep '^meerkat: accounting' "$TB_MK_DIR/err" || true)"
 case "$line" in "meerkat: accounting ok: program saw $sent,"*) ;;
