@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat daemon. Today: offline mode (-r FILE). Options are one table
- * filling struct meerkat_params; getopt's table and --help come from it.
+ * The meerkat daemon. Today: offline mode (-r FILE) and configuration checks
+ * (-T). Options are one table filling struct meerkat_params; getopt's table
+ * and --help come from it. The configuration is the file, then the options
+ * (mk_config_setup() is that rule).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,15 +20,23 @@
 /* Offline runs are reproducible by default; live mode will pick a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
 
+/* A repeatable option's values, in order. */
+struct opt_list {
+	const char *v[8];
+	unsigned int n;
+};
+
 struct meerkat_params {
 	const char *read_file;
-	const char *iface;
+	struct opt_list ifaces;
 	const char *log_dir;
 	const char *config;
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
-	unsigned long workers;
+	const char *workers;
+	int test_config;
+	int dump_config;
 	int verbose;
 	int version;
 	int help;
@@ -36,6 +46,7 @@ enum opt_type {
 	OPT_STR,
 	OPT_ULONG,
 	OPT_COUNT, /* flag, each use adds one */
+	OPT_LIST,  /* repeatable: struct opt_list */
 };
 
 struct opt_desc {
@@ -50,11 +61,13 @@ struct opt_desc {
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct opt_desc opts[] = {
 	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)" },
-	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
-	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
+	{ "interface", 'i', OPT_LIST, P(ifaces), "IFACE", "capture on IFACE, repeatable (overrides capture.interfaces; live mode: not yet supported)" },
+	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (overrides default-log-dir)" },
+	{ "config", 'c', OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it" },
+	{ "test-config", 'T', OPT_COUNT, P(test_config), NULL, "check the configuration (-c FILE and the options), exit 0 if valid" },
+	{ "dump-config", 0, OPT_COUNT, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit" },
 	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (default 1)" },
+	{ "workers", 0, OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)" },
 	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
@@ -66,7 +79,8 @@ static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n\n");
+	fprintf(out, "usage: meerkat -r FILE [-l LOGDIR] [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+		     "       meerkat -T [-c CONFIG] [options]    check a configuration\n\n");
 	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
 		char left[48];
 
@@ -120,6 +134,16 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 		case OPT_COUNT:
 			(*(int *)(base + o->off))++;
 			break;
+		case OPT_LIST: {
+			struct opt_list *l = (struct opt_list *)(base + o->off);
+
+			if (l->n == MK_ARRAY_SIZE(l->v)) {
+				mk_err("--%s: given more than %zu times", o->name, MK_ARRAY_SIZE(l->v));
+				return -EINVAL;
+			}
+			l->v[l->n++] = optarg;
+			break;
+		}
 		}
 	}
 	if (optind < argc) {
@@ -131,8 +155,9 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { .workers = 1 };
+	struct meerkat_params prm = { 0 };
 	struct mk_offline_opts o = { 0 };
+	struct mk_config_cli cli;
 	struct mk_offline_stats st;
 	struct mk_config conf;
 	int err;
@@ -154,19 +179,6 @@ int main(int argc, char **argv)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.iface) {
-		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.iface);
-		return 2;
-	}
-	if (!prm.read_file || !prm.log_dir) {
-		mk_err("offline mode needs -r FILE and -l LOGDIR");
-		usage(stderr);
-		return 2;
-	}
-	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
-		return 2;
-	}
 	o.checksum = 1;
 	if (prm.checksum) {
 		if (!strcmp(prm.checksum, "none"))
@@ -192,15 +204,35 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (prm.config) {
-		err = mk_config_load(&conf, prm.config);
-		if (err)
-			goto out;
+	cli = (struct mk_config_cli){ .ifaces = prm.ifaces.v, .n_ifaces = prm.ifaces.n,
+				      .workers = prm.workers, .log_dir = prm.log_dir };
+	err = mk_config_setup(&conf, prm.config, &cli);
+	if (err)
+		goto out;
+	if (prm.test_config) {
+		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		goto out;
+	}
+	if (prm.dump_config) {
+		mk_config_dump(stdout, &conf);
+		goto out;
+	}
+	if (prm.ifaces.n) {
+		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.ifaces.v[0]);
+		err = 2;
+		goto out;
+	}
+	if (!prm.read_file) {
+		mk_err("offline mode needs -r FILE");
+		usage(stderr);
+		err = 2;
+		goto out;
 	}
 	o.pcap_path = prm.read_file;
-	o.log_dir = prm.log_dir;
+	o.log_dir = conf.output.log_dir;
 	o.dump_streams = prm.dump_streams;
-	o.workers = (unsigned int)prm.workers;
+	/* capture.workers is the live setting; offline runs one worker unless told */
+	o.workers = prm.workers ? conf.capture.workers : 1;
 	o.progress = isatty(STDERR_FILENO);
 
 	err = mk_offline_run(&o, &conf, &st);
@@ -208,5 +240,5 @@ int main(int argc, char **argv)
 		mk_offline_print_summary(stderr, &st);
 out:
 	mk_config_free(&conf);
-	return err ? 1 : 0;
+	return err == 2 ? 2 : err ? 1 : 0;
 }
