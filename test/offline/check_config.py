@@ -103,9 +103,13 @@ check(p.returncode == 1 and p.stderr == "meerkat: error: %s: No such file or dir
       % os.path.join(WORK, "missing.yaml"), "-T on a missing file: %r" % p.stderr)
 for args, want in ((["--workers", "0"], "--workers: '0' is not a number in [1, 64]"),
                    (["-i", "a/b"], "-i: 'a/b' is not an interface name (1 to 15 bytes, no '/', ':' or space)"),
-                   (["-i", "a", "-i", "b", "-i", "c", "-i", "d", "-i", "e"], "-i: at most 4 interfaces")):
+                   (["-i", "a", "-i", "a"], "-i: 'a' is listed twice"),
+                   (["--unix-socket", "/" + "s" * 120], "--unix-socket: '/%s...' is longer than 107 bytes" % ("s" * 47))):
     p = meerkat("-T", "-c", REF, *args)
     check(p.returncode == 1 and p.stderr == "meerkat: error: %s\n" % want, "-T %s: %r" % (args, p.stderr))
+# too many -i is a usage error of the option parser
+p = meerkat("-T", "-i", "a", "-i", "b", "-i", "c", "-i", "d", "-i", "e")
+check(p.returncode == 2 and p.stderr.startswith("meerkat: error: --interface: at most 4\n"), "five -i: %r" % p.stderr)
 # an error in the file is reported before the options are looked at
 p = meerkat("-T", "-c", os.path.join(WORK, "unknown.yaml"), "--workers", "0")
 check("capture.worker: unknown key" in p.stderr and "--workers" not in p.stderr, "file first: %r" % p.stderr)
@@ -122,7 +126,9 @@ f = write("over.yaml", "capture:\n  workers: 8\n  interfaces:\n    - interface: 
 got = dump_keys(meerkat("--dump-config", "-c", f).stdout)
 check(got.get("capture.workers") == "8" and got.get("default-log-dir") == "/var/x", "file values: %r" % got)
 got = dump_keys(meerkat("--dump-config", "-c", f, "--workers", "3", "-i", "eth1", "-i", "eth2",
-                        "-l", "/tmp/l").stdout)
+                        "-l", "/tmp/l", "--unix-socket", "/tmp/s.sock").stdout)
+check(got.get("capture.control-socket") == "/tmp/s.sock", "--unix-socket overrides: %r"
+      % got.get("capture.control-socket"))
 check(got.get("capture.workers") == "3", "--workers overrides: %r" % got.get("capture.workers"))
 check(got.get("capture.interfaces") == "[{interface: eth1, queues: 2}, {interface: eth2, queues: 0}]",
       "-i overrides: %r" % got.get("capture.interfaces"))

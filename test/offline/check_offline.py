@@ -209,9 +209,18 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode != 0 and "not supported" in p.stderr and "NULL" in p.stderr, "link type refused: %r" % p.stderr)
 
-    # live mode is refused clearly
-    p = subprocess.run([MEERKAT, "-i", "eth0", "-l", WORK], capture_output=True, text=True)
-    check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")
+    # live mode on an interface that does not exist: one clear error, nothing attached
+    # (a name no host has, so that this test never touches a real interface)
+    p = subprocess.run([MEERKAT, "-i", "mk-none0", "-l", WORK, "--unix-socket", ""],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and p.stderr == "meerkat: error: mk-none0: no such interface\n",
+          "-i on a missing interface: %r" % p.stderr)
+    # -r and -i together, or nothing to capture: usage errors
+    p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-i", "mk-none0"],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "-r and -i exclude each other" in p.stderr, "-r with -i: %r" % p.stderr)
+    p = subprocess.run([MEERKAT, "-l", WORK], capture_output=True, text=True)
+    check(p.returncode == 2 and "nothing to capture" in p.stderr, "no -r, no interface: %r" % p.stderr)
 
     # many interleaved flows over many seconds: 1, 2 and 3 workers agree
     if BENCH:

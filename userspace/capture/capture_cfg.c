@@ -274,9 +274,23 @@ static void capture_defaults(void *base)
 	mk_capture_cfg_defaults(base);
 }
 
+/* a receive batch comes from one RX ring */
+static int capture_check(const void *base, char *msg, size_t len)
+{
+	const struct mk_capture_cfg *c = base;
+
+	if (c->batch > c->rx_size) {
+		snprintf(msg, len, "capture.batch-size (%u) is more than capture.rx-ring-size (%u)",
+			 c->batch, c->rx_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 const struct mk_cfg_table mk_capture_cfg_table = {
 	.name = "capture",
 	.keys = capture_keys,
 	.nkeys = MK_ARRAY_SIZE(capture_keys),
 	.defaults = capture_defaults,
+	.check = capture_check,
 };

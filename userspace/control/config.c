@@ -1011,6 +1011,15 @@ int mk_config_apply_cli(struct mk_config *c, const struct mk_config_cli *cli)
 		}
 		strcpy(c->output.log_dir, cli->log_dir);
 	}
+	if (cli->ctl_socket) {
+		if (strlen(cli->ctl_socket) >= sizeof(c->capture.ctl_socket)) {
+			mk_err("--unix-socket: '%s' is longer than %zu bytes",
+			       show(cli->ctl_socket, shown, sizeof(shown)),
+			       sizeof(c->capture.ctl_socket) - 1);
+			return -EINVAL;
+		}
+		strcpy(c->capture.ctl_socket, cli->ctl_socket);
+	}
 	derive(c);
 	return 0;
 }

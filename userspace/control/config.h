@@ -51,6 +51,7 @@ struct mk_config_cli {
 	unsigned int n_ifaces;
 	const char *workers; /* --workers N: capture.workers, [1, MK_MAX_WORKERS] */
 	const char *log_dir; /* -l DIR: default-log-dir */
+	const char *ctl_socket; /* --unix-socket PATH: capture.control-socket ("" = none) */
 };
 
 void mk_config_defaults(struct mk_config *c);
