@@ -187,9 +187,15 @@ def main():
                        capture_output=True, text=True)
     check(p.returncode != 0 and "not supported" in p.stderr and "NULL" in p.stderr, "link type refused: %r" % p.stderr)
 
-    # live mode is refused clearly
-    p = subprocess.run([MEERKAT, "-i", "eth0", "-l", WORK], capture_output=True, text=True)
-    check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")
+    # -r and -i exclude each other, and a missing interface is one clear error;
+    # neither may touch a real interface (the live tests run in namespaces)
+    p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "null.pcap"), "-i", "mk-no-such-if0",
+                        "-l", WORK], capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "exclude each other" in p.stderr, "-r with -i refused: %r" % p.stderr)
+    p = subprocess.run([MEERKAT, "-i", "mk-no-such-if0", "-l", WORK, "--unix-socket", ""],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "mk-no-such-if0: no such interface" in p.stderr,
+          "missing interface: %r" % p.stderr)
 
     # many interleaved flows over many seconds: 1, 2 and 3 workers agree
     if BENCH:
