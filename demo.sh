@@ -57,8 +57,8 @@ TB_CTL="$BUILD/userspace/meerkatctl"
 say "2/6 testbench: two namespaces joined by a veth pair"
 tb_setup
 
-say "3/6 the live sensor: meerkat -i $TB_SENSOR_IF --workers 2 (in $TB_NS_SENSOR)"
-tb_meerkat_start demo -i "$TB_SENSOR_IF" --workers 2 -v || {
+say "3/6 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 (in $TB_NS_SENSOR)"
+tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -v || {
 	cat "$TB_MK_DIR/err" >&2
 	tb_fail "meerkat did not start"
 }
@@ -144,7 +144,7 @@ summarise "$TB_MK_DIR/eve.json"
 echo
 echo "offline: meerkat -r on the same pcap (same parser, decapsulation, hash and pipeline)"
 mkdir -p "$TB_TMP/offline"
-"$TB_MEERKAT" -r "$PCAP" -l "$TB_TMP/offline" --workers 2 2>&1 |
+"$TB_MEERKAT" -r "$PCAP" -c configs/meerkat.yaml -l "$TB_TMP/offline" --workers 2 2>&1 |
 	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled) ' || true
 summarise "$TB_TMP/offline/eve.json"
 echo "(test/testbench/test_live_agreement.sh checks that live and offline write the same flow records)"

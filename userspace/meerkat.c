@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat program: offline mode (-r FILE) and the live sensor (-i IFACE,
- * runmode/live.c). Options are one table filling struct meerkat_params;
- * getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE), the live sensor (-i IFACE or
+ * capture.interfaces, runmode/live.c) and configuration checks (-T). Options
+ * are one table filling struct meerkat_params; getopt's table and --help come
+ * from it. The configuration is the file, then the options over it
+ * (mk_config_setup() is that rule, for every mode).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,15 +15,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "config.h"
-#include "ctlsock.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
 
 /* Offline runs are reproducible by default; live mode will pick a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
-
-#define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
 
 struct meerkat_params {
 	const char *read_file;
@@ -33,8 +32,9 @@ struct meerkat_params {
 	const char *seed;
 	const char *dump_streams;
 	const char *unix_socket;
-	const char *xdp_mode;
-	unsigned long workers;
+	const char *workers;
+	int test_config;
+	int dump_config;
 	int verbose;
 	int version;
 	int help;
@@ -59,14 +59,15 @@ struct opt_desc {
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct opt_desc opts[] = {
 	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_APPEND, P(iface), "IFACE", "capture live on IFACE (repeatable)" },
-	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
-	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
+	{ "interface", 'i', OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)" },
+	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (overrides default-log-dir)" },
+	{ "config", 'c', OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it" },
+	{ "test-config", 'T', OPT_COUNT, P(test_config), NULL, "check the configuration (-c FILE and the options), exit 0 if valid" },
+	{ "dump-config", 0, OPT_COUNT, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit" },
 	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
+	{ "workers", 0, OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)" },
 	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
-	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
-	{ "xdp-mode", 0, OPT_STR, P(xdp_mode), "auto|native|generic", "live: XDP attach mode (default auto: native, generic with a warning if refused)" },
+	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
@@ -77,8 +78,9 @@ static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
-		     "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]\n\n");
+	fprintf(out, "usage: meerkat -r FILE [-l LOGDIR] [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+		     "       meerkat [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		     "       meerkat -T [-c CONFIG] [options]   (check the configuration)\n\n");
 	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
 		char left[48];
 
@@ -176,55 +178,17 @@ static int parse_seed(const char *s, uint32_t *seed)
 	return 0;
 }
 
-/* Live mode: the command line overrides the configuration's capture section. */
-static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
+/* Live mode: the options are in @conf already (mk_config_setup). */
+static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
 {
 	struct mk_live_opts lo = { 0 };
-	int i, err;
+	int err;
 
-	if (prm->read_file) {
-		mk_err("-r and -i exclude each other");
-		return -EINVAL;
-	}
-	if (prm->n_iface) {
-		conf->capture.n_ifaces = 0;
-		for (i = 0; i < prm->n_iface; i++) {
-			struct mk_iface_cfg *ic = &conf->capture.ifaces[conf->capture.n_ifaces++];
-
-			memset(ic, 0, sizeof(*ic));
-			if (strlen(prm->iface[i]) >= sizeof(ic->name)) {
-				mk_err("-i %s: interface name too long", prm->iface[i]);
-				return -EINVAL;
-			}
-			strcpy(ic->name, prm->iface[i]);
-		}
-	}
-	if (prm->workers)
-		conf->capture.workers = (uint32_t)prm->workers;
-	if (prm->unix_socket) {
-		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
-			mk_err("--unix-socket: path longer than %zu bytes",
-			       sizeof(conf->capture.ctl_socket) - 1);
-			return -EINVAL;
-		}
-		strcpy(conf->capture.ctl_socket, prm->unix_socket);
-	}
-	if (prm->xdp_mode) {
-		if (!strcmp(prm->xdp_mode, "auto"))
-			conf->capture.attach = MK_XDP_ATTACH_AUTO;
-		else if (!strcmp(prm->xdp_mode, "native"))
-			conf->capture.attach = MK_XDP_ATTACH_NATIVE;
-		else if (!strcmp(prm->xdp_mode, "generic"))
-			conf->capture.attach = MK_XDP_ATTACH_GENERIC;
-		else {
-			mk_err("--xdp-mode: '%s' is not one of auto, native, generic", prm->xdp_mode);
-			return -EINVAL;
-		}
-	}
 	err = parse_seed(prm->seed, &lo.seed);
 	if (err)
 		return err;
-	lo.log_dir = prm->log_dir ? prm->log_dir : MK_DEFAULT_LOG_DIR;
+	lo.log_dir = conf->output.eve.enabled ? conf->output.log_dir : NULL;
+	lo.eve_truncate = !conf->output.eve.append;
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	lo.stats_stderr = prm->verbose > 0;
 	mk_log_route_libs();
@@ -233,9 +197,10 @@ static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { .workers = 0 };
+	struct meerkat_params prm = { 0 };
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
+	struct mk_config_cli cli;
 	struct mk_config conf;
 	int err;
 
@@ -256,55 +221,50 @@ int main(int argc, char **argv)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
-		return 2;
-	}
 	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
 		mk_err("-k: '%s' is not one of none, all", prm.checksum);
 		return 2;
 	}
-	if (prm.n_iface) {
-		if (prm.config && mk_config_load(&conf, prm.config)) {
-			mk_config_free(&conf);
-			return 1;
-		}
+	if (prm.read_file && prm.n_iface) {
+		mk_err("-r and -i exclude each other");
+		return 2;
+	}
+	cli = (struct mk_config_cli){ .ifaces = prm.iface, .n_ifaces = (unsigned int)prm.n_iface,
+				      .workers = prm.workers, .log_dir = prm.log_dir,
+				      .ctl_socket = prm.unix_socket };
+	err = mk_config_setup(&conf, prm.config, &cli);
+	if (err)
+		goto out;
+	if (prm.test_config) {
+		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		goto out;
+	}
+	if (prm.dump_config) {
+		mk_config_dump(stdout, &conf);
+		goto out;
+	}
+	/* live with interfaces from -i or the file, offline with -r */
+	if (!prm.read_file && conf.capture.n_ifaces) {
 		err = run_live(&prm, &conf);
-		mk_config_free(&conf);
-		return err ? 1 : 0;
+		goto out;
 	}
-	if (!prm.workers)
-		prm.workers = 1;
-	if (!prm.read_file || !prm.log_dir) {
-		mk_err("offline mode needs -r FILE and -l LOGDIR");
+	if (!prm.read_file) {
+		mk_err("nothing to capture: -r FILE, or -i IFACE (or capture.interfaces) for live mode");
 		usage(stderr);
-		return 2;
+		err = 2;
+		goto out;
 	}
-	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
-		return 2;
-	}
-	o.checksum = 1;
-	if (prm.checksum) {
-		if (!strcmp(prm.checksum, "none"))
-			o.checksum = 0;
-		else if (strcmp(prm.checksum, "all")) {
-			mk_err("-k: '%s' is not one of none, all", prm.checksum);
-			return 2;
-		}
-	}
+	o.checksum = !prm.checksum || strcmp(prm.checksum, "none");
 	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && parse_seed(prm.seed, &o.seed))
-		return 2;
-	if (prm.config) {
-		err = mk_config_load(&conf, prm.config);
-		if (err)
-			goto out;
+	if (prm.seed && parse_seed(prm.seed, &o.seed)) {
+		err = 2;
+		goto out;
 	}
 	o.pcap_path = prm.read_file;
-	o.log_dir = prm.log_dir;
+	o.log_dir = conf.output.log_dir;
 	o.dump_streams = prm.dump_streams;
-	o.workers = (unsigned int)prm.workers;
+	/* capture.workers is the live setting; offline runs one worker unless told */
+	o.workers = prm.workers ? conf.capture.workers : 1;
 	o.progress = isatty(STDERR_FILENO);
 
 	err = mk_offline_run(&o, &conf, &st);
@@ -312,5 +272,5 @@ int main(int argc, char **argv)
 		mk_offline_print_summary(stderr, &st);
 out:
 	mk_config_free(&conf);
-	return err ? 1 : 0;
+	return err == 2 ? 2 : err ? 1 : 0;
 }

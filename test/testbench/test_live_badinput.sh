@@ -4,12 +4,13 @@
 # Bad input to the live sensor: each case is ONE error line on stderr
 # ("meerkat: error: ..." naming what is wrong), a non-zero exit within
 # seconds, and nothing left attached to the sensor veth or to lo:
-#   - configuration files: an unknown key, an out-of-range value, a line that
-#     is not a setting at all (the line names the file);
+#   - configuration files (YAML, docs/configuration.md): an unknown key, an
+#     out-of-range value, a wrong enum value, a document that is not a
+#     mapping, a missing file (the line names file:line:column);
 #   - a missing interface;
-#   - an interface without the requested XDP support: native mode forced on
-#     lo, whose driver has no native XDP;
-#   - bad option values: --xdp-mode, --workers.
+#   - an interface without the requested XDP support: native mode forced
+#     (capture.attach-mode: native) on lo, whose driver has no native XDP;
+#   - a bad option value (--workers).
 # Usage: test_live_badinput.sh BUILD_DIR
 set -euo pipefail
 # shellcheck source=test/testbench/lib.sh
@@ -45,15 +46,17 @@ bad() {
 	tb_ok "$name: exit $TB_MK_RC, one line: ${lines[0]}"
 }
 
-conf="$TB_TMP/bad.conf"
+conf="$TB_TMP/bad.yaml"
 printf 'bogus-key: 1\n' >"$conf"
-bad config-unknown-key "bad.conf:1" -c "$conf" -i "$TB_SENSOR_IF"
-printf '# a comment\nflow.max-flows: 0\n' >"$conf"
-bad config-out-of-range "bad.conf:2" -c "$conf" -i "$TB_SENSOR_IF"
+bad config-unknown-key "bad.yaml:1:1: bogus-key" -c "$conf" -i "$TB_SENSOR_IF"
+printf '# a comment\nflow:\n  prealloc: 0\n' >"$conf"
+bad config-out-of-range "bad.yaml:3:13: flow.prealloc" -c "$conf" -i "$TB_SENSOR_IF"
+printf 'capture:\n  attach-mode: fast\n' >"$conf"
+bad config-bad-enum "bad.yaml:2:16: capture.attach-mode" -c "$conf" -i "$TB_SENSOR_IF"
 printf 'this is not a setting\n' >"$conf"
-bad config-garbage "bad.conf:1" -c "$conf" -i "$TB_SENSOR_IF"
-bad config-missing "no-such.conf" -c "$TB_TMP/no-such.conf" -i "$TB_SENSOR_IF"
+bad config-not-a-mapping "bad.yaml:1:1" -c "$conf" -i "$TB_SENSOR_IF"
+bad config-missing "no-such.yaml" -c "$TB_TMP/no-such.yaml" -i "$TB_SENSOR_IF"
 bad missing-interface "nosuch0" -i nosuch0
-bad native-on-lo "native" -i lo --xdp-mode native
-bad xdp-mode-value "--xdp-mode" -i "$TB_SENSOR_IF" --xdp-mode fast
+printf 'capture:\n  attach-mode: native\n' >"$conf"
+bad native-on-lo "lo: cannot attach the XDP program in native mode" -c "$conf" -i lo
 bad workers-value "--workers" -i "$TB_SENSOR_IF" --workers 1000

@@ -679,6 +679,7 @@ static int explain_busy(int ifindex, const char *ifname)
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
 {
 	char ifname[IF_NAMESIZE] = "?";
+	const char *hint = "";
 	int err, n;
 
 	if (l->xdp_prog) {
@@ -707,9 +708,9 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	}
 	if ((err == -EEXIST || err == -EBUSY) && explain_busy(ifindex, ifname))
 		return err;
+	if (err == -EOPNOTSUPP && !skb_mode)
+		hint = " (no native XDP in this driver: capture.attach-mode auto or generic)";
 	mk_err("%s: cannot attach the XDP program in %s mode: %s%s", ifname, mode_name(skb_mode),
-	       strerror(-err),
-	       err == -EOPNOTSUPP && !skb_mode ? " (the driver has no native XDP: use generic mode)"
-					       : "");
+	       strerror(-err), hint);
 	return err;
 }

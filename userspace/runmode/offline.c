@@ -455,16 +455,21 @@ static int write_sealed(FILE *out, struct worker *ws, unsigned int n)
 	return err;
 }
 
-static FILE *open_eve(const struct mk_offline_opts *o, int *err)
+/* outputs.eve-log in @c: the file, truncated or appended to; NULL when off. */
+static FILE *open_eve(const struct mk_offline_opts *o, const struct mk_config *c, int *err)
 {
+	const struct mk_eve_cfg *eve = &c->output.eve;
 	char path[4096];
 	FILE *f;
 
 	*err = 0;
-	if (!o->log_dir)
+	if (!o->log_dir || !eve->enabled)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/eve.json", o->log_dir);
-	f = fopen(path, "w");
+	if (eve->filename[0] == '/')
+		snprintf(path, sizeof(path), "%s", eve->filename);
+	else
+		snprintf(path, sizeof(path), "%s/%s", o->log_dir, eve->filename);
+	f = fopen(path, eve->append ? "a" : "w");
 	if (!f) {
 		*err = -errno;
 		mk_err("%s: %s", path, strerror(-*err));
@@ -505,7 +510,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	err = mk_pcap_open(&src, o->pcap_path);
 	if (err)
 		return err;
-	eve = open_eve(o, &err);
+	eve = open_eve(o, c, &err);
 	if (err)
 		goto out_pcap;
 	mk_info("%s: link type %s, %u worker(s), seed %#x, features: %s", o->pcap_path,
@@ -539,7 +544,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.itable = itable,
 			.seed = o->seed,
 			.checksum = o->checksum,
-			.log_flows = o->log_dir != NULL,
+			.log_flows = eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
 			.dump_streams = o->dump_streams,
 			.conf = c,
 		};
@@ -716,7 +721,7 @@ out_workers:
 out_pcap:
 	if (eve && fclose(eve) && !err) {
 		err = -errno;
-		mk_err("%s/eve.json: %s", o->log_dir, strerror(-err));
+		mk_err("%s/%s: %s", o->log_dir, c->output.eve.filename, strerror(-err));
 	}
 	mk_pcap_close(&src);
 	return err;
