@@ -3,9 +3,9 @@
 """Live capture benchmark: meerkat -i against two baselines, one run, one table.
 
 Run through bench_live.sh, which creates the namespaces and a single-queue
-veth pair and removes them afterwards. The generator (tcpreplay, pinned to
-CPU 0) sends from the peer end; the receiver runs on the sensor end, pinned
-to CPU 1:
+veth pair and removes them afterwards. The generator (bench_gen: sendmmsg on
+an AF_PACKET socket, pinned to CPU 0) sends from the peer end; the receiver
+runs on the sensor end, pinned to CPU 1:
 
   (a) meerkat -i IFACE --workers 1: the full XDP program, one AF_XDP socket,
       the whole pipeline (flows, TCP reassembly, EVE; no rules), default
@@ -23,10 +23,15 @@ path's kernel cost, and the receiver's own CPU time is its user-space cost.
 For each traffic (64-byte UDP over 1,024 flows; the offline benchmark's mix
 of TCP sessions, GTP-U, UDP and fragments) and each receiver, per round:
 
-  top     the generator at --topspeed for --frames frames: its rate; the
-          frames lost (sent - received, <= 0.01% is "zero loss"); how long
-          the receiver kept working after the generator stopped (its
-          backlog, in ms);
+  top     the generator as fast as it can for --frames frames: its rate,
+          and the sending CPU's time per frame (the generator's own, with
+          the softirq work done in its context, plus that CPU's ksoftirqd:
+          veth runs the receive path there), whose
+          inverse is the rate that CPU reaches when nothing else runs on it:
+          on a shared machine the wall-clock rate swings with the other
+          load, this figure much less; the frames lost (sent - received,
+          <= 0.01% is "zero loss"); how long the receiver kept working after
+          the generator stopped (its backlog, in ms);
   cpu     the generator at --rate frames/s: the receiver's CPU seconds per
           million frames (all its threads, from /proc/PID/task/*/schedstat);
   burst   --bursts times: SIGSTOP the receiver, send --burst frames into its
@@ -183,27 +188,23 @@ class Receiver:
             self.proc.wait()
 
 
-def generate(pcap, frames=None, rate=None, preload=True):
-    """tcpreplay from the peer end on GEN_CPU; returns (sent, seconds)."""
-    cmd = ["ip", "netns", "exec", NS_P] + NICE + ["taskset", "-c", GEN_CPU, "tcpreplay", "-i", IF_P]
-    if preload:
-        cmd.append("-K")
-    cmd += ["--pps=%d" % rate] if rate else ["--topspeed"]
-    if frames:
-        n = pcap_frames(pcap)
-        loops = -(-frames // n)
-        if loops > 1:
-            cmd.append("--loop=%d" % loops)
-        cmd.append("--limit=%d" % frames)
-    cmd.append(pcap)
+def generate(build, pcap, frames, rate=None):
+    """bench_gen from the peer end on GEN_CPU; returns its figures: sent,
+    seconds, and sender_ns, the sending CPU's time per frame (the
+    generator's own, softirq in its context included, plus that CPU's
+    ksoftirqd: where veth runs the receive path)."""
+    cmd = ["ip", "netns", "exec", NS_P] + NICE + ["taskset", "-c", GEN_CPU,
+                                                   os.path.join(build, "test/bench/bench_gen"),
+                                                   IF_P, pcap, str(frames)]
+    if rate:
+        cmd.append(str(rate))
     r = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"Actual: (\d+) packets \((\d+) bytes\) sent in ([\d.]+) seconds", r.stdout)
-    f = re.search(r"Failed packets:\s+(\d+)", r.stdout)
+    m = re.search(r"sent (\d+) seconds ([\d.]+) cpu_ns (\d+) softirq_ns (\d+)", r.stdout)
     if r.returncode or not m:
-        raise RuntimeError("tcpreplay failed: %s %s" % (r.stdout, r.stderr))
-    if f and int(f.group(1)):
-        log("  tcpreplay: %s failed packets" % f.group(1))
-    return int(m.group(1)), float(m.group(3))
+        raise RuntimeError("bench_gen failed: %s %s" % (r.stdout, r.stderr))
+    sent = int(m.group(1))
+    return {"sent": sent, "seconds": float(m.group(2)),
+            "sender_ns": (int(m.group(3)) + int(m.group(4))) / sent}
 
 
 _pcap_frames = {}
@@ -253,14 +254,15 @@ def measure_top(kind, build, pcap, frames):
     rx = Receiver(kind, build)
     try:
         rx.start()
-        sent, secs = generate(pcap, frames=frames)
+        g = generate(build, pcap, frames)
         t_stop = time.monotonic()
         backlog_ms = max(0.0, (wait_idle(rx.proc.pid) - t_stop) * 1000)
         got, dropped = rx.stop()
     finally:
         rx.kill()
-    return {"pps": sent / secs, "sent": sent, "got": got, "dropped": dropped,
-            "loss": (sent - got) / sent, "backlog_ms": backlog_ms}
+    sent = g["sent"]
+    return {"pps": sent / g["seconds"], "sender_ns": g["sender_ns"], "sent": sent, "got": got,
+            "dropped": dropped, "loss": (sent - got) / sent, "backlog_ms": backlog_ms}
 
 
 def measure_drop_floor(build, pcap, frames):
@@ -269,11 +271,11 @@ def measure_drop_floor(build, pcap, frames):
     subprocess.run(["ip", "-n", NS_S, "link", "set", "dev", IF_S, "xdpdrv", "obj", obj,
                     "sec", "xdp"], check=True)
     try:
-        sent, secs = generate(pcap, frames=frames)
+        g = generate(build, pcap, frames)
     finally:
         subprocess.run(["ip", "-n", NS_S, "link", "set", "dev", IF_S, "xdpdrv", "off"],
                        check=True)
-    return {"pps": sent / secs}
+    return {"pps": g["sent"] / g["seconds"], "sender_ns": g["sender_ns"]}
 
 
 def measure_cpu(kind, build, pcap, frames, rate):
@@ -282,14 +284,14 @@ def measure_cpu(kind, build, pcap, frames, rate):
         rx.start()
         wait_idle(rx.proc.pid)
         c0 = cpu_ns(rx.proc.pid)
-        sent, secs = generate(pcap, frames=frames, rate=rate)
+        g = generate(build, pcap, frames, rate=rate)
         wait_idle(rx.proc.pid)
         c1 = cpu_ns(rx.proc.pid)
         got, dropped = rx.stop()
     finally:
         rx.kill()
     return {"cpu_s_per_m": (c1 - c0) / 1e9 / (got / 1e6) if got else float("inf"),
-            "pps": sent / secs, "sent": sent, "got": got}
+            "pps": g["sent"] / g["seconds"], "sent": g["sent"], "got": got}
 
 
 def measure_burst(kind, build, burst_pcap, bursts, burst):
@@ -300,7 +302,7 @@ def measure_burst(kind, build, burst_pcap, bursts, burst):
         wait_idle(rx.proc.pid)
         for _ in range(bursts):
             rx.signal(signal.SIGSTOP)
-            generate(burst_pcap, frames=burst, preload=False)
+            generate(build, burst_pcap, burst)
             time.sleep(0.02)  # AF_PACKET retires a partly filled block after 10 ms
             c0 = cpu_ns(rx.proc.pid)
             rx.signal(signal.SIGCONT)
@@ -371,69 +373,76 @@ def main():
     floor = {t: [] for t in pcaps}
     for rnd in range(a.rounds):
         for t, p in pcaps.items():
-            floor[t].append(measure_drop_floor(a.build, p, a.frames)["pps"] / 1e6)
-            log("round %d/%d %s XDP_DROP only: top %.3f Mpps" % (rnd + 1, a.rounds, t,
-                                                               floor[t][-1]))
+            floor[t].append(measure_drop_floor(a.build, p, a.frames))
+            log("round %d/%d %s XDP_DROP only: top %.3f Mpps, %.0f ns/frame on the sending CPU" % (
+                rnd + 1, a.rounds, t, floor[t][-1]["pps"] / 1e6, floor[t][-1]["sender_ns"]))
             for k, name in RECEIVERS:
                 log("round %d/%d %s %s" % (rnd + 1, a.rounds, t, name))
                 r = res[t][k]
                 r["top"].append(measure_top(k, a.build, p, a.frames))
                 r["cpu"].append(measure_cpu(k, a.build, p, a.cpu_frames, a.rate))
                 r["burst"].append(measure_burst(k, a.build, p, a.bursts, a.burst))
-                log("  top %.3f Mpps loss %.4f%% (socket drops %d) backlog %.0f ms | "
-                    "%.3f CPU s/Mframe | %.2f Mframes/CPU-s" % (
-                        r["top"][-1]["pps"] / 1e6, 100 * r["top"][-1]["loss"],
+                log("  top %.3f Mpps, %.0f ns/frame on the sending CPU, loss %.4f%% (socket "
+                    "drops %d) backlog %.0f ms | %.3f CPU s/Mframe | %.2f Mframes/CPU-s" % (
+                        r["top"][-1]["pps"] / 1e6, r["top"][-1]["sender_ns"],
+                        100 * r["top"][-1]["loss"],
                         r["top"][-1]["dropped"],
                         r["top"][-1]["backlog_ms"], r["cpu"][-1]["cpu_s_per_m"],
                         r["burst"][-1]["fps_per_cpu"] / 1e6))
     load_after = open("/proc/loadavg").read().split()[:3]
 
     print()
-    print("Live capture, %d round(s); generator tcpreplay on CPU %s, receiver on CPU %s, both "
+    print("Live capture, %d round(s); generator bench_gen on CPU %s, receiver on CPU %s, both "
           "at nice %d; load average %s before, %s after" % (
               a.rounds, GEN_CPU, RX_CPU, a.nice, " ".join(load), " ".join(load_after)))
-    print("top = generator's rate at --topspeed with the receiver attached (%d frames); "
-          "cpu = receiver CPU s per million frames at %d frames/s; capacity = drain of %d x %d "
-          "frames after SIGSTOP, frames per CPU-second; median [min-max]" % (
-              a.frames, a.rate, a.bursts, a.burst))
-    hdr = "%-6s %-30s %-20s %6s %9s %8s %-20s %-22s" % (
-        "traffic", "receiver", "top Mpps", "vs (b)", "loss", "backlog", "cpu s/Mframe",
-        "capacity Mframes/CPU-s")
+    print("top: generator as fast as it can, %d frames: wall-clock Mpps, and the sending CPU's "
+          "ns per frame (generator + its softirqs + ksoftirqd: the receive path's kernel cost) with its inverse, "
+          "Mpps per sending CPU; loss and backlog at that rate; cpu: receiver CPU s per million "
+          "frames at %d frames/s; capacity: drain of %d x %d frames after SIGSTOP, frames per "
+          "CPU-second. Median [min-max] over rounds." % (a.frames, a.rate, a.bursts, a.burst))
+    hdr = "%-7s %-32s %-20s %-20s %-7s %-7s %9s %7s %-20s %-20s" % (
+        "traffic", "receiver", "top Mpps (wall)", "sender ns/frame", "Mpps/CPU", "vs (b)",
+        "loss", "backlog", "cpu s/Mframe", "capacity Mframes/CPU-s")
     print(hdr)
     print("-" * len(hdr))
     verdicts = []
     for t in pcaps:
-        tops = {k: [x["pps"] / 1e6 for x in res[t][k]["top"]] for k, _ in RECEIVERS}
-        for k, name in RECEIVERS:
-            r = res[t][k]
-            top, cpu = tops[k], [x["cpu_s_per_m"] for x in r["cpu"]]
-            cap = [x["fps_per_cpu"] / 1e6 for x in r["burst"]]
-            loss = max(x["loss"] for x in r["top"])
-            backlog = max(x["backlog_ms"] for x in r["top"])
-            print("%-7s (%s) %-26s %6.3f %-13s %5.2fx %8.4f%% %6.0fms %6.3f %-13s %6.2f %-15s" % (
-                t, k, name, med(top), spread(top, "%.3f"), med(top) / med(tops["b"]),
-                100 * loss, backlog, med(cpu), spread(cpu, "%.3f"), med(cap),
-                spread(cap, "%.2f")))
-        f = floor[t]
-        print("%-7s (d) %-26s %6.3f %-13s %5.2fx" % (t, "XDP_DROP only, no receiver", med(f),
-                                                     spread(f, "%.3f"), med(f) / med(tops["b"])))
-        a_top, b_top, c_top = med(tops["a"]), med(tops["b"]), med(tops["c"])
+        rows = [(k, name, res[t][k]["top"], res[t][k]) for k, name in RECEIVERS]
+        rows.append(("d", "XDP_DROP only, no receiver", floor[t], None))
+        ns = {k: [x["sender_ns"] for x in top] for k, _, top, _ in rows}
+        b_norm = 1e3 / med(ns["b"])
+        for k, name, top, r in rows:
+            wall = [x["pps"] / 1e6 for x in top]
+            norm = 1e3 / med(ns[k])
+            line = "%-7s (%s) %-28s %6.3f %-13s %6.0f %-13s %7.3f %6.2fx" % (
+                t, k, name, med(wall), spread(wall, "%.3f"), med(ns[k]), spread(ns[k], "%.0f"),
+                norm, norm / b_norm)
+            if r:
+                cpu = [x["cpu_s_per_m"] for x in r["cpu"]]
+                cap = [x["fps_per_cpu"] / 1e6 for x in r["burst"]]
+                line += " %8.4f%% %5.0fms %6.3f %-13s %6.2f %-13s" % (
+                    100 * max(x["loss"] for x in top), max(x["backlog_ms"] for x in top),
+                    med(cpu), spread(cpu, "%.3f"), med(cap), spread(cap, "%.2f"))
+            print(line)
+        a_norm, c_norm = 1e3 / med(ns["a"]), 1e3 / med(ns["c"])
         a_cpu = med([x["cpu_s_per_m"] for x in res[t]["a"]["cpu"]])
         a_loss = max(x["loss"] for x in res[t]["a"]["top"])
         verdicts += [
             (t, "(a) CPU s per Mframe <= 0.5", a_cpu <= 0.5, "%.3f" % a_cpu),
-            (t, "(a) top rate >= 90% of (b)", a_top >= 0.9 * b_top, "%.0f%%" % (100 * a_top / b_top)),
-            (t, "(a) top rate >= (c)", a_top >= c_top, "%.3f vs %.3f Mpps" % (a_top, c_top)),
+            (t, "(a) top rate >= 90% of (b)", a_norm >= 0.9 * b_norm,
+             "%.0f%% per sending CPU" % (100 * a_norm / b_norm)),
+            (t, "(a) top rate >= (c)", a_norm >= c_norm,
+             "%.3f vs %.3f Mpps per sending CPU" % (a_norm, c_norm)),
             (t, "(a) zero loss (<= 0.01%) at top rate", a_loss <= 0.0001, "%.4f%%" % (100 * a_loss)),
         ]
-        if a.rate > min(min(v) for v in tops.values()) * 1e6:
+        if a.rate > min(min(x["pps"] for x in res[t][k]["top"]) for k, _ in RECEIVERS):
             log("note: --rate %d is above a measured top rate: the cpu column is at the top" % a.rate)
     print()
     for t, what, ok, val in verdicts:
         print("target %-6s %-40s %-5s (%s)" % (t, what, "MET" if ok else "MISS", val))
     if a.json:
         with open(a.json, "w") as fp:
-            json.dump(res, fp, indent=1)
+            json.dump({"receivers": res, "xdp_drop_only": floor}, fp, indent=1)
 
 
 if __name__ == "__main__":

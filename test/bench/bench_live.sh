@@ -21,10 +21,10 @@ done
 BUILD="$(readlink -f "$BUILD")"
 
 tb_require_root
-tb_require_cmd tcpreplay taskset ip
+tb_require_cmd taskset ip
 [ -x /usr/bin/python3 ] || tb_skip "/usr/bin/python3 not installed"
 for f in "$BUILD/userspace/meerkat" "$BUILD/userspace/meerkatctl" \
-	"$BUILD/test/bench/bench_rx" "$BUILD/test/bench/bench_offline"; do
+	"$BUILD/test/bench/bench_rx" "$BUILD/test/bench/bench_gen" "$BUILD/test/bench/bench_offline"; do
 	tb_require_file "$f"
 done
 [ "$(nproc)" -ge 2 ] || tb_skip "needs 2 CPUs: the generator on CPU 0, the receiver on CPU 1"
