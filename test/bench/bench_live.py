@@ -423,7 +423,7 @@ def main():
                 line += " %8.4f%% %5.0fms %6.3f %-13s %6.2f %-13s" % (
                     100 * max(x["loss"] for x in top), max(x["backlog_ms"] for x in top),
                     med(cpu), spread(cpu, "%.3f"), med(cap), spread(cap, "%.2f"))
-            print(line)
+            print(line.rstrip())
         a_norm, c_norm = 1e3 / med(ns["a"]), 1e3 / med(ns["c"])
         a_cpu = med([x["cpu_s_per_m"] for x in res[t]["a"]["cpu"]])
         a_loss = max(x["loss"] for x in res[t]["a"]["top"])
