@@ -27,6 +27,7 @@
 #define MK_ETH_P_IPV6 0x86dd
 #define MK_ETH_P_8021Q 0x8100
 #define MK_ETH_P_8021AD 0x88a8
+#define MK_ETH_P_QINQ1 0x9100 /* pre-802.1ad QinQ outer tag, still sent by some switches */
 
 #define MK_IPPROTO_ICMP 1
 #define MK_IPPROTO_TCP 6
@@ -157,9 +158,15 @@ MK_INLINE __u16 mk_raw16(const __u8 *p)
 		}                                                                                  \
 	} while (0)
 
+/* The VLAN tag types Suricata decodes, accepted wherever a tag may appear. */
+MK_INLINE int mk_is_vlan_tpid(__u16 type)
+{
+	return type == MK_ETH_P_8021Q || type == MK_ETH_P_8021AD || type == MK_ETH_P_QINQ1;
+}
+
 /*
- * Ethernet and up to two 802.1Q/802.1ad tags at *off. Leaves *off at the L3
- * header and returns its ethertype, or MK_PARSE_ERROR's negative in *status.
+ * Ethernet and up to two 802.1Q/802.1ad/0x9100 tags at *off, in any order.
+ * Leaves *off at the L3 header and returns its ethertype in *ethertype.
  * VLAN ids are recorded only when @vlan is non-NULL (the outermost header).
  */
 MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
@@ -174,7 +181,7 @@ MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
 	type = mk_rd16(h + 12);
 	MK_ADVANCE(off, MK_ETH_HLEN);
 	for (i = 0; i < MK_VLAN_MAX; i++) {
-		if (type != MK_ETH_P_8021Q && type != MK_ETH_P_8021AD)
+		if (!mk_is_vlan_tpid(type))
 			break;
 		MK_PULL(h, f, off, 4, MK_REASON_ERR_TRUNC_VLAN);
 		if (vlan)
@@ -182,7 +189,7 @@ MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
 		type = mk_rd16(h + 2);
 		MK_ADVANCE(off, 4);
 	}
-	if (type == MK_ETH_P_8021Q || type == MK_ETH_P_8021AD) {
+	if (mk_is_vlan_tpid(type)) {
 		p->reason = MK_REASON_ERR_VLAN_DEPTH;
 		return MK_PARSE_ERROR;
 	}

@@ -29,8 +29,8 @@
 
 #define MK_STAT_ERRORS(X)                                                                          \
 	X(ERR_TRUNC_ETH, "err_trunc_eth", "frame shorter than an Ethernet header")                 \
-	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated 802.1Q/802.1ad tag")                        \
-	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags")                               \
+	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated VLAN tag (0x8100, 0x88a8 or 0x9100)")                        \
+	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags in one Ethernet header")                               \
 	X(ERR_TRUNC_IPV4, "err_trunc_ipv4", "truncated IPv4 header or options")                    \
 	X(ERR_BAD_IPV4, "err_bad_ipv4", "IPv4 version, IHL or total length invalid")               \
 	X(ERR_TRUNC_IPV6, "err_trunc_ipv6", "truncated IPv6 header or extension header")           \
