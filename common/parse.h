@@ -29,9 +29,16 @@
 #define MK_ETH_P_8021AD 0x88a8
 #define MK_ETH_P_QINQ1 0x9100 /* pre-802.1ad QinQ outer tag, still sent by some switches */
 
+#define MK_ETH_P_TEB 0x6558	   /* transparent Ethernet bridging (GRE, Geneve) */
+#define MK_ETH_P_ERSPAN 0x88be	   /* ERSPAN types I and II over GRE */
+#define MK_ETH_P_ERSPAN3 0x22eb	   /* ERSPAN type III over GRE */
+
 #define MK_IPPROTO_ICMP 1
+#define MK_IPPROTO_IPIP 4
 #define MK_IPPROTO_TCP 6
 #define MK_IPPROTO_UDP 17
+#define MK_IPPROTO_IPV6 41
+#define MK_IPPROTO_GRE 47
 #define MK_IPPROTO_ICMPV6 58
 #define MK_IPPROTO_SCTP 132
 #define MK_IPPROTO_L2TP 115
@@ -109,12 +116,12 @@ struct mk_parse {
 	__u16 vlan[2];	   /* VLAN ids of the outermost Ethernet header */
 	__u16 flags;	   /* enum mk_meta_flags */
 	__u16 mac_off;	   /* innermost Ethernet header: source of the delivered MACs */
+	__u16 tunnel_mask; /* bit (1 << type) for every tunnel type stripped */
 	__u8 tunnel_type;  /* innermost tunnel stripped */
 	__u8 tunnel_depth; /* number of tunnels stripped */
-	__u8 tunnel_mask;  /* bit (1 << type) for every tunnel type stripped */
 	__u8 outer_family; /* family of outer_src/outer_dst */
 	__u8 reason;	   /* enum mk_drop_reason when MK_PARSE_ERROR */
-	__u8 pad;
+	__u8 pad[2];
 };
 
 MK_INLINE __u16 mk_rd16(const __u8 *p)
@@ -330,7 +337,10 @@ MK_INLINE int mk_parse_l4(struct mk_frame *f, __u32 off, struct mk_l3 *l3, struc
 		MK_PULL(h, f, off, 12, MK_REASON_ERR_TRUNC_L4);
 		break;
 	case MK_IPPROTO_L2TP:
-		/* no ports, but keep l4_off: mk_parse_tunnel looks for L2TPv3 there */
+	case MK_IPPROTO_GRE:
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		/* no ports, but keep l4_off: the tunnel header (or inner IP header) is there */
 		return MK_PARSE_IP;
 	case MK_IPPROTO_ICMP:
 	case MK_IPPROTO_ICMPV6:
@@ -370,29 +380,14 @@ MK_INLINE int mk_parse_ip_level(struct mk_frame *f, __u32 off, __u32 ethertype, 
 	return mk_parse_l4(f, off, l3, p);
 }
 
-/*
- * The same for the inner levels of a tunnel: a global subprogram in BPF, so
- * the verifier checks it once rather than once per path through the tunnel
- * loop. The outermost level calls mk_parse_ip_level() inline instead: a plain
- * frame then pays no call, and calls are what cost most on CPUs with return
- * stack mitigations (docs/performance.md).
- */
-MK_SUBPROG int mk_parse_ip(struct mk_frame *f, __u32 off, __u32 ethertype, struct mk_l3 *l3,
-			   struct mk_parse *p)
-{
-	if (!l3 || !p)
-		return MK_PARSE_ERROR;
-	return mk_parse_ip_level(f, off, ethertype, l3, p);
-}
-
 /* What a tunnel header at the current level leads to. */
 struct mk_tunnel_hop {
-	__u32 inner_off;  /* first byte of the inner IP packet */
-	__u32 mac_off;	  /* inner Ethernet header (L2TPv3), else 0 */
+	__u32 inner_off; /* first byte of the inner IP packet */
+	__u32 mac_off;	 /* inner Ethernet header, when inner_eth */
 	__u32 tunnel_id;
-	__u16 ethertype;  /* of the inner IP packet */
-	__u8 type;	  /* enum mk_tunnel_type, NONE when this level is not a tunnel */
-	__u8 inner_eth;	  /* inner packet starts with Ethernet (L2TPv3) */
+	__u16 ethertype; /* of the inner IP packet */
+	__u8 type;	 /* enum mk_tunnel_type, NONE when this level is not a tunnel */
+	__u8 inner_eth;	 /* the tunnel carries Ethernet: mac_off is its header */
 };
 
 MK_INLINE int mk_ip_nibble_type(const __u8 *h, __u16 *ethertype)
@@ -404,6 +399,38 @@ MK_INLINE int mk_ip_nibble_type(const __u8 *h, __u16 *ethertype)
 	else
 		return 0;
 	return 1;
+}
+
+MK_INLINE int mk_tunnel_on(const struct mk_parse_cfg *cfg, __u32 kind)
+{
+	return !(cfg->tunnel_off & kind);
+}
+
+/*
+ * The UDP tunnel the ports of @l3 announce, as an enum mk_tunnel_kind bit, or
+ * 0. Destination ports decide first: a VXLAN or Geneve sender picks its
+ * source port for entropy, and may pick 2152 or 1701.
+ */
+MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
+{
+	__u16 vxlan = cfg->vxlan_port ? cfg->vxlan_port : MK_VXLAN_PORT_DEFAULT;
+	__u16 geneve = cfg->geneve_port ? cfg->geneve_port : MK_GENEVE_PORT_DEFAULT;
+	__u16 dport = __builtin_bswap16(l3->dport), sport = __builtin_bswap16(l3->sport);
+	__u32 kind = 0;
+
+	if (dport == MK_GTPU_PORT)
+		kind = MK_TUN_GTPU;
+	else if (dport == MK_L2TP_PORT)
+		kind = MK_TUN_L2TP;
+	else if (dport == vxlan)
+		kind = MK_TUN_VXLAN;
+	else if (dport == geneve)
+		kind = MK_TUN_GENEVE;
+	else if (sport == MK_GTPU_PORT)
+		kind = MK_TUN_GTPU;
+	else if (sport == MK_L2TP_PORT)
+		kind = MK_TUN_L2TP;
+	return kind & ~(__u32)cfg->tunnel_off;
 }
 
 /* GTP-U v1 G-PDU (TS 29.281) at off: flags, type, length, TEID, optional fields, extensions. */
@@ -505,6 +532,33 @@ MK_INLINE int mk_parse_l2tpv2(struct mk_frame *f, __u32 off,
 }
 
 /*
+ * The Ethernet frame a tunnel carries (L2TPv3 pseudowire, VXLAN, Geneve and
+ * GRE bridging, ERSPAN), VLAN tags and all. Sets t->inner_eth only when it
+ * holds IPv4 or IPv6: anything else (ARP, ...) leaves the tunnel in place.
+ */
+MK_INLINE int mk_parse_tunnel_eth(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+				  struct mk_parse *p)
+{
+	__u16 type;
+	int ret;
+
+	t->mac_off = off;
+	ret = mk_parse_eth(f, &off, &type, NULL, p);
+	if (ret != MK_PARSE_IP) {
+		/* a short inner frame is a broken tunnel, not a broken frame */
+		if (p->reason == MK_REASON_ERR_TRUNC_ETH || p->reason == MK_REASON_ERR_TRUNC_VLAN)
+			p->reason = MK_REASON_ERR_TRUNC_TUNNEL;
+		return ret;
+	}
+	if (type != MK_ETH_P_IPV4 && type != MK_ETH_P_IPV6)
+		return MK_PARSE_IP;
+	t->ethertype = type;
+	t->inner_eth = 1;
+	t->inner_off = off;
+	return MK_PARSE_IP;
+}
+
+/*
  * L2TPv3 (RFC 3931) data session with an Ethernet pseudowire: at off is the
  * session id (over IP) or the 8-byte UDP header variant (udp != 0).
  */
@@ -514,7 +568,6 @@ MK_INLINE int mk_parse_l2tpv3(struct mk_frame *f, __u32 off, int udp,
 {
 	const __u8 *h;
 	__u32 session;
-	__u16 type;
 	int ret;
 
 	if (udp) {
@@ -533,76 +586,306 @@ MK_INLINE int mk_parse_l2tpv3(struct mk_frame *f, __u32 off, int udp,
 	MK_ADVANCE(off, cfg->l2tpv3_cookie_len & 0x0c);
 	if (cfg->l2tpv3_l2spec == MK_L2SPEC_DEFAULT)
 		MK_ADVANCE(off, 4);
-	t->mac_off = off;
-	ret = mk_parse_eth(f, &off, &type, NULL, p);
-	if (ret != MK_PARSE_IP) {
-		/* a short pseudowire payload is a broken tunnel, not a broken frame */
-		if (p->reason == MK_REASON_ERR_TRUNC_ETH || p->reason == MK_REASON_ERR_TRUNC_VLAN)
-			p->reason = MK_REASON_ERR_TRUNC_TUNNEL;
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
 		return ret;
-	}
-	if (type != MK_ETH_P_IPV4 && type != MK_ETH_P_IPV6)
-		return MK_PARSE_IP; /* ARP and friends inside the pseudowire */
-	t->ethertype = type;
 	t->tunnel_id = session;
 	t->type = udp ? MK_TUNNEL_L2TPV3_UDP : MK_TUNNEL_L2TPV3_IP;
-	t->inner_eth = 1;
-	t->inner_off = off; /* the inner IP header; mac_off is set by the caller */
 	return MK_PARSE_IP;
 }
 
-/* Is the current level a tunnel we strip? t->type stays NONE when it is not. */
-MK_SUBPROG int mk_parse_tunnel(struct mk_frame *f, const struct mk_l3 *l3,
-			       const struct mk_parse_cfg *cfg, struct mk_tunnel_hop *t,
-			       struct mk_parse *p)
+/* VXLAN (RFC 7348): 8 bytes, I flag, 24-bit VNI, then Ethernet. */
+MK_INLINE int mk_parse_vxlan(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			     struct mk_parse *p)
 {
 	const __u8 *h;
+	__u32 vni;
+	int ret;
 
-	if (!l3 || !cfg || !t || !p)
-		return MK_PARSE_ERROR;
-
-	t->type = MK_TUNNEL_NONE;
-	t->inner_eth = 0;
-	if (l3->frag != MK_FRAG_NONE || !l3->l4_off)
-		return MK_PARSE_IP;
-	if (l3->l4_off > MK_PARSE_MAX_OFF) {
-		p->reason = MK_REASON_ERR_HDR_TOO_LONG;
-		return MK_PARSE_ERROR;
-	}
-	if (l3->proto == MK_IPPROTO_L2TP)
-		return mk_parse_l2tpv3(f, l3->l4_off, 0, cfg, t, p);
-	if (l3->proto != MK_IPPROTO_UDP)
-		return MK_PARSE_IP;
-	if (l3->dport == __builtin_bswap16(MK_GTPU_PORT) || l3->sport == __builtin_bswap16(MK_GTPU_PORT))
-		return mk_parse_gtpu(f, l3->l4_off + 8, t, p);
-	if (l3->dport == __builtin_bswap16(MK_L2TP_PORT) || l3->sport == __builtin_bswap16(MK_L2TP_PORT)) {
-		MK_PULL(h, f, l3->l4_off + 8, 2, MK_REASON_ERR_TRUNC_TUNNEL);
-		if ((h[1] & 0x0f) == 2)
-			return mk_parse_l2tpv2(f, l3->l4_off + 8, t, p);
-		if ((h[1] & 0x0f) == 3)
-			return mk_parse_l2tpv3(f, l3->l4_off + 8, 1, cfg, t, p);
-	}
+	MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+	if (!(h[0] & 0x08))
+		return MK_PARSE_IP; /* no valid VNI: not a VXLAN frame we can name */
+	vni = mk_rd32(h + 4) >> 8;
+	MK_ADVANCE(off, 8);
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
+		return ret;
+	t->tunnel_id = vni;
+	t->type = MK_TUNNEL_VXLAN;
 	return MK_PARSE_IP;
 }
 
 /*
- * Could the current level be a tunnel mk_parse_tunnel() strips? Asked inline
- * first because most frames are not tunnels, and in BPF mk_parse_tunnel() is
- * a subprogram whose call and return cost more than the whole test (returns
- * are expensive under the kernel's return-stack mitigations).
+ * Geneve (RFC 8926): version 0, options skipped by their total length, then
+ * Ethernet (0x6558) or IPv4/IPv6 by protocol type.
  */
-MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3)
+MK_INLINE int mk_parse_geneve(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			      struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 vni, opt_len;
+	__u16 proto;
+	int ret;
+
+	MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+	if (h[0] >> 6)
+		return MK_PARSE_IP; /* a version we do not know */
+	opt_len = (__u32)(h[0] & 0x3f) * 4;
+	proto = mk_rd16(h + 2);
+	vni = mk_rd32(h + 4) >> 8;
+	MK_ADVANCE(off, 8);
+	if (opt_len) {
+		MK_ADVANCE(off, opt_len);
+		MK_PULL(h, f, off, 0, MK_REASON_ERR_TRUNC_TUNNEL);
+	}
+	if (proto == MK_ETH_P_TEB) {
+		ret = mk_parse_tunnel_eth(f, off, t, p);
+		if (ret != MK_PARSE_IP || !t->inner_eth)
+			return ret;
+	} else if (proto == MK_ETH_P_IPV4 || proto == MK_ETH_P_IPV6) {
+		t->ethertype = proto;
+		t->inner_off = off;
+	} else {
+		return MK_PARSE_IP;
+	}
+	t->tunnel_id = vni;
+	t->type = MK_TUNNEL_GENEVE;
+	return MK_PARSE_IP;
+}
+
+/*
+ * ERSPAN type II (8-byte header, version 1) or III (12 bytes, version 2, plus
+ * an 8-byte platform subheader when O is set) at off; type I has no header
+ * (type1 != 0). All three carry the mirrored Ethernet frame; type III may say
+ * (frame type 2) that it carries an IP packet instead.
+ */
+MK_INLINE int mk_parse_erspan(struct mk_frame *f, __u32 off, __u16 proto, int type1,
+			      struct mk_tunnel_hop *t, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 session = 0;
+	__u16 w;
+	int ret;
+
+	if (proto == MK_ETH_P_ERSPAN3) {
+		MK_PULL(h, f, off, 12, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[0] >> 4) != 2)
+			return MK_PARSE_IP;
+		session = mk_rd16(h + 2) & 0x3ff;
+		w = mk_rd16(h + 10); /* SGT, then P, FT(5), HW ID(6), D, Gra(2), O */
+		MK_ADVANCE(off, (w & 1) ? 20 : 12);
+		if (((w >> 10) & 0x1f) == 2) {
+			MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_TUNNEL);
+			if (!mk_ip_nibble_type(h, &t->ethertype))
+				return MK_PARSE_IP;
+			t->inner_off = off;
+			goto out;
+		}
+		if ((w >> 10) & 0x1f)
+			return MK_PARSE_IP; /* a frame type we do not know */
+	} else if (!type1) {
+		MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[0] >> 4) != 1)
+			return MK_PARSE_IP;
+		session = mk_rd16(h + 2) & 0x3ff;
+		MK_ADVANCE(off, 8);
+	}
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
+		return ret;
+out:
+	t->tunnel_id = session;
+	t->type = MK_TUNNEL_ERSPAN;
+	return MK_PARSE_IP;
+}
+
+/*
+ * GRE version 0 (RFC 2784, key and sequence number from RFC 2890) at off,
+ * carrying IPv4, IPv6, Ethernet (0x6558) or ERSPAN. Source-routed GRE
+ * (RFC 1701 R bit) and enhanced GRE (version 1, PPTP) are left in place.
+ */
+MK_INLINE int mk_parse_gre(struct mk_frame *f, __u32 off, const struct mk_parse_cfg *cfg,
+			   struct mk_tunnel_hop *t, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 key = 0, hlen = 4;
+	__u16 flags, proto;
+	int ret;
+
+	MK_PULL(h, f, off, 4, MK_REASON_ERR_TRUNC_TUNNEL);
+	flags = mk_rd16(h);
+	proto = mk_rd16(h + 2);
+	if (flags & 0x4007)
+		return MK_PARSE_IP;
+	if (flags & 0x8000)
+		hlen += 4; /* checksum and reserved1 */
+	if (flags & 0x2000) {
+		MK_PULL(h, f, off + hlen, 4, MK_REASON_ERR_TRUNC_TUNNEL);
+		key = mk_rd32(h);
+		hlen += 4;
+	}
+	if (flags & 0x1000)
+		hlen += 4; /* sequence number */
+	MK_ADVANCE(off, hlen);
+	MK_PULL(h, f, off, 0, MK_REASON_ERR_TRUNC_TUNNEL);
+
+	if (proto == MK_ETH_P_ERSPAN || proto == MK_ETH_P_ERSPAN3) {
+		if (!mk_tunnel_on(cfg, MK_TUN_ERSPAN))
+			return MK_PARSE_IP;
+		/* type I is GRE without a sequence number, type II has one */
+		return mk_parse_erspan(f, off, proto, !(flags & 0x1000), t, p);
+	}
+	if (!mk_tunnel_on(cfg, MK_TUN_GRE))
+		return MK_PARSE_IP;
+	if (proto == MK_ETH_P_TEB) {
+		ret = mk_parse_tunnel_eth(f, off, t, p);
+		if (ret != MK_PARSE_IP || !t->inner_eth)
+			return ret;
+	} else if (proto == MK_ETH_P_IPV4 || proto == MK_ETH_P_IPV6) {
+		t->ethertype = proto;
+		t->inner_off = off;
+	} else {
+		return MK_PARSE_IP; /* keepalives, WCCP, ...: a plain GRE flow */
+	}
+	t->tunnel_id = key;
+	t->type = MK_TUNNEL_GRE;
+	return MK_PARSE_IP;
+}
+
+/* Is the current level a tunnel we strip? t->type stays NONE when it is not. */
+MK_INLINE int mk_parse_tunnel(struct mk_frame *f, const struct mk_l3 *l3,
+			      const struct mk_parse_cfg *cfg, struct mk_tunnel_hop *t,
+			      struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 off = l3->l4_off, kind;
+
+	t->type = MK_TUNNEL_NONE;
+	t->inner_eth = 0;
+	t->tunnel_id = 0;
+	if (l3->frag != MK_FRAG_NONE || !off)
+		return MK_PARSE_IP;
+	if (off > MK_PARSE_MAX_OFF) {
+		p->reason = MK_REASON_ERR_HDR_TOO_LONG;
+		return MK_PARSE_ERROR;
+	}
+	switch (l3->proto) {
+	case MK_IPPROTO_UDP:
+		break;
+	case MK_IPPROTO_L2TP:
+		if (!mk_tunnel_on(cfg, MK_TUN_L2TP))
+			return MK_PARSE_IP;
+		return mk_parse_l2tpv3(f, off, 0, cfg, t, p);
+	case MK_IPPROTO_GRE:
+		return mk_parse_gre(f, off, cfg, t, p);
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		if (!mk_tunnel_on(cfg, MK_TUN_IPIP))
+			return MK_PARSE_IP;
+		/* the protocol number names the inner header, as an ethertype would */
+		t->ethertype = l3->proto == MK_IPPROTO_IPIP ? MK_ETH_P_IPV4 : MK_ETH_P_IPV6;
+		t->inner_off = off;
+		t->type = MK_TUNNEL_IPIP;
+		return MK_PARSE_IP;
+	default:
+		return MK_PARSE_IP;
+	}
+	kind = mk_udp_tunnel_kind(l3, cfg);
+	if (!kind)
+		return MK_PARSE_IP;
+	MK_ADVANCE(off, 8);
+	switch (kind) {
+	case MK_TUN_GTPU:
+		return mk_parse_gtpu(f, off, t, p);
+	case MK_TUN_L2TP:
+		MK_PULL(h, f, off, 2, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[1] & 0x0f) == 2)
+			return mk_parse_l2tpv2(f, off, t, p);
+		if ((h[1] & 0x0f) == 3)
+			return mk_parse_l2tpv3(f, off, 1, cfg, t, p);
+		return MK_PARSE_IP;
+	case MK_TUN_VXLAN:
+		return mk_parse_vxlan(f, off, t, p);
+	case MK_TUN_GENEVE:
+		return mk_parse_geneve(f, off, t, p);
+	default:
+		return MK_PARSE_IP;
+	}
+}
+
+/*
+ * Could the current level be a tunnel mk_parse_tunnel() strips? Asked inline
+ * first because most frames are not tunnels, and in BPF the tunnel level is a
+ * subprogram whose call and return cost more than the whole test (returns are
+ * expensive under the kernel's return-stack mitigations).
+ */
+MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
 {
 	if (l3->frag != MK_FRAG_NONE || !l3->l4_off)
 		return 0;
-	if (l3->proto == MK_IPPROTO_L2TP || l3->l4_off > MK_PARSE_MAX_OFF)
+	if (l3->l4_off > MK_PARSE_MAX_OFF)
 		return 1;
-	if (l3->proto != MK_IPPROTO_UDP)
+	switch (l3->proto) {
+	case MK_IPPROTO_UDP:
+		return mk_udp_tunnel_kind(l3, cfg) != 0;
+	case MK_IPPROTO_L2TP:
+		return mk_tunnel_on(cfg, MK_TUN_L2TP);
+	case MK_IPPROTO_GRE:
+		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) != (MK_TUN_GRE | MK_TUN_ERSPAN);
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		return mk_tunnel_on(cfg, MK_TUN_IPIP);
+	default:
 		return 0;
-	return l3->dport == __builtin_bswap16(MK_GTPU_PORT) ||
-	       l3->sport == __builtin_bswap16(MK_GTPU_PORT) ||
-	       l3->dport == __builtin_bswap16(MK_L2TP_PORT) ||
-	       l3->sport == __builtin_bswap16(MK_L2TP_PORT);
+	}
+}
+
+enum mk_level_status {
+	MK_LEVEL_LAST = 0,  /* p->l3 is the innermost level: the flow */
+	MK_LEVEL_NEXT = 1,  /* a tunnel was stripped: p->l3 is its inner level, look again */
+	MK_LEVEL_ERROR = 2, /* malformed: p->reason says why */
+};
+
+/*
+ * One tunnel level: when p->l3 is a tunnel we strip and the configured depth
+ * allows one more, records it in @p (context, id, outer addresses) and parses
+ * the inner IP level into p->l3. A tunnel beyond the depth is only flagged,
+ * and cannot make the frame malformed. In BPF a global subprogram: the
+ * verifier checks it once, and a tunnel frame pays one call per level.
+ */
+MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+				     struct mk_parse *p)
+{
+	struct mk_tunnel_hop t;
+	int ret;
+
+	if (!cfg || !p)
+		return MK_LEVEL_ERROR;
+	ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
+	if (ret != MK_PARSE_IP) {
+		if (p->tunnel_depth < cfg->tunnel_depth)
+			return MK_LEVEL_ERROR;
+		p->reason = MK_REASON_NONE;
+		return MK_LEVEL_LAST;
+	}
+	if (t.type == MK_TUNNEL_NONE)
+		return MK_LEVEL_LAST;
+	if (p->tunnel_depth >= cfg->tunnel_depth) {
+		p->flags |= MK_META_F_DEPTH_EXCEEDED;
+		return MK_LEVEL_LAST;
+	}
+	p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.src, p->l3.dst);
+	mk_memcpy(p->outer_src, p->l3.src, sizeof(p->outer_src));
+	mk_memcpy(p->outer_dst, p->l3.dst, sizeof(p->outer_dst));
+	p->outer_family = p->l3.family;
+	p->tunnel_id = t.tunnel_id;
+	p->tunnel_type = t.type;
+	p->tunnel_mask |= 1 << t.type;
+	p->tunnel_depth++;
+	if (t.inner_eth)
+		p->mac_off = (__u16)t.mac_off;
+	ret = mk_parse_ip_level(f, t.inner_off, t.ethertype, &p->l3, p);
+	return ret == MK_PARSE_IP ? MK_LEVEL_NEXT : MK_LEVEL_ERROR;
 }
 
 /*
@@ -613,7 +896,6 @@ MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3)
 MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
 {
-	struct mk_tunnel_hop t;
 	const __u8 *h;
 	__u32 off = 0;
 	__u16 ethertype;
@@ -635,34 +917,13 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	if (ret != MK_PARSE_IP)
 		return ret;
 
-	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3); level++) {
-		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
-		if (ret != MK_PARSE_IP) {
-			if (level < cfg->tunnel_depth)
-				return ret;
-			/* a tunnel we would not strip anyway cannot make the frame malformed */
-			p->reason = MK_REASON_NONE;
+	/* the depth limit holds across any mix of tunnel types: one level per pass */
+	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3, cfg); level++) {
+		ret = mk_parse_tunnel_level(f, cfg, p);
+		if (ret == MK_LEVEL_ERROR)
+			return MK_PARSE_ERROR;
+		if (ret != MK_LEVEL_NEXT)
 			break;
-		}
-		if (t.type == MK_TUNNEL_NONE)
-			break;
-		if (level >= cfg->tunnel_depth) {
-			p->flags |= MK_META_F_DEPTH_EXCEEDED;
-			break;
-		}
-		p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.src, p->l3.dst);
-		mk_memcpy(p->outer_src, p->l3.src, sizeof(p->outer_src));
-		mk_memcpy(p->outer_dst, p->l3.dst, sizeof(p->outer_dst));
-		p->outer_family = p->l3.family;
-		p->tunnel_id = t.tunnel_id;
-		p->tunnel_type = t.type;
-		p->tunnel_mask |= 1 << t.type;
-		p->tunnel_depth++;
-		if (t.inner_eth)
-			p->mac_off = (__u16)t.mac_off;
-		ret = mk_parse_ip(f, t.inner_off, t.ethertype, &p->l3, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
 	}
 	if (p->l3.frag != MK_FRAG_NONE)
 		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);

@@ -15,6 +15,7 @@
 #define MK_STATS_H
 
 #include "compat.h"
+#include "meta.h"
 
 #define MK_STAT_OUTCOMES(X)                                                                        \
 	X(PASS_NON_IP, "pass_non_ip", "non-IP frame (ARP, LLDP, ...) passed to the stack")         \
@@ -37,8 +38,8 @@
 	X(ERR_BAD_IPV6, "err_bad_ipv6", "IPv6 version invalid or too many extension headers")      \
 	X(ERR_TRUNC_L4, "err_trunc_l4", "truncated TCP/UDP/ICMP/SCTP header")                      \
 	X(ERR_BAD_L4, "err_bad_l4", "TCP data offset below 5")                                     \
-	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel", "truncated GTP-U/L2TP/PPP header")                 \
-	X(ERR_BAD_TUNNEL, "err_bad_tunnel", "tunnel header invalid (inner not IP, ext walk too long)") \
+	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel", "truncated tunnel header (GTP-U, L2TP/PPP, VXLAN, Geneve, GRE, ERSPAN) or inner Ethernet header") \
+	X(ERR_BAD_TUNNEL, "err_bad_tunnel", "tunnel header invalid (GTP-U extension walk, L2TP offset)") \
 	X(ERR_HDR_TOO_LONG, "err_hdr_too_long", "headers extend past the parser's offset limit")   \
 	X(ERR_DECAP, "err_decap", "bpf_xdp_adjust_head failed while stripping a tunnel")
 
@@ -47,6 +48,11 @@
 	X(TUNNEL_GTPU, "tunnel_gtpu", "GTP-U tunnels stripped")                                    \
 	X(TUNNEL_L2TPV2, "tunnel_l2tpv2", "L2TPv2 tunnels stripped")                               \
 	X(TUNNEL_L2TPV3, "tunnel_l2tpv3", "L2TPv3 tunnels stripped")                               \
+	X(TUNNEL_VXLAN, "tunnel_vxlan", "VXLAN tunnels stripped")                                  \
+	X(TUNNEL_GENEVE, "tunnel_geneve", "Geneve tunnels stripped")                               \
+	X(TUNNEL_GRE, "tunnel_gre", "GRE tunnels stripped (IP or Ethernet inside)")               \
+	X(TUNNEL_ERSPAN, "tunnel_erspan", "ERSPAN (type I, II or III) tunnels stripped")          \
+	X(TUNNEL_IPIP, "tunnel_ipip", "IP-in-IP tunnels stripped (4in4, 6in4, 4in6, 6in6)")       \
 	X(TUNNEL_DEPTH_EXCEEDED, "tunnel_depth_exceeded", "tunnel deeper than the configured depth left in place") \
 	X(FRAGMENT, "fragment", "IP fragments (hashed on the address pair)")                      \
 	X(META_FAIL, "meta_fail", "bpf_xdp_adjust_meta failed: frame delivered without metadata") \
@@ -81,6 +87,30 @@ enum mk_drop_reason {
 MK_INLINE __u32 mk_reason_stat(__u32 reason)
 {
 	return MK_STAT_ERR_FIRST + reason - 1;
+}
+
+/* The counter of a tunnel type (enum mk_tunnel_type); both L2TPv3 variants share one. */
+MK_INLINE __u32 mk_tunnel_stat(__u32 type)
+{
+	switch (type) {
+	case MK_TUNNEL_GTPU:
+		return MK_STAT_TUNNEL_GTPU;
+	case MK_TUNNEL_L2TPV2:
+		return MK_STAT_TUNNEL_L2TPV2;
+	case MK_TUNNEL_L2TPV3_IP:
+	case MK_TUNNEL_L2TPV3_UDP:
+		return MK_STAT_TUNNEL_L2TPV3;
+	case MK_TUNNEL_VXLAN:
+		return MK_STAT_TUNNEL_VXLAN;
+	case MK_TUNNEL_GENEVE:
+		return MK_STAT_TUNNEL_GENEVE;
+	case MK_TUNNEL_GRE:
+		return MK_STAT_TUNNEL_GRE;
+	case MK_TUNNEL_ERSPAN:
+		return MK_STAT_TUNNEL_ERSPAN;
+	default:
+		return MK_STAT_TUNNEL_IPIP;
+	}
 }
 
 _Static_assert(MK_STAT_MAX <= 64, "stats array has 64 slots");

@@ -14,7 +14,9 @@ enum key_type {
 	KEY_U32,
 	KEY_U64,
 	KEY_U8,
+	KEY_U16,
 	KEY_BOOL,
+	KEY_TUNNEL,	   /* yes | no: a decoder on or off; min holds its enum mk_tunnel_kind bit */
 	KEY_L2SPEC,
 	KEY_CIDR,
 	KEY_SECONDS_NS,	   /* seconds in the file, nanoseconds in the field */
@@ -50,6 +52,15 @@ static const struct key_desc keys[] = {
 	{ "tunnel.depth", KEY_U8, F(parse.tunnel_depth), 0, MK_TUNNEL_DEPTH_MAX },
 	{ "tunnel.l2tpv3-cookie-len", KEY_U8, F(parse.l2tpv3_cookie_len), 0, 8 },
 	{ "tunnel.l2tpv3-l2spec", KEY_L2SPEC, F(parse.l2tpv3_l2spec), 0, 1 },
+	{ "tunnel.gtpu", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_GTPU, 0 },
+	{ "tunnel.l2tp", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_L2TP, 0 },
+	{ "tunnel.vxlan", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_VXLAN, 0 },
+	{ "tunnel.vxlan-port", KEY_U16, F(parse.vxlan_port), 1, 65535 },
+	{ "tunnel.geneve", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_GENEVE, 0 },
+	{ "tunnel.geneve-port", KEY_U16, F(parse.geneve_port), 1, 65535 },
+	{ "tunnel.gre", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_GRE, 0 },
+	{ "tunnel.erspan", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_ERSPAN, 0 },
+	{ "tunnel.ipip", KEY_TUNNEL, F(parse.tunnel_off), MK_TUN_IPIP, 0 },
 	{ "stream.memcap", KEY_U64, F(stream.memcap), 1 << 20, UINT64_MAX },
 	{ "stream.depth", KEY_U64, F(stream.depth), 0, UINT32_MAX },
 	{ "stream.midstream", KEY_BOOL, F(stream.midstream), 0, 1 },
@@ -69,6 +80,8 @@ void mk_config_defaults(struct mk_config *c)
 	mk_flow_cfg_defaults(&c->flow);
 	c->parse.tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT;
 	c->parse.l2tpv3_l2spec = MK_L2SPEC_NONE;
+	c->parse.vxlan_port = MK_VXLAN_PORT_DEFAULT;
+	c->parse.geneve_port = MK_GENEVE_PORT_DEFAULT;
 	mk_stream_cfg_default(&c->stream);
 	mk_defrag_config_default(&c->defrag);
 }
@@ -168,6 +181,14 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 		else
 			return -EINVAL;
 		return 0;
+	case KEY_TUNNEL:
+		if (!strcmp(v, "yes") || !strcmp(v, "true"))
+			*(uint16_t *)base &= (uint16_t)~k->min;
+		else if (!strcmp(v, "no") || !strcmp(v, "false"))
+			*(uint16_t *)base |= (uint16_t)k->min;
+		else
+			return -EINVAL;
+		return 0;
 	case KEY_L2SPEC:
 		if (!strcmp(v, "none"))
 			*(uint8_t *)base = MK_L2SPEC_NONE;
@@ -224,6 +245,8 @@ static int set_value(struct mk_config *c, const struct key_desc *k, const char *
 		*(uint32_t *)base = (uint32_t)n;
 	else if (k->type == KEY_U64)
 		*(uint64_t *)base = n;
+	else if (k->type == KEY_U16)
+		*(uint16_t *)base = (uint16_t)n;
 	else
 		*(uint8_t *)base = (uint8_t)n;
 	return 0;
@@ -278,7 +301,7 @@ static int config_parse(struct mk_config *c, FILE *f, const char *path)
 			mk_err("%s:%u: key '%s': '%s' must be 0, 4 or 8", path, lineno, key, val);
 		} else if (err) {
 			if (k->type == KEY_U32 || k->type == KEY_U64 || k->type == KEY_U8 ||
-			    k->type == KEY_SECONDS_NS)
+			    k->type == KEY_U16 || k->type == KEY_SECONDS_NS)
 				mk_err("%s:%u: key '%s': '%s' is not a number in [%llu, %llu]", path, lineno,
 				       key, val, (unsigned long long)k->min, (unsigned long long)k->max);
 			else

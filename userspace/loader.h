@@ -31,6 +31,9 @@ struct mk_loader_opts {
 	__u8 tunnel_depth;	/* 0..MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
+	__u16 tunnel_off;	/* enum mk_tunnel_kind bits of the decoders turned off */
+	__u16 vxlan_port;	/* 0 = MK_VXLAN_PORT_DEFAULT */
+	__u16 geneve_port;	/* 0 = MK_GENEVE_PORT_DEFAULT */
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
 	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
 };

@@ -93,12 +93,17 @@ static __always_inline void count_info(const struct mk_parse *p)
 		stat_inc(MK_STAT_FRAGMENT);
 	if (p->flags & MK_META_F_DEPTH_EXCEEDED)
 		stat_inc(MK_STAT_TUNNEL_DEPTH_EXCEEDED);
-	if (p->tunnel_mask & (1 << MK_TUNNEL_GTPU))
-		stat_inc(MK_STAT_TUNNEL_GTPU);
-	if (p->tunnel_mask & (1 << MK_TUNNEL_L2TPV2))
-		stat_inc(MK_STAT_TUNNEL_L2TPV2);
-	if (p->tunnel_mask & ((1 << MK_TUNNEL_L2TPV3_IP) | (1 << MK_TUNNEL_L2TPV3_UDP)))
-		stat_inc(MK_STAT_TUNNEL_L2TPV3);
+	if (p->tunnel_mask) {
+		/* one count per tunnel type the frame carried; the two L2TPv3s are one counter */
+		__u32 mask = p->tunnel_mask, t;
+
+		if (mask & (1 << MK_TUNNEL_L2TPV3_UDP))
+			mask = (mask & ~(1u << MK_TUNNEL_L2TPV3_UDP)) | 1 << MK_TUNNEL_L2TPV3_IP;
+		for (t = 1; t < MK_TUNNEL_TYPE_MAX; t++) {
+			if (mask & (1u << t))
+				stat_inc(mk_tunnel_stat(t));
+		}
+	}
 }
 
 SEC("xdp")
@@ -121,6 +126,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 		.tunnel_depth = mk_cfg.tunnel_depth,
 		.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
 		.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
+		.tunnel_off = mk_cfg.tunnel_off,
+		.vxlan_port = mk_cfg.vxlan_port,
+		.geneve_port = mk_cfg.geneve_port,
 	};
 
 	stat_inc(MK_STAT_RX);
@@ -168,13 +176,13 @@ int meerkat_xdp(struct xdp_md *ctx)
 		if (mk_bench_restore) {
 			const __u8 *o;
 
-			/* every tunnel we strip is longer than the metadata: >= 35 bytes
-			 * (IPv4, UDP, L2TPv2 with a 1-byte PPP protocol) */
-			if (strip < sizeof(struct mk_meta))
-				return XDP_ABORTED;
+			/* the bytes the metadata and the new Ethernet header overwrite; with a
+			 * short outer header (IP-in-IP: 20 bytes) the metadata lands partly in
+			 * the headroom, which is not part of the frame */
+			save_off = strip > sizeof(struct mk_meta) ? strip - sizeof(struct mk_meta) : 0;
 			/* a scalar offset: the verifier refuses negative constant packet offsets */
-			save_off = strip - sizeof(struct mk_meta);
 			barrier_var(save_off);
+			save_off &= 0xfff;
 			o = (const __u8 *)data + save_off;
 			if ((void *)(o + sizeof(orig)) > data_end)
 				return XDP_ABORTED;

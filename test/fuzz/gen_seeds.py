@@ -80,6 +80,8 @@ def config_seeds(d, conf):
     write(d, 'bypass', b'bypass.cidr: 10.0.0.0/8\nbypass.cidr: 2001:db8::/32\nbypass.cidr: 192.0.2.1\n')
     write(d, 'suffixes', b'stream.memcap: 64mb\ndefrag.memcap: 1gb # comment\nstream.midstream: yes\n'
           b'tunnel.l2tpv3-cookie-len: 4\ntunnel.l2tpv3-l2spec: default\nflow.max-flows: 0x100\n')
+    write(d, 'tunnels', b'tunnel.vxlan: no\ntunnel.geneve-port: 6082\ntunnel.vxlan-port: 8472\n'
+          b'tunnel.gre: yes\ntunnel.erspan: false\ntunnel.ipip: no\ntunnel.depth: 3\n')
     write(d, 'errors', b'flow.max-flows 5\n')
     write(d, 'long', b'flow.memcap: ' + b'9' * 600 + b'\n')
 

@@ -191,3 +191,23 @@ Test(config, truncation_and_load_buf, .init = cr_redirect_stderr)
 	mk_config_free(&c);
 	mk_config_free(&f);
 }
+
+/* Tunnel decoders: on by default at the standard ports; each can be turned off or moved. */
+Test(config, tunnel_decoders)
+{
+	struct mk_config c;
+
+	mk_config_defaults(&c);
+	cr_assert_eq(c.parse.tunnel_off, 0, "every decoder is on by default");
+	cr_assert_eq(c.parse.vxlan_port, MK_VXLAN_PORT_DEFAULT);
+	cr_assert_eq(c.parse.geneve_port, MK_GENEVE_PORT_DEFAULT);
+	cr_assert_eq(load("tunnel.vxlan: no\ntunnel.erspan: false\ntunnel.ipip: no\n"
+			  "tunnel.ipip: yes\ntunnel.vxlan-port: 8472\ntunnel.geneve-port: 6082\n",
+			  &c), 0);
+	cr_assert_eq(c.parse.tunnel_off, MK_TUN_VXLAN | MK_TUN_ERSPAN);
+	cr_assert_eq(c.parse.vxlan_port, 8472);
+	cr_assert_eq(c.parse.geneve_port, 6082);
+	cr_assert_neq(load("tunnel.gre: maybe\n", &c), 0);
+	cr_assert_neq(load("tunnel.vxlan-port: 0\n", &c), 0);
+	cr_assert_neq(load("tunnel.geneve-port: 65536\n", &c), 0);
+}
