@@ -27,6 +27,47 @@ struct mk_bypass_value {
 };
 _Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is shared");
 
+/*
+ * Prefilters: bitmaps in the program's .bss that user space (the loader)
+ * keeps next to a map, so that the common case, no entry, costs a bit test
+ * instead of a lookup. A set bit only says "look in the map": the answer is
+ * still the map's, so bypass stays exact, and a stale bit (an entry the LRU
+ * evicted) costs one lookup. The program consults a bitmap only while
+ * mk_prefilter says user space keeps it; a control plane that writes the
+ * maps without the bitmaps (bpftool, another loader) simply leaves it off.
+ */
+#define MK_BYPASS_PREFILTER_BITS (1u << 20) /* indexed by the flow hash: 128 KiB */
+#define MK_CIDR_PREFILTER_BITS (1u << 16)   /* per family, indexed by address: 8 KiB */
+
+enum mk_prefilter {
+	MK_PREFILTER_BYPASS = 1 << 0, /* mk_bypass_bits matches mk_flow_bypass */
+	MK_PREFILTER_CIDR = 1 << 1,   /* mk_cidr4_bits/mk_cidr6_bits match the CIDR tries */
+};
+
+/* Flow bypass prefilter bit of a flow: its seeded hash, which the program has anyway. */
+MK_INLINE __u32 mk_bypass_bit(__u32 hash)
+{
+	return hash & (MK_BYPASS_PREFILTER_BITS - 1);
+}
+
+/* CIDR prefilter bit of an IPv4 address (network byte order): its top 16 bits. */
+MK_INLINE __u32 mk_cidr4_bit(__u32 addr)
+{
+	return __builtin_bswap32(addr) >> 16;
+}
+
+/*
+ * CIDR prefilter bit of an IPv6 address, from its first word (network byte
+ * order): the top 32 bits folded to 16, so that the many prefixes under one
+ * /16 (2001:db8::/32, ...) do not share a bit.
+ */
+MK_INLINE __u32 mk_cidr6_bit(__u32 word0)
+{
+	__u32 w = __builtin_bswap32(word0);
+
+	return (w ^ (w >> 16)) & 0xffff;
+}
+
 /* CIDR bypass LPM trie keys; prefixlen counts bits of addr. */
 struct mk_lpm_v4_key {
 	__u32 prefixlen;
@@ -78,6 +119,10 @@ _Static_assert(sizeof(mk_tunnel_kind_names) / sizeof(mk_tunnel_kind_names[0]) ==
 #define MK_VXLAN_PORT_DEFAULT 4789  /* IANA, RFC 7348 */
 #define MK_GENEVE_PORT_DEFAULT 6081 /* IANA, RFC 8926 */
 
+enum mk_parse_flags {
+	MK_PARSE_F_GENERAL_ONLY = 1 << 0, /* tests: every frame through the general parser */
+};
+
 /*
  * Parser configuration: rodata in the XDP program, a plain struct offline.
  * All zeroes is a working configuration (every decoder on, standard ports,
@@ -88,7 +133,7 @@ struct mk_parse_cfg {
 	__u8 tunnel_depth;	/* tunnels stripped at most, <= MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
-	__u8 pad;
+	__u8 parse_flags;	/* enum mk_parse_flags */
 	__u16 tunnel_off;	/* enum mk_tunnel_kind bits of the decoders turned off */
 	__u16 vxlan_port;	/* host byte order; 0 = MK_VXLAN_PORT_DEFAULT */
 	__u16 geneve_port;	/* host byte order; 0 = MK_GENEVE_PORT_DEFAULT */

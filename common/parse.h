@@ -411,11 +411,11 @@ MK_INLINE int mk_tunnel_on(const struct mk_parse_cfg *cfg, __u32 kind)
  * 0. Destination ports decide first: a VXLAN or Geneve sender picks its
  * source port for entropy, and may pick 2152 or 1701.
  */
-MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
+MK_INLINE __u32 mk_udp_ports_kind(__u16 sport_be, __u16 dport_be, const struct mk_parse_cfg *cfg)
 {
 	__u16 vxlan = cfg->vxlan_port ? cfg->vxlan_port : MK_VXLAN_PORT_DEFAULT;
 	__u16 geneve = cfg->geneve_port ? cfg->geneve_port : MK_GENEVE_PORT_DEFAULT;
-	__u16 dport = __builtin_bswap16(l3->dport), sport = __builtin_bswap16(l3->sport);
+	__u16 dport = __builtin_bswap16(dport_be), sport = __builtin_bswap16(sport_be);
 	__u32 kind = 0;
 
 	if (dport == MK_GTPU_PORT)
@@ -431,6 +431,11 @@ MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse
 	else if (sport == MK_L2TP_PORT)
 		kind = MK_TUN_L2TP;
 	return kind & ~(__u32)cfg->tunnel_off;
+}
+
+MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
+{
+	return mk_udp_ports_kind(l3->sport, l3->dport, cfg);
 }
 
 /* GTP-U v1 G-PDU (TS 29.281) at off: flags, type, length, TEID, optional fields, extensions. */
@@ -850,17 +855,14 @@ enum mk_level_status {
  * One tunnel level: when p->l3 is a tunnel we strip and the configured depth
  * allows one more, records it in @p (context, id, outer addresses) and parses
  * the inner IP level into p->l3. A tunnel beyond the depth is only flagged,
- * and cannot make the frame malformed. In BPF a global subprogram: the
- * verifier checks it once, and a tunnel frame pays one call per level.
+ * and cannot make the frame malformed.
  */
-MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
-				     struct mk_parse *p)
+MK_INLINE int mk_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			      struct mk_parse *p)
 {
 	struct mk_tunnel_hop t;
 	int ret;
 
-	if (!cfg || !p)
-		return MK_LEVEL_ERROR;
 	ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
 	if (ret != MK_PARSE_IP) {
 		if (p->tunnel_depth < cfg->tunnel_depth)
@@ -874,7 +876,7 @@ MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_c
 		p->flags |= MK_META_F_DEPTH_EXCEEDED;
 		return MK_LEVEL_LAST;
 	}
-	p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.src, p->l3.dst);
+	p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.family, p->l3.src, p->l3.dst);
 	mk_memcpy(p->outer_src, p->l3.src, sizeof(p->outer_src));
 	mk_memcpy(p->outer_dst, p->l3.dst, sizeof(p->outer_dst));
 	p->outer_family = p->l3.family;
@@ -889,42 +891,20 @@ MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_c
 }
 
 /*
- * Parses one frame: returns enum mk_parse_status and fills @p. On
- * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
- * into the frame as received (before decapsulation).
+ * The same as a global subprogram in BPF, for the second and deeper levels:
+ * the verifier checks it once, not once per path through the level before.
  */
-MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
-			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+				     struct mk_parse *p)
 {
-	const __u8 *h;
-	__u32 off = 0;
-	__u16 ethertype;
-	int ret, level;
+	if (!cfg || !p)
+		return MK_LEVEL_ERROR;
+	return mk_tunnel_level(f, cfg, p);
+}
 
-	mk_memset(p, 0, sizeof(*p));
-	if (start == MK_START_ETH) {
-		ret = mk_parse_eth(f, &off, &ethertype, p->vlan, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
-		if (ethertype != MK_ETH_P_IPV4 && ethertype != MK_ETH_P_IPV6)
-			return MK_PARSE_NON_IP;
-	} else {
-		MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_IPV4);
-		if (!mk_ip_nibble_type(h, &ethertype))
-			return MK_PARSE_NON_IP;
-	}
-	ret = mk_parse_ip_level(f, off, ethertype, &p->l3, p);
-	if (ret != MK_PARSE_IP)
-		return ret;
-
-	/* the depth limit holds across any mix of tunnel types: one level per pass */
-	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3, cfg); level++) {
-		ret = mk_parse_tunnel_level(f, cfg, p);
-		if (ret == MK_LEVEL_ERROR)
-			return MK_PARSE_ERROR;
-		if (ret != MK_LEVEL_NEXT)
-			break;
-	}
+/* Flags, canonical key and hash of the innermost level, once p->l3 and the tunnels are known. */
+MK_INLINE void mk_parse_finish(const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
 	if (p->l3.frag != MK_FRAG_NONE)
 		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
 	if (p->tunnel_depth)
@@ -942,6 +922,195 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	p->key.proto = p->l3.proto;
 	p->key.family = p->l3.family;
 	p->hash = mk_flow_hash(&p->key, cfg->seed);
+}
+
+/* A 32-bit load at any alignment: one load in BPF (the JIT allows it), memcpy in C. */
+MK_INLINE __u32 mk_load32(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u32 *)p;
+#else
+	__u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
+#endif
+}
+
+MK_INLINE __u16 mk_load16(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u16 *)p;
+#else
+	__u16 v;
+
+	memcpy(&v, p, 2);
+	return v;
+#endif
+}
+
+/*
+ * The fast path: the frames most links carry (untagged or single-tagged
+ * Ethernet, IPv4 without options or IPv6 without extension headers, not a
+ * fragment, TCP or UDP on ports that are not a tunnel's) in a straight line,
+ * with whole-word loads and every check made before @p is written. Returns
+ * 1 with @p filled exactly as mk_parse_general() fills it (test/unit and
+ * test/bpf compare both on every fixture), 0 for anything else: the general
+ * parser then takes the frame from the start.
+ */
+MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			    struct mk_parse *p)
+{
+	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f), *ip, *l4;
+	__u32 l3_off = MK_ETH_HLEN, ip_len, ports;
+	__u16 type, vlan = 0;
+	__u8 proto;
+
+	if ((const void *)(d + MK_ETH_HLEN + 4) > MK_FRAME_END(f))
+		return 0;
+	type = mk_load16(d + 12);
+	if (type == __builtin_bswap16(MK_ETH_P_8021Q) || type == __builtin_bswap16(MK_ETH_P_8021AD) ||
+	    type == __builtin_bswap16(MK_ETH_P_QINQ1)) {
+		vlan = mk_rd16(d + 14) & 0x0fff;
+		type = mk_load16(d + 16);
+		l3_off = MK_ETH_HLEN + 4;
+	}
+	ip = d + l3_off;
+	if (type == __builtin_bswap16(MK_ETH_P_IPV4)) {
+		if ((const void *)(ip + 20 + 8) > MK_FRAME_END(f))
+			return 0;
+		/* version 4, no options, neither a fragment nor more to come */
+		if (ip[0] != 0x45 || (mk_load16(ip + 6) & __builtin_bswap16(0x3fff)))
+			return 0;
+		ip_len = mk_rd16(ip + 2);
+		proto = ip[9];
+		if (ip_len < 20)
+			return 0;
+		l4 = ip + 20;
+	} else if (type == __builtin_bswap16(MK_ETH_P_IPV6)) {
+		if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f))
+			return 0;
+		if ((ip[0] >> 4) != 6)
+			return 0;
+		ip_len = (__u32)mk_rd16(ip + 4) + 40;
+		proto = ip[6];
+		l4 = ip + 40;
+	} else {
+		return 0;
+	}
+	if (proto == MK_IPPROTO_TCP) {
+		if ((const void *)(l4 + 20) > MK_FRAME_END(f) || (l4[12] >> 4) < 5)
+			return 0;
+	} else if (proto == MK_IPPROTO_UDP) {
+		if ((const void *)(l4 + 8) > MK_FRAME_END(f))
+			return 0;
+	} else {
+		return 0;
+	}
+	ports = mk_load32(l4);
+	/* as loaded: network byte order kept, as the key stores ports */
+	if (proto == MK_IPPROTO_UDP && mk_udp_ports_kind((__u16)ports, (__u16)(ports >> 16), cfg))
+		return 0;
+
+	mk_memset(p, 0, sizeof(*p));
+	if (type == __builtin_bswap16(MK_ETH_P_IPV4)) {
+		p->l3.src[0] = mk_load32(ip + 12);
+		p->l3.dst[0] = mk_load32(ip + 16);
+		p->l3.family = MK_FAMILY_IPV4;
+	} else {
+		p->l3.src[0] = mk_load32(ip + 8);
+		p->l3.src[1] = mk_load32(ip + 12);
+		p->l3.src[2] = mk_load32(ip + 16);
+		p->l3.src[3] = mk_load32(ip + 20);
+		p->l3.dst[0] = mk_load32(ip + 24);
+		p->l3.dst[1] = mk_load32(ip + 28);
+		p->l3.dst[2] = mk_load32(ip + 32);
+		p->l3.dst[3] = mk_load32(ip + 36);
+		p->l3.family = MK_FAMILY_IPV6;
+	}
+	p->l3.sport = (__u16)ports;
+	p->l3.dport = (__u16)(ports >> 16);
+	p->l3.ip_len = ip_len;
+	p->l3.l3_off = (__u16)l3_off;
+	p->l3.l4_off = (__u16)(l4 - d);
+	p->l3.proto = proto;
+	p->l3.truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
+	p->vlan[0] = vlan;
+	mk_parse_finish(cfg, p);
+	return 1;
+}
+
+/*
+ * The general parser: every frame the fast path does not take, from the
+ * start, up to and including the first tunnel level; mk_parse_frame() does
+ * the deeper levels and the key. In BPF a global subprogram, so the verifier
+ * checks it once and the rest of the program once after it, instead of once
+ * per path through it: a frame off the fast path pays one call, and a frame
+ * with one tunnel no more. Deeper levels are one call each, made by the
+ * program itself so that no chain of calls exceeds the 512-byte stack.
+ */
+MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start,
+				const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 off = 0;
+	__u16 ethertype;
+	int ret;
+
+	if (!cfg || !p)
+		return MK_PARSE_ERROR;
+	mk_memset(p, 0, sizeof(*p));
+	if (start == MK_START_ETH) {
+		ret = mk_parse_eth(f, &off, &ethertype, p->vlan, p);
+		if (ret != MK_PARSE_IP)
+			return ret;
+		if (ethertype != MK_ETH_P_IPV4 && ethertype != MK_ETH_P_IPV6)
+			return MK_PARSE_NON_IP;
+	} else {
+		MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_IPV4);
+		if (!mk_ip_nibble_type(h, &ethertype))
+			return MK_PARSE_NON_IP;
+	}
+	ret = mk_parse_ip_level(f, off, ethertype, &p->l3, p);
+	if (ret != MK_PARSE_IP)
+		return ret;
+
+	if (mk_may_be_tunnel(&p->l3, cfg) && mk_tunnel_level(f, cfg, p) == MK_LEVEL_ERROR)
+		return MK_PARSE_ERROR;
+	return MK_PARSE_IP;
+}
+
+/*
+ * Parses one frame: returns enum mk_parse_status and fills @p. On
+ * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
+ * into the frame as received (before decapsulation). Ethernet frames try
+ * the fast path first.
+ */
+MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
+			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	int ret, level;
+
+	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY) &&
+	    mk_parse_fast(f, cfg, p))
+		return MK_PARSE_IP;
+	ret = mk_parse_general(f, start, cfg, p);
+	if (ret != MK_PARSE_IP)
+		return ret;
+	/*
+	 * The depth limit holds across any mix of tunnel types: one level per
+	 * pass, for as long as the level before was stripped.
+	 */
+	for (level = 1; level < MK_TUNNEL_DEPTH_MAX + 1 && p->tunnel_depth == level &&
+			mk_may_be_tunnel(&p->l3, cfg);
+	     level++) {
+		ret = mk_parse_tunnel_level(f, cfg, p);
+		if (ret == MK_LEVEL_ERROR)
+			return MK_PARSE_ERROR;
+		if (ret != MK_LEVEL_NEXT)
+			break;
+	}
+	mk_parse_finish(cfg, p);
 	return MK_PARSE_IP;
 }
 

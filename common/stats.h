@@ -6,10 +6,13 @@
  * xdp/meerkat.bpf.c (who increments), userspace/stats.c (printing),
  * docs/reference.md (meaning), test/bpf/ (expected deltas).
  *
- * Accounting invariant (DESIGN 1.5): every frame increments MK_STAT_RX and
- * exactly one OUTCOME counter. A frame with outcome PASS_ERROR also increments
- * exactly one ERR_ reason counter. INFO counters describe frames further
- * (tunnels stripped, fragments) and do not take part in the equation.
+ * Accounting invariant (DESIGN 1.5): every frame increments exactly one
+ * OUTCOME counter, and nothing else on the common path: one counter update
+ * per frame. MK_STAT_RX is not written by the program; user space derives it
+ * as the sum of the outcomes (mk_stat_derive). A frame with outcome
+ * PASS_ERROR also increments exactly one ERR_ reason counter. INFO counters
+ * describe frames further (tunnels stripped, fragments) and do not take part
+ * in the equation.
  */
 #ifndef MK_STATS_H
 #define MK_STATS_H
@@ -44,7 +47,7 @@
 	X(ERR_DECAP, "err_decap", "bpf_xdp_adjust_head failed while stripping a tunnel")
 
 #define MK_STAT_INFO(X)                                                                            \
-	X(RX, "rx", "frames seen by the program")                                                 \
+	X(RX, "rx", "frames seen by the program (derived: the sum of the outcome counters)")       \
 	X(TUNNEL_GTPU, "tunnel_gtpu", "GTP-U tunnels stripped")                                    \
 	X(TUNNEL_L2TPV2, "tunnel_l2tpv2", "L2TPv2 tunnels stripped")                               \
 	X(TUNNEL_L2TPV3, "tunnel_l2tpv3", "L2TPv3 tunnels stripped")                               \
@@ -150,6 +153,15 @@ static inline struct mk_stat_sums mk_stat_sum(const __u64 *v)
 	for (k = MK_STAT_ERR_FIRST; k <= MK_STAT_ERR_LAST; k++)
 		s.errors += v[k];
 	return s;
+}
+
+/*
+ * Fills in what the program does not count itself, from a snapshot of the
+ * map (summed over CPUs): rx. Every reader calls it once per snapshot.
+ */
+static inline void mk_stat_derive(__u64 *v)
+{
+	v[MK_STAT_RX] = mk_stat_sum(v).outcomes;
 }
 
 static inline int mk_stat_invariant_holds(const __u64 *v)

@@ -16,6 +16,9 @@
 #include "parse.h"
 #include "maps.bpf.h"
 
+/* bench restore: the metadata lands in the stripped bytes, then the new Ethernet header */
+#define MK_BENCH_SAVE (sizeof(struct mk_meta) + MK_ETH_HLEN)
+
 /* Set between open and load; frozen, so the verifier prunes unused branches. */
 const volatile struct mk_parse_cfg mk_cfg = {
 	.seed = 0,
@@ -29,9 +32,18 @@ const volatile __u32 mk_mode = MK_MODE_IDS;
 /* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
 const volatile __u8 mk_bench_restore = 0;
 
+/* Benchmarks only: the bytes the restore puts back (BPF_PROG_RUN runs one frame at a time). */
+__u8 mk_bench_save[48];
+
 /* Number of entries in the CIDR tries, kept by user space: an empty list costs no lookup. */
 __u32 mk_cidr_v4_entries = 0;
 __u32 mk_cidr_v6_entries = 0;
+
+/* Prefilters kept by user space (common/map_types.h): which ones, and their bits. */
+__u32 mk_prefilter = 0;
+__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64];
+__u64 mk_cidr4_bits[MK_CIDR_PREFILTER_BITS / 64];
+__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64];
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
 struct {
@@ -53,23 +65,45 @@ static __always_inline int outcome(__u32 idx, int verdict)
 	return verdict;
 }
 
+static __always_inline int bit_set(const __u64 *bits, __u32 i)
+{
+	return (bits[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Is the prefilter bit of address @a set, or is there no prefilter to ask? */
+static __always_inline int cidr_may_match(const __u32 *a, int v6)
+{
+	if (!(mk_prefilter & MK_PREFILTER_CIDR))
+		return 1;
+	return v6 ? bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1))
+		  : bit_set(mk_cidr4_bits, mk_cidr4_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+}
+
 static __always_inline int cidr_bypassed(const struct mk_parse *p)
 {
 	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries) {
 		struct mk_lpm_v4_key k = { .prefixlen = 32 };
 
-		__builtin_memcpy(k.addr, &p->l3.src[0], 4);
-		if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
-			return 1;
+		if (cidr_may_match(p->l3.src, 0)) {
+			__builtin_memcpy(k.addr, &p->l3.src[0], 4);
+			if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
+				return 1;
+		}
+		if (!cidr_may_match(p->l3.dst, 0))
+			return 0;
 		__builtin_memcpy(k.addr, &p->l3.dst[0], 4);
 		return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
 	}
 	if (p->l3.family == MK_FAMILY_IPV6 && mk_cidr_v6_entries) {
 		struct mk_lpm_v6_key k = { .prefixlen = 128 };
 
-		__builtin_memcpy(k.addr, p->l3.src, 16);
-		if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
-			return 1;
+		if (cidr_may_match(p->l3.src, 1)) {
+			__builtin_memcpy(k.addr, p->l3.src, 16);
+			if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
+				return 1;
+		}
+		if (!cidr_may_match(p->l3.dst, 1))
+			return 0;
 		__builtin_memcpy(k.addr, p->l3.dst, 16);
 		return bpf_map_lookup_elem(&mk_cidr_v6, &k) != NULL;
 	}
@@ -87,6 +121,7 @@ static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
 	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
 }
 
+/* Info counters: only for frames that carry tunnels or fragments. */
 static __always_inline void count_info(const struct mk_parse *p)
 {
 	if (p->flags & MK_META_F_FRAGMENT)
@@ -114,8 +149,6 @@ int meerkat_xdp(struct xdp_md *ctx)
 	__u32 len = ctx->data_end - ctx->data;
 	struct mk_bypass_value *bv;
 	struct mk_parse p;
-	/* bench restore: the metadata lands in the stripped bytes, then the new Ethernet header */
-	__u8 orig[sizeof(struct mk_meta) + MK_ETH_HLEN];
 	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
 	struct mk_meta *meta;
 	int ret;
@@ -129,9 +162,10 @@ int meerkat_xdp(struct xdp_md *ctx)
 		.tunnel_off = mk_cfg.tunnel_off,
 		.vxlan_port = mk_cfg.vxlan_port,
 		.geneve_port = mk_cfg.geneve_port,
+		.parse_flags = mk_cfg.parse_flags,
 	};
 
-	stat_inc(MK_STAT_RX);
+	/* one counter per frame, its outcome: rx is their sum, derived in user space */
 	ret = mk_parse_frame(ctx, MK_START_ETH, &cfg, &p);
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
@@ -139,17 +173,22 @@ int meerkat_xdp(struct xdp_md *ctx)
 		stat_inc(mk_reason_stat(p.reason));
 		return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 	}
-	count_info(&p);
+	if ((p.flags & (MK_META_F_FRAGMENT | MK_META_F_DEPTH_EXCEEDED)) || p.tunnel_mask)
+		count_info(&p);
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
-	bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
-	if (bv) {
-		/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
-		bv->packets += 1;
-		bv->bytes += len;
-		bv->last_seen_ns = bpf_ktime_get_coarse_ns();
-		return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
+	/* most flows are not bypassed: a clear prefilter bit saves the hash-map lookup */
+	if (!(mk_prefilter & MK_PREFILTER_BYPASS) ||
+	    bit_set(mk_bypass_bits, mk_bypass_bit(p.hash))) {
+		bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
+		if (bv) {
+			/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
+			bv->packets += 1;
+			bv->bytes += len;
+			bv->last_seen_ns = bpf_ktime_get_coarse_ns();
+			return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
+		}
 	}
 
 	bucket = p.hash % MK_ITABLE_SIZE;
@@ -157,8 +196,16 @@ int meerkat_xdp(struct xdp_md *ctx)
 	if (w && *w < mk_workers)
 		worker = *w;
 	slot = ctx->rx_queue_index * mk_workers + worker;
-	/* leave the frame untouched when nobody will read it */
-	if (ctx->rx_queue_index >= mk_queues || !bpf_map_lookup_elem(&mk_xsks, &slot))
+	/*
+	 * Redirect first, rewrite after: bpf_redirect_map only records the target
+	 * (the kernel acts on it once the program returns XDP_REDIRECT), and its
+	 * answer says whether the slot holds a socket, so no separate lookup is
+	 * needed to leave the frame untouched when nobody will read it.
+	 */
+	if (ctx->rx_queue_index >= mk_queues)
+		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
+	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
+	if (ret != XDP_REDIRECT)
 		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
 
 	if (p.tunnel_depth) {
@@ -184,9 +231,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 			barrier_var(save_off);
 			save_off &= 0xfff;
 			o = (const __u8 *)data + save_off;
-			if ((void *)(o + sizeof(orig)) > data_end)
+			if ((void *)(o + MK_BENCH_SAVE) > data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(orig, o, sizeof(orig));
+			__builtin_memcpy(mk_bench_save, o, MK_BENCH_SAVE);
 		}
 		if (bpf_xdp_adjust_head(ctx, (int)strip)) {
 			stat_inc(MK_STAT_ERR_DECAP);
@@ -219,14 +266,13 @@ int meerkat_xdp(struct xdp_md *ctx)
 			if (bpf_xdp_adjust_head(ctx, -(int)strip))
 				return XDP_ABORTED;
 			o = (void *)(long)ctx->data + save_off;
-			if ((void *)(o + sizeof(orig)) > (void *)(long)ctx->data_end)
+			if ((void *)(o + MK_BENCH_SAVE) > (void *)(long)ctx->data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(o, orig, sizeof(orig));
+			__builtin_memcpy(o, mk_bench_save, MK_BENCH_SAVE);
 		}
 	}
 
-	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
-	return outcome(ret == XDP_REDIRECT ? MK_STAT_REDIRECT_XSK : MK_STAT_PASS_NO_SOCKET, ret);
+	return outcome(MK_STAT_REDIRECT_XSK, XDP_REDIRECT);
 }
 
 char _license[] SEC("license") = "GPL";

@@ -271,3 +271,54 @@ Test(fixtures, coverage)
 	cr_expect_geq(mk_fixture_count, 150u);
 	cr_expect_geq(twins, 80u);
 }
+
+/*
+ * The fast path and the general parser give the same result, to the byte,
+ * for every fixture the fast path takes; it takes the plain ones, and the
+ * general parser alone gives every fixture its expected status.
+ */
+Test(fixtures, fast_path_same_as_general)
+{
+	static const char *const plain[] = {
+	    "ipv4_tcp",	     "ipv4_udp_rev",		"ipv6_tcp",
+	    "ipv6_udp",	     "vlan_tcp",		"vlan_9100_tcp_rev",
+	    "vlan_88a8_udp", "ipv4_tcp_truncated_payload", "ipv4_udp_padded",
+	};
+	unsigned int i, taken = 0;
+
+	for (i = 0; i < MK_ARRAY_SIZE(plain); i++) {
+		const struct mk_fixture *fx = fixture_by_name(plain[i]);
+		struct mk_parse_cfg cfg = fixture_cfg(fx, 1);
+		struct mk_parse p;
+		struct mk_frame f = {.data = fx->frame, .data_end = fx->frame + fx->len};
+
+		cr_expect(mk_parse_fast(&f, &cfg, &p), "%s: not taken by the fast path", plain[i]);
+	}
+	for (i = 0; i < mk_fixture_count; i++) {
+		const struct mk_fixture *fx = &mk_fixtures[i];
+		struct mk_parse_cfg cfg = fixture_cfg(fx, MK_FIXTURE_SEED), gen = cfg;
+		struct mk_parse pf, pg;
+		struct mk_frame f;
+		__u8 *buf = exact_copy(fx->frame, fx->len);
+		int ret;
+
+		gen.parse_flags = MK_PARSE_F_GENERAL_ONLY;
+		f.data = buf;
+		f.data_end = buf + fx->len;
+		ret = mk_parse_frame(&f, MK_START_ETH, &gen, &pg);
+		cr_expect_eq(ret, fx->status, "%s: general parser status %d, want %d", fx->name, ret,
+			     fx->status);
+		memset(&pf, 0xa5, sizeof(pf));
+		if (mk_parse_fast(&f, &cfg, &pf)) {
+			taken++;
+			cr_expect_eq(ret, MK_PARSE_IP, "%s: the fast path took a frame the general "
+						       "parser does not call IP", fx->name);
+			cr_expect_arr_eq(&pf, &pg, sizeof(pf), "%s: fast path and general parser "
+							       "differ", fx->name);
+		}
+		free(buf);
+	}
+	cr_log_info("the fast path took %u of %u fixtures", taken, mk_fixture_count);
+	/* the plain TCP/UDP pairs, VLAN-tagged or not, IPv4 and IPv6 */
+	cr_expect_geq(taken, 30u, "the fast path took only %u fixtures", taken);
+}
