@@ -122,7 +122,7 @@ struct mk_parse {
 	__u8 outer_family; /* family of outer_src/outer_dst */
 	__u8 reason;	   /* enum mk_drop_reason when MK_PARSE_ERROR */
 	__u8 pad[2];
-};
+} __attribute__((aligned(8))); /* zeroed a word at a time */
 
 MK_INLINE __u16 mk_rd16(const __u8 *p)
 {
@@ -949,25 +949,206 @@ MK_INLINE __u16 mk_load16(const __u8 *p)
 #endif
 }
 
+/* The seeded hash of an IPv4 key from its words, without storing it first (= mk_flow_hash). */
+MK_INLINE __u32 mk_flow_hash_v4(__u32 lo, __u32 hi, __u32 ports, __u32 vlans, __u32 ctx,
+				__u32 proto_family, __u32 seed)
+{
+	__u32 v[6] = {lo, hi, ports, vlans, ctx, proto_family};
+
+	return mk_jhash_words(v, 6, seed);
+}
+
+/* The key's last word: protocol, family and padding, as they lie in memory. */
+MK_INLINE __u32 mk_key_proto_word(__u8 proto, __u8 family)
+{
+	__u8 b[4] = {proto, family, 0, 0};
+	__u32 w;
+
+	mk_memcpy(&w, b, 4);
+	return w;
+}
+
+/* The key's ports word (port_lo, then port_hi, as they lie in memory). */
+MK_INLINE __u32 mk_key_ports_word(__u16 lo, __u16 hi)
+{
+	__u16 b[2] = {lo, hi};
+	__u32 w;
+
+	mk_memcpy(&w, b, 4);
+	return w;
+}
+
+/*
+ * The fast path's common tail: @p zeroed, then the level's fields as the
+ * general parser leaves them for a plain IP level (mk_parse_ip_level).
+ */
+MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, __u32 l4_off,
+			       __u32 ports, __u8 proto, __u8 family, __u16 vlan, int truncated)
+{
+	mk_memset(p, 0, sizeof(*p));
+	p->l3.ip_len = ip_len;
+	p->l3.l3_off = (__u16)l3_off;
+	p->l3.l4_off = (__u16)l4_off;
+	p->l3.sport = (__u16)ports;
+	p->l3.dport = (__u16)(ports >> 16);
+	p->l3.family = family;
+	p->l3.proto = proto;
+	p->l3.truncated = (__u8)truncated;
+	p->vlan[0] = vlan;
+}
+
+/* ... and for a plain flow, what mk_parse_finish() adds besides the endpoints and hash. */
+MK_INLINE void mk_fast_fill_key(struct mk_parse *p, __u8 proto, __u8 family, __u16 vlan,
+				int truncated)
+{
+	p->key.vlan[0] = vlan;
+	p->key.proto = proto;
+	p->key.family = family;
+	p->flags = (truncated ? MK_META_F_TRUNCATED : 0) |
+		   (family == MK_FAMILY_IPV6 ? MK_META_F_IPV6 : 0);
+}
+
+enum mk_fast_status {
+	MK_FAST_NO = 0,	    /* not a fast-path frame: the general parser takes it */
+	MK_FAST_FLOW = 1,   /* a plain flow: @p is complete */
+	MK_FAST_TUNNEL = 2, /* a plain outer level that may be a tunnel: @p holds that level */
+};
+
+/* What the L4 header of a fast-path frame is (enum mk_fast_status), and its ports. */
+MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
+			 const struct mk_parse_cfg *cfg, __u32 *ports)
+{
+	*ports = 0;
+	switch (proto) {
+	case MK_IPPROTO_TCP:
+		if ((const void *)(l4 + 20) > MK_FRAME_END(f) || (l4[12] >> 4) < 5)
+			return MK_FAST_NO;
+		*ports = mk_load32(l4);
+		return MK_FAST_FLOW;
+	case MK_IPPROTO_UDP:
+		if ((const void *)(l4 + 8) > MK_FRAME_END(f))
+			return MK_FAST_NO;
+		*ports = mk_load32(l4);
+		/* as loaded: network byte order kept, as the key stores ports */
+		return mk_udp_ports_kind((__u16)*ports, (__u16)(*ports >> 16), cfg) ? MK_FAST_TUNNEL
+										 : MK_FAST_FLOW;
+	case MK_IPPROTO_L2TP:
+		return mk_tunnel_on(cfg, MK_TUN_L2TP) ? MK_FAST_TUNNEL : MK_FAST_NO;
+	case MK_IPPROTO_GRE:
+		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) !=
+				   (MK_TUN_GRE | MK_TUN_ERSPAN)
+			   ? MK_FAST_TUNNEL
+			   : MK_FAST_NO;
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		return mk_tunnel_on(cfg, MK_TUN_IPIP) ? MK_FAST_TUNNEL : MK_FAST_NO;
+	default:
+		return MK_FAST_NO;
+	}
+}
+
+MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+{
+	__u32 ip_len, ports, src, dst, lo, hi;
+	__u16 sport, dport;
+	int rev, kind, truncated;
+
+	if ((const void *)(ip + 20 + 8) > MK_FRAME_END(f))
+		return MK_FAST_NO;
+	/* version 4, no options, neither a fragment nor more to come */
+	if (ip[0] != 0x45 || (mk_load16(ip + 6) & __builtin_bswap16(0x3fff)))
+		return MK_FAST_NO;
+	ip_len = mk_rd16(ip + 2);
+	if (ip_len < 20)
+		return MK_FAST_NO;
+	kind = mk_fast_l4(f, ip + 20, ip[9], cfg, &ports);
+	if (kind == MK_FAST_NO)
+		return MK_FAST_NO;
+	src = mk_load32(ip + 12);
+	dst = mk_load32(ip + 16);
+	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
+	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 20, ports, ip[9], MK_FAMILY_IPV4, vlan,
+			truncated);
+	p->l3.src[0] = src;
+	p->l3.dst[0] = dst;
+	if (kind == MK_FAST_TUNNEL)
+		return kind;
+
+	sport = (__u16)ports;
+	dport = (__u16)(ports >> 16);
+	/* mk_flow_key_set_endpoints() for one address word */
+	rev = src > dst || (src == dst && __builtin_bswap16(sport) > __builtin_bswap16(dport));
+	lo = rev ? dst : src;
+	hi = rev ? src : dst;
+	mk_fast_fill_key(p, ip[9], MK_FAMILY_IPV4, vlan, truncated);
+	p->key.addr_lo[0] = lo;
+	p->key.addr_hi[0] = hi;
+	p->key.port_lo = rev ? dport : sport;
+	p->key.port_hi = rev ? sport : dport;
+	if (rev)
+		p->flags |= MK_META_F_REVERSE;
+	p->hash = mk_flow_hash_v4(lo, hi, mk_key_ports_word(p->key.port_lo, p->key.port_hi), vlan,
+				  0, mk_key_proto_word(ip[9], MK_FAMILY_IPV4), cfg->seed);
+	return MK_FAST_FLOW;
+}
+
+MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+{
+	__u32 ip_len, ports;
+	int kind, truncated;
+	__u8 proto;
+
+	if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f) || (ip[0] >> 4) != 6)
+		return MK_FAST_NO;
+	proto = ip[6];
+	kind = mk_fast_l4(f, ip + 40, proto, cfg, &ports);
+	if (kind == MK_FAST_NO)
+		return MK_FAST_NO;
+	ip_len = (__u32)mk_rd16(ip + 4) + 40;
+	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
+	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
+			truncated);
+	p->l3.src[0] = mk_load32(ip + 8);
+	p->l3.src[1] = mk_load32(ip + 12);
+	p->l3.src[2] = mk_load32(ip + 16);
+	p->l3.src[3] = mk_load32(ip + 20);
+	p->l3.dst[0] = mk_load32(ip + 24);
+	p->l3.dst[1] = mk_load32(ip + 28);
+	p->l3.dst[2] = mk_load32(ip + 32);
+	p->l3.dst[3] = mk_load32(ip + 36);
+	if (kind == MK_FAST_TUNNEL)
+		return kind;
+	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
+	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+		p->flags |= MK_META_F_REVERSE;
+	p->hash = mk_flow_hash(&p->key, cfg->seed);
+	return MK_FAST_FLOW;
+}
+
 /*
  * The fast path: the frames most links carry (untagged or single-tagged
  * Ethernet, IPv4 without options or IPv6 without extension headers, not a
- * fragment, TCP or UDP on ports that are not a tunnel's) in a straight line,
- * with whole-word loads and every check made before @p is written. Returns
- * 1 with @p filled exactly as mk_parse_general() fills it (test/unit and
- * test/bpf compare both on every fixture), 0 for anything else: the general
- * parser then takes the frame from the start.
+ * fragment, TCP or UDP on ports that are not a tunnel's) in a straight line
+ * per family, with whole-word loads and every check made before @p is
+ * written. Returns MK_FAST_FLOW with @p filled exactly as the general parser
+ * fills it (test/unit and test/bpf compare both on every fixture). The same
+ * outer headers around a tunnel (UDP on a tunnel port, GRE, IP-in-IP, L2TPv3)
+ * give MK_FAST_TUNNEL with that level in @p, as the general parser has it
+ * before its first tunnel level, so the tunnel levels go on from there.
+ * Anything else is MK_FAST_NO: the general parser takes the frame from the
+ * start.
  */
 MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 			    struct mk_parse *p)
 {
-	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f), *ip, *l4;
-	__u32 l3_off = MK_ETH_HLEN, ip_len, ports;
+	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f);
+	__u32 l3_off = MK_ETH_HLEN;
 	__u16 type, vlan = 0;
-	__u8 proto;
 
 	if ((const void *)(d + MK_ETH_HLEN + 4) > MK_FRAME_END(f))
-		return 0;
+		return MK_FAST_NO;
 	type = mk_load16(d + 12);
 	if (type == __builtin_bswap16(MK_ETH_P_8021Q) || type == __builtin_bswap16(MK_ETH_P_8021AD) ||
 	    type == __builtin_bswap16(MK_ETH_P_QINQ1)) {
@@ -975,69 +1156,11 @@ MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 		type = mk_load16(d + 16);
 		l3_off = MK_ETH_HLEN + 4;
 	}
-	ip = d + l3_off;
-	if (type == __builtin_bswap16(MK_ETH_P_IPV4)) {
-		if ((const void *)(ip + 20 + 8) > MK_FRAME_END(f))
-			return 0;
-		/* version 4, no options, neither a fragment nor more to come */
-		if (ip[0] != 0x45 || (mk_load16(ip + 6) & __builtin_bswap16(0x3fff)))
-			return 0;
-		ip_len = mk_rd16(ip + 2);
-		proto = ip[9];
-		if (ip_len < 20)
-			return 0;
-		l4 = ip + 20;
-	} else if (type == __builtin_bswap16(MK_ETH_P_IPV6)) {
-		if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f))
-			return 0;
-		if ((ip[0] >> 4) != 6)
-			return 0;
-		ip_len = (__u32)mk_rd16(ip + 4) + 40;
-		proto = ip[6];
-		l4 = ip + 40;
-	} else {
-		return 0;
-	}
-	if (proto == MK_IPPROTO_TCP) {
-		if ((const void *)(l4 + 20) > MK_FRAME_END(f) || (l4[12] >> 4) < 5)
-			return 0;
-	} else if (proto == MK_IPPROTO_UDP) {
-		if ((const void *)(l4 + 8) > MK_FRAME_END(f))
-			return 0;
-	} else {
-		return 0;
-	}
-	ports = mk_load32(l4);
-	/* as loaded: network byte order kept, as the key stores ports */
-	if (proto == MK_IPPROTO_UDP && mk_udp_ports_kind((__u16)ports, (__u16)(ports >> 16), cfg))
-		return 0;
-
-	mk_memset(p, 0, sizeof(*p));
-	if (type == __builtin_bswap16(MK_ETH_P_IPV4)) {
-		p->l3.src[0] = mk_load32(ip + 12);
-		p->l3.dst[0] = mk_load32(ip + 16);
-		p->l3.family = MK_FAMILY_IPV4;
-	} else {
-		p->l3.src[0] = mk_load32(ip + 8);
-		p->l3.src[1] = mk_load32(ip + 12);
-		p->l3.src[2] = mk_load32(ip + 16);
-		p->l3.src[3] = mk_load32(ip + 20);
-		p->l3.dst[0] = mk_load32(ip + 24);
-		p->l3.dst[1] = mk_load32(ip + 28);
-		p->l3.dst[2] = mk_load32(ip + 32);
-		p->l3.dst[3] = mk_load32(ip + 36);
-		p->l3.family = MK_FAMILY_IPV6;
-	}
-	p->l3.sport = (__u16)ports;
-	p->l3.dport = (__u16)(ports >> 16);
-	p->l3.ip_len = ip_len;
-	p->l3.l3_off = (__u16)l3_off;
-	p->l3.l4_off = (__u16)(l4 - d);
-	p->l3.proto = proto;
-	p->l3.truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
-	p->vlan[0] = vlan;
-	mk_parse_finish(cfg, p);
-	return 1;
+	if (type == __builtin_bswap16(MK_ETH_P_IPV4))
+		return mk_parse_fast_v4(f, cfg, p, d + l3_off, l3_off, vlan);
+	if (type == __builtin_bswap16(MK_ETH_P_IPV6))
+		return mk_parse_fast_v6(f, cfg, p, d + l3_off, l3_off, vlan);
+	return MK_FAST_NO;
 }
 
 /*
@@ -1081,28 +1204,18 @@ MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start,
 }
 
 /*
- * Parses one frame: returns enum mk_parse_status and fills @p. On
- * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
- * into the frame as received (before decapsulation). Ethernet frames try
- * the fast path first.
+ * The tunnel levels from @level on (one call each), then the key. The depth
+ * limit holds across any mix of tunnel types: one level per pass, for as
+ * long as the level before was stripped.
  */
-MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
-			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+MK_INLINE int mk_parse_levels(struct mk_frame *f, __u32 first, const struct mk_parse_cfg *cfg,
+			      struct mk_parse *p)
 {
-	int ret, level;
+	__u32 level;
+	int ret;
 
-	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY) &&
-	    mk_parse_fast(f, cfg, p))
-		return MK_PARSE_IP;
-	ret = mk_parse_general(f, start, cfg, p);
-	if (ret != MK_PARSE_IP)
-		return ret;
-	/*
-	 * The depth limit holds across any mix of tunnel types: one level per
-	 * pass, for as long as the level before was stripped.
-	 */
-	for (level = 1; level < MK_TUNNEL_DEPTH_MAX + 1 && p->tunnel_depth == level &&
-			mk_may_be_tunnel(&p->l3, cfg);
+	for (level = first; level < MK_TUNNEL_DEPTH_MAX + 1 && p->tunnel_depth == level &&
+			    mk_may_be_tunnel(&p->l3, cfg);
 	     level++) {
 		ret = mk_parse_tunnel_level(f, cfg, p);
 		if (ret == MK_LEVEL_ERROR)
@@ -1112,6 +1225,38 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	}
 	mk_parse_finish(cfg, p);
 	return MK_PARSE_IP;
+}
+
+/* Everything but the fast path: the general parser, deeper tunnel levels, the key. */
+MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start,
+				     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	int ret;
+
+	ret = mk_parse_general(f, start, cfg, p);
+	if (ret != MK_PARSE_IP)
+		return ret;
+	return mk_parse_levels(f, 1, cfg, p);
+}
+
+/*
+ * Parses one frame: returns enum mk_parse_status and fills @p. On
+ * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
+ * into the frame as received (before decapsulation). Ethernet frames try
+ * the fast path first.
+ */
+MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
+			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	int fast = MK_FAST_NO;
+
+	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY))
+		fast = mk_parse_fast(f, cfg, p);
+	if (fast == MK_FAST_FLOW)
+		return MK_PARSE_IP;
+	if (fast == MK_FAST_TUNNEL)
+		return mk_parse_levels(f, 0, cfg, p);
+	return mk_parse_frame_general(f, start, cfg, p);
 }
 
 /* Bytes to strip so the frame starts with an Ethernet header and the inner IP packet. */

@@ -128,12 +128,18 @@ static __always_inline void count_info(const struct mk_parse *p)
 		stat_inc(MK_STAT_FRAGMENT);
 	if (p->flags & MK_META_F_DEPTH_EXCEEDED)
 		stat_inc(MK_STAT_TUNNEL_DEPTH_EXCEEDED);
-	if (p->tunnel_mask) {
-		/* one count per tunnel type the frame carried; the two L2TPv3s are one counter */
+	if (!p->tunnel_mask)
+		return;
+	/* the usual case, one tunnel: its counter, no walk over the types */
+	stat_inc(mk_tunnel_stat(p->tunnel_type));
+	if (p->tunnel_depth > 1) {
+		/* one count per further type the frame carried; the two L2TPv3s are one counter */
 		__u32 mask = p->tunnel_mask, t;
 
 		if (mask & (1 << MK_TUNNEL_L2TPV3_UDP))
 			mask = (mask & ~(1u << MK_TUNNEL_L2TPV3_UDP)) | 1 << MK_TUNNEL_L2TPV3_IP;
+		t = p->tunnel_type == MK_TUNNEL_L2TPV3_UDP ? MK_TUNNEL_L2TPV3_IP : p->tunnel_type;
+		mask &= ~(1u << t);
 		for (t = 1; t < MK_TUNNEL_TYPE_MAX; t++) {
 			if (mask & (1u << t))
 				stat_inc(mk_tunnel_stat(t));
@@ -150,23 +156,44 @@ int meerkat_xdp(struct xdp_md *ctx)
 	struct mk_bypass_value *bv;
 	struct mk_parse p;
 	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
+	const struct mk_parse_cfg *fast_cfg;
 	struct mk_meta *meta;
-	int ret;
+	int ret, fast;
 
-	/* global subprograms take writable memory only: hand them a stack copy */
-	struct mk_parse_cfg cfg = {
-		.seed = mk_cfg.seed,
-		.tunnel_depth = mk_cfg.tunnel_depth,
-		.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
-		.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
-		.tunnel_off = mk_cfg.tunnel_off,
-		.vxlan_port = mk_cfg.vxlan_port,
-		.geneve_port = mk_cfg.geneve_port,
-		.parse_flags = mk_cfg.parse_flags,
-	};
+	/*
+	 * The fast path reads the configuration in place. The pointer goes
+	 * through a barrier: mk_cfg is const volatile with an initializer, and
+	 * clang would otherwise fold its fields to the initial values instead of
+	 * loading what the loader wrote (the verifier still sees the constants).
+	 */
+	fast_cfg = (const struct mk_parse_cfg *)&mk_cfg;
+	barrier_var(fast_cfg);
 
 	/* one counter per frame, its outcome: rx is their sum, derived in user space */
-	ret = mk_parse_frame(ctx, MK_START_ETH, &cfg, &p);
+	fast = MK_FAST_NO;
+	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
+		fast = mk_parse_fast(ctx, fast_cfg, &p);
+	if (fast == MK_FAST_FLOW) {
+		ret = MK_PARSE_IP;
+	} else {
+		/* global subprograms take writable memory only: hand them a stack copy */
+		struct mk_parse_cfg cfg = {
+			.seed = mk_cfg.seed,
+			.tunnel_depth = mk_cfg.tunnel_depth,
+			.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
+			.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
+			.tunnel_off = mk_cfg.tunnel_off,
+			.vxlan_port = mk_cfg.vxlan_port,
+			.geneve_port = mk_cfg.geneve_port,
+			.parse_flags = mk_cfg.parse_flags,
+		};
+
+		/* a tunnel behind plain outer headers goes on from the fast path's level */
+		if (fast == MK_FAST_TUNNEL)
+			ret = mk_parse_levels(ctx, 0, &cfg, &p);
+		else
+			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, &p);
+	}
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
 	if (ret != MK_PARSE_IP) {
@@ -209,7 +236,8 @@ int meerkat_xdp(struct xdp_md *ctx)
 		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
 
 	if (p.tunnel_depth) {
-		__u8 macs[12], *eth;
+		__u32 mac_hi, mac_lo, *eth;
+		__u64 macs;
 		const __u8 *src;
 
 		src = (const __u8 *)data + (p.mac_off & 0xfff);
@@ -218,7 +246,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 			stat_inc(MK_STAT_ERR_DECAP);
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 		}
-		__builtin_memcpy(macs, src, 12);
+		/* whole-word loads: the MACs survive bpf_xdp_adjust_head in two registers */
+		macs = *(const __u64 *)src;
+		mac_lo = *(const __u32 *)(src + 8);
 		strip = mk_decap_strip(&p) & 0xfff;
 		if (mk_bench_restore) {
 			const __u8 *o;
@@ -242,11 +272,17 @@ int meerkat_xdp(struct xdp_md *ctx)
 		data = (void *)(long)ctx->data;
 		data_end = (void *)(long)ctx->data_end;
 		eth = data;
-		if ((void *)(eth + MK_ETH_HLEN) > data_end) {
+		if ((void *)((__u8 *)eth + MK_ETH_HLEN) > data_end) {
 			stat_inc(MK_STAT_ERR_DECAP);
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 		}
-		mk_decap_eth(eth, macs, &p);
+		/* mk_decap_eth(), in words: MACs, then the inner IP's ethertype */
+		mac_hi = (__u32)(macs >> 32);
+		eth[0] = (__u32)macs;
+		eth[1] = mac_hi;
+		eth[2] = mac_lo;
+		*(__u16 *)&eth[3] = p.l3.family == MK_FAMILY_IPV6 ? __builtin_bswap16(MK_ETH_P_IPV6)
+								  : __builtin_bswap16(MK_ETH_P_IPV4);
 	}
 
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta)) == 0) {

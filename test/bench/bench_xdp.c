@@ -14,7 +14,8 @@
  *
  * Sockets are bound to lo in a private network namespace so that the program
  * takes its full path (decap, metadata, redirect); test runs never deliver
- * into them. The CIDR rows run with 10,000 IPv4 prefixes loaded.
+ * into them. The CIDR rows run with 10,000 IPv4 prefixes loaded: a hit, a miss in
+ * /16s no prefix touches (the common case), a miss next to a prefix (the worst).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +34,7 @@
 #include "loader.h"
 #include "log.h"
 #include "parse.h"
+#include "meerkat.skel.h" /* the .bss prefilter switch the ablation turns */
 
 #define BENCH_REPEAT_DEFAULT 2000000u
 #define BENCH_ROUNDS_DEFAULT 5u
@@ -54,6 +56,7 @@ struct bench_case {
 	enum bench_kind kind;
 	__u32 want_verdict;
 	bool cidr_hit; /* K_CIDR: the frame's source is in a prefix */
+	enum { MISS_NONE, MISS_UNCOVERED, MISS_NEAR } cidr_miss;
 	struct frame f;
 	__u32 strip; /* bytes meerkat strips (0: plain, or not rewritten) */
 	bool rewritten;
@@ -174,7 +177,15 @@ static unsigned int build_cases(struct bench_case *c)
 	frame_eth(f, mac_b, mac_a, 0x0800);
 	inner_ipv4_tcp(f);
 
+	/* addresses in /16s no prefix touches: the prefilter answers, no trie lookup */
 	CASE("cidr10k_miss", K_CIDR, XDP_REDIRECT);
+	c[n - 1].cidr_miss = MISS_UNCOVERED;
+	frame_eth(f, mac_b, mac_a, 0x0800);
+	inner_ipv4_tcp(f);
+
+	/* both addresses share a /16 with a prefix: two trie lookups, the worst case */
+	CASE("cidr10k_miss_near", K_CIDR, XDP_REDIRECT);
+	c[n - 1].cidr_miss = MISS_NEAR;
 	frame_eth(f, mac_b, mac_a, 0x0800);
 	inner_ipv4_tcp(f);
 
@@ -290,18 +301,131 @@ static void print_production_info(const struct mk_loader_opts *bench)
 	mk_loader_close(&l);
 }
 
+struct samples {
+	double *base, *raw, *rst, *net, *ratio;
+};
+
+struct result {
+	double base_ns, raw_ns, restore_ns, net_ns, ratio, ratio_min, ratio_max;
+};
+
+/*
+ * @rounds rounds of: baseline, meerkat (@mk_fd), and for a rewritten frame the
+ * restore measured on its own (bench_restore without and with the copies);
+ * baseline, meerkat and the restore alternate so drift hits all alike.
+ */
+static int measure(struct bench_drop_bpf *base, int mk_fd, const struct bench_case *bc,
+		   __u32 repeat, __u32 rounds, struct samples *sm, struct result *res)
+{
+	int base_fd = bpf_program__fd(base->progs.bench_drop);
+	int rst_fd = bpf_program__fd(base->progs.bench_restore);
+	__u32 k, verdict;
+	double p0, p1;
+	int err;
+
+	base->bss->bench_strip = bc->strip;
+	base->bss->bench_save_off = bc->strip > 32 ? bc->strip - 32 : 0;
+	err = check_restore(mk_fd, bc, bc->want_verdict);
+	if (!err && bc->rewritten)
+		err = check_restore(rst_fd, bc, XDP_DROP);
+	if (err)
+		return err;
+	for (k = 0; k < rounds; k++) {
+		err = time_run(base_fd, &bc->f, repeat, &verdict, &sm->base[k]);
+		if (!err)
+			err = time_run(mk_fd, &bc->f, repeat, &verdict, &sm->raw[k]);
+		p0 = p1 = sm->base[k];
+		if (!err && bc->rewritten) {
+			base->bss->bench_copy = 0;
+			err = time_run(rst_fd, &bc->f, repeat, &verdict, &p0);
+			p1 = p0;
+			if (!err && bc->strip) {
+				base->bss->bench_copy = 1;
+				err = time_run(rst_fd, &bc->f, repeat, &verdict, &p1);
+			}
+		}
+		if (err) {
+			mk_err("bench: %s: BPF_PROG_RUN: %s", bc->name, strerror(-err));
+			return err;
+		}
+		/* half the helper pairs (the undo of each pair), all of the copies */
+		sm->rst[k] = (p0 - sm->base[k]) / 2 + (p1 - p0);
+		if (sm->rst[k] < 0)
+			sm->rst[k] = 0;
+		sm->net[k] = sm->raw[k] - sm->rst[k];
+		sm->ratio[k] = sm->net[k] / (sm->base[k] > 0 ? sm->base[k] : 1);
+	}
+	res->base_ns = median(sm->base, rounds);
+	res->raw_ns = median(sm->raw, rounds);
+	res->restore_ns = median(sm->rst, rounds);
+	res->net_ns = median(sm->net, rounds);
+	res->ratio = median(sm->ratio, rounds);
+	res->ratio_min = sm->ratio[0];
+	res->ratio_max = sm->ratio[rounds - 1];
+	return 0;
+}
+
+/* Puts the case's state in place (bypass entry, CIDR list) and works out what meerkat strips. */
+static int prepare(struct mk_loader *l, struct bench_case *bc, const struct mk_parse_cfg *cfg,
+		   bool *cidr_loaded, struct mk_parse *p)
+{
+	struct mk_frame fr = {bc->f.b, bc->f.b + bc->f.len};
+
+	if (mk_parse_frame(&fr, MK_START_ETH, cfg, p) != MK_PARSE_IP) {
+		mk_err("bench: %s does not parse", bc->name);
+		return -EINVAL;
+	}
+	if (bc->kind == K_BYPASS && mk_loader_bypass_add(l, &p->key))
+		return -EIO;
+	if (bc->kind == K_CIDR && !*cidr_loaded) {
+		if (load_cidrs(l, (const __u8 *)p->l3.src, true))
+			return -EIO;
+		*cidr_loaded = true;
+	}
+	if (bc->cidr_miss == MISS_NEAR) {
+		/* 10.0.0.3 -> 10.0.0.2: the /16 of both holds the /32 of 10.0.0.1 */
+		bc->f.b[14 + 12 + 3] = 3;
+	} else if (bc->cidr_miss == MISS_UNCOVERED) {
+		/* 10.1.0.1 -> 10.1.0.2: no prefix in 10.1/16 */
+		bc->f.b[14 + 12 + 1] = 1;
+		bc->f.b[14 + 16 + 1] = 1;
+	}
+	if (bc->cidr_miss && mk_parse_frame(&fr, MK_START_ETH, cfg, p) != MK_PARSE_IP)
+		return -EINVAL;
+	bc->rewritten = bc->want_verdict == XDP_REDIRECT;
+	bc->strip = bc->rewritten ? mk_decap_strip(p) : 0;
+	return 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: bench_xdp [--repeat N] [--rounds N]\n"
+	    "Usage: bench_xdp [--repeat N] [--rounds N] [--ablation] [--only FRAME]\n"
 	    "\n"
 	    "Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
 	    "xdp/bench_drop (return XDP_DROP) on the same frames, with the bench restore\n"
 	    "measured on its own and subtracted. Each figure is the median of ROUNDS runs of\n"
 	    "N repeats (defaults %u and %u); the spread is the lowest and highest ratio of a\n"
-	    "round. Run it on a quiet CPU (taskset -c 1). Needs root.\n",
+	    "round. --ablation also measures the program without its fast path and without\n"
+	    "its prefilters, in the same run; --only runs one row (for a profiler). Run it on a\n"
+	    "quiet CPU (taskset -c 1). Needs root.\n",
 	    BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
+}
+
+/* The same program without its fast path: a second load, sharing the first's sockets. */
+static int load_general_only(const struct mk_loader_opts *o, const struct mk_xsk_set *xsks,
+			     struct mk_loader *l)
+{
+	struct mk_loader_opts g = *o;
+	unsigned int w;
+	int err;
+
+	g.general_only = true;
+	err = mk_loader_open(l, &g);
+	for (w = 0; !err && w < xsks->count; w++)
+		err = mk_loader_set_xsk(l, w, xsk_socket__fd(xsks->xsks[w]));
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -309,18 +433,22 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 	    {"repeat", required_argument, NULL, 'n'},
 	    {"rounds", required_argument, NULL, 'r'},
+	    {"ablation", no_argument, NULL, 'a'},
+	    {"only", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	static struct bench_case cases[32];
-	__u32 repeat = BENCH_REPEAT_DEFAULT, rounds = BENCH_ROUNDS_DEFAULT, i, k, verdict, n;
+	static struct result ablation[32][4];
+	__u32 repeat = BENCH_REPEAT_DEFAULT, rounds = BENCH_ROUNDS_DEFAULT, i, n, v;
 	struct bench_drop_bpf *base = NULL;
 	struct mk_loader_opts lopts;
-	struct mk_loader l = {0};
+	struct mk_loader l = {0}, lg = {0};
 	struct mk_xsk_set xsks = {0};
-	double *s_base = NULL, *s_raw = NULL, *s_rst = NULL, *s_net = NULL, *s_ratio = NULL;
-	int c, err, rc = 1, base_fd, rst_fd, mk_fd;
-	bool cidr_loaded = false, all_met = true;
+	struct samples sm = {0};
+	int c, rc = 1, mk_fd;
+	bool cidr_loaded = false, all_met = true, do_ablation = false;
+	const char *only = NULL;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -329,6 +457,12 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			rounds = (__u32)strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			do_ablation = true;
+			break;
+		case 'o':
+			only = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -353,12 +487,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	n = build_cases(cases);
-	s_base = calloc(rounds, sizeof(double));
-	s_raw = calloc(rounds, sizeof(double));
-	s_rst = calloc(rounds, sizeof(double));
-	s_net = calloc(rounds, sizeof(double));
-	s_ratio = calloc(rounds, sizeof(double));
-	if (!s_base || !s_raw || !s_rst || !s_net || !s_ratio)
+	sm.base = calloc(rounds, sizeof(double));
+	sm.raw = calloc(rounds, sizeof(double));
+	sm.rst = calloc(rounds, sizeof(double));
+	sm.net = calloc(rounds, sizeof(double));
+	sm.ratio = calloc(rounds, sizeof(double));
+	if (!sm.base || !sm.raw || !sm.rst || !sm.net || !sm.ratio)
 		goto out;
 
 	base = bench_drop_bpf__open_and_load();
@@ -371,78 +505,46 @@ int main(int argc, char **argv)
 	lopts.bench_restore = true;
 	if (mk_loader_open(&l, &lopts) || mk_xsk_set_create(&xsks, &l, "lo", 0))
 		goto out;
-	base_fd = bpf_program__fd(base->progs.bench_drop);
-	rst_fd = bpf_program__fd(base->progs.bench_restore);
+	if (do_ablation && load_general_only(&lopts, &xsks, &lg))
+		goto out;
 	mk_fd = mk_loader_prog_fd(&l);
 
 	for (i = 0; i < n; i++) {
 		struct bench_case *bc = &cases[i];
 		struct mk_parse_cfg cfg = {.seed = lopts.seed, .tunnel_depth = lopts.tunnel_depth};
-		struct mk_frame fr = {bc->f.b, bc->f.b + bc->f.len};
+		struct result res;
 		struct mk_parse p;
-		double p0, p1;
 
-		if (mk_parse_frame(&fr, MK_START_ETH, &cfg, &p) != MK_PARSE_IP) {
-			mk_err("bench: %s does not parse", bc->name);
-			goto out;
+		if (only && strcmp(only, bc->name)) {
+			bc->name = NULL;
+			continue;
 		}
-		if (bc->kind == K_BYPASS && mk_loader_bypass_add(&l, &p.key))
+		if (prepare(&l, bc, &cfg, &cidr_loaded, &p) ||
+		    measure(base, mk_fd, bc, repeat, rounds, &sm, &res))
 			goto out;
-		if (bc->kind == K_CIDR && !cidr_loaded) {
-			if (load_cidrs(&l, (const __u8 *)p.l3.src, true))
+		bc->base_ns = res.base_ns;
+		bc->raw_ns = res.raw_ns;
+		bc->restore_ns = res.restore_ns;
+		bc->net_ns = res.net_ns;
+		bc->ratio = res.ratio;
+		bc->ratio_min = res.ratio_min;
+		bc->ratio_max = res.ratio_max;
+		if (do_ablation && bc->kind != K_CIDR) {
+			/* 0: as deployed, 1: no fast path, 2: no prefilters, 3: neither */
+			ablation[i][0] = res;
+			if (bc->kind == K_BYPASS && mk_loader_bypass_add(&lg, &p.key))
 				goto out;
-			cidr_loaded = true;
-		}
-		if (bc->kind == K_CIDR && !bc->cidr_hit) {
-			/* another source in 10/8: both lookups search the trie and miss */
-			bc->f.b[14 + 12 + 3] = 3;
-			fr.data = bc->f.b;
-			if (mk_parse_frame(&fr, MK_START_ETH, &cfg, &p) != MK_PARSE_IP)
-				goto out;
-		}
-		bc->rewritten = bc->want_verdict == XDP_REDIRECT;
-		bc->strip = bc->rewritten ? mk_decap_strip(&p) : 0;
-		base->bss->bench_strip = bc->strip;
-		base->bss->bench_save_off = bc->strip > 32 ? bc->strip - 32 : 0;
-		err = check_restore(mk_fd, bc, bc->want_verdict);
-		if (!err && bc->rewritten)
-			err = check_restore(rst_fd, bc, XDP_DROP);
-		if (err)
-			goto out;
-		/* baseline, meerkat and the restore alternate so drift hits all alike */
-		for (k = 0; k < rounds; k++) {
-			err = time_run(base_fd, &bc->f, repeat, &verdict, &s_base[k]);
-			if (!err)
-				err = time_run(mk_fd, &bc->f, repeat, &verdict, &s_raw[k]);
-			p0 = p1 = s_base[k];
-			if (!err && bc->rewritten) {
-				base->bss->bench_copy = 0;
-				err = time_run(rst_fd, &bc->f, repeat, &verdict, &p0);
-				if (!err && bc->strip) {
-					base->bss->bench_copy = 1;
-					err = time_run(rst_fd, &bc->f, repeat, &verdict, &p1);
-				} else {
-					p1 = p0;
-				}
+			for (v = 1; v < 4; v++) {
+				l.skel->bss->mk_prefilter = v >= 2 ? 0 : MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
+				lg.skel->bss->mk_prefilter = l.skel->bss->mk_prefilter;
+				if (measure(base, v & 1 ? mk_loader_prog_fd(&lg) : mk_fd, bc, repeat,
+					    rounds, &sm, &ablation[i][v]))
+					goto out;
 			}
-			if (err) {
-				mk_err("bench: %s: BPF_PROG_RUN: %s", bc->name, strerror(-err));
+			l.skel->bss->mk_prefilter = MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
+			if (bc->kind == K_BYPASS && mk_loader_bypass_del(&lg, &p.key))
 				goto out;
-			}
-			/* half the helper pairs (the undo of each pair), all of the copies */
-			s_rst[k] = (p0 - s_base[k]) / 2 + (p1 - p0);
-			if (s_rst[k] < 0)
-				s_rst[k] = 0;
-			s_net[k] = s_raw[k] - s_rst[k];
-			s_ratio[k] = s_net[k] / (s_base[k] > 0 ? s_base[k] : 1);
 		}
-		bc->base_ns = median(s_base, rounds);
-		bc->raw_ns = median(s_raw, rounds);
-		bc->restore_ns = median(s_rst, rounds);
-		bc->net_ns = median(s_net, rounds);
-		bc->ratio = median(s_ratio, rounds);
-		bc->ratio_min = s_ratio[0];
-		bc->ratio_max = s_ratio[rounds - 1];
 		if (bc->kind == K_BYPASS && mk_loader_bypass_del(&l, &p.key))
 			goto out;
 	}
@@ -462,6 +564,8 @@ int main(int argc, char **argv)
 		double target = kind_target[bc->kind];
 		bool met = bc->ratio <= target;
 
+		if (!bc->name)
+			continue;
 		all_met &= met;
 		printf("%-17s %5u %-8s %8.1f %8.1f %8.1f %8.1f %6.2fx %5.2f-%5.2fx %5.1fx %s\n",
 		       bc->name, bc->f.len, verdict_names[bc->want_verdict], bc->base_ns, bc->raw_ns,
@@ -469,15 +573,29 @@ int main(int argc, char **argv)
 		       met ? "PASS" : "MISS");
 	}
 	printf("\n%s\n", all_met ? "every target met" : "some targets missed");
+	if (do_ablation) {
+		printf("\nablation, same run: net ns (ratio) as deployed, without the fast path, "
+		       "without the prefilters, without both\n%-17s %16s %16s %16s %16s\n",
+		       "frame", "deployed", "no fast path", "no prefilters", "neither");
+		for (i = 0; i < n; i++) {
+			if (cases[i].kind == K_CIDR || !cases[i].name)
+				continue;
+			printf("%-17s", cases[i].name);
+			for (v = 0; v < 4; v++)
+				printf("   %6.1f (%4.2fx)", ablation[i][v].net_ns, ablation[i][v].ratio);
+			printf("\n");
+		}
+	}
 	rc = 0;
 out:
+	mk_loader_close(&lg);
 	mk_xsk_set_destroy(&xsks);
 	mk_loader_close(&l);
 	bench_drop_bpf__destroy(base);
-	free(s_base);
-	free(s_raw);
-	free(s_rst);
-	free(s_net);
-	free(s_ratio);
+	free(sm.base);
+	free(sm.raw);
+	free(sm.rst);
+	free(sm.net);
+	free(sm.ratio);
 	return rc;
 }
