@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat daemon. Today: offline mode (-r FILE). Options are one table
- * filling struct meerkat_params; getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE), the live sensor (-i IFACE or
+ * capture.interfaces, runmode/live.c) and configuration checks (-T). Options
+ * are one table filling struct meerkat_params; getopt's table and --help come
+ * from it. The configuration is the file, then the options over it
+ * (mk_config_setup() is that rule, for every mode).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "config.h"
+#include "live.h"
 #include "log.h"
 #include "offline.h"
 
@@ -20,13 +24,17 @@
 
 struct meerkat_params {
 	const char *read_file;
-	const char *iface;
+	const char *iface[MK_MAX_IFACES];
+	int n_iface;
 	const char *log_dir;
 	const char *config;
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
-	unsigned long workers;
+	const char *unix_socket;
+	const char *workers;
+	int test_config;
+	int dump_config;
 	int verbose;
 	int version;
 	int help;
@@ -36,6 +44,7 @@ enum opt_type {
 	OPT_STR,
 	OPT_ULONG,
 	OPT_COUNT, /* flag, each use adds one */
+	OPT_APPEND, /* repeatable string: an array of MK_MAX_IFACES, its count right after */
 };
 
 struct opt_desc {
@@ -50,12 +59,15 @@ struct opt_desc {
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct opt_desc opts[] = {
 	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)" },
-	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
-	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
+	{ "interface", 'i', OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)" },
+	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (overrides default-log-dir)" },
+	{ "config", 'c', OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it" },
+	{ "test-config", 'T', OPT_COUNT, P(test_config), NULL, "check the configuration (-c FILE and the options), exit 0 if valid" },
+	{ "dump-config", 0, OPT_COUNT, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit" },
 	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (default 1)" },
-	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)" },
+	{ "workers", 0, OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)" },
+	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
+	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
@@ -66,7 +78,9 @@ static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n\n");
+	fprintf(out, "usage: meerkat -r FILE [-l LOGDIR] [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+		     "       meerkat [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		     "       meerkat -T [-c CONFIG] [options]   (check the configuration)\n\n");
 	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
 		char left[48];
 
@@ -120,6 +134,17 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 		case OPT_COUNT:
 			(*(int *)(base + o->off))++;
 			break;
+		case OPT_APPEND: {
+			const char **arr = (const char **)(base + o->off);
+			int *n = (int *)(arr + MK_MAX_IFACES);
+
+			if (*n == MK_MAX_IFACES) {
+				mk_err("--%s: at most %d", o->name, MK_MAX_IFACES);
+				return -EINVAL;
+			}
+			arr[(*n)++] = optarg;
+			break;
+		}
 		}
 	}
 	if (optind < argc) {
@@ -129,11 +154,53 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 	return 0;
 }
 
+_Static_assert(offsetof(struct meerkat_params, n_iface) ==
+		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
+	       "OPT_APPEND: the count follows its array");
+
+static int parse_seed(const char *s, uint32_t *seed)
+{
+	char *end;
+
+	if (!s || !strcmp(s, "random")) {
+		if (getrandom(seed, sizeof(*seed), 0) != sizeof(*seed)) {
+			mk_err("getrandom: %s", strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	errno = 0;
+	*seed = (uint32_t)strtoul(s, &end, 0);
+	if (errno || *end || end == s) {
+		mk_err("--seed: '%s' is not a number or 'random'", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Live mode: the options are in @conf already (mk_config_setup). */
+static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
+{
+	struct mk_live_opts lo = { 0 };
+	int err;
+
+	err = parse_seed(prm->seed, &lo.seed);
+	if (err)
+		return err;
+	lo.log_dir = conf->output.eve.enabled ? conf->output.log_dir : NULL;
+	lo.eve_truncate = !conf->output.eve.append;
+	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
+	lo.stats_stderr = prm->verbose > 0;
+	mk_log_route_libs();
+	return mk_live_run(conf, &lo);
+}
+
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { .workers = 1 };
+	struct meerkat_params prm = { 0 };
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
+	struct mk_config_cli cli;
 	struct mk_config conf;
 	int err;
 
@@ -147,60 +214,57 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (prm.version) {
-		printf("meerkat 0.1.0 (engines: %s)\n", mk_offline_features());
+		printf("meerkat %s (engines: %s)\n", MK_VERSION, mk_offline_features());
 		return 0;
 	}
 	if (prm.verbose)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.iface) {
-		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.iface);
+	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
+		mk_err("-k: '%s' is not one of none, all", prm.checksum);
 		return 2;
 	}
-	if (!prm.read_file || !prm.log_dir) {
-		mk_err("offline mode needs -r FILE and -l LOGDIR");
+	if (prm.read_file && prm.n_iface) {
+		mk_err("-r and -i exclude each other");
+		return 2;
+	}
+	cli = (struct mk_config_cli){ .ifaces = prm.iface, .n_ifaces = (unsigned int)prm.n_iface,
+				      .workers = prm.workers, .log_dir = prm.log_dir,
+				      .ctl_socket = prm.unix_socket };
+	err = mk_config_setup(&conf, prm.config, &cli);
+	if (err)
+		goto out;
+	if (prm.test_config) {
+		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		goto out;
+	}
+	if (prm.dump_config) {
+		mk_config_dump(stdout, &conf);
+		goto out;
+	}
+	/* live with interfaces from -i or the file, offline with -r */
+	if (!prm.read_file && conf.capture.n_ifaces) {
+		err = run_live(&prm, &conf);
+		goto out;
+	}
+	if (!prm.read_file) {
+		mk_err("nothing to capture: -r FILE, or -i IFACE (or capture.interfaces) for live mode");
 		usage(stderr);
-		return 2;
+		err = 2;
+		goto out;
 	}
-	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
-		return 2;
-	}
-	o.checksum = 1;
-	if (prm.checksum) {
-		if (!strcmp(prm.checksum, "none"))
-			o.checksum = 0;
-		else if (strcmp(prm.checksum, "all")) {
-			mk_err("-k: '%s' is not one of none, all", prm.checksum);
-			return 2;
-		}
-	}
+	o.checksum = !prm.checksum || strcmp(prm.checksum, "none");
 	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && !strcmp(prm.seed, "random")) {
-		if (getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
-			mk_err("getrandom: %s", strerror(errno));
-			return 1;
-		}
-	} else if (prm.seed) {
-		char *end;
-
-		errno = 0;
-		o.seed = (uint32_t)strtoul(prm.seed, &end, 0);
-		if (errno || *end || end == prm.seed) {
-			mk_err("--seed: '%s' is not a number or 'random'", prm.seed);
-			return 2;
-		}
-	}
-	if (prm.config) {
-		err = mk_config_load(&conf, prm.config);
-		if (err)
-			goto out;
+	if (prm.seed && parse_seed(prm.seed, &o.seed)) {
+		err = 2;
+		goto out;
 	}
 	o.pcap_path = prm.read_file;
-	o.log_dir = prm.log_dir;
+	o.log_dir = conf.output.log_dir;
 	o.dump_streams = prm.dump_streams;
-	o.workers = (unsigned int)prm.workers;
+	/* capture.workers is the live setting; offline runs one worker unless told */
+	o.workers = prm.workers ? conf.capture.workers : 1;
 	o.progress = isatty(STDERR_FILENO);
 
 	err = mk_offline_run(&o, &conf, &st);
@@ -208,5 +272,5 @@ int main(int argc, char **argv)
 		mk_offline_print_summary(stderr, &st);
 out:
 	mk_config_free(&conf);
-	return err ? 1 : 0;
+	return err == 2 ? 2 : err ? 1 : 0;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <arpa/inet.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -353,6 +354,7 @@ static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run 
 		     fx->vlan[1]);
 	cr_expect_eq(m->worker, (m->hash % MK_ITABLE_SIZE) % workers, "%s: worker %u", fx->name,
 		     m->worker);
+	cr_expect_eq(m->proto, fx->proto, "%s: proto %u, want %u", fx->name, m->proto, fx->proto);
 	if (fx->tunnel_depth_stripped) {
 		unsigned int alen = fx->outer_family == 6 ? 16 : 4;
 
@@ -698,6 +700,58 @@ Test(bpf, flow_bypass_prefilter)
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed with the prefilter off", fx->name);
 	cr_assert_eq(r.delta[MK_STAT_DROP_FLOW_BYPASS], 1);
+	harness_down(&h);
+}
+
+/*
+ * Bypass state survives a restart in a pinned map: the next load finds the
+ * previous run's flows, and sets their prefilter bits before relying on
+ * them. The bpffs is a private one, mounted in a mount namespace of this
+ * test alone, so the pins vanish with the test, pass or fail.
+ */
+Test(bpf, flow_bypass_pinned_restart)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	static struct run r;
+	static struct twin t;
+	struct harness h;
+	struct mk_loader_opts o;
+	struct mk_loader l2;
+	unsigned int w;
+
+	need_root();
+	cr_assert_not_null(fx);
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare(CLONE_NEWNS): %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL), 0, "bpffs: %s", strerror(errno));
+
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	run_twin(&h, fx->frame, fx->len, &t);
+	mk_loader_close(&h.l);
+	mk_loader_opts_default(&o);
+	o.seed = TEST_SEED;
+	o.pin_dir = "/sys/fs/bpf/meerkat-test";
+	cr_assert_eq(mk_loader_open(&h.l, &o), 0);
+	for (w = 0; w < h.xsks.count; w++)
+		cr_assert_eq(mk_loader_set_xsk(&h.l, w, xsk_socket__fd(h.xsks.xsks[w])), 0);
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed before the restart", fx->name);
+
+	/* the restart: another seed, so the flow's bit moves; the entry must still be found */
+	o.seed = TEST_SEED ^ 0x5a5a5a5a;
+	cr_assert_eq(mk_loader_open(&l2, &o), 0);
+	mk_loader_close(&h.l);
+	h.l = l2;
+	for (w = 0; w < h.xsks.count; w++)
+		cr_assert_eq(mk_loader_set_xsk(&h.l, w, xsk_socket__fd(h.xsks.xsks[w])), 0);
+	cr_assert(h.l.skel->bss->mk_prefilter & MK_PREFILTER_BYPASS);
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_DROP, "%s: the pinned entry was lost to the prefilter",
+		     fx->name);
+	cr_assert_eq(mk_loader_bypass_del(&h.l, &t.p.key), 0);
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_REDIRECT);
 	harness_down(&h);
 }
 

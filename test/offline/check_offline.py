@@ -142,9 +142,9 @@ def main():
             check(r.get("tunnel") == e["tunnel"], "flow %s tunnel %s want %s" % (t, r.get("tunnel"), e["tunnel"]))
     check(len(got) == nexpected, "%d records, %d expected" % (len(got), nexpected))
 
-    # the example configuration holds the defaults: same records
+    # the reference configuration holds the defaults: same records
     eve, cnt = run(os.path.join(gen_dir, "eth.pcap"), os.path.join(WORK, "out-example"), "-c", EXAMPLE_CONF)
-    check(eve == base, "configs/meerkat.conf changes flow records")
+    check(eve == base, "configs/meerkat.yaml changes flow records")
 
     # 802.1Q: the vlan array; bytes exclude the tag (docs/flow.md)
     for w in (1, 2):
@@ -164,9 +164,9 @@ def main():
     check(eve == base, "-k none changes flow records")
 
     # CIDR bypass: the resolver's address removes the DNS flow (2 frames)
-    conf = os.path.join(WORK, "bypass.conf")
+    conf = os.path.join(WORK, "bypass.yaml")
     with open(conf, "w") as f:
-        f.write("# test\nbypass.cidr: 8.8.8.0/24\nbypass.cidr: 2001:db8:ffff::/48\n")
+        f.write("# test\nbypass:\n  cidr:\n    - 8.8.8.0/24\n    - 2001:db8:ffff::/48\n")
     for w in (1, 2):
         eve, cnt = run(os.path.join(gen_dir, "sll2.pcap"), os.path.join(WORK, "out-bypass%d" % w), "-c", conf,
                        "--workers", str(w))
@@ -174,22 +174,53 @@ def main():
         check(not any(r["dest_ip"] == "8.8.8.8" for r in records(eve)), "bypassed flow logged")
         check(len(records(eve)) == nexpected - 1, "bypass removed more than one flow")
 
-    # a bad configuration names file, line and key
-    bad = os.path.join(WORK, "bad.conf")
+    # a bad configuration names file, line, column and key, in one line, and nothing runs
+    bad = os.path.join(WORK, "bad.yaml")
     with open(bad, "w") as f:
-        f.write("flow.max-flows: 100\nflow.timeout.tcp.new: lots\n")
+        f.write("flow:\n  prealloc: 100\nflow-timeouts:\n  tcp:\n    new: lots\n")
     p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-l", os.path.join(WORK, "x"), "-c", bad],
                        capture_output=True, text=True)
-    check(p.returncode != 0 and "bad.conf:2: key 'flow.timeout.tcp.new'" in p.stderr, "config error message: %r" % p.stderr)
+    want = "meerkat: error: %s:5:10: flow-timeouts.tcp.new: 'lots' is not a number in [0, 86400]\n" % bad
+    check(p.returncode == 1 and p.stderr == want, "config error message: %r" % p.stderr)
+    check(not os.path.exists(os.path.join(WORK, "x", "eve.json")), "a bad configuration wrote eve.json")
+
+    # outputs.eve-log: another file name, appended to unless append: no
+    conf = os.path.join(WORK, "eve.yaml")
+    logdir = os.path.join(WORK, "out-append")
+    with open(conf, "w") as f:
+        f.write("outputs:\n  - eve-log:\n      filename: flows.json\n      types: [flow]\n")
+    if os.path.isdir(logdir):
+        shutil.rmtree(logdir)
+    for _ in range(2):
+        subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-l", logdir, "-c", conf],
+                       capture_output=True, check=True)
+    with open(os.path.join(logdir, "flows.json"), "rb") as f:
+        check(f.read() == base + base, "eve-log append: yes keeps the first run's records")
+    with open(conf, "a") as f:
+        f.write("      append: no\n")
+    subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-l", logdir, "-c", conf],
+                   capture_output=True, check=True)
+    with open(os.path.join(logdir, "flows.json"), "rb") as f:
+        check(f.read() == base, "eve-log append: no truncates")
+    check(not os.path.exists(os.path.join(logdir, "eve.json")), "eve.json written besides filename")
 
     # an unsupported link type is refused with its name
     p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "null.pcap"), "-l", os.path.join(WORK, "x")],
                        capture_output=True, text=True)
     check(p.returncode != 0 and "not supported" in p.stderr and "NULL" in p.stderr, "link type refused: %r" % p.stderr)
 
-    # live mode is refused clearly
-    p = subprocess.run([MEERKAT, "-i", "eth0", "-l", WORK], capture_output=True, text=True)
-    check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")
+    # live mode on an interface that does not exist: one clear error, nothing attached
+    # (a name no host has, so that this test never touches a real interface)
+    p = subprocess.run([MEERKAT, "-i", "mk-none0", "-l", WORK, "--unix-socket", ""],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and p.stderr == "meerkat: error: mk-none0: no such interface\n",
+          "-i on a missing interface: %r" % p.stderr)
+    # -r and -i together, or nothing to capture: usage errors
+    p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-i", "mk-none0"],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "-r and -i exclude each other" in p.stderr, "-r with -i: %r" % p.stderr)
+    p = subprocess.run([MEERKAT, "-l", WORK], capture_output=True, text=True)
+    check(p.returncode == 2 and "nothing to capture" in p.stderr, "no -r, no interface: %r" % p.stderr)
 
     # many interleaved flows over many seconds: 1, 2 and 3 workers agree
     if BENCH:

@@ -28,6 +28,9 @@ def check(ok, what):
 for workers in (1, 2):
     logdir = os.path.join(workdir, "sample-w%d" % workers)
     os.makedirs(logdir, exist_ok=True)
+    # eve.json is appended to (outputs.eve-log.append): start from nothing
+    if os.path.exists(os.path.join(logdir, "eve.json")):
+        os.unlink(os.path.join(logdir, "eve.json"))
     run = subprocess.run([meerkat, "-r", pcap, "-l", logdir, "--workers", str(workers)],
                          capture_output=True, text=True, timeout=60)
     check(run.returncode == 0, "%d worker(s): meerkat -r exits 0 (got %d)" % (workers, run.returncode))

@@ -4,7 +4,7 @@
  * (shared-nothing: no locks, no globals). A worker feeds every fragment it
  * receives; when a datagram is complete it gets one contiguous raw IP packet
  * that mk_parse_frame(MK_START_IP) accepts, and hands it to the worker that
- * owns its 5-tuple (DESIGN 1.2, userspace/spsc.h). See docs/defrag.md.
+ * owns its 5-tuple (DESIGN 1.2, userspace/pipeline/spsc.h). See docs/defrag.md.
  *
  * Time is the packet timestamp, never the wall clock: offline mode replays
  * pcaps at any speed.
@@ -102,6 +102,9 @@ enum mk_defrag_result {
 struct mk_defrag;
 
 void mk_defrag_config_default(struct mk_defrag_config *cfg);
+/* The `defrag:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_defrag_cfg_table;
 /* 0 or -EINVAL (bad config) / -ENOMEM; all trackers are preallocated here. */
 int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out);
 /* Frees everything; pending datagrams count as dg_flushed first (see mk_defrag_stats). */
