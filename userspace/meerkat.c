@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat daemon. Today: offline mode (-r FILE). Options are one table
- * filling struct meerkat_params; getopt's table and --help come from it.
+ * The meerkat daemon. Today: offline mode (-r FILE|DIR [BPF filter]).
+ * Options are one table filling struct meerkat_params (util/cli.h: given
+ * twice or out of range is an error); getopt's table and --help come from it.
+ *
+ * Exit status: 0 done (a damaged input read up to the damage included,
+ * unless --strict-input); 1 an input could not be read, EVE records were
+ * lost, or --strict-input and an input was damaged; 2 usage.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include "cli.h"
 #include "config.h"
 #include "log.h"
 #include "offline.h"
@@ -26,107 +31,63 @@ struct meerkat_params {
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
-	unsigned long workers;
+	const char *stats_json;
+	uint32_t workers;
+	uint32_t cid_seed;
+	int no_cid;
+	int eve_truncate;
+	int strict_input;
 	int verbose;
 	int version;
 	int help;
 };
 
-enum opt_type {
-	OPT_STR,
-	OPT_ULONG,
-	OPT_COUNT, /* flag, each use adds one */
-};
-
-struct opt_desc {
-	const char *name;
-	int short_name; /* 0: long only */
-	enum opt_type type;
-	size_t off;
-	const char *metavar;
-	const char *help;
-};
-
 #define P(field) offsetof(struct meerkat_params, field)
-static const struct opt_desc opts[] = {
-	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)" },
-	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
-	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
-	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (default 1)" },
-	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)" },
-	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
-	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
-	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
-	{ "help", 'h', OPT_COUNT, P(help), NULL, "this help" },
+static const struct mk_opt opts[] = {
+	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR", "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
+	{ "interface", 'i', MK_OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)", 0, 0 },
+	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (created with its parents)", 0, 0 },
+	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "configuration file (key: value lines)", 0, 0 },
+	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
+	{ "workers", 0, MK_OPT_U32, P(workers), "N", "worker threads (default 1)", 1, MK_MAX_WORKERS },
+	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)", 0, 0 },
+	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (default 0)", 0, 65535 },
+	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL, "leave community_id out of EVE records", 0, 0 },
+	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL, "truncate eve.json instead of appending to it", 0, 0 },
+	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
+	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "write every counter to FILE as JSON", 0, 0 },
+	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction", 0, 0 },
+	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "every counter in the summary, info messages (twice: debug)", 0, 0 },
+	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0, 0 },
+	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
+};
+#undef P
+
+static const struct mk_cli cli = {
+	.prog = "meerkat",
+	.usage = "-r FILE|DIR -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]",
+	.opts = opts,
+	.nopts = MK_ARRAY_SIZE(opts),
 };
 
-static void usage(FILE *out)
+/* The words after the options, joined as tcpdump joins them. */
+static char *join_args(int argc, char **argv, int first)
 {
-	unsigned int i;
+	size_t len = 1;
+	char *s;
+	int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n\n");
-	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
-		char left[48];
-
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", opts[i].short_name ? "-" : "",
-			 opts[i].short_name ? opts[i].short_name : ' ', opts[i].short_name ? ", " : "  ",
-			 opts[i].name, opts[i].metavar ? " " : "", opts[i].metavar ?: "");
-		fprintf(out, "  %-32s %s\n", left, opts[i].help);
+	for (i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = first; i < argc; i++) {
+		if (i > first)
+			strcat(s, " ");
+		strcat(s, argv[i]);
 	}
-}
-
-static int parse_args(int argc, char **argv, struct meerkat_params *prm)
-{
-	struct option lopts[MK_ARRAY_SIZE(opts) + 1];
-	char shorts[2 * MK_ARRAY_SIZE(opts) + 1], *sp = shorts;
-	unsigned int i;
-	int c, idx;
-
-	memset(lopts, 0, sizeof(lopts));
-	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
-		lopts[i].name = opts[i].name;
-		lopts[i].has_arg = opts[i].type == OPT_COUNT ? no_argument : required_argument;
-		lopts[i].val = opts[i].short_name ? opts[i].short_name : 256 + (int)i;
-		if (opts[i].short_name) {
-			*sp++ = (char)opts[i].short_name;
-			if (opts[i].type != OPT_COUNT)
-				*sp++ = ':';
-		}
-	}
-	*sp = '\0';
-	while ((c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1) {
-		const struct opt_desc *o = NULL;
-		char *base = (char *)prm, *end;
-
-		for (i = 0; i < MK_ARRAY_SIZE(opts); i++)
-			if (lopts[i].val == c)
-				o = &opts[i];
-		if (!o)
-			return -EINVAL; /* getopt printed why */
-		switch (o->type) {
-		case OPT_STR:
-			*(const char **)(base + o->off) = optarg;
-			break;
-		case OPT_ULONG:
-			errno = 0;
-			*(unsigned long *)(base + o->off) = strtoul(optarg, &end, 0);
-			if (errno || *end || end == optarg) {
-				mk_err("--%s: '%s' is not a number", o->name, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_COUNT:
-			(*(int *)(base + o->off))++;
-			break;
-		}
-	}
-	if (optind < argc) {
-		mk_err("unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return s;
 }
 
 int main(int argc, char **argv)
@@ -135,21 +96,28 @@ int main(int argc, char **argv)
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
 	struct mk_config conf;
-	int err;
+	char *filter = NULL;
+	int err, first, code = 0;
 
+	mk_log_init("meerkat");
 	mk_config_defaults(&conf);
-	if (parse_args(argc, argv, &prm)) {
-		usage(stderr);
+	first = mk_cli_parse(&cli, argc, argv, &prm);
+	if (first < 0) {
+		mk_cli_usage(&cli, stderr);
 		return 2;
 	}
 	if (prm.help) {
-		usage(stdout);
+		mk_cli_usage(&cli, stdout);
 		return 0;
 	}
 	if (prm.version) {
-		printf("meerkat 0.1.0 (engines: %s)\n", mk_offline_features());
+		printf("meerkat %s (engines: %s)\n", MK_VERSION, mk_offline_features());
 		return 0;
 	}
+	o.seed = MK_OFFLINE_SEED_DEFAULT;
+	if (prm.seed && strcmp(prm.seed, "random") &&
+	    mk_cli_u32("seed", prm.seed, 0, UINT32_MAX, &o.seed))
+		return 2;
 	if (prm.verbose)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
@@ -160,11 +128,7 @@ int main(int argc, char **argv)
 	}
 	if (!prm.read_file || !prm.log_dir) {
 		mk_err("offline mode needs -r FILE and -l LOGDIR");
-		usage(stderr);
-		return 2;
-	}
-	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
+		mk_cli_usage(&cli, stderr);
 		return 2;
 	}
 	o.checksum = 1;
@@ -176,37 +140,47 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && !strcmp(prm.seed, "random")) {
-		if (getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
-			mk_err("getrandom: %s", strerror(errno));
+	if (prm.seed && !strcmp(prm.seed, "random") &&
+	    getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
+		mk_err("getrandom: %s", strerror(errno));
+		return 1;
+	}
+	if (first < argc) {
+		filter = join_args(argc, argv, first);
+		if (!filter) {
+			mk_err("%s", strerror(ENOMEM));
 			return 1;
-		}
-	} else if (prm.seed) {
-		char *end;
-
-		errno = 0;
-		o.seed = (uint32_t)strtoul(prm.seed, &end, 0);
-		if (errno || *end || end == prm.seed) {
-			mk_err("--seed: '%s' is not a number or 'random'", prm.seed);
-			return 2;
 		}
 	}
 	if (prm.config) {
 		err = mk_config_load(&conf, prm.config);
-		if (err)
+		if (err) {
+			code = 1;
 			goto out;
+		}
 	}
 	o.pcap_path = prm.read_file;
+	o.filter = filter;
 	o.log_dir = prm.log_dir;
 	o.dump_streams = prm.dump_streams;
-	o.workers = (unsigned int)prm.workers;
+	o.workers = prm.workers;
 	o.progress = isatty(STDERR_FILENO);
+	o.eve_truncate = prm.eve_truncate;
+	o.eve.community_id = !prm.no_cid;
+	o.eve.community_id_seed = (uint16_t)prm.cid_seed;
 
 	err = mk_offline_run(&o, &conf, &st);
-	if (!err)
-		mk_offline_print_summary(stderr, &st);
+	/* a run that got going has counters, whatever ended it */
+	if (st.cnt[MK_OFF_FILES] || st.cnt[MK_OFF_FILES_FAILED]) {
+		mk_offline_print_summary(stderr, &st, prm.verbose);
+		if (prm.stats_json && mk_offline_stats_json(prm.stats_json, &st))
+			code = 1;
+	}
+	if (err || st.cnt[MK_OFF_FILES_FAILED] ||
+	    (prm.strict_input && st.cnt[MK_OFF_FILES_DAMAGED]))
+		code = 1;
 out:
+	free(filter);
 	mk_config_free(&conf);
-	return err ? 1 : 0;
+	return code;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The logger: level-filtered lines on stderr, libbpf/libxdp routed in. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
@@ -7,6 +8,18 @@
 #include "log.h"
 
 static enum mk_log_level log_level = MK_LOG_INFO;
+/* until a program names itself: the name it was started as */
+static const char *log_prog;
+
+void mk_log_init(const char *prog)
+{
+	log_prog = prog;
+}
+
+const char *mk_log_prog(void)
+{
+	return log_prog ?: program_invocation_short_name;
+}
 
 void mk_log_set_level(enum mk_log_level level)
 {
@@ -24,7 +37,7 @@ static void log_vprint(enum mk_log_level level, const char *fmt, va_list ap)
 {
 	if (level > log_level)
 		return;
-	fprintf(stderr, "meerkat: %s: ", level_names[level]);
+	fprintf(stderr, "%s: %s: ", mk_log_prog(), level_names[level]);
 	vfprintf(stderr, fmt, ap);
 }
 
