@@ -184,6 +184,9 @@ def check_flows(got, exp_flows, what):
             check(r["flow"]["reason"] == e["reason"], "%s: flow %s reason %s" % (what, t, r["flow"]["reason"]))
         if "tcp_flags" in e:
             check(r["tcp"]["tcp_flags"] == e["tcp_flags"], "%s: flow %s tcp_flags %s" % (what, t, r["tcp"]["tcp_flags"]))
+        if "state" in e:
+            check(r["flow"]["state"] == e["state"] and r["tcp"]["state"] == e["state"],
+                  "%s: flow %s state %s, tcp.state %s" % (what, t, r["flow"]["state"], r["tcp"]["state"]))
         if "icmp_type" in e:
             check(r["icmp_type"] == e["icmp_type"], "%s: flow %s icmp_type %s" % (what, t, r["icmp_type"]))
     check(len(got) == len(exp_flows), "%s: %d records, %d expected" % (what, len(got), len(exp_flows)))

@@ -64,10 +64,10 @@ def eth(mac_src=MAC_C, mac_dst=MAC_S):
 
 
 def tcp_session(name, ipc, ips, sport, dport, t, segs_c, segs_s, ooo=False, retrans=False,
-                close="fin", wrap=None, v6=False):
+                close="fin", wrap=None, v6=False, isn=(1000, 5000)):
     """A TCP session; wrap(pkt, toserver) -> (frame, inner_len) for tunnels."""
     L3 = IPv6 if v6 else IP
-    cseq, sseq = 1000, 5000
+    cseq, sseq = isn
 
     def send(toserver, flags, seq, ack, data=b"", dt=0.001):
         nonlocal t
@@ -111,8 +111,13 @@ def tcp_session(name, ipc, ips, sport, dport, t, segs_c, segs_s, ooo=False, retr
         send(True, "FA", cseq, sseq)
         send(False, "FA", sseq, cseq + 1)
         send(True, "A", cseq + 1, sseq + 1)
-    else:
+    elif close == "rst":
         send(True, "RA", cseq, sseq)
+    elif close == "spoofed-rst":
+        # a RST "from the server" at a sequence number it never reached: the session goes on
+        send(False, "RA", sseq + 1000, cseq)
+        send(True, "PA", cseq, sseq, b"after the spoofed RST")
+        send(False, "A", sseq, cseq + 21)
     return t
 
 
@@ -268,7 +273,14 @@ def main():
     tcp_session("reuse_a", "10.0.0.80", "10.0.0.81", 42000, 25, T0 + 11.0, [b"EHLO a\r\n"], [b"250 ok\r\n"])
     flows["reuse_a"]["reason"] = "tcp_reuse"
     flow("reuse_b", "TCP", "10.0.0.80", 42000, "10.0.0.81", 25)
-    tcp_session("reuse_b", "10.0.0.80", "10.0.0.81", 42000, 25, T0 + 12.0, [b"EHLO b\r\n"], [b"250 ok\r\n"])
+    tcp_session("reuse_b", "10.0.0.80", "10.0.0.81", 42000, 25, T0 + 12.0, [b"EHLO b\r\n"], [b"250 ok\r\n"],
+                isn=(90000, 70000))
+
+    # 17. evasion: a spoofed RST mid-session neither closes the flow nor stops reassembly
+    flow("evasion", "TCP", "10.0.0.90", 43000, "10.0.0.91", 80)
+    tcp_session("evasion", "10.0.0.90", "10.0.0.91", 43000, 80, T0 + 13.0, [b"GET /x HTTP/1.1\r\n\r\n"],
+                [b"HTTP/1.1 200 OK\r\n\r\n"], close="spoofed-rst")
+    flows["evasion"]["state"] = "established"
 
     packets.sort(key=lambda p: p[0])
     write_all(out)

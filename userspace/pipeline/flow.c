@@ -338,6 +338,8 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 {
 	enum mk_flow_state s = f->state;
 
+	f->undo_last_us = f->last_us;
+	f->undo_tcp_flags = f->tcp_flags[dir];
 	f->pkts[dir]++;
 	f->bytes[dir] += pkt->len;
 	if (pkt->ts_us >= f->last_us)
@@ -351,7 +353,7 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 			f->fin_seen |= 1 << dir;
 		if (pkt->tcp_flags & MK_TCP_RST)
 			f->rst_seen |= 1 << dir;
-		if (f->rst_seen || f->fin_seen == 3)
+		if ((f->rst_seen || f->fin_seen == 3) && !t->stream_owns_tcp)
 			s = MK_FLOW_STATE_CLOSED;
 		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] &&
 			 (f->tcp_flags[1] & MK_TCP_SYN) && (f->tcp_flags[0] & MK_TCP_ACK))
@@ -395,6 +397,7 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 			flow_end(t, f, MK_FLOW_END_TIMEOUT, pkt->ts_us);
 			f = NULL;
 		} else if (f->state == MK_FLOW_STATE_CLOSED && f->proto_class == MK_FLOW_PROTO_TCP &&
+			   !t->stream_owns_tcp &&
 			   (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
 			/* a new SYN on a closed TCP flow starts a new session (port reuse) */
 			flow_end(t, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
@@ -453,6 +456,22 @@ void mk_flow_account_related(struct mk_flow_table *t, struct mk_flow *f,
 		list_unlink(t, f);
 		list_append(t, f);
 	}
+}
+
+void mk_flow_set_state(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_state s)
+{
+	if (s != f->state)
+		flow_set_state(t, f, s);
+}
+
+void mk_flow_unaccount(struct mk_flow_table *t, struct mk_flow *f, const struct mk_flow_pkt *pkt,
+		       int to_client)
+{
+	(void)t;
+	f->pkts[to_client]--;
+	f->bytes[to_client] -= pkt->len;
+	f->last_us = f->undo_last_us;
+	f->tcp_flags[to_client] = f->undo_tcp_flags;
 }
 
 void mk_flow_table_advance(struct mk_flow_table *t, uint64_t now_us)

@@ -89,6 +89,9 @@ struct mk_flow {
 	uint32_t outer_client[4], outer_server[4];
 	uint16_t vlan[2];
 	uint8_t icmp_type, icmp_code; /* of the first packet */
+	/* before the last packet was accounted, for mk_flow_unaccount() */
+	uint8_t undo_tcp_flags;
+	uint64_t undo_last_us;
 	struct mk_tcp_session tcp; /* owned by the stream engine */
 };
 
@@ -129,6 +132,14 @@ struct mk_flow_table {
 	uint32_t seed;
 	int emergency;
 	int emergency_logged;
+	/*
+	 * A stream engine decides when a TCP flow is closed and when a new SYN
+	 * reuses its ports (mk_flow_set_state, mk_flow_unaccount): the table
+	 * then only moves TCP flows from new to established on its own, so a
+	 * RST or FIN the engine refuses (spoofed, out of the window) neither
+	 * shortens the flow's timeout nor lets a SYN split it.
+	 */
+	int stream_owns_tcp;
 	uint64_t now_us; /* the latest time the table was told about */
 	struct mk_flow_list lists[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 	mk_flow_end_fn end_fn;
@@ -171,6 +182,13 @@ struct mk_flow *mk_flow_lookup(struct mk_flow_table *t, const struct mk_flow_key
  */
 void mk_flow_account_related(struct mk_flow_table *t, struct mk_flow *f,
 			     const struct mk_flow_pkt *pkt, int to_client);
+
+/* Moves @f to state @s (its timeout list with it). */
+void mk_flow_set_state(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_state s);
+
+/* Takes back the packet mk_flow_handle() just accounted to @f (it belongs to a new flow). */
+void mk_flow_unaccount(struct mk_flow_table *t, struct mk_flow *f, const struct mk_flow_pkt *pkt,
+		       int to_client);
 
 /* Moves the table's clock to @now_us (never back) without sweeping. */
 void mk_flow_table_advance(struct mk_flow_table *t, uint64_t now_us);

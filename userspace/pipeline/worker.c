@@ -279,6 +279,24 @@ static int worker_stream(struct mk_worker *w, struct mk_flow *f, int to_client,
 
 /* ---- flow -------------------------------------------------------------- */
 
+/*
+ * A TCP flow's state follows its session, as Suricata's does: closed only
+ * when the stream engine closed the session (a validated RST, both FINs), and
+ * open again if the engine resumes it. Without a session (no handshake seen,
+ * midstream off) the table's own new/established rule stands.
+ */
+static void worker_tcp_flow_state(struct mk_worker *w, struct mk_flow *f)
+{
+	int st = mk_tcp_session_state(&f->tcp);
+
+	if (st == MK_TCP_NONE)
+		return;
+	mk_flow_set_state(&w->flows, f,
+			  mk_tcp_state_closing(st) ? MK_FLOW_STATE_CLOSED :
+			  st == MK_TCP_SYN_SENT || st == MK_TCP_SYN_RECV ? MK_FLOW_STATE_NEW :
+									   MK_FLOW_STATE_ESTABLISHED);
+}
+
 static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason,
 			    uint64_t ts_us)
 {
@@ -447,18 +465,16 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
 		return;
 	if (worker_stream(w, f, to_client, pkt, bad)) {
-		/*
-		 * TCP port reuse the flow table's own rule (a SYN on a closed
-		 * flow) did not catch: this packet opens a new flow.
-		 */
+		/* TCP port reuse (the stream engine decides it): this packet opens a new flow */
 		w->cnt[MK_WORKER_TCP_REUSE]++;
-		f->pkts[to_client]--;
-		f->bytes[to_client] -= fp.len;
+		mk_flow_unaccount(&w->flows, f, &fp, to_client);
 		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
 		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
-		if (f)
-			worker_stream(w, f, to_client, pkt, bad);
+		if (!f)
+			return;
+		worker_stream(w, f, to_client, pkt, bad);
 	}
+	worker_tcp_flow_state(w, f);
 }
 
 /* ---- the worker's interface -------------------------------------------- */
@@ -479,6 +495,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	err = mk_flow_table_init(&w->flows, &cfg->conf->flow, cfg->seed, worker_flow_end, w);
 	if (err)
 		goto fail;
+	w->flows.stream_owns_tcp = 1;
 	w->stream = mk_stream_engine_new(&cfg->conf->stream);
 	if (!w->stream) {
 		err = -errno ?: -ENOMEM;
