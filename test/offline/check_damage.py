@@ -4,7 +4,7 @@
 
 usage: check_damage.py MEERKAT GEN_PCAPS WORKDIR
 
-For a short capture (10 records spread over the generator's traffic) of
+For a short capture (8 records spread over the generator's traffic) of
 every link type, and of the pcapng format: the capture cut at every record
 boundary is a valid shorter capture (exit 0, no warning, k frames read and
 processed: every frame a flow packet or a held fragment, the flow records
@@ -17,6 +17,7 @@ a record whose length libpcap refuses, a record longer than the snap length
 that libpcap cuts (read on), and a pcapng file with a block meerkat does not
 know before the damaged one (the offset is the damaged block's).
 """
+import concurrent.futures
 import json
 import os
 import shutil
@@ -25,7 +26,8 @@ import subprocess
 import sys
 
 MEERKAT, GEN, WORK = sys.argv[1:4]
-KEEP = 10
+KEEP = 8
+POOL = concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2)
 failures = []
 checks = 0
 
@@ -97,36 +99,44 @@ def damage_ok(p, js, path, record, offset, what):
 
 
 def cuts(name, header, units, tag_fmt):
-    """units: the capture's records (or blocks); header: bytes before them."""
-    boundary_eve = {}
-    off = len(header)
+    """units: the capture's records (or blocks); header: bytes before them.
+    Writes every cut, runs them all (in parallel), then checks them in order."""
+    jobs, offs, off = {}, [], len(header)
     for k in range(len(units) + 1):
+        offs.append(off)
         path = os.path.join(WORK, "%s.cut%d" % (name, k))
         with open(path, "wb") as f:
             f.write(header + b"".join(units[:k]))
-        p, js, eve = run(path, tag_fmt % ("b", k))
-        what = "%s cut after record %d" % (name, k)
-        check(p.returncode == 0 and "damaged" not in p.stderr and js["reader"]["files_damaged"] == 0,
-              "%s: clean end (%d, %r)" % (what, p.returncode, p.stderr[-300:]))
-        frames_ok(js, k, what)
-        flows_ok(js, eve, what)
-        boundary_eve[k] = eve
+        jobs[("b", k)] = POOL.submit(run, path, tag_fmt % ("b", k))
         if k < len(units):
             rec = units[k]
             part = 7 if k % 2 == 0 else 16 + (len(rec) - 16) // 2
             path = os.path.join(WORK, "%s.mid%d" % (name, k))
             with open(path, "wb") as f:
                 f.write(header + b"".join(units[:k]) + rec[:part])
-            p, js, eve = run(path, tag_fmt % ("m", k))
-            what = "%s cut inside record %d" % (name, k + 1)
-            frames_ok(js, k, what)
-            damage_ok(p, js, path, k + 1, off, what)
-            check(eve == boundary_eve[k], "%s: same flows as the capture of its %d complete records" % (what, k))
+            jobs[("m", k)] = POOL.submit(run, path, tag_fmt % ("m", k))
             if k == len(units) // 2:
-                p, _, _ = run(path, tag_fmt % ("s", k), "--strict-input")
-                check(p.returncode == 1, "%s: --strict-input exits 1 (got %d)" % (what, p.returncode))
+                jobs[("s", k)] = POOL.submit(run, path, tag_fmt % ("s", k), "--strict-input")
             off += len(rec)
-    return boundary_eve[len(units)]
+    for k in range(len(units) + 1):
+        p, js, eve = jobs[("b", k)].result()
+        what = "%s cut after record %d" % (name, k)
+        check(p.returncode == 0 and "damaged" not in p.stderr and js["reader"]["files_damaged"] == 0,
+              "%s: clean end (%d, %r)" % (what, p.returncode, p.stderr[-300:]))
+        frames_ok(js, k, what)
+        flows_ok(js, eve, what)
+        if k == len(units):
+            return eve
+        boundary = eve
+        p, js, eve = jobs[("m", k)].result()
+        path = os.path.join(WORK, "%s.mid%d" % (name, k))
+        what = "%s cut inside record %d" % (name, k + 1)
+        frames_ok(js, k, what)
+        damage_ok(p, js, path, k + 1, offs[k], what)
+        check(eve == boundary, "%s: same flows as the capture of its %d complete records" % (what, k))
+        if ("s", k) in jobs:
+            p, _, _ = jobs[("s", k)].result()
+            check(p.returncode == 1, "%s: --strict-input exits 1 (got %d)" % (what, p.returncode))
 
 
 def spread(units):
@@ -138,7 +148,9 @@ def main():
     gen_dir = os.path.join(WORK, "dmg-pcaps")
     subprocess.run(["/usr/bin/python3", GEN, gen_dir], check=True)
     exp = json.load(open(os.path.join(gen_dir, "expected.json")))
-    names = ["eth.pcap", "raw.pcap", "sll.pcap", "sll2.pcap"] + sorted(exp["link_variants"]) + \
+    # one capture per link type (the byte-order variants of NULL and LOOP take the same path)
+    names = ["eth.pcap", "raw.pcap", "sll.pcap", "sll2.pcap"] + \
+        sorted(set(exp["link_variants"]) - {"null_be.pcap", "null_darwin.pcap", "loop_le.pcap"}) + \
         sorted(exp["family_variants"])
     for name in names:
         header, recs = pcap_records(open(os.path.join(gen_dir, name), "rb").read())

@@ -904,13 +904,15 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 		(unsigned long long)st->cnt[MK_OFF_##name]);
 	MK_OFF_OUTCOMES(MK_OFF_PRINT)
 #undef MK_OFF_PRINT
-	fprintf(out, " then flow_pkt %llu, frag_held %llu, frag_dropped %llu, decode_error %llu, no_flow %llu\n",
+	fprintf(out, " then flow_pkt %llu, frag_held %llu, frag_dropped %llu, decode_error %llu, "
+		     "no_flow %llu\n",
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FLOW_PKT],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_HELD],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_DROPPED],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_DECODE_ERROR],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_NO_FLOW]);
-	fprintf(out, "%s: accounting: %s: read %llu, reader outcomes %llu, dispatched %llu, worker_rx %llu, worker outcomes %llu\n",
+	fprintf(out, "%s: accounting: %s: read %llu, reader outcomes %llu, dispatched %llu, "
+		     "worker_rx %llu, worker outcomes %llu\n",
 		prog, mk_offline_balanced(st) ? "ok" : "MISMATCH",
 		(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)reader_outcomes(st),
 		(unsigned long long)st->cnt[MK_OFF_DISPATCHED],

@@ -66,11 +66,12 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 		if (c == '?' || c == ':') {
 			const char *what = argv[optind - 1];
 
+			const char *why = c == ':' ? "needs an argument" : "unknown option";
+
 			if (optopt && optopt < 256)
-				mk_err("-%c: %s", optopt,
-				       c == ':' ? "needs an argument" : "unknown option");
+				mk_err("-%c: %s", optopt, why);
 			else
-				mk_err("%s: %s", what, c == ':' ? "needs an argument" : "unknown option");
+				mk_err("%s: %s", what, why);
 			return -EINVAL;
 		}
 		for (i = 0; i < cli->nopts; i++)
@@ -89,7 +90,8 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 			*(const char **)(base + o->off) = optarg;
 			break;
 		case MK_OPT_U32:
-			if (mk_cli_u32(o->name, optarg, o->min, o->max, (uint32_t *)(base + o->off)))
+			if (mk_cli_u32(o->name, optarg, o->min, o->max,
+				       (uint32_t *)(base + o->off)))
 				return -EINVAL;
 			break;
 		case MK_OPT_FLAG:
