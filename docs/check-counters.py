@@ -25,7 +25,7 @@ for header in sorted(glob.glob(os.path.join(root, "userspace", "**", "*.h"), rec
     header = os.path.relpath(header, root)
     # X(ENUM, "name", "doc") lists, and defrag's X(name) list
     names = re.findall(r'\bX\(\s*[A-Z0-9_]+\s*,\s*"([a-z0-9_]+)"', text)
-    names += re.findall(r'\bX\(([a-z][a-z0-9_]*)\)', text)
+    names += re.findall(r'\bX\(([a-z][a-z0-9_]*)\s*[,)]', text)
     if not names:
         missing.append("%s: no counter list found (did its format change?)" % header)
     total += len(names)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat daemon. Today: offline mode (-r FILE|DIR [BPF filter]).
- * Options are one table filling struct meerkat_params (util/cli.h: given
- * twice or out of range is an error); getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE|DIR [BPF filter]) and the live
+ * sensor (-i IFACE, runmode/live.c). Options are one table filling struct
+ * meerkat_params (util/cli.h: given twice or out of range is an error);
+ * getopt's table and --help come from it.
  *
- * Exit status: 0 done (a damaged input read up to the damage included,
- * unless --strict-input); 1 an input could not be read, EVE records were
- * lost, or --strict-input and an input was damaged; 2 usage.
+ * Offline exit status: 0 done (a damaged input read up to the damage
+ * included, unless --strict-input); 1 an input could not be read, EVE
+ * records were lost, or --strict-input and an input was damaged; 2 usage.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -17,22 +18,28 @@
 #include <unistd.h>
 #include "cli.h"
 #include "config.h"
+#include "ctlsock.h"
+#include "live.h"
 #include "log.h"
 #include "offline.h"
 
-/* Offline runs are reproducible by default; live mode will pick a random seed. */
+/* Offline runs are reproducible by default; live mode picks a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
+
+#define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
 
 struct meerkat_params {
 	const char *read_file;
-	const char *iface;
+	const char *iface[MK_MAX_IFACES];
+	int n_iface; /* MK_OPT_APPEND: right after its array */
 	const char *log_dir;
 	const char *config;
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
+	const char *unix_socket;
 	const char *stats_json;
-	uint32_t workers;
+	uint32_t workers; /* 0: not given */
 	uint32_t cid_seed;
 	int no_cid;
 	int eve_truncate;
@@ -42,20 +49,25 @@ struct meerkat_params {
 	int help;
 };
 
+_Static_assert(offsetof(struct meerkat_params, n_iface) ==
+		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
+	       "MK_OPT_APPEND: the count follows its array");
+
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct mk_opt opts[] = {
 	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR", "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
-	{ "interface", 'i', MK_OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)", 0, 0 },
+	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE (repeatable)", 0, MK_MAX_IFACES },
 	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (created with its parents)", 0, 0 },
 	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "configuration file (key: value lines)", 0, 0 },
 	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
-	{ "workers", 0, MK_OPT_U32, P(workers), "N", "worker threads (default 1)", 1, MK_MAX_WORKERS },
-	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)", 0, 0 },
+	{ "workers", 0, MK_OPT_U32, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)", 1, MK_MAX_WORKERS },
+	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
 	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (default 0)", 0, 65535 },
 	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL, "leave community_id out of EVE records", 0, 0 },
 	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL, "truncate eve.json instead of appending to it", 0, 0 },
-	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
-	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "write every counter to FILE as JSON", 0, 0 },
+	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "offline: exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
+	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "offline: write every counter to FILE as JSON", 0, 0 },
+	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)", 0, 0 },
 	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction", 0, 0 },
 	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "every counter in the summary, info messages (twice: debug)", 0, 0 },
 	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0, 0 },
@@ -65,7 +77,8 @@ static const struct mk_opt opts[] = {
 
 static const struct mk_cli cli = {
 	.prog = "meerkat",
-	.usage = "-r FILE|DIR -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]",
+	.usage = "-r FILE|DIR -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		 "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]",
 	.opts = opts,
 	.nopts = MK_ARRAY_SIZE(opts),
 };
@@ -90,14 +103,111 @@ static char *join_args(int argc, char **argv, int first)
 	return s;
 }
 
-int main(int argc, char **argv)
+/* --seed: a number, "random", or nothing (@dflt, or random when @dflt is NULL). */
+static int parse_seed(const char *s, const uint32_t *dflt, uint32_t *seed)
 {
-	struct meerkat_params prm = { .workers = 1 };
+	if (!s && dflt) {
+		*seed = *dflt;
+		return 0;
+	}
+	if (!s || !strcmp(s, "random")) {
+		if (getrandom(seed, sizeof(*seed), 0) != sizeof(*seed)) {
+			mk_err("getrandom: %s", strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	return mk_cli_u32("seed", s, 0, UINT32_MAX, seed);
+}
+
+/* Live mode: the command line overrides the configuration's capture section. */
+static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
+{
+	struct mk_live_opts lo = { 0 };
+	int i, err;
+
+	if (prm->read_file) {
+		mk_err("-r and -i exclude each other");
+		return -EINVAL;
+	}
+	if (prm->n_iface) {
+		conf->capture.n_ifaces = 0;
+		for (i = 0; i < prm->n_iface; i++) {
+			struct mk_iface_cfg *ic = &conf->capture.ifaces[conf->capture.n_ifaces++];
+
+			memset(ic, 0, sizeof(*ic));
+			if (strlen(prm->iface[i]) >= sizeof(ic->name)) {
+				mk_err("-i %s: interface name too long", prm->iface[i]);
+				return -EINVAL;
+			}
+			strcpy(ic->name, prm->iface[i]);
+		}
+	}
+	if (prm->workers)
+		conf->capture.workers = prm->workers;
+	if (prm->unix_socket) {
+		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
+			mk_err("--unix-socket: path longer than %zu bytes",
+			       sizeof(conf->capture.ctl_socket) - 1);
+			return -EINVAL;
+		}
+		strcpy(conf->capture.ctl_socket, prm->unix_socket);
+	}
+	err = parse_seed(prm->seed, NULL, &lo.seed);
+	if (err)
+		return err;
+	lo.log_dir = prm->log_dir ? prm->log_dir : MK_DEFAULT_LOG_DIR;
+	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
+	lo.eve_truncate = prm->eve_truncate;
+	lo.eve.community_id = !prm->no_cid;
+	lo.eve.community_id_seed = (uint16_t)prm->cid_seed;
+	lo.stats_stderr = prm->verbose > 0;
+	mk_log_route_libs();
+	return mk_live_run(conf, &lo);
+}
+
+/* Offline mode: every input through the pipeline, then the summary. */
+static int run_offline(const struct meerkat_params *prm, const struct mk_config *conf,
+		       const char *filter)
+{
+	static const uint32_t offline_seed = MK_OFFLINE_SEED_DEFAULT;
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
+	int err, code = 0;
+
+	if (parse_seed(prm->seed, &offline_seed, &o.seed))
+		return 2;
+	o.pcap_path = prm->read_file;
+	o.filter = filter;
+	o.log_dir = prm->log_dir;
+	o.dump_streams = prm->dump_streams;
+	o.workers = prm->workers ? prm->workers : 1;
+	o.checksum = !prm->checksum || strcmp(prm->checksum, "none");
+	o.progress = isatty(STDERR_FILENO);
+	o.eve_truncate = prm->eve_truncate;
+	o.eve.community_id = !prm->no_cid;
+	o.eve.community_id_seed = (uint16_t)prm->cid_seed;
+
+	err = mk_offline_run(&o, conf, &st);
+	/* a run that got going has counters, whatever ended it */
+	if (st.cnt[MK_OFF_FILES] || st.cnt[MK_OFF_FILES_FAILED]) {
+		mk_offline_print_summary(stderr, &st, prm->verbose);
+		if (prm->stats_json && mk_offline_stats_json(prm->stats_json, &st))
+			code = 1;
+	}
+	if (err || st.cnt[MK_OFF_FILES_FAILED] ||
+	    (prm->strict_input && st.cnt[MK_OFF_FILES_DAMAGED]))
+		code = 1;
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct meerkat_params prm = { 0 };
 	struct mk_config conf;
 	char *filter = NULL;
-	int err, first, code = 0;
+	uint32_t seed;
+	int first, code;
 
 	mk_log_init("meerkat");
 	mk_config_defaults(&conf);
@@ -114,36 +224,35 @@ int main(int argc, char **argv)
 		printf("meerkat %s (engines: %s)\n", MK_VERSION, mk_offline_features());
 		return 0;
 	}
-	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && strcmp(prm.seed, "random") &&
-	    mk_cli_u32("seed", prm.seed, 0, UINT32_MAX, &o.seed))
-		return 2;
 	if (prm.verbose)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.iface) {
-		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.iface);
+	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
+		mk_err("-k: '%s' is not one of none, all", prm.checksum);
 		return 2;
+	}
+	/* a bad seed is a usage error in either mode, before anything starts */
+	if (prm.seed && strcmp(prm.seed, "random") &&
+	    mk_cli_u32("seed", prm.seed, 0, UINT32_MAX, &seed))
+		return 2;
+	if (prm.n_iface) {
+		if (first < argc) {
+			mk_err("unexpected argument '%s' (a BPF filter is for -r)", argv[first]);
+			return 2;
+		}
+		if (prm.config && mk_config_load(&conf, prm.config)) {
+			mk_config_free(&conf);
+			return 1;
+		}
+		code = run_live(&prm, &conf) ? 1 : 0;
+		mk_config_free(&conf);
+		return code;
 	}
 	if (!prm.read_file || !prm.log_dir) {
 		mk_err("offline mode needs -r FILE and -l LOGDIR");
 		mk_cli_usage(&cli, stderr);
 		return 2;
-	}
-	o.checksum = 1;
-	if (prm.checksum) {
-		if (!strcmp(prm.checksum, "none"))
-			o.checksum = 0;
-		else if (strcmp(prm.checksum, "all")) {
-			mk_err("-k: '%s' is not one of none, all", prm.checksum);
-			return 2;
-		}
-	}
-	if (prm.seed && !strcmp(prm.seed, "random") &&
-	    getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
-		mk_err("getrandom: %s", strerror(errno));
-		return 1;
 	}
 	if (first < argc) {
 		filter = join_args(argc, argv, first);
@@ -152,34 +261,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (prm.config) {
-		err = mk_config_load(&conf, prm.config);
-		if (err) {
-			code = 1;
-			goto out;
-		}
-	}
-	o.pcap_path = prm.read_file;
-	o.filter = filter;
-	o.log_dir = prm.log_dir;
-	o.dump_streams = prm.dump_streams;
-	o.workers = prm.workers;
-	o.progress = isatty(STDERR_FILENO);
-	o.eve_truncate = prm.eve_truncate;
-	o.eve.community_id = !prm.no_cid;
-	o.eve.community_id_seed = (uint16_t)prm.cid_seed;
-
-	err = mk_offline_run(&o, &conf, &st);
-	/* a run that got going has counters, whatever ended it */
-	if (st.cnt[MK_OFF_FILES] || st.cnt[MK_OFF_FILES_FAILED]) {
-		mk_offline_print_summary(stderr, &st, prm.verbose);
-		if (prm.stats_json && mk_offline_stats_json(prm.stats_json, &st))
-			code = 1;
-	}
-	if (err || st.cnt[MK_OFF_FILES_FAILED] ||
-	    (prm.strict_input && st.cnt[MK_OFF_FILES_DAMAGED]))
-		code = 1;
-out:
+	code = 1;
+	if (!prm.config || !mk_config_load(&conf, prm.config))
+		code = run_offline(&prm, &conf, filter);
 	free(filter);
 	mk_config_free(&conf);
 	return code;

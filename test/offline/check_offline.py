@@ -381,8 +381,8 @@ def main():
         p = meerkat("-r", eth, "-l", full, "--stats-json", stats)
         cnt = flatten(json.load(open(stats)))
         check(p.returncode == 1 and "eve.json: No space left on device" in p.stderr and
-              cnt.get("eve_write_lost") == len(exp["flows"]) and cnt.get("eve_written") == 0,
-              "full disk: %r %s" % (p.stderr, cnt.get("eve_write_lost")))
+              cnt.get("eve.lost") == len(exp["flows"]) and cnt.get("eve.written") == 0,
+              "full disk: %r %s" % (p.stderr, cnt.get("eve.lost")))
     else:
         print("SKIP: full disk (no /dev/full)")
 
@@ -397,9 +397,11 @@ def main():
     check(p.returncode == 1 and ("%s: exists and is not a directory" % blocker) in p.stderr,
           "-l under a file names the component: %r" % p.stderr)
 
-    # live mode is refused clearly
-    p = meerkat("-i", "eth0", "-l", WORK)
-    check(p.returncode != 0 and "not yet supported" in p.stderr, "-i refused")
+    # live and offline mode exclude each other; a BPF filter is for -r
+    p = meerkat("-r", eth, "-i", "lo", "-l", WORK)
+    check(p.returncode != 0 and "-r and -i exclude each other" in p.stderr, "-r with -i: %r" % p.stderr)
+    p = meerkat("-i", "lo", "-l", WORK, "tcp")
+    check(p.returncode == 2 and "unexpected argument 'tcp'" in p.stderr, "-i with a filter: %r" % p.stderr)
 
     # many interleaved flows over many seconds: 1, 2 and 3 workers agree
     if BENCH:

@@ -257,7 +257,7 @@ Test(eve, merge_orders_by_epoch_time_start_flow_id)
 	cr_assert_eq(mk_eve_buf_add(&b[1], 1, 50, 5, 0, "e", 1), 0);
 	cr_assert_eq(mk_eve_merge_write(&f, b, 2), 0);
 	cr_assert_eq(mk_eve_file_close(&f), 0);
-	cr_assert_eq(f.written, 5);
+	cr_assert_eq(f.sink.written, 5);
 	cr_assert_str_eq(slurp(path), "a\nb\nc\nd\ne\n",
 			 "epoch first, then log time, then start, then flow_id");
 	mk_eve_buf_free(&b[0]);
@@ -298,6 +298,6 @@ Test(eve, full_disk_is_enospc_and_counted)
 	cr_assert_eq(mk_eve_file_flush(&f), -ENOSPC);
 	mk_eve_file_write(&f, "{}", 2);
 	cr_assert_eq(mk_eve_file_close(&f), -ENOSPC, "the first error of the file's life");
-	cr_assert_eq(f.lost, 4);
-	cr_assert_eq(f.written, 0);
+	cr_assert_eq(f.sink.lost, 4);
+	cr_assert_eq(f.sink.written, 0);
 }

@@ -70,7 +70,7 @@ static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)
 		.busy_poll_usecs = 20,
 		.busy_poll_budget = 64,
 		.stats_interval = 10,
-		.ctl_socket = "/run/meerkat/meerkat.sock",
+		.ctl_socket = "/run/meerkat/meerkat.sock", /* MK_CTL_DEFAULT_SOCKET */
 	};
 }
 

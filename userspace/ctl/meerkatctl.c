@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "ctl.h"
+#include "ctlsock.h"
 #include "log.h"
 
 struct ctl_cmd {
@@ -16,10 +17,13 @@ struct ctl_cmd {
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{ "xdp-test", ctl_xdp_test, "run the XDP program over a pcap with BPF_PROG_RUN" },
-	{ "stats", ctl_stats, "print the counters of the meerkat program attached to an interface" },
+	{ "ping", ctl_ping, "ask the running meerkat for a pong" },
+	{ "status", ctl_status, "interfaces, XDP mode, program ids, queues, workers, uptime" },
+	{ "stats", ctl_stats, "every counter of the running meerkat; with -i IFACE, the XDP program's" },
 };
 
 struct ctl_params {
+	const char *socket;
 	int verbose;
 	int version;
 	int help;
@@ -27,6 +31,7 @@ struct ctl_params {
 
 #define P(field) offsetof(struct ctl_params, field)
 static const struct mk_opt ctl_opts[] = {
+	{ "socket", 's', MK_OPT_STR, P(socket), "SOCKET", "the daemon's control socket (default " MK_CTL_DEFAULT_SOCKET ")", 0, 0 },
 	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)", 0, 0 },
 	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print the version", 0, 0 },
 	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
@@ -35,7 +40,7 @@ static const struct mk_opt ctl_opts[] = {
 
 static const struct mk_cli ctl_cli = {
 	.prog = "meerkatctl",
-	.usage = "[-v] COMMAND [OPTIONS]",
+	.usage = "[-v] [-s SOCKET] COMMAND [OPTIONS]",
 	.opts = ctl_opts,
 	.nopts = sizeof(ctl_opts) / sizeof(ctl_opts[0]),
 	.stop_at_positional = 1, /* options after COMMAND are the command's */
@@ -74,6 +79,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	mk_log_set_level((enum mk_log_level)(MK_LOG_INFO + prm.verbose));
+	if (prm.socket)
+		ctl_socket_path = prm.socket;
 	if (first >= argc) {
 		usage(stderr);
 		return 2;

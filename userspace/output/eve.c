@@ -2,12 +2,10 @@
 /* EVE JSON formatting and the deterministic merge of the workers' records. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "community_id.h"
 #include "eve.h"
 #include "log.h"
@@ -302,55 +300,30 @@ int mk_eve_file_open(struct mk_eve_file *f, const char *path, int truncate)
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = -1;
-	snprintf(f->path, sizeof(f->path), "%s", path);
 	f->buf = malloc(EVE_FILE_BUF);
 	if (!f->buf) {
-		err = -ENOMEM;
-		goto fail;
+		mk_err("%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	f->cap = EVE_FILE_BUF;
-	/* appended to, as Suricata does, so that a restart never wipes what was logged */
-	f->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0644);
-	if (f->fd < 0) {
-		err = -errno;
-		goto fail;
+	err = mk_eve_sink_open(&f->sink, path, truncate);
+	if (err) {
+		free(f->buf);
+		f->buf = NULL;
+		return err;
 	}
+	f->open = 1;
 	return 0;
-fail:
-	mk_err("%s: %s", path, strerror(-err));
-	free(f->buf);
-	f->buf = NULL;
-	return err;
 }
 
 int mk_eve_file_flush(struct mk_eve_file *f)
 {
-	size_t done = 0;
-	ssize_t n;
 	int err = 0;
 
-	while (done < f->len) {
-		n = write(f->fd, f->buf + done, f->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (err) {
-		/* a record cut by the failure is lost too: count every record of the buffer */
-		f->lost += f->buf_recs;
-		if (!f->err)
-			mk_err("%s: %s: EVE records are being lost (counted in eve_write_lost)",
-			       f->path, strerror(-err));
-		if (!f->err)
-			f->err = err;
-	} else {
-		f->written += f->buf_recs;
-	}
+	if (f->len)
+		err = mk_eve_sink_write(&f->sink, f->buf, f->len, f->buf_recs);
+	if (err && !f->err)
+		f->err = err;
 	f->len = 0;
 	f->buf_recs = 0;
 	return err;
@@ -362,7 +335,7 @@ void mk_eve_file_write(struct mk_eve_file *f, const char *line, size_t len)
 		mk_eve_file_flush(f);
 	if (len + 1 > f->cap) {
 		/* cannot happen with MK_EVE_LINE_MAX lines; never write half a record */
-		f->lost++;
+		f->sink.lost++;
 		return;
 	}
 	memcpy(f->buf + f->len, line, len);
@@ -373,18 +346,12 @@ void mk_eve_file_write(struct mk_eve_file *f, const char *line, size_t len)
 
 int mk_eve_file_close(struct mk_eve_file *f)
 {
-	int err;
-
-	if (f->fd < 0)
+	if (!f->open)
 		return f->err;
 	mk_eve_file_flush(f);
-	if (close(f->fd) && !f->err) {
-		f->err = -errno;
-		mk_err("%s: %s", f->path, strerror(-f->err));
-	}
-	f->fd = -1;
+	mk_eve_sink_close(&f->sink);
+	f->open = 0;
 	free(f->buf);
 	f->buf = NULL;
-	err = f->err;
-	return err;
+	return f->err;
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "eve_sink.h"
 #include "flow.h"
 
 #define MK_EVE_TS_LEN 32
@@ -66,20 +67,20 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_
 void mk_eve_buf_free(struct mk_eve_buf *b);
 
 /*
- * eve.json. Records are buffered and written with write(2); a failed write
- * is logged once with the file's name and the real errno (a full disk says
- * "No space left on device") and every record it carried is counted in
- * `lost`; writing goes on, so that records after the disk recovers land.
+ * eve.json for one writer (offline's reader): records are buffered and
+ * handed to the EVE sink (eve_sink.h, live mode's file) a megabyte at a time.
+ * A failed write is logged with the file's name and the real errno (a full
+ * disk says "No space left on device"), every record it carried is counted
+ * in sink.lost, and writing goes on, so that records after the disk
+ * recovers land.
  */
 struct mk_eve_file {
-	int fd;
-	char path[4096];
+	struct mk_eve_sink sink; /* sink.written, sink.lost: records */
 	char *buf;
 	size_t len, cap;
 	size_t buf_recs; /* records in buf */
-	uint64_t written; /* records written */
-	uint64_t lost;	  /* records lost to write errors */
-	int err;	  /* first write error, -errno */
+	int err;	 /* first write error, -errno */
+	int open;
 };
 
 /* Appends to @path, or truncates it first. 0 or -errno (logged, naming the file). */

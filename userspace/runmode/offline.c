@@ -452,7 +452,7 @@ static int write_sealed(struct mk_eve_file *out, struct worker *ws, unsigned int
 	if (bufs)
 		err = mk_eve_merge_write(out, bufs, nb);
 	if (err)
-		mk_err("%s: %s", out->path, strerror(-err));
+		mk_err("%s: %s", out->sink.path, strerror(-err));
 	free(bufs);
 	while (got) {
 		c = got->next;
@@ -852,8 +852,8 @@ out_eve:
 	if (eve) {
 		int werr = mk_eve_file_close(eve);
 
-		st->cnt[MK_OFF_EVE_WRITTEN] = eve->written;
-		st->cnt[MK_OFF_EVE_WRITE_LOST] = eve->lost;
+		st->eve_written = eve->sink.written;
+		st->eve_lost = eve->sink.lost;
 		if (!err)
 			err = werr;
 	}
@@ -925,9 +925,9 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 	if (st->cnt[MK_OFF_FILES_FAILED])
 		fprintf(out, "%s: input unreadable: %llu file(s), see above\n", prog,
 			(unsigned long long)st->cnt[MK_OFF_FILES_FAILED]);
-	if (st->cnt[MK_OFF_EVE_WRITE_LOST] || st->pipe.cnt[MK_WORKER_EVE_LOST])
-		fprintf(out, "%s: EVE records lost: %llu to write errors, %llu to formatting\n", prog,
-			(unsigned long long)st->cnt[MK_OFF_EVE_WRITE_LOST],
+	if (st->eve_lost || st->pipe.cnt[MK_WORKER_EVE_LOST])
+		fprintf(out, "%s: EVE records lost: %llu to write errors (eve.lost), %llu to formatting\n",
+			prog, (unsigned long long)st->eve_lost,
 			(unsigned long long)st->pipe.cnt[MK_WORKER_EVE_LOST]);
 	if (!verbose)
 		return;
@@ -940,6 +940,8 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 	/* not a drop: times the reader waited for a worker's queue */
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);
+	fprintf(out, "  eve.%-18s %llu\n  eve.%-18s %llu\n", "written",
+		(unsigned long long)st->eve_written, "lost", (unsigned long long)st->eve_lost);
 }
 
 static void json_put(const char *group, const char *name, uint64_t value, void *arg)
@@ -972,6 +974,9 @@ int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 		json_put("parse_errors", mk_stat_descs[mk_reason_stat(i)].name, st->parse_err[i],
 			 root);
 	mk_worker_stats_foreach(&st->pipe, json_put, root);
+	/* as live mode's stats: eve.written, eve.lost */
+	json_put("eve", "written", st->eve_written, root);
+	json_put("eve", "lost", st->eve_lost, root);
 	if (st->cnt[MK_OFF_FILES_DAMAGED]) {
 		damage = json_pack("{s:s, s:I, s:I, s:s}", "file", st->damage_path, "record",
 				   (json_int_t)st->damage_record, "offset", (json_int_t)st->damage_off,

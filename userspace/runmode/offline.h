@@ -18,7 +18,7 @@
 /*
  * The reader's counters. Every frame read ends in exactly one of filtered,
  * non_ip, link_error, parse_error, cidr_bypass, dispatched (MK_OFF_OUTCOMES);
- * the others describe the input files and the EVE writer.
+ * the others describe the input files.
  */
 #define MK_OFF_READER_COUNTERS(X)                                                                  \
 	X(READ, "read", "frames read from the input files")                                        \
@@ -31,9 +31,7 @@
 	X(FILES, "files", "input files read (in full or up to damage)")                            \
 	X(FILES_FAILED, "files_failed", "input files that could not be read at all (logged)")     \
 	X(FILES_DAMAGED, "files_damaged", "input files whose reading stopped at a damaged record") \
-	X(OVERSIZED, "oversized_records", "records longer than their file's snap length, cut to it") \
-	X(EVE_WRITTEN, "eve_written", "EVE records written to eve.json")                          \
-	X(EVE_WRITE_LOST, "eve_write_lost", "EVE records lost to write errors (full disk, ...)")
+	X(OVERSIZED, "oversized_records", "records longer than their file's snap length, cut to it")
 
 /* The outcomes of a frame read, in summary order. */
 #define MK_OFF_OUTCOMES(X) X(FILTERED) X(NON_IP) X(LINK_ERROR) X(PARSE_ERROR) X(CIDR_BYPASS) X(DISPATCHED)
@@ -63,6 +61,7 @@ struct mk_offline_stats {
 	uint64_t parse_err[MK_REASON_MAX]; /* by enum mk_drop_reason */
 	uint64_t bytes_read;
 	uint64_t queue_full_waits;
+	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
 	struct mk_worker_stats pipe; /* summed over workers */
 	/* the first damaged input (files_damaged counts them all) */
@@ -77,7 +76,7 @@ extern const char *const mk_off_counter_names[MK_OFF_CNT_MAX];
  * Runs every input through the pipeline. Returns 0 or -errno: an input that
  * cannot be read is logged and counted (files_failed) and the others run; a
  * damaged one is read up to the damage (files_damaged); EVE write errors are
- * logged and counted (eve_write_lost) and make the run return that -errno
+ * logged and counted (eve_lost) and make the run return that -errno
  * at the end; only setup errors and a filter that does not compile stop it.
  */
 int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,

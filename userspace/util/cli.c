@@ -45,7 +45,7 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 	*sp++ = ':'; /* a missing argument returns ':', so we say which option */
 	for (i = 0; i < cli->nopts; i++) {
 		const struct mk_opt *o = &cli->opts[i];
-		int arg = o->type == MK_OPT_STR || o->type == MK_OPT_U32;
+		int arg = o->type == MK_OPT_STR || o->type == MK_OPT_U32 || o->type == MK_OPT_APPEND;
 
 		lopts[i].name = o->name;
 		lopts[i].has_arg = arg ? required_argument : no_argument;
@@ -80,7 +80,7 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 		if (!o)
 			return -EINVAL;
 		i = (unsigned int)(o - cli->opts);
-		if (seen[i] && o->type != MK_OPT_COUNT) {
+		if (seen[i] && o->type != MK_OPT_COUNT && o->type != MK_OPT_APPEND) {
 			mk_err("--%s given twice", o->name);
 			return -EINVAL;
 		}
@@ -100,6 +100,17 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 		case MK_OPT_COUNT:
 			(*(int *)(base + o->off))++;
 			break;
+		case MK_OPT_APPEND: {
+			const char **arr = (const char **)(base + o->off);
+			int *n = (int *)(arr + o->max);
+
+			if (*n >= (int)o->max) {
+				mk_err("--%s: at most %u", o->name, o->max);
+				return -EINVAL;
+			}
+			arr[(*n)++] = optarg;
+			break;
+		}
 		}
 	}
 	return optind;

@@ -4,7 +4,8 @@
  * its options once, as a table of struct mk_opt filling fields of its own
  * params struct, and gets getopt_long's tables, strict value checks and
  * --help from it. Rules that hold in every program: an option given twice
- * is an error (only MK_OPT_COUNT options such as -v repeat), numbers are
+ * is an error (only MK_OPT_COUNT options such as -v, and MK_OPT_APPEND lists
+ * such as -i IFACE, repeat), numbers are
  * plain decimal (or 0x hex) within their bounds, never negative, never
  * wrapped.
  */
@@ -20,6 +21,7 @@ enum mk_opt_type {
 	MK_OPT_U32,   /* uint32_t in [min, max] */
 	MK_OPT_FLAG,  /* int set to 1; once */
 	MK_OPT_COUNT, /* int incremented each time (-v -v) */
+	MK_OPT_APPEND, /* repeatable: const char *[max], then its int count right after it */
 };
 
 struct mk_opt {
@@ -29,7 +31,7 @@ struct mk_opt {
 	size_t off; /* offsetof(the program's params struct, field) */
 	const char *metavar;
 	const char *help;
-	uint32_t min, max; /* MK_OPT_U32 */
+	uint32_t min, max; /* MK_OPT_U32: bounds; MK_OPT_APPEND: max is the array's size */
 };
 
 struct mk_cli {
