@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat program: offline mode (-r FILE|DIR [BPF filter]) and the live
- * sensor (-i IFACE, runmode/live.c). Options are one table filling struct
- * meerkat_params (util/cli.h: given twice or out of range is an error);
- * getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE|DIR [BPF filter]), the live
+ * sensor (-i IFACE or capture.interfaces, runmode/live.c) and configuration
+ * checks (-T). Options are one table filling struct meerkat_params
+ * (util/cli.h: given twice or out of range is an error); getopt's table and
+ * --help come from it. The configuration is the file, then the options over
+ * it (mk_config_setup() is that rule, for every mode).
  *
  * Offline exit status: 0 done (a damaged input read up to the damage
  * included, unless --strict-input); 1 an input could not be read, EVE
- * records were lost, or --strict-input and an input was damaged; 2 usage.
+ * records were lost, the configuration is wrong, or --strict-input and an
+ * input was damaged; 2 usage.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,15 +21,14 @@
 #include <unistd.h>
 #include "cli.h"
 #include "config.h"
-#include "ctlsock.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
 
 /* Offline runs are reproducible by default; live mode picks a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
-
-#define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
+/* --community-id-seed not given: outputs.eve-log.community-id-seed */
+#define CID_SEED_UNSET UINT32_MAX
 
 struct meerkat_params {
 	const char *read_file;
@@ -38,12 +40,14 @@ struct meerkat_params {
 	const char *seed;
 	const char *dump_streams;
 	const char *unix_socket;
+	const char *workers; /* checked by the configuration, after the file */
 	const char *stats_json;
-	uint32_t workers; /* 0: not given */
 	uint32_t cid_seed;
 	int no_cid;
 	int eve_truncate;
 	int strict_input;
+	int test_config;
+	int dump_config;
 	int verbose;
 	int version;
 	int help;
@@ -56,18 +60,20 @@ _Static_assert(offsetof(struct meerkat_params, n_iface) ==
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct mk_opt opts[] = {
 	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR", "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
-	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE (repeatable)", 0, MK_MAX_IFACES },
-	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR (created with its parents)", 0, 0 },
-	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "configuration file (key: value lines)", 0, 0 },
+	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
+	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
+	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it", 0, 0 },
+	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL, "check the configuration (-c FILE and the options), exit 0 if valid", 0, 0 },
+	{ "dump-config", 0, MK_OPT_FLAG, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit", 0, 0 },
 	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
-	{ "workers", 0, MK_OPT_U32, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)", 1, MK_MAX_WORKERS },
+	{ "workers", 0, MK_OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
 	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
-	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (default 0)", 0, 65535 },
+	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (overrides outputs.eve-log.community-id-seed)", 0, 65535 },
 	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL, "leave community_id out of EVE records", 0, 0 },
 	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL, "truncate eve.json instead of appending to it", 0, 0 },
 	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "offline: exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
 	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "offline: write every counter to FILE as JSON", 0, 0 },
-	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)", 0, 0 },
+	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)", 0, 0 },
 	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction", 0, 0 },
 	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "every counter in the summary, info messages (twice: debug)", 0, 0 },
 	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0, 0 },
@@ -75,10 +81,11 @@ static const struct mk_opt opts[] = {
 };
 #undef P
 
-static const struct mk_cli cli = {
+static const struct mk_cli cli_desc = {
 	.prog = "meerkat",
-	.usage = "-r FILE|DIR -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
-		 "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]",
+	.usage = "-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		 "       meerkat [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		 "       meerkat -T [-c CONFIG] [options]   (check the configuration)",
 	.opts = opts,
 	.nopts = MK_ARRAY_SIZE(opts),
 };
@@ -120,47 +127,32 @@ static int parse_seed(const char *s, const uint32_t *dflt, uint32_t *seed)
 	return mk_cli_u32("seed", s, 0, UINT32_MAX, seed);
 }
 
-/* Live mode: the command line overrides the configuration's capture section. */
-static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
+/* The optional EVE fields: outputs.eve-log, then the options over it. */
+static struct mk_eve_fmt eve_fmt(const struct meerkat_params *prm, const struct mk_config *conf)
+{
+	struct mk_eve_fmt f = {
+		.community_id = conf->output.eve.community_id && !prm->no_cid,
+		.community_id_seed = conf->output.eve.community_id_seed,
+	};
+
+	if (prm->cid_seed != CID_SEED_UNSET)
+		f.community_id_seed = (uint16_t)prm->cid_seed;
+	return f;
+}
+
+/* Live mode: the options are in @conf already (mk_config_setup). */
+static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
 {
 	struct mk_live_opts lo = { 0 };
-	int i, err;
+	int err;
 
-	if (prm->read_file) {
-		mk_err("-r and -i exclude each other");
-		return -EINVAL;
-	}
-	if (prm->n_iface) {
-		conf->capture.n_ifaces = 0;
-		for (i = 0; i < prm->n_iface; i++) {
-			struct mk_iface_cfg *ic = &conf->capture.ifaces[conf->capture.n_ifaces++];
-
-			memset(ic, 0, sizeof(*ic));
-			if (strlen(prm->iface[i]) >= sizeof(ic->name)) {
-				mk_err("-i %s: interface name too long", prm->iface[i]);
-				return -EINVAL;
-			}
-			strcpy(ic->name, prm->iface[i]);
-		}
-	}
-	if (prm->workers)
-		conf->capture.workers = prm->workers;
-	if (prm->unix_socket) {
-		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
-			mk_err("--unix-socket: path longer than %zu bytes",
-			       sizeof(conf->capture.ctl_socket) - 1);
-			return -EINVAL;
-		}
-		strcpy(conf->capture.ctl_socket, prm->unix_socket);
-	}
 	err = parse_seed(prm->seed, NULL, &lo.seed);
 	if (err)
 		return err;
-	lo.log_dir = prm->log_dir ? prm->log_dir : MK_DEFAULT_LOG_DIR;
+	lo.log_dir = conf->output.eve.enabled ? conf->output.log_dir : NULL;
+	lo.eve_truncate = !conf->output.eve.append || prm->eve_truncate;
+	lo.eve = eve_fmt(prm, conf);
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
-	lo.eve_truncate = prm->eve_truncate;
-	lo.eve.community_id = !prm->no_cid;
-	lo.eve.community_id_seed = (uint16_t)prm->cid_seed;
 	lo.stats_stderr = prm->verbose > 0;
 	mk_log_route_libs();
 	return mk_live_run(conf, &lo);
@@ -179,14 +171,14 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 		return 2;
 	o.pcap_path = prm->read_file;
 	o.filter = filter;
-	o.log_dir = prm->log_dir;
+	o.log_dir = conf->output.log_dir;
 	o.dump_streams = prm->dump_streams;
-	o.workers = prm->workers ? prm->workers : 1;
+	/* capture.workers is the live setting; offline runs one worker unless told */
+	o.workers = prm->workers ? conf->capture.workers : 1;
 	o.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	o.progress = isatty(STDERR_FILENO);
 	o.eve_truncate = prm->eve_truncate;
-	o.eve.community_id = !prm->no_cid;
-	o.eve.community_id_seed = (uint16_t)prm->cid_seed;
+	o.eve = eve_fmt(prm, conf);
 
 	err = mk_offline_run(&o, conf, &st);
 	/* a run that got going has counters, whatever ended it */
@@ -203,21 +195,22 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { 0 };
+	struct meerkat_params prm = { .cid_seed = CID_SEED_UNSET };
+	struct mk_config_cli cli;
 	struct mk_config conf;
 	char *filter = NULL;
 	uint32_t seed;
-	int first, code;
+	int first, code = 0;
 
 	mk_log_init("meerkat");
 	mk_config_defaults(&conf);
-	first = mk_cli_parse(&cli, argc, argv, &prm);
+	first = mk_cli_parse(&cli_desc, argc, argv, &prm);
 	if (first < 0) {
-		mk_cli_usage(&cli, stderr);
+		mk_cli_usage(&cli_desc, stderr);
 		return 2;
 	}
 	if (prm.help) {
-		mk_cli_usage(&cli, stdout);
+		mk_cli_usage(&cli_desc, stdout);
 		return 0;
 	}
 	if (prm.version) {
@@ -236,34 +229,50 @@ int main(int argc, char **argv)
 	if (prm.seed && strcmp(prm.seed, "random") &&
 	    mk_cli_u32("seed", prm.seed, 0, UINT32_MAX, &seed))
 		return 2;
-	if (prm.n_iface) {
-		if (first < argc) {
-			mk_err("unexpected argument '%s' (a BPF filter is for -r)", argv[first]);
-			return 2;
-		}
-		if (prm.config && mk_config_load(&conf, prm.config)) {
-			mk_config_free(&conf);
-			return 1;
-		}
-		code = run_live(&prm, &conf) ? 1 : 0;
-		mk_config_free(&conf);
-		return code;
-	}
-	if (!prm.read_file || !prm.log_dir) {
-		mk_err("offline mode needs -r FILE and -l LOGDIR");
-		mk_cli_usage(&cli, stderr);
+	if (prm.read_file && prm.n_iface) {
+		mk_err("-r and -i exclude each other");
 		return 2;
+	}
+	if (first < argc && !prm.read_file) {
+		mk_err("unexpected argument '%s' (a BPF filter is for -r)", argv[first]);
+		return 2;
+	}
+	cli = (struct mk_config_cli){ .ifaces = prm.iface, .n_ifaces = (unsigned int)prm.n_iface,
+				      .workers = prm.workers, .log_dir = prm.log_dir,
+				      .ctl_socket = prm.unix_socket };
+	if (mk_config_setup(&conf, prm.config, &cli)) {
+		code = 1;
+		goto out;
+	}
+	if (prm.test_config) {
+		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		goto out;
+	}
+	if (prm.dump_config) {
+		mk_config_dump(stdout, &conf);
+		goto out;
+	}
+	/* live with interfaces from -i or the file, offline with -r */
+	if (!prm.read_file && conf.capture.n_ifaces) {
+		code = run_live(&prm, &conf) ? 1 : 0;
+		goto out;
+	}
+	if (!prm.read_file) {
+		mk_err("nothing to capture: -r FILE, or -i IFACE (or capture.interfaces) for live mode");
+		mk_cli_usage(&cli_desc, stderr);
+		code = 2;
+		goto out;
 	}
 	if (first < argc) {
 		filter = join_args(argc, argv, first);
 		if (!filter) {
 			mk_err("%s", strerror(ENOMEM));
-			return 1;
+			code = 1;
+			goto out;
 		}
 	}
-	code = 1;
-	if (!prm.config || !mk_config_load(&conf, prm.config))
-		code = run_offline(&prm, &conf, filter);
+	code = run_offline(&prm, &conf, filter);
+out:
 	free(filter);
 	mk_config_free(&conf);
 	return code;

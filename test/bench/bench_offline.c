@@ -403,6 +403,7 @@ int main(int argc, char **argv)
 		       now_s() - t0, path);
 	}
 	mk_config_defaults(&conf);
+	conf.output.eve.append = 0; /* each run writes the same eve.json afresh */
 	o.pcap_path = path;
 	o.log_dir = logdir;
 	o.workers = workers;

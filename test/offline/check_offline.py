@@ -253,9 +253,9 @@ def main():
         check(cnt.get("non_ip") == 1 and cnt.get("link_error") == 1 and "mismatch" not in cnt,
               "%s: non_ip %s link_error %s" % (v, cnt.get("non_ip"), cnt.get("link_error")))
 
-    # the example configuration holds the defaults: same records
+    # the reference configuration holds the defaults: same records
     eve, cnt, _ = run(os.path.join(gen_dir, "eth.pcap"), os.path.join(WORK, "out-example"), "-c", EXAMPLE_CONF)
-    check(eve == base, "configs/meerkat.conf changes flow records")
+    check(eve == base, "configs/meerkat.yaml changes flow records")
 
     # 802.1Q: the vlan array; bytes exclude the tag (docs/flow.md)
     for w in (1, 2):
@@ -275,9 +275,9 @@ def main():
     check(eve == base, "-k none changes flow records")
 
     # CIDR bypass: the resolver's address removes the DNS flow (2 frames)
-    conf = os.path.join(WORK, "bypass.conf")
+    conf = os.path.join(WORK, "bypass.yaml")
     with open(conf, "w") as f:
-        f.write("# test\nbypass.cidr: 8.8.8.0/24\nbypass.cidr: 2001:db8:ffff::/48\n")
+        f.write("# test\nbypass:\n  cidr:\n    - 8.8.8.0/24\n    - 2001:db8:ffff::/48\n")
     for w in (1, 2):
         eve, cnt, _ = run(os.path.join(gen_dir, "sll2.pcap"), os.path.join(WORK, "out-bypass%d" % w), "-c", conf,
                           "--workers", str(w))
@@ -295,12 +295,35 @@ def main():
     p = meerkat("-r", os.path.join(gen_dir, "eth.pcap"), "-l", os.path.join(WORK, "x"), "tcp", "port")
     check(p.returncode == 1 and "filter 'tcp port'" in p.stderr, "a filter that does not compile: %r" % p.stderr)
 
-    # a bad configuration names file, line and key
-    bad = os.path.join(WORK, "bad.conf")
+    # a bad configuration names file, line, column and key, in one line, and nothing runs
+    bad = os.path.join(WORK, "bad.yaml")
     with open(bad, "w") as f:
-        f.write("flow.max-flows: 100\nflow.timeout.tcp.new: lots\n")
-    p = meerkat("-r", os.path.join(gen_dir, "eth.pcap"), "-l", os.path.join(WORK, "x"), "-c", bad)
-    check(p.returncode != 0 and "bad.conf:2: key 'flow.timeout.tcp.new'" in p.stderr, "config error message: %r" % p.stderr)
+        f.write("flow:\n  prealloc: 100\nflow-timeouts:\n  tcp:\n    new: lots\n")
+    shutil.rmtree(os.path.join(WORK, "x-badconf"), ignore_errors=True)
+    p = meerkat("-r", os.path.join(gen_dir, "eth.pcap"), "-l", os.path.join(WORK, "x-badconf"), "-c", bad)
+    want = "meerkat: error: %s:5:10: flow-timeouts.tcp.new: 'lots' is not a number in [0, 86400]\n" % bad
+    check(p.returncode == 1 and p.stderr == want, "config error message: %r" % p.stderr)
+    check(not os.path.exists(os.path.join(WORK, "x-badconf", "eve.json")), "a bad configuration wrote eve.json")
+
+    # outputs.eve-log: another file name, appended to unless append: no
+    conf = os.path.join(WORK, "eve.yaml")
+    logdir = os.path.join(WORK, "out-append")
+    with open(conf, "w") as f:
+        f.write("outputs:\n  - eve-log:\n      filename: flows.json\n      types: [flow]\n")
+    if os.path.isdir(logdir):
+        shutil.rmtree(logdir)
+    for _ in range(2):
+        subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-l", logdir, "-c", conf],
+                       capture_output=True, check=True)
+    with open(os.path.join(logdir, "flows.json"), "rb") as f:
+        check(f.read() == base + base, "eve-log append: yes keeps the first run's records")
+    with open(conf, "a") as f:
+        f.write("      append: no\n")
+    subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-l", logdir, "-c", conf],
+                   capture_output=True, check=True)
+    with open(os.path.join(logdir, "flows.json"), "rb") as f:
+        check(f.read() == base, "eve-log append: no truncates")
+    check(not os.path.exists(os.path.join(logdir, "eve.json")), "eve.json written besides filename")
 
     # an unsupported link type is one error naming the file and the type
     user0 = os.path.join(gen_dir, "user0.pcap")
@@ -333,12 +356,15 @@ def main():
                        (["--workers", "1", "--workers", "2"], "--workers given twice"),
                        (["--seed", "-1"], "--seed: '-1' is not a number in [0, 4294967295]"),
                        (["--seed", "99999999999"], "--seed: '99999999999' is not a number"),
-                       (["--workers", "0"], "--workers: '0' is not a number in [1, 64]"),
-                       (["--workers", "65"], "--workers: '65'"),
                        (["--community-id-seed", "65536"], "--community-id-seed: '65536'"),
                        (["--bogus"], "--bogus: unknown option")):
         p = meerkat("-l", os.path.join(WORK, "x"), *args)
         check(p.returncode == 2 and ("meerkat: error: " + want) in p.stderr, "%s: %r" % (args, p.stderr[:200]))
+    # --workers is checked by the configuration, after the file: a configuration error (1)
+    for args, want in ((["--workers", "0"], "--workers: '0' is not a number in [1, 64]"),
+                       (["--workers", "65"], "--workers: '65'")):
+        p = meerkat("-r", eth, "-l", os.path.join(WORK, "x"), *args)
+        check(p.returncode == 1 and ("meerkat: error: " + want) in p.stderr, "%s: %r" % (args, p.stderr[:200]))
     p = meerkat("--version")
     check(p.returncode == 0 and p.stdout.startswith("meerkat "), "meerkat --version")
     p = subprocess.run([MEERKATCTL, "--version"], capture_output=True, text=True)
@@ -397,11 +423,22 @@ def main():
     check(p.returncode == 1 and ("%s: exists and is not a directory" % blocker) in p.stderr,
           "-l under a file names the component: %r" % p.stderr)
 
-    # live and offline mode exclude each other; a BPF filter is for -r
-    p = meerkat("-r", eth, "-i", "lo", "-l", WORK)
-    check(p.returncode != 0 and "-r and -i exclude each other" in p.stderr, "-r with -i: %r" % p.stderr)
-    p = meerkat("-i", "lo", "-l", WORK, "tcp")
+    # a BPF filter is for -r (refused before any interface is touched)
+    p = meerkat("-i", "mk-none0", "-l", WORK, "tcp")
     check(p.returncode == 2 and "unexpected argument 'tcp'" in p.stderr, "-i with a filter: %r" % p.stderr)
+
+    # live mode on an interface that does not exist: one clear error, nothing attached
+    # (a name no host has, so that this test never touches a real interface)
+    p = subprocess.run([MEERKAT, "-i", "mk-none0", "-l", WORK, "--unix-socket", ""],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and p.stderr == "meerkat: error: mk-none0: no such interface\n",
+          "-i on a missing interface: %r" % p.stderr)
+    # -r and -i together, or nothing to capture: usage errors
+    p = subprocess.run([MEERKAT, "-r", os.path.join(gen_dir, "eth.pcap"), "-i", "mk-none0"],
+                       capture_output=True, text=True)
+    check(p.returncode == 2 and "-r and -i exclude each other" in p.stderr, "-r with -i: %r" % p.stderr)
+    p = subprocess.run([MEERKAT, "-l", WORK], capture_output=True, text=True)
+    check(p.returncode == 2 and "nothing to capture" in p.stderr, "no -r, no interface: %r" % p.stderr)
 
     # many interleaved flows over many seconds: 1, 2 and 3 workers agree
     if BENCH:

@@ -27,9 +27,9 @@ static void teardown(void)
 
 TestSuite(eve, .init = setup, .fini = teardown);
 
-static const struct mk_eve_cfg eve_cfg = { .community_id = 1 };
+static const struct mk_eve_fmt eve_cfg = { .community_id = 1 };
 
-static json_t *format_at(const struct mk_eve_cfg *cfg, const struct mk_flow *f,
+static json_t *format_at(const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 			 enum mk_flow_reason r, uint64_t ts)
 {
 	char buf[MK_EVE_LINE_MAX];
@@ -201,7 +201,7 @@ Test(eve, proto_names_as_iana_and_suricata)
 Test(eve, tcp_flags_all_eight_bits_and_in_iface)
 {
 	struct mk_parse c = test_parse("10.0.0.9", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP);
-	struct mk_eve_cfg cfg = { .in_iface = "eth7" };
+	struct mk_eve_fmt cfg = { .in_iface = "eth7" };
 	struct mk_flow *f;
 	json_t *j, *tcp;
 

@@ -120,7 +120,7 @@ static void tcp_flag_words(struct sbuf *sb, uint8_t all)
 			sb_printf(sb, ",\"%s\":true", words[i].name);
 }
 
-int mk_eve_flow(char *buf, size_t size, const struct mk_eve_cfg *cfg, const struct mk_flow *f,
+int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us)
 {
 	struct sbuf sb = { .p = buf, .size = size };

@@ -27,8 +27,12 @@
 /* 2026-12-03T03:45:00.123456+0000 (UTC, Suricata's layout) into buf[MK_EVE_TS_LEN]. */
 void mk_eve_ts(char *buf, uint64_t ts_us);
 
-/* What the caller decides about every record (docs/eve.md). */
-struct mk_eve_cfg {
+/*
+ * The optional fields of every record (docs/eve.md), from the configuration's
+ * outputs.eve-log (output_cfg.h) and the command line, plus what only the
+ * run mode knows (in_iface).
+ */
+struct mk_eve_fmt {
 	int community_id;	    /* add `community_id` (Community ID v1) */
 	uint16_t community_id_seed; /* its seed; 0 by default, as Suricata and Zeek */
 	const char *in_iface;	    /* `in_iface`: the capture interface (live mode); NULL: none */
@@ -39,7 +43,7 @@ struct mk_eve_cfg {
  * flow's own times are flow.start and flow.end). @cfg may be NULL (no
  * optional fields). Returns its length or -ENOSPC.
  */
-int mk_eve_flow(char *buf, size_t size, const struct mk_eve_cfg *cfg, const struct mk_flow *f,
+int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us);
 
 /* EVE `proto`: the IANA keyword ("TCP", "IPv6-ICMP", "GRE", ...) or the number in @tmp. */

@@ -6,8 +6,10 @@
  * a sweep only looks at list heads: O(expired), never a full table walk.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cfg_keys.h"
 #include "flow.h"
 #include "log.h"
 
@@ -511,3 +513,65 @@ const char *mk_flow_reason_name(enum mk_flow_reason r)
 
 	return names[r];
 }
+
+/*
+ * The flow table's keys: `flow:` and `flow-timeouts:` with suricata.yaml's
+ * names (docs/configuration.md). Suricata's `bypassed` timeouts have no
+ * counterpart here (bypassed flows are not tracked in user space).
+ */
+static int flow_cfg_check(const void *base, char *msg, size_t len)
+{
+	const struct mk_flow_cfg *c = base;
+
+	/* the memory cap is an entry limit: one entry must fit */
+	if (c->memcap && c->memcap < sizeof(struct mk_flow)) {
+		snprintf(msg, len, "flow.memcap: %llu bytes hold no flow entry (one takes %zu); 0 means no limit",
+			 (unsigned long long)c->memcap, sizeof(struct mk_flow));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void flow_cfg_defaults_any(void *base)
+{
+	mk_flow_cfg_defaults(base);
+}
+
+#define C struct mk_flow_cfg
+#define TIMEOUT(cls, proto, state, name)                                                           \
+	MK_CFG_UINT("flow-timeouts." cls "." name, C, timeout[proto][state], 0, 86400)
+#define EMERG_TIMEOUT(cls, proto, state, name)                                                     \
+	MK_CFG_UINT("flow-timeouts." cls ".emergency-" name, C, emerg_timeout[proto][state], 0, 86400)
+/* new and established for every class; only TCP flows reach `closed` */
+#define TIMEOUTS(cls, proto)                                                                       \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                             \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"),                             \
+	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                       \
+	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established")
+static const struct mk_cfg_key flow_keys[] = {
+	MK_CFG_SIZE("flow.memcap", C, memcap, 0, UINT64_MAX),
+	MK_CFG_UINT("flow.hash-size", C, hash_size, 1, 1u << 30),
+	MK_CFG_UINT("flow.prealloc", C, max_flows, 1, 1u << 28),
+	MK_CFG_UINT("flow.emergency-recovery", C, emergency_recovery, 1, 100),
+	TIMEOUTS("default", MK_FLOW_PROTO_DEFAULT),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	TIMEOUTS("udp", MK_FLOW_PROTO_UDP),
+	TIMEOUTS("icmp", MK_FLOW_PROTO_ICMP),
+};
+#undef TIMEOUTS
+#undef EMERG_TIMEOUT
+#undef TIMEOUT
+#undef C
+
+const struct mk_cfg_table mk_flow_cfg_table = {
+	.name = "flow",
+	.keys = flow_keys,
+	.nkeys = MK_ARRAY_SIZE(flow_keys),
+	.defaults = flow_cfg_defaults_any,
+	.check = flow_cfg_check,
+};

@@ -43,7 +43,7 @@ enum mk_flow_reason {
 #define MK_TCP_PSH 0x08
 #define MK_TCP_ACK 0x10
 
-/* Flow-table settings; timeouts in seconds. Filled by config.c. */
+/* Flow-table settings; timeouts in seconds. The configuration's `flow:` and `flow-timeouts:`. */
 struct mk_flow_cfg {
 	uint32_t max_flows;	 /* preallocated entries per worker */
 	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
@@ -55,6 +55,9 @@ struct mk_flow_cfg {
 
 /* Suricata's defaults (suricata.yaml flow-timeouts). */
 void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg);
+/* The `flow:` and `flow-timeouts:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_flow_cfg_table;
 
 struct mk_flow_list {
 	uint32_t head, tail; /* entry indexes; MK_FLOW_NIL when empty */

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg_keys.h"
+#include "compat.h"
 #include "stream.h"
 
 /* Data further ahead than this is not TCP we can track (RFC 7323 max window). */
@@ -1197,3 +1199,37 @@ void mk_stream_stats_print(const struct mk_stream_engine *eng, FILE *out)
 {
 	mk_stream_stats_foreach(eng, print_one, out);
 }
+
+/*
+ * The stream engine's keys. Suricata's names where it has the setting:
+ * `stream.reassembly.memcap` bounds segment memory here as there (Suricata's
+ * `stream.memcap` bounds session state, which lives in flow entries here).
+ */
+static const struct mk_cfg_name overlap_names[] = {
+	{ "first", MK_OVERLAP_FIRST },
+	{ "last", MK_OVERLAP_LAST },
+	{ NULL, 0 },
+};
+
+static void stream_cfg_defaults_any(void *base)
+{
+	mk_stream_cfg_default(base);
+}
+
+#define C struct mk_stream_cfg
+static const struct mk_cfg_key stream_keys[] = {
+	MK_CFG_BOOL("stream.midstream", C, midstream),
+	MK_CFG_SIZE("stream.reassembly.memcap", C, memcap, 1u << 20, UINT64_MAX),
+	MK_CFG_SIZE("stream.reassembly.depth", C, depth, 0, UINT32_MAX),
+	MK_CFG_UINT("stream.reassembly.segment-prealloc", C, prealloc_segs, 0, 1u << 20),
+	MK_CFG_ENUM("stream.reassembly.overlap-policy", C, overlap_policy, overlap_names),
+	MK_CFG_UINT("stream.reassembly.max-ooo-segs", C, max_ooo_segs, 0, 1u << 24),
+};
+#undef C
+
+const struct mk_cfg_table mk_stream_cfg_table = {
+	.name = "stream",
+	.keys = stream_keys,
+	.nkeys = MK_ARRAY_SIZE(stream_keys),
+	.defaults = stream_cfg_defaults_any,
+};

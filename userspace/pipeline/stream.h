@@ -232,8 +232,11 @@ struct mk_tcp_session {
 struct mk_stream_engine;
 
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg);
-/* "first" or "last" (configuration files) to enum mk_overlap_policy, or -EINVAL. */
+/* "first" or "last" to enum mk_overlap_policy, or -EINVAL. */
 int mk_stream_overlap_policy_parse(const char *name);
+/* The `stream:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_stream_cfg_table;
 /* Returns NULL (errno set) on bad config or no memory. */
 struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg);
 /* Sessions must be freed first; their segments belong to the pool. */

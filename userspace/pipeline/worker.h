@@ -105,7 +105,7 @@ struct mk_worker_cfg {
 	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
 	int log_flows;		/* format an EVE flow record when a flow ends */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
-	struct mk_eve_cfg eve;	/* optional EVE fields: community_id, in_iface */
+	struct mk_eve_fmt eve;	/* optional EVE fields: community_id, in_iface */
 	const struct mk_config *conf;
 };
 

@@ -472,7 +472,7 @@ static void live_stats_event(struct live *lv)
 	json_t *ev;
 	size_t len;
 
-	if (!lv->eve_open)
+	if (!lv->eve_open || !(lv->conf->output.eve.types & MK_EVE_TYPE_STATS))
 		return;
 	mk_eve_ts(ts, now_real_us());
 	ev = json_pack("{s:s,s:s,s:o}", "timestamp", ts, "event_type", "stats", "stats",
@@ -702,7 +702,7 @@ static int workers_create(struct live *lv)
 			.itable = lv->itable,
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
-			.log_flows = 1,
+			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
 			.eve = lv->opts->eve,
 			.conf = lv->conf,
 		};
@@ -773,7 +773,11 @@ static int open_eve(struct live *lv)
 		mk_err("%s: %s", lv->opts->log_dir, strerror(-err));
 		return err;
 	}
-	snprintf(path, sizeof(path), "%s/eve.json", lv->opts->log_dir);
+	/* outputs.eve-log.filename, under the log directory unless absolute */
+	if (lv->conf->output.eve.filename[0] == '/')
+		snprintf(path, sizeof(path), "%s", lv->conf->output.eve.filename);
+	else
+		snprintf(path, sizeof(path), "%s/%s", lv->opts->log_dir, lv->conf->output.eve.filename);
 	err = mk_eve_sink_open(&lv->eve, path, lv->opts->eve_truncate);
 	if (!err)
 		lv->eve_open = 1;
@@ -905,7 +909,7 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 		goto out;
 	}
 	if (!lv->cap.batch || lv->cap.batch > lv->cap.rx_size) {
-		mk_err("capture.batch: %u must be in [1, rx ring size %u]", lv->cap.batch,
+		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]", lv->cap.batch,
 		       lv->cap.rx_size);
 		err = -EINVAL;
 		goto out;

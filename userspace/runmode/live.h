@@ -43,7 +43,7 @@ struct mk_live_opts {
 	uint32_t seed;		/* the hash seed (random per start unless given) */
 	int checksum;		/* validate checksums in the pipeline */
 	int eve_truncate;	/* start eve.json empty instead of appending */
-	struct mk_eve_cfg eve;	/* optional EVE fields; in_iface is set here, per interface */
+	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;	/* print the final counters on stderr */
 };
 

@@ -501,19 +501,29 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-static int open_eve(const struct mk_offline_opts *o, struct mk_eve_file *f)
+/*
+ * outputs.eve-log: the file under the log directory (made with its parents)
+ * unless its name is absolute, appended to unless append: no or --eve-truncate.
+ */
+static int open_eve(const struct mk_offline_opts *o, const struct mk_config *c,
+		    struct mk_eve_file *f)
 {
+	const struct mk_eve_cfg *eve = &c->output.eve;
 	char path[4096];
-	int err;
+	int err, n;
 
 	err = make_dirs(o->log_dir);
 	if (err)
 		return err;
-	if (snprintf(path, sizeof(path), "%s/eve.json", o->log_dir) >= (int)sizeof(path)) {
+	if (eve->filename[0] == '/')
+		n = snprintf(path, sizeof(path), "%s", eve->filename);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s", o->log_dir, eve->filename);
+	if (n < 0 || n >= (int)sizeof(path)) {
 		mk_err("%s: %s", o->log_dir, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	return mk_eve_file_open(f, path, o->eve_truncate);
+	return mk_eve_file_open(f, path, o->eve_truncate || !eve->append);
 }
 
 /* What the reader keeps across the inputs of one run: they are one stream. */
@@ -698,8 +708,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	}
 	r.pcfg = c->parse;
 	r.pcfg.seed = o->seed;
-	if (o->log_dir) {
-		err = open_eve(o, &evef);
+	if (o->log_dir && c->output.eve.enabled) {
+		err = open_eve(o, c, &evef);
 		if (err)
 			return err;
 		eve = &evef;
@@ -738,7 +748,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.itable = itable,
 			.seed = o->seed,
 			.checksum = o->checksum,
-			.log_flows = o->log_dir != NULL,
+			.log_flows = eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,
 			.conf = c,

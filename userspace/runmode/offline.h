@@ -53,7 +53,7 @@ struct mk_offline_opts {
 	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
 	int progress;		/* progress line on stderr (<= 4 updates/s) */
 	int eve_truncate;	/* truncate eve.json (default: append) */
-	struct mk_eve_cfg eve;	/* optional EVE fields (community_id) */
+	struct mk_eve_fmt eve;	/* optional EVE fields (community_id) */
 };
 
 struct mk_offline_stats {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The logger: level-filtered lines on stderr, libbpf/libxdp routed in. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
@@ -8,8 +7,8 @@
 #include "log.h"
 
 static enum mk_log_level log_level = MK_LOG_INFO;
-/* until a program names itself: the name it was started as */
-static const char *log_prog;
+/* each program names itself (mk_log_init); libraries and tests log as meerkat */
+static const char *log_prog = "meerkat";
 
 void mk_log_init(const char *prog)
 {
@@ -18,7 +17,7 @@ void mk_log_init(const char *prog)
 
 const char *mk_log_prog(void)
 {
-	return log_prog ?: program_invocation_short_name;
+	return log_prog;
 }
 
 void mk_log_set_level(enum mk_log_level level)
