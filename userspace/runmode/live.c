@@ -176,11 +176,13 @@ static void worker_eve_flush(struct live_worker *w)
 	w->eve_recs = 0;
 }
 
-static int live_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
+static int live_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		       size_t len)
 {
 	struct live_worker *w = ctx;
 
 	(void)f;
+	(void)ts_us; /* lines go out in the order flows end */
 	if (w->eve_len + len + 1 > EVE_FLUSH_BYTES + MK_EVE_LINE_MAX)
 		worker_eve_flush(w);
 	memcpy(w->eve + w->eve_len, line, len);
@@ -704,10 +706,14 @@ static int workers_create(struct live *lv)
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
+			.eve = lv->opts->eve,
 			.conf = lv->conf,
 		};
 		unsigned int nsocks = 0;
 
+		/* in_iface: a worker serves every interface; named when there is one */
+		if (lv->nifaces == 1)
+			wc.eve.in_iface = lv->ifaces[0].name;
 		for (i = 0; i < lv->nifaces; i++)
 			nsocks += lv->ifaces[i].queues;
 		lw->socks = calloc(nsocks, sizeof(*lw->socks));
