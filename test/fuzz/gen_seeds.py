@@ -107,6 +107,9 @@ def config_seeds(d, conf):
     write(d, 'errors_second_doc', b'flow: {}\n---\nstream: {}\n...\n')
     write(d, 'errors_range', b'defrag:\n  trackers: 1048576\n  max-frags: 65534\n')
     write(d, 'long', b'flow:\n  memcap: ' + b'9' * 600 + b'\n')
+    write(d, 'tunnels', b'decoder:\n  tunnel-depth: 3\n  vxlan: {enabled: no, port: 8472}\n'
+          b'  geneve:\n    port: 6082\n  gre: {enabled: yes}\n  erspan: {enabled: false}\n'
+          b'  ipip:\n    enabled: no\n')
 
 
 def pcap(linktype, frames):
@@ -135,6 +138,11 @@ def eth(ip):
     return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip
 
 
+def ng_block(btype, body):
+    body += b'\0' * ((-len(body)) % 4)
+    return struct.pack('<II', btype, 12 + len(body)) + body + struct.pack('<I', 12 + len(body))
+
+
 def pcap_seeds(d, pcaps):
     udp = struct.pack('!HHHH', 5353, 53, 8 + 40, 0) + bytes(range(40))
     frags = [eth(ipv4(17, udp[:24], 7, 0x2000)), eth(ipv4(17, udp[24:], 7, 3))]
@@ -153,6 +161,27 @@ def pcap_seeds(d, pcaps):
         t = t[:16] + struct.pack('!H', csum(ph + t)) + t[18:]
         tcp.append(eth(ipv4(6, t, 10 + i, 0, src, dst)))
     write(d, 'tcp_session.pcap', pcap(1, tcp))
+    # damage the reader must stop at with its offset: a stray byte, a length
+    # libpcap refuses, records longer than the snap length, a pcapng block it skips
+    whole = pcap(1, tcp)
+    write(d, 'stray_byte.pcap', whole + b'\0')
+    write(d, 'huge_caplen.pcap', whole + struct.pack('<IIII', 9, 0, 300000, 300000) + bytes(32))
+    write(d, 'snaplen64.pcap', whole[:16] + struct.pack('<I', 64) + whole[20:])
+    ng = ng_block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1)) + \
+        ng_block(1, struct.pack('<HHI', 1, 0, 65535))
+    for i, fr in enumerate(tcp):
+        ng += ng_block(6, struct.pack('<IIIII', 0, 0, i, len(fr), len(fr)) + fr)
+        if i == 3:
+            ng += ng_block(0xBAD, b'')
+    write(d, 'tcp_session.pcapng', ng)
+    write(d, 'tcp_session.pcapng.cut', ng[:-20])
+    # each link type's header around the same IPv4 TCP packet
+    ip = tcp[0][14:]
+    for name, lt, hdr in (('null', 0, struct.pack('<I', 2)), ('loop', 108, struct.pack('>I', 2)),
+                          ('loop12', 12, struct.pack('>I', 24)), ('ppp', 9, b'\xff\x03\x00\x21'),
+                          ('ppp_pfc', 9, b'\x21'), ('ppp_serial', 50, b'\x0f\x00\x08\x00'),
+                          ('chdlc', 104, b'\x8f\x00\x08\x00'), ('raw14', 14, b''), ('ipv4', 228, b'')):
+        write(d, 'link_%s.pcap' % name, pcap(lt, [hdr + ip, hdr[:1], hdr + ip[:10]]))
     for p in pcaps:
         with open(p, 'rb') as f:
             data = f.read()

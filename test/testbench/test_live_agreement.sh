@@ -8,7 +8,7 @@
 # EVE flow records as meerkat -r on the same pcap: same flows, same packets
 # and bytes per direction, same TCP flags and states, same end reason.
 # check_agreement.py lists the only differences it forgives and why
-# (timestamps, flow_id, tunnel depth, IPv6 outer addresses).
+# (timestamps, flow_id, in_iface, tunnel depth, IPv6 outer addresses).
 # Usage: test_live_agreement.sh BUILD_DIR PCAP
 set -euo pipefail
 # shellcheck source=test/testbench/lib.sh

@@ -147,6 +147,8 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_ENUM("outputs.eve-log.filetype", C, eve.filetype, filetype_names),
 	MK_CFG_STRING_NONEMPTY("outputs.eve-log.filename", C, eve.filename),
 	MK_CFG_BOOL("outputs.eve-log.append", C, eve.append),
+	MK_CFG_BOOL("outputs.eve-log.community-id", C, eve.community_id),
+	MK_CFG_UINT("outputs.eve-log.community-id-seed", C, eve.community_id_seed, 0, 65535),
 	MK_CFG_CUSTOM("outputs.eve-log.types", types_parse, types_dump),
 };
 #undef C
@@ -161,6 +163,7 @@ static void output_defaults(void *base)
 	o->eve.enabled = 1;
 	o->eve.filetype = MK_EVE_FILETYPE_REGULAR;
 	o->eve.append = 1;
+	o->eve.community_id = 1; /* on, unlike Suricata: it joins records with Zeek's */
 	o->eve.types = MK_EVE_TYPE_ALERT | MK_EVE_TYPE_FLOW | MK_EVE_TYPE_STATS;
 	strcpy(o->eve.filename, "eve.json");
 }

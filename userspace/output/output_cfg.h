@@ -28,6 +28,8 @@ struct mk_eve_cfg {
 	uint8_t enabled;
 	uint8_t filetype; /* enum mk_eve_filetype */
 	uint8_t append;	  /* append to an existing file (yes) or truncate it (no) */
+	uint8_t community_id;	    /* community_id on records (Community ID v1), docs/eve.md */
+	uint16_t community_id_seed; /* its seed */
 	uint32_t types;	  /* MK_EVE_TYPE_* */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */
 };

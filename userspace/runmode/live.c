@@ -190,11 +190,13 @@ static void worker_eve_flush(struct live_worker *w)
 	w->eve_recs = 0;
 }
 
-static int live_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
+static int live_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		       size_t len)
 {
 	struct live_worker *w = ctx;
 
 	(void)f;
+	(void)ts_us; /* lines go out in the order flows end */
 	if (w->eve_len + len + 1 > EVE_FLUSH_BYTES + MK_EVE_LINE_MAX)
 		worker_eve_flush(w);
 	memcpy(w->eve + w->eve_len, line, len);
@@ -658,6 +660,9 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	lo.tunnel_depth = c->parse.tunnel_depth;
 	lo.l2tpv3_cookie_len = c->parse.l2tpv3_cookie_len;
 	lo.l2tpv3_l2spec = c->parse.l2tpv3_l2spec;
+	lo.tunnel_off = c->parse.tunnel_off;
+	lo.vxlan_port = c->parse.vxlan_port;
+	lo.geneve_port = c->parse.geneve_port;
 	if (lv->cap.pin_dir[0]) {
 		snprintf(pin, sizeof(pin), "%s/%s", lv->cap.pin_dir, ic->name);
 		if (mkdir(lv->cap.pin_dir, 0700) && errno != EEXIST) {
@@ -758,10 +763,14 @@ static int workers_create(struct live *lv)
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
+			.eve = lv->opts->eve,
 			.conf = lv->conf,
 		};
 		unsigned int nsocks = 0;
 
+		/* in_iface: a worker serves every interface; named when there is one */
+		if (lv->nifaces == 1)
+			wc.eve.in_iface = lv->ifaces[0].name;
 		for (i = 0; i < lv->nifaces; i++)
 			nsocks += lv->ifaces[i].queues;
 		lw->socks = calloc(nsocks, sizeof(*lw->socks));

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "config.h"
+#include "eve.h"
 
 /*
  * What the live source counts per worker, besides the pipeline's own
@@ -42,6 +43,7 @@ struct mk_live_opts {
 	uint32_t seed;		/* the hash seed (random per start unless given) */
 	int checksum;		/* validate checksums in the pipeline */
 	int eve_truncate;	/* start eve.json empty instead of appending */
+	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;	/* print the final counters on stderr */
 };
 
