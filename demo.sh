@@ -11,11 +11,13 @@
 #      fragments, ARP, malformed frames) from the other end with tcpreplay,
 #      printing the daemon's counters as they move (meerkatctl stats),
 #   5. compares what the XDP program counted with what the traffic generator
-#      built, then puts a server into the CIDR bypass list and replays again:
-#      its flows are dropped in the driver,
+#      built,
 #   6. stops the sensor (SIGTERM): the accounting line, the EVE flow records
 #      it wrote; then offline mode (meerkat -r) on the same pcap,
-#   7. removes everything it created, even on error or Ctrl-C.
+#   7. starts the sensor again with a server in the CIDR bypass list
+#      (bypass.cidr) and replays: that server's flows, plain or tunnelled, are
+#      dropped in the driver,
+#   8. removes everything it created, even on error or Ctrl-C.
 # Touches nothing outside the two namespaces it creates, a bpffs mount under
 # /run and a scratch directory under /tmp; sends no traffic anywhere else.
 set -euo pipefail
@@ -32,7 +34,7 @@ else
 	say() { printf '\n== %s\n' "$*"; }
 fi
 
-say "1/6 dependencies and build"
+say "1/7 dependencies and build"
 ./deps.sh
 if [ -f build/build.ninja ]; then
 	meson setup --reconfigure build >/dev/null
@@ -54,10 +56,10 @@ TB_NAME="demo"
 TB_MEERKAT="$BUILD/userspace/meerkat"
 TB_CTL="$BUILD/userspace/meerkatctl"
 
-say "2/6 testbench: two namespaces joined by a veth pair"
+say "2/7 testbench: two namespaces joined by a veth pair"
 tb_setup
 
-say "3/6 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 (in $TB_NS_SENSOR)"
+say "3/7 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 (in $TB_NS_SENSOR)"
 tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -v || {
 	cat "$TB_MK_DIR/err" >&2
 	tb_fail "meerkat did not start"
@@ -80,7 +82,7 @@ print("  xdp rx %5d  redirected %5d  passed %3d | workers took %s  flows active 
 }
 
 frames="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$EXPECT")"
-say "4/6 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF at 200 frames/s; the counters move"
+say "4/7 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF at 200 frames/s; the counters move"
 tb_peer tcpreplay -i "$TB_PEER_IF" --pps=200 "$PCAP" >"$TB_TMP/replay.out" 2>&1 &
 replay=$!
 while kill -0 "$replay" 2>/dev/null; do
@@ -92,7 +94,7 @@ grep -E 'Successful packets|Failed packets' "$TB_TMP/replay.out" || true
 sleep 1.2 # the workers publish their counters once a second
 stats_line
 
-say "5/6 what the XDP program counted, against what the traffic generator built"
+say "5/7 what the XDP program counted, against what the traffic generator built"
 STATS_JSON="$(tb_ctl stats --json)" /usr/bin/python3 -c '
 import json, os, sys
 exp = dict(json.load(open(sys.argv[1]))["counters"])
@@ -107,19 +109,7 @@ i = s["invariant"]
 print("  invariant: rx %d = sum of outcomes %d: %s" % (i["rx"], i["outcome_sum"],
       "holds" if i["holds"] else "VIOLATED"))' "$EXPECT" || true
 
-prefix="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["prefix"])' "$EXPECT")"
-echo
-echo "bypass in the driver: $prefix (the web server) into the running program's CIDR bypass list, replay again"
-tb_cidr_v4_add "$prefix"
-tb_peer tcpreplay -i "$TB_PEER_IF" --pps=2000 "$PCAP" >/dev/null 2>&1 || true
-sleep 1.2
-tb_ctl stats --json | /usr/bin/python3 -c '
-import json, sys
-x = json.load(sys.stdin)["xdp"]
-print("  after two replays: rx %d, drop_cidr_bypass %d (its plain, GTP-U and L2TP sessions, matched"
-      " on the inner address), redirect_xsk %d" % (x["rx"], x["drop_cidr_bypass"], x["redirect_xsk"]))'
-
-say "6/6 SIGTERM: the sensor drains, detaches and accounts for every frame"
+say "6/7 SIGTERM: the sensor drains, detaches and accounts for every frame"
 tb_meerkat_stop TERM
 grep -E '^meerkat: (accounting|warning|error)' "$TB_MK_DIR/err" || true
 [ -z "$(tb_sensor_prog_id)" ] && echo "  no XDP program left on $TB_SENSOR_IF (exit status $TB_MK_RC)"
@@ -148,6 +138,26 @@ mkdir -p "$TB_TMP/offline"
 	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled) ' || true
 summarise "$TB_TMP/offline/eve.json"
 echo "(test/testbench/test_live_agreement.sh checks that live and offline write the same flow records)"
+
+prefix="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["prefix"])' "$EXPECT")"
+say "7/7 bypass in the driver: the sensor again, with bypass.cidr: [$prefix] (the web server)"
+printf 'bypass:\n  cidr: ["%s"]\n' "$prefix" >"$TB_TMP/bypass.yaml"
+cat "$TB_TMP/bypass.yaml"
+tb_meerkat_start bypass -c "$TB_TMP/bypass.yaml" -i "$TB_SENSOR_IF" --workers 2 || {
+	cat "$TB_MK_DIR/err" >&2
+	tb_fail "meerkat did not start"
+}
+tb_peer tcpreplay -i "$TB_PEER_IF" --pps=2000 "$PCAP" >/dev/null 2>&1 || true
+sleep 1.2
+tb_ctl stats --json | /usr/bin/python3 -c '
+import json, sys
+x = json.load(sys.stdin)["xdp"]
+print("  rx %d, drop_cidr_bypass %d (expected %s: its plain, GTP-U and L2TP sessions, matched on"
+      " the inner address), redirect_xsk %d" % (x["rx"], x["drop_cidr_bypass"], sys.argv[1],
+                                               x["redirect_xsk"]))' \
+	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["counters"]["drop_cidr_bypass"])' "$EXPECT")" || true
+tb_meerkat_stop TERM
+grep -E '^meerkat: (accounting|warning|error)' "$TB_MK_DIR/err" || true
 
 say "cleanup"
 # tb_cleanup runs from the EXIT trap: stops the daemon if needed, deletes the
