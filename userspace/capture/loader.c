@@ -12,7 +12,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <net/if.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -280,12 +282,41 @@ int mk_loader_itable_reset(struct mk_loader *l)
  * libxdp loads the program itself when it can put it behind its dispatcher;
  * our object is already loaded, so libxdp attaches it as a single program
  * unless a dispatcher is there. Either way detach goes through libxdp too.
+ * Where the kernel refuses freplace libxdp first tries its dispatcher and
+ * libbpf warns about that failed load (advising a higher `ulimit -l`) before
+ * libxdp falls back: the libraries are quietened for the attempt and the
+ * caller reports what finally failed (-v -v shows everything).
  */
+static int attach_once(struct mk_loader *l, int ifindex, enum xdp_attach_mode mode)
+{
+	struct xdp_program *prog;
+	int err;
+
+	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err)
+		return err;
+	mk_log_libs_quiet(1);
+	err = xdp_program__attach(prog, ifindex, mode, 0);
+	mk_log_libs_quiet(0);
+	if (err) {
+		xdp_program__close(prog);
+		return err;
+	}
+	l->xdp_prog = prog;
+	l->ifindex = ifindex;
+	l->attach_mode = mode;
+	return 0;
+}
+
+static const char *mode_name(bool skb_mode)
+{
+	return skb_mode ? "generic" : "native";
+}
+
 int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
 {
-	enum xdp_attach_mode mode = skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE;
 	char ifname[IF_NAMESIZE] = "?";
-	struct xdp_program *prog;
 	int err;
 
 	if (l->xdp_prog) {
@@ -293,24 +324,13 @@ int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
-	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
-	err = libxdp_get_error(prog);
-	if (err) {
-		mk_err("meerkat: libxdp cannot take the BPF object: %s", strerror(-err));
-		return err;
-	}
-	err = xdp_program__attach(prog, ifindex, mode, 0);
-	if (err) {
-		mk_err("meerkat: cannot attach to %s in %s mode: %s", ifname,
-		       skb_mode ? "skb" : "native", strerror(-err));
-		xdp_program__close(prog);
-		return err;
-	}
-	l->xdp_prog = prog;
-	l->ifindex = ifindex;
-	l->attach_mode = mode;
-	mk_info("meerkat: attached to %s (%s mode)", ifname, skb_mode ? "skb" : "native");
-	return 0;
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
+	if (err)
+		mk_err("%s: cannot attach the XDP program in %s mode: %s", ifname,
+		       mode_name(skb_mode), strerror(-err));
+	else
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+	return err;
 }
 
 int mk_loader_detach(struct mk_loader *l)
@@ -727,7 +747,8 @@ const char *mk_loader_attach_mode_name(const struct mk_loader *l)
 	return l->attach_mode == XDP_MODE_SKB ? "generic" : "native";
 }
 
-int mk_loader_detach_stale(int ifindex)
+/* Detaches every meerkat_xdp linked into libxdp's dispatcher on @ifindex. */
+static int detach_stale_dispatched(int ifindex)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
@@ -737,49 +758,115 @@ int mk_loader_detach_stale(int ifindex)
 		return err == -ENOENT ? 0 : err;
 	if (!mp)
 		return 0;
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), "meerkat_xdp")) {
-			err = xdp_multiprog__detach(mp);
-			n = err ? err : 1;
+	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+		if (strcmp(xdp_program__name(p), "meerkat_xdp"))
+			continue;
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		if (err) {
+			n = err;
+			break;
 		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-			if (strcmp(xdp_program__name(p), "meerkat_xdp"))
-				continue;
-			err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
-			if (err) {
-				n = err;
-				break;
-			}
-			n++;
-		}
+		n++;
 	}
 	xdp_multiprog__close(mp);
 	return n;
 }
 
-/* Names the program that keeps us off the interface in single-program mode. */
-static void explain_busy(int ifindex, const char *ifname)
+/*
+ * A meerkat program attached directly (single-program mode) is found and
+ * detached with libbpf alone: libxdp 1.3's xdp_multiprog__get_from_ifindex()
+ * keeps a duplicate of the program's fd open, which would hold the stale
+ * program (and its maps) in memory for as long as this daemon runs. The
+ * detach names the stale program (XDP_FLAGS_REPLACE), so a program attached
+ * meanwhile by someone else is never removed. Behind a dispatcher libxdp
+ * does the work. Returns 1 when one was detached, 0 when none, or -errno.
+ */
+static int detach_stale_one(int ifindex, __u32 id, __u32 mode_flag)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno; /* gone meanwhile */
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	if (!strcmp(info.name, "xdp_dispatcher")) {
+		err = detach_stale_dispatched(ifindex);
+		goto out;
+	}
+	err = 0;
+	if (strcmp(info.name, "meerkat_xdp"))
+		goto out;
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_attach(ifindex, -1, mode_flag | XDP_FLAGS_REPLACE, &opts);
+	err = err ? err : 1;
+out:
+	close(fd);
+	return err;
+}
+
+int mk_loader_detach_stale(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err, n = 0;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		err = detach_stale_one(ifindex, q.drv_prog_id, XDP_FLAGS_DRV_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	if (q.skb_prog_id) {
+		err = detach_stale_one(ifindex, q.skb_prog_id, XDP_FLAGS_SKB_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	return n;
+}
+
+/*
+ * Names the program that keeps us off the interface in single-program mode.
+ * Returns 1 when it said so (one error line), 0 when it found nothing to name.
+ */
+static int explain_busy(int ifindex, const char *ifname)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
+	int said = 0;
 
 	if (libxdp_get_error(mp) || !mp)
-		return;
+		return 0;
 	p = xdp_multiprog__main_prog(mp);
-	if (xdp_multiprog__is_legacy(mp) && p)
+	if (xdp_multiprog__is_legacy(mp) && p) {
 		mk_err("%s already runs XDP program '%s' (id %u) and libxdp's dispatcher is not "
 		       "available to run both: detach it first (xdp-loader unload %s --all)",
 		       ifname, xdp_program__name(p), xdp_program__id(p), ifname);
+		said = 1;
+	}
 	xdp_multiprog__close(mp);
+	return said;
 }
 
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
 {
 	char ifname[IF_NAMESIZE] = "?";
+	const char *hint = "";
 	int err, n;
 
+	if (l->xdp_prog) {
+		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
+		return -EBUSY;
+	}
 	if_indextoname(ifindex, ifname);
 	n = mk_loader_detach_stale(ifindex);
 	if (n < 0) {
@@ -789,13 +876,22 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	}
 	if (n)
 		mk_warn("%s: replaced the meerkat program a previous run left attached", ifname);
-	err = mk_loader_attach(l, ifindex, skb_mode);
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
 	if (err && !skb_mode && fallback_generic && err != -EEXIST && err != -EBUSY) {
 		mk_warn("%s: native XDP refused (%s), attaching in generic mode (slower)", ifname,
 			strerror(-err));
-		err = mk_loader_attach(l, ifindex, true);
+		skb_mode = true;
+		err = attach_once(l, ifindex, XDP_MODE_SKB);
 	}
-	if (err == -EEXIST || err == -EBUSY)
-		explain_busy(ifindex, ifname);
+	if (!err) {
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+		return 0;
+	}
+	if ((err == -EEXIST || err == -EBUSY) && explain_busy(ifindex, ifname))
+		return err;
+	if (err == -EOPNOTSUPP && !skb_mode)
+		hint = " (no native XDP in this driver: capture.attach-mode auto or generic)";
+	mk_err("%s: cannot attach the XDP program in %s mode: %s%s", ifname, mode_name(skb_mode),
+	       strerror(-err), hint);
 	return err;
 }

@@ -183,10 +183,16 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 			  mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
 	}
 	if (f->tunnel_depth) {
-		addr_str(sa, sizeof(sa), f->outer_family, f->outer_client);
-		addr_str(da, sizeof(da), f->outer_family, f->outer_server);
-		sb_printf(&sb, ",\"tunnel\":{\"type\":\"%s\",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"",
-			  tunnel_name(f->tunnel_type), sa, da);
+		sb_printf(&sb, ",\"tunnel\":{\"type\":\"%s\"", tunnel_name(f->tunnel_type));
+		/*
+		 * Live capture knows outer IPv6 addresses only as a 32-bit fold
+		 * (common/meta.h, outer_family none): no address beats a made-up one.
+		 */
+		if (f->outer_family == MK_FAMILY_IPV4 || f->outer_family == MK_FAMILY_IPV6) {
+			addr_str(sa, sizeof(sa), f->outer_family, f->outer_client);
+			addr_str(da, sizeof(da), f->outer_family, f->outer_server);
+			sb_printf(&sb, ",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"", sa, da);
+		}
 		if (f->tunnel_type == MK_TUNNEL_GTPU)
 			sb_printf(&sb, ",\"teid\":%u", f->tunnel_id);
 		else if (f->tunnel_type == MK_TUNNEL_L2TPV2)
