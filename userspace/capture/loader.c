@@ -41,37 +41,37 @@ void mk_loader_opts_default(struct mk_loader_opts *opts)
 static int opts_check(const struct mk_loader_opts *o)
 {
 	if (!o->workers || o->workers > MK_MAX_WORKERS) {
-		mk_err("meerkat: workers must be 1..%d, not %u", MK_MAX_WORKERS, o->workers);
+		mk_err("workers must be 1..%d, not %u", MK_MAX_WORKERS, o->workers);
 		return -EINVAL;
 	}
 	if (!o->queues || o->queues > MK_MAX_QUEUES) {
-		mk_err("meerkat: queues must be 1..%d, not %u", MK_MAX_QUEUES, o->queues);
+		mk_err("queues must be 1..%d, not %u", MK_MAX_QUEUES, o->queues);
 		return -EINVAL;
 	}
 	if (o->mode != MK_MODE_IDS && o->mode != MK_MODE_IPS) {
-		mk_err("meerkat: unknown mode %u", o->mode);
+		mk_err("unknown mode %u", o->mode);
 		return -EINVAL;
 	}
 	if (o->tunnel_depth > MK_TUNNEL_DEPTH_MAX) {
-		mk_err("meerkat: tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
+		mk_err("tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
 		       o->tunnel_depth);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_cookie_len != 0 && o->l2tpv3_cookie_len != 4 && o->l2tpv3_cookie_len != 8) {
-		mk_err("meerkat: L2TPv3 cookie length must be 0, 4 or 8, not %u",
+		mk_err("L2TPv3 cookie length must be 0, 4 or 8, not %u",
 		       o->l2tpv3_cookie_len);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_l2spec != MK_L2SPEC_NONE && o->l2tpv3_l2spec != MK_L2SPEC_DEFAULT) {
-		mk_err("meerkat: unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
+		mk_err("unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
 		return -EINVAL;
 	}
 	if (o->tunnel_off & ~MK_TUN_ALL) {
-		mk_err("meerkat: unknown tunnel decoder bits 0x%x", o->tunnel_off & ~MK_TUN_ALL);
+		mk_err("unknown tunnel decoder bits 0x%x", o->tunnel_off & ~MK_TUN_ALL);
 		return -EINVAL;
 	}
 	if (o->xsk_slots && o->xsk_slots < o->queues * o->workers) {
-		mk_err("meerkat: %u XSKMAP slots cannot hold %u queues x %u workers", o->xsk_slots,
+		mk_err("%u XSKMAP slots cannot hold %u queues x %u workers", o->xsk_slots,
 		       o->queues, o->workers);
 		return -EINVAL;
 	}
@@ -113,7 +113,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel = meerkat_bpf__open();
 	if (!skel) {
 		err = -errno;
-		mk_err("meerkat: cannot open BPF object: %s", strerror(-err));
+		mk_err("cannot open BPF object: %s", strerror(-err));
 		return err;
 	}
 	skel->rodata->mk_cfg.seed = opts->seed;
@@ -140,14 +140,14 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
 	err = bpf_map__set_max_entries(skel->maps.mk_xsks, l->xsk_slots);
 	if (err) {
-		mk_err("meerkat: cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
+		mk_err("cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
 		       strerror(-err));
 		goto err_destroy;
 	}
 
 	err = meerkat_bpf__load(skel);
 	if (err) {
-		mk_err("meerkat: cannot load BPF object (run with -v -v for the verifier log): %s",
+		mk_err("cannot load BPF object (run with -v -v for the verifier log): %s",
 		       strerror(-err));
 		goto err_destroy;
 	}
@@ -270,7 +270,7 @@ int mk_loader_itable_reset(struct mk_loader *l)
 		w = b % l->workers;
 		err = map_update(l->skel->maps.mk_itable, &b, &w, BPF_ANY);
 		if (err) {
-			mk_err("meerkat: cannot fill map mk_itable bucket %u: %s", b,
+			mk_err("cannot fill map mk_itable bucket %u: %s", b,
 			       strerror(-err));
 			return err;
 		}
@@ -320,7 +320,7 @@ int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
 	int err;
 
 	if (l->xdp_prog) {
-		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
+		mk_err("already attached to ifindex %d", l->ifindex);
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
@@ -343,7 +343,7 @@ int mk_loader_detach(struct mk_loader *l)
 	if_indextoname(l->ifindex, ifname);
 	err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
 	if (err)
-		mk_err("meerkat: cannot detach from %s: %s", ifname, strerror(-err));
+		mk_err("cannot detach from %s: %s", ifname, strerror(-err));
 	/* from_bpf_obj borrowed the object: closing the handle leaves the skeleton's fds */
 	xdp_program__close(l->xdp_prog);
 	l->xdp_prog = NULL;
@@ -356,12 +356,12 @@ int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
 	int err;
 
 	if (slot >= l->xsk_slots) {
-		mk_err("meerkat: XSKMAP slot %u out of range (%u slots)", slot, l->xsk_slots);
+		mk_err("XSKMAP slot %u out of range (%u slots)", slot, l->xsk_slots);
 		return -ERANGE;
 	}
 	err = map_update(l->skel->maps.mk_xsks, &slot, &xsk_fd, BPF_ANY);
 	if (err)
-		mk_err("meerkat: cannot put socket in map mk_xsks slot %u: %s", slot,
+		mk_err("cannot put socket in map mk_xsks slot %u: %s", slot,
 		       strerror(-err));
 	return err;
 }
@@ -371,7 +371,7 @@ int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot)
 	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_xsks), &slot) && errno != ENOENT) {
 		int err = -errno;
 
-		mk_err("meerkat: cannot clear map mk_xsks slot %u: %s", slot, strerror(-err));
+		mk_err("cannot clear map mk_xsks slot %u: %s", slot, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -386,14 +386,14 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 		if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_peer), &key) &&
 		    errno != ENOENT) {
 			err = -errno;
-			mk_err("meerkat: cannot clear map mk_peer: %s", strerror(-err));
+			mk_err("cannot clear map mk_peer: %s", strerror(-err));
 			return err;
 		}
 		return 0;
 	}
 	err = map_update(l->skel->maps.mk_peer, &key, &val, BPF_ANY);
 	if (err)
-		mk_err("meerkat: cannot put ifindex %d in map mk_peer: %s", ifindex,
+		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex,
 		       strerror(-err));
 	return err;
 }
@@ -422,7 +422,7 @@ static int cidr_key(
 		*count = &l->skel->bss->mk_cidr_v6_entries;
 		return 0;
 	}
-	mk_err("meerkat: bad CIDR (family %d, prefix length %u)", family, prefixlen);
+	mk_err("bad CIDR (family %d, prefix length %u)", family, prefixlen);
 	return -EINVAL;
 }
 
@@ -452,7 +452,7 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 		cidr_prefilter_update(l, family, addr, prefixlen, -1);
 		if (err == -EEXIST)
 			return 0;
-		mk_err("meerkat: cannot add CIDR to map %s: %s", bpf_map__name(map),
+		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
 	}
@@ -475,7 +475,7 @@ int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 
 		return err;
 	if (bpf_map_delete_elem(bpf_map__fd(map), &key)) {
 		err = -errno;
-		mk_err("meerkat: cannot delete CIDR from map %s: %s", bpf_map__name(map),
+		mk_err("cannot delete CIDR from map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
 	}
@@ -532,7 +532,7 @@ int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 		bypass_ref(l, key, -1);
 	}
 	if (err)
-		mk_err("meerkat: cannot add flow to map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot add flow to map mk_flow_bypass: %s", strerror(-err));
 	free(vals);
 	return err;
 }
@@ -543,7 +543,7 @@ int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
 
 	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
 		err = -errno;
-		mk_err("meerkat: cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
 		return err;
 	}
 	err = bypass_refs_get(l);
@@ -575,7 +575,7 @@ int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
 	}
 	if (errno != ENOENT) {
 		err = -errno;
-		mk_err("meerkat: cannot walk map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot walk map mk_flow_bypass: %s", strerror(-err));
 		return err;
 	}
 	/* set what is needed before clearing what is not: no entry loses its bit meanwhile */
@@ -650,7 +650,7 @@ int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
 	for (k = 0; k < MK_STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_stats), &k, vals)) {
 			err = -errno;
-			mk_err("meerkat: cannot read map mk_stats slot %u: %s", k, strerror(-err));
+			mk_err("cannot read map mk_stats slot %u: %s", k, strerror(-err));
 			break;
 		}
 		out[k] = 0;
@@ -678,7 +678,7 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 
 	memset(set, 0, sizeof(*set));
 	if (queue >= l->queues) {
-		mk_err("meerkat: queue %u out of range (%u queues)", queue, l->queues);
+		mk_err("queue %u out of range (%u queues)", queue, l->queues);
 		return -ERANGE;
 	}
 	set->umem_size = (size_t)XSK_SET_FRAMES * l->workers * XSK_UMEM__DEFAULT_FRAME_SIZE;
@@ -687,20 +687,20 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 	if (set->umem_area == MAP_FAILED) {
 		err = -errno;
 		set->umem_area = NULL;
-		mk_err("meerkat: cannot map UMEM for %s: %s", ifname, strerror(-err));
+		mk_err("cannot map UMEM for %s: %s", ifname, strerror(-err));
 		return err;
 	}
 	err = xsk_umem__create(&set->umem, set->umem_area, set->umem_size, &set->fill, &set->comp,
 			       NULL);
 	if (err) {
-		mk_err("meerkat: cannot create UMEM on %s: %s", ifname, strerror(-err));
+		mk_err("cannot create UMEM on %s: %s", ifname, strerror(-err));
 		goto err_out;
 	}
 	for (w = 0; w < l->workers; w++) {
 		err = xsk_socket__create_shared(&set->xsks[w], ifname, queue, set->umem,
 						&set->rx[w], NULL, &set->fill, &set->comp, &xcfg);
 		if (err) {
-			mk_err("meerkat: cannot create AF_XDP socket %u on %s queue %u: %s", w,
+			mk_err("cannot create AF_XDP socket %u on %s queue %u: %s", w,
 			       ifname, queue, strerror(-err));
 			goto err_out;
 		}
@@ -864,7 +864,7 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	int err, n;
 
 	if (l->xdp_prog) {
-		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
+		mk_err("already attached to ifindex %d", l->ifindex);
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
