@@ -26,6 +26,14 @@ const volatile struct mk_parse_cfg mk_cfg = {
 	.l2tpv3_cookie_len = 0,
 	.l2tpv3_l2spec = MK_L2SPEC_NONE,
 };
+/*
+ * The flow hash's NH key, mk_hash_key_init(mk_cfg.seed), set by the loader
+ * with the seed; the initial value is seed 0's (test/unit/test_hash.c).
+ */
+const volatile struct mk_hash_key mk_hash_key = {
+	.k = {0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
+	      0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c},
+};
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
@@ -157,6 +165,7 @@ int meerkat_xdp(struct xdp_md *ctx)
 	struct mk_parse p;
 	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
 	const struct mk_parse_cfg *fast_cfg;
+	const struct mk_hash_key *hk;
 	struct mk_meta *meta;
 	int ret, fast;
 
@@ -168,11 +177,13 @@ int meerkat_xdp(struct xdp_md *ctx)
 	 */
 	fast_cfg = (const struct mk_parse_cfg *)&mk_cfg;
 	barrier_var(fast_cfg);
+	hk = (const struct mk_hash_key *)&mk_hash_key;
+	barrier_var(hk);
 
 	/* one counter per frame, its outcome: rx is their sum, derived in user space */
 	fast = MK_FAST_NO;
 	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
-		fast = mk_parse_fast(ctx, fast_cfg, &p);
+		fast = mk_parse_fast(ctx, fast_cfg, hk, &p);
 	if (fast == MK_FAST_FLOW) {
 		ret = MK_PARSE_IP;
 	} else {
@@ -190,9 +201,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 
 		/* a tunnel behind plain outer headers goes on from the fast path's level */
 		if (fast == MK_FAST_TUNNEL)
-			ret = mk_parse_levels(ctx, 0, &cfg, &p);
+			ret = mk_parse_levels(ctx, 0, &cfg, hk, &p);
 		else
-			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, &p);
+			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, hk, &p);
 	}
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);

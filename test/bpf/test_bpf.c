@@ -26,12 +26,13 @@
 #include <bpf/bpf.h>
 #include <criterion/criterion.h>
 #include "fixture.h"
+#include "hash.h"
 #include "loader.h"
 #include "log.h"
-#include "meerkat.skel.h" /* .bss counters the CIDR test reads */
 #include "meta.h"
 #include "parse.h"
 #include "stats.h"
+#include "meerkat.skel.h" /* .bss counters the CIDR test reads (needs the types above) */
 
 #ifdef MK_FIXTURE_SEED
 #define TEST_SEED MK_FIXTURE_SEED /* the generator's expected hashes were made with it */
@@ -368,7 +369,7 @@ static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run 
 		cr_expect_eq(m->outer_dst, odst[0], "%s: outer_dst", fx->name);
 	}
 #ifdef MK_FIXTURE_SEED
-	/* the generator's own jhash2 over the documented key layout */
+	/* the generator's own NH over the documented key layout */
 	cr_expect_eq(m->hash, fx->hash, "%s: hash 0x%08x, the table says 0x%08x", fx->name, m->hash,
 		     fx->hash);
 	cr_expect_eq(m->tunnel_ctx, fx->tunnel_ctx, "%s: tunnel_ctx 0x%08x, the table says 0x%08x",
@@ -966,6 +967,24 @@ Test(bpf, cidr_bypass_ips)
 	cr_assert_arr_eq(r.frame, fx->frame, fx->len, "%s: forwarded frame was rewritten",
 			 fx->name);
 	harness_down(&h);
+}
+
+/*
+ * The program's NH key as compiled is seed 0's, so a program loaded without
+ * meerkat's loader (xdp-loader) still hashes as user space does with seed 0;
+ * the loader overwrites it with the expansion of the configured seed.
+ */
+Test(bpf, hash_key_default)
+{
+	struct meerkat_bpf *skel = meerkat_bpf__open();
+	struct mk_hash_key want;
+
+	cr_assert_not_null(skel, "cannot open the BPF object");
+	mk_hash_key_init(&want, 0);
+	cr_expect_arr_eq((const void *)&skel->rodata->mk_hash_key, &want, sizeof(want),
+			 "xdp/meerkat.bpf.c's initial mk_hash_key is not mk_hash_key_init(0)");
+	cr_expect_eq(skel->rodata->mk_cfg.seed, 0);
+	meerkat_bpf__destroy(skel);
 }
 
 /* Both directions of every flow reach the same worker, whatever the number of workers. */

@@ -117,6 +117,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		return err;
 	}
 	skel->rodata->mk_cfg.seed = opts->seed;
+	mk_hash_key_init((struct mk_hash_key *)&skel->rodata->mk_hash_key, opts->seed);
 	skel->rodata->mk_cfg.tunnel_depth = opts->tunnel_depth;
 	skel->rodata->mk_cfg.l2tpv3_cookie_len = opts->l2tpv3_cookie_len;
 	skel->rodata->mk_cfg.l2tpv3_l2spec = opts->l2tpv3_l2spec;
