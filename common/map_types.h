@@ -7,6 +7,7 @@
 #define MK_MAP_TYPES_H
 
 #include "compat.h"
+#include "flow_key.h"
 
 #define MK_ITABLE_SIZE 256  /* indirection table buckets: worker = itable[hash % 256] */
 #define MK_MAX_WORKERS 64
@@ -14,7 +15,7 @@
 #define MK_TUNNEL_DEPTH_MAX 3 /* compiled bound; the runtime depth is <= this */
 #define MK_TUNNEL_DEPTH_DEFAULT 2
 
-/* Flow bypass map value (LRU_PERCPU_HASH keyed by struct mk_flow_key). */
+/* Flow bypass counters: per CPU, in mk_bypass_counters and in mk_flow_bypass (keyed by the flow). */
 struct mk_bypass_value {
 	__u64 packets;
 	__u64 bytes;
@@ -26,6 +27,51 @@ struct mk_bypass_value {
 	__u64 last_seen_ns;
 };
 _Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is shared");
+
+/*
+ * Flow bypass table: where the loader puts a bypassed flow first, so that a
+ * hit costs the program array reads the verifier inlines instead of a hash
+ * map lookup (a helper call, jhash of the key, a bucket walk and a memcmp,
+ * every call and return paid twice under the return-stack mitigations). Sets
+ * of MK_BYPASS_TABLE_WAYS ways indexed by the seeded flow hash (an attacker
+ * cannot aim flows at one set), in an ARRAY (mk_bypass_table, mmap'ed by the
+ * loader); the counters of slot set * WAYS + way live in a PERCPU_ARRAY
+ * (mk_bypass_counters), so the program updates them without atomics as
+ * before. A flow whose set is full goes to mk_flow_bypass (the LRU per-CPU
+ * hash), which the program asks after the table. Lookups stay exact: a way
+ * matches on its tag and then on the whole key.
+ */
+#define MK_BYPASS_TABLE_SETS 16384u
+#define MK_BYPASS_TABLE_WAYS 4u
+#define MK_BYPASS_TABLE_SLOTS (MK_BYPASS_TABLE_SETS * MK_BYPASS_TABLE_WAYS)
+
+struct mk_bypass_way {
+	/*
+	 * mk_bypass_tag(hash) while the way holds a flow, 0 while it is free.
+	 * The loader writes the key first and the tag last (and clears the tag
+	 * first), so the program never takes a half-written key for a flow.
+	 */
+	__u32 tag;
+	__u32 pad;
+	struct mk_flow_key key;
+};
+_Static_assert(sizeof(struct mk_bypass_way) == 56, "bypass way layout is shared");
+
+struct mk_bypass_set {
+	struct mk_bypass_way way[MK_BYPASS_TABLE_WAYS];
+};
+_Static_assert(sizeof(struct mk_bypass_set) == 224, "bypass set layout is shared");
+
+MK_INLINE __u32 mk_bypass_set_of(__u32 hash)
+{
+	return hash & (MK_BYPASS_TABLE_SETS - 1);
+}
+
+/* Never 0, which marks a free way. */
+MK_INLINE __u32 mk_bypass_tag(__u32 hash)
+{
+	return hash | 1;
+}
 
 /*
  * Prefilters: bitmaps in the program's .bss that user space (the loader)

@@ -129,6 +129,36 @@ static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
 	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
 }
 
+/* The whole 48-byte key, a word at a time (both sides are 8-byte aligned). */
+static __always_inline int key_eq(const struct mk_flow_key *a, const struct mk_flow_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
+		(x[5] ^ y[5])) == 0;
+}
+
+/*
+ * The counters of a bypassed flow, or NULL: the table's set for its hash
+ * (array reads the verifier inlines, no call), then the LRU map that holds
+ * the flows whose set was full.
+ */
+static __always_inline struct mk_bypass_value *bypass_lookup(const struct mk_parse *p)
+{
+	__u32 set = mk_bypass_set_of(p->hash), tag = mk_bypass_tag(p->hash), w, slot;
+	const struct mk_bypass_set *s = bpf_map_lookup_elem(&mk_bypass_table, &set);
+
+	if (s) {
+		for (w = 0; w < MK_BYPASS_TABLE_WAYS; w++) {
+			if (s->way[w].tag != tag || !key_eq(&s->way[w].key, &p->key))
+				continue;
+			slot = set * MK_BYPASS_TABLE_WAYS + w;
+			return bpf_map_lookup_elem(&mk_bypass_counters, &slot);
+		}
+	}
+	return bpf_map_lookup_elem(&mk_flow_bypass, &p->key);
+}
+
 /* Info counters: only for frames that carry tunnels or fragments. */
 static __always_inline void count_info(const struct mk_parse *p)
 {
@@ -216,10 +246,10 @@ int meerkat_xdp(struct xdp_md *ctx)
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
-	/* most flows are not bypassed: a clear prefilter bit saves the hash-map lookup */
+	/* most flows are not bypassed: a clear prefilter bit saves the lookups */
 	if (!(mk_prefilter & MK_PREFILTER_BYPASS) ||
 	    bit_set(mk_bypass_bits, mk_bypass_bit(p.hash))) {
-		bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
+		bv = bypass_lookup(&p);
 		if (bv) {
 			/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
 			bv->packets += 1;

@@ -671,9 +671,14 @@ Test(bpf, flow_bypass_prefilter)
 	cr_assert_eq(mk_loader_bypass_del(&h.l, &b), 0);
 	cr_assert_not(bit_is_set(bits, bit), "bit %u left set with no flow behind it", bit);
 
-	/* stale bit: the entry goes without the loader (as LRU eviction does) */
+	/* stale bit: the entry goes without the loader (as LRU eviction does to the map's) */
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
-	cr_assert_eq(bpf_map_delete_elem(fd, &t.p.key), 0);
+	{
+		struct mk_bypass_set *set = &h.l.bypass_table[mk_bypass_set_of(t.p.hash)];
+
+		cr_assert_eq(set->way[0].tag, mk_bypass_tag(t.p.hash), "not in the table's way 0");
+		set->way[0].tag = 0;
+	}
 	cr_assert(bit_is_set(bits, bit));
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_REDIRECT, "%s: a stale bit bypassed the flow", fx->name);
@@ -704,6 +709,135 @@ Test(bpf, flow_bypass_prefilter)
 	harness_down(&h);
 }
 
+/* Flows whose hash puts them in one set of the bypass table under TEST_SEED. */
+static void same_set_flows(const struct mk_flow_key *k, struct mk_flow_key *out, unsigned int n)
+{
+	__u32 set = mk_bypass_set_of(mk_flow_hash(k, TEST_SEED)), i, found = 1;
+
+	out[0] = *k;
+	for (i = 1; found < n && i < 1u << 24; i++) {
+		other_flow(k, i * 2654435761u, &out[found]);
+		if (mk_bypass_set_of(mk_flow_hash(&out[found], TEST_SEED)) == set &&
+		    memcmp(&out[found], k, sizeof(*k)))
+			found++;
+	}
+	cr_assert_eq(found, n, "only %u flows found in set %u", found, set);
+}
+
+/*
+ * The fixture's frame (untagged IPv4 without options, key @orig) with the
+ * ports of @k, which other_flow() made from @orig.
+ */
+static void frame_with_ports(const struct mk_fixture *fx, const struct mk_flow_key *k,
+			     const struct mk_flow_key *orig, __u8 *buf)
+{
+	__u32 l4 = MK_ETH_HLEN + 20;
+
+	memcpy(buf, fx->frame, fx->len);
+	/* the fixture's frame goes lo -> hi or hi -> lo; keep its direction */
+	if (!memcmp(buf + l4, &orig->port_lo, 2)) {
+		memcpy(buf + l4, &k->port_lo, 2);
+		memcpy(buf + l4 + 2, &k->port_hi, 2);
+	} else {
+		memcpy(buf + l4, &k->port_hi, 2);
+		memcpy(buf + l4 + 2, &k->port_lo, 2);
+	}
+}
+
+static int count_walk(const struct mk_flow_key *key, const struct mk_bypass_value *sum, void *ctx)
+{
+	__u64 *c = ctx;
+
+	(void)key;
+	c[0]++;
+	c[1] += sum->packets;
+	return 0;
+}
+
+/*
+ * The bypass table and its overflow: four flows of one set take its four
+ * ways, a fifth goes to the LRU map; the program drops all five and counts
+ * each on its own entry; a freed way takes the next flow; the walk sees
+ * table and map.
+ */
+Test(bpf, flow_bypass_table)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	struct mk_flow_key k[6];
+	static struct run r;
+	static struct twin t;
+	struct mk_bypass_value v;
+	struct harness h;
+	__u8 buf[OUT_MAX];
+	__u64 walked[2] = {0, 0};
+	unsigned int i, pass;
+	int fd;
+
+	need_root();
+	cr_assert_not_null(fx);
+	cr_assert_lt(fx->len, sizeof(buf));
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
+	run_twin(&h, fx->frame, fx->len, &t);
+	cr_assert_eq(t.p.l3.proto, MK_IPPROTO_TCP);
+	cr_assert_eq(t.p.l3.l4_off, MK_ETH_HLEN + 20, "%s: not untagged IPv4 without options",
+		     fx->name);
+	same_set_flows(&t.p.key, k, 6);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(mk_loader_bypass_add(&h.l, &k[i]), 0);
+	for (i = 0; i < 4; i++)
+		cr_assert_neq(bpf_map_lookup_elem(fd, &k[i], &v), 0, "flow %u in the map", i);
+	{
+		__u8 vals[512 * 24];
+
+		cr_assert_leq(libbpf_num_possible_cpus(), 512);
+		cr_assert_eq(bpf_map_lookup_elem(fd, &k[4], vals), 0, "fifth flow not in the map");
+	}
+	for (pass = 1; pass <= 2; pass++) {
+		for (i = 0; i < 6; i++) {
+			frame_with_ports(fx, &k[i], &t.p.key, buf);
+			run_frame(&h, buf, fx->len, &r);
+			cr_assert_eq(r.retval, i < 5 ? XDP_DROP : XDP_REDIRECT, "flow %u, pass %u", i,
+				     pass);
+			assert_accounting(&r, fx->name, fx->len);
+		}
+	}
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[i], &v), 0);
+		cr_assert_eq(v.packets, 2, "flow %u: %llu packets", i, (unsigned long long)v.packets);
+		cr_assert_eq(v.bytes, 2ull * fx->len);
+	}
+	cr_assert_eq(mk_loader_bypass_walk(&h.l, count_walk, walked), 0);
+	cr_assert_eq(walked[0], 5);
+	cr_assert_eq(walked[1], 10);
+
+	/* a freed way: its flow is inspected again, the next flow of the set takes it */
+	cr_assert_eq(mk_loader_bypass_del(&h.l, &k[1]), 0);
+	frame_with_ports(fx, &k[1], &t.p.key, buf);
+	run_frame(&h, buf, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_REDIRECT, "deleted flow still bypassed");
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[5]), 0);
+	cr_assert_neq(bpf_map_lookup_elem(fd, &k[5], &v), 0, "sixth flow in the map, not the table");
+	frame_with_ports(fx, &k[5], &t.p.key, buf);
+	run_frame(&h, buf, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_DROP);
+	/* re-adding resets the counters, wherever the flow is */
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[0]), 0);
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[4]), 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[0], &v), 0);
+	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[4], &v), 0);
+	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[1], &v), -ENOENT);
+	for (i = 0; i < 6; i++) {
+		if (i != 1)
+			cr_assert_eq(mk_loader_bypass_del(&h.l, &k[i]), 0);
+	}
+	cr_assert_eq(mk_loader_bypass_prefilter_rebuild(&h.l), 0);
+	cr_assert_not(bit_is_set(h.l.skel->bss->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
+	harness_down(&h);
+}
+
 /*
  * Bypass state survives a restart in a pinned map: the next load finds the
  * previous run's flows, and sets their prefilter bits before relying on
@@ -718,6 +852,8 @@ Test(bpf, flow_bypass_pinned_restart)
 	struct harness h;
 	struct mk_loader_opts o;
 	struct mk_loader l2;
+	struct mk_flow_key k[5];
+	struct mk_bypass_value v;
 	unsigned int w;
 
 	need_root();
@@ -738,6 +874,10 @@ Test(bpf, flow_bypass_pinned_restart)
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed before the restart", fx->name);
+	/* and one flow in the map: the set of the first one, full */
+	same_set_flows(&t.p.key, k, 5);
+	for (w = 1; w < 5; w++)
+		cr_assert_eq(mk_loader_bypass_add(&h.l, &k[w]), 0);
 
 	/* the restart: another seed, so the flow's bit moves; the entry must still be found */
 	o.seed = TEST_SEED ^ 0x5a5a5a5a;
@@ -750,6 +890,13 @@ Test(bpf, flow_bypass_pinned_restart)
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: the pinned entry was lost to the prefilter",
 		     fx->name);
+	/* moved to its set under the new seed, with the packet it counted */
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
+	cr_assert_eq(v.packets, 2);
+	for (w = 1; w < 5; w++) {
+		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[w], &v), 0, "flow %u lost", w);
+		cr_assert_eq(mk_loader_bypass_del(&h.l, &k[w]), 0);
+	}
 	cr_assert_eq(mk_loader_bypass_del(&h.l, &t.p.key), 0);
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_REDIRECT);
