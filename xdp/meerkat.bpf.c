@@ -50,7 +50,7 @@ __u32 mk_cidr_v6_entries = 0;
 /* Prefilters kept by user space (common/map_types.h): which ones, and their bits. */
 __u32 mk_prefilter = 0;
 __u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64];
-__u64 mk_cidr4_bits[MK_CIDR_PREFILTER_BITS / 64];
+__u16 mk_cidr4_dir[65536]; /* the IPv4 CIDR table's first level, one entry per /16 */
 __u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64];
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
@@ -78,39 +78,65 @@ static __always_inline int bit_set(const __u64 *bits, __u32 i)
 	return (bits[i >> 6] >> (i & 63)) & 1;
 }
 
-/* Is the prefilter bit of address @a set, or is there no prefilter to ask? */
-static __always_inline int cidr_may_match(const __u32 *a, int v6)
+/* Is the IPv6 prefilter bit of address @a set, or is there no prefilter to ask? */
+static __always_inline int cidr6_may_match(const __u32 *a)
 {
 	if (!(mk_prefilter & MK_PREFILTER_CIDR))
 		return 1;
-	return v6 ? bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1))
-		  : bit_set(mk_cidr4_bits, mk_cidr4_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+	return bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+}
+
+/*
+ * Is IPv4 address @addr (network byte order) in the CIDR list? The table
+ * (common/map_types.h) answers in at most three array reads, which the
+ * verifier inlines; the LPM trie only where the table says MK_CIDR4_TRIE, or
+ * when user space does not keep the table (mk_prefilter).
+ */
+static __always_inline int cidr4_match(__u32 addr)
+{
+	struct mk_lpm_v4_key k = {.prefixlen = 32};
+	__u32 a = __builtin_bswap32(addr), id;
+	const struct mk_cidr4_l2 *l2;
+	const struct mk_cidr4_l3 *l3;
+	__u16 e;
+
+	if (!(mk_prefilter & MK_PREFILTER_CIDR))
+		goto trie;
+	e = mk_cidr4_dir[a >> 16];
+	if (mk_cidr4_is_chunk(e)) {
+		id = e;
+		l2 = bpf_map_lookup_elem(&mk_cidr4_l2, &id);
+		if (!l2)
+			goto trie;
+		e = l2->e[(a >> 8) & 0xff];
+		if (mk_cidr4_is_chunk(e)) {
+			id = e;
+			l3 = bpf_map_lookup_elem(&mk_cidr4_l3, &id);
+			if (!l3)
+				goto trie;
+			return (l3->bits[(a >> 6) & 3] >> (a & 63)) & 1;
+		}
+	}
+	if (e != MK_CIDR4_TRIE)
+		return e == MK_CIDR4_ALL;
+trie:
+	__builtin_memcpy(k.addr, &addr, 4);
+	return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
 }
 
 static __always_inline int cidr_bypassed(const struct mk_parse *p)
 {
-	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries) {
-		struct mk_lpm_v4_key k = { .prefixlen = 32 };
-
-		if (cidr_may_match(p->l3.src, 0)) {
-			__builtin_memcpy(k.addr, &p->l3.src[0], 4);
-			if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
-				return 1;
-		}
-		if (!cidr_may_match(p->l3.dst, 0))
-			return 0;
-		__builtin_memcpy(k.addr, &p->l3.dst[0], 4);
-		return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
-	}
+	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries)
+		return cidr4_match(p->l3.src[0]) || cidr4_match(p->l3.dst[0]);
 	if (p->l3.family == MK_FAMILY_IPV6 && mk_cidr_v6_entries) {
 		struct mk_lpm_v6_key k = { .prefixlen = 128 };
 
-		if (cidr_may_match(p->l3.src, 1)) {
+		if (cidr6_may_match(p->l3.src)) {
 			__builtin_memcpy(k.addr, p->l3.src, 16);
 			if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
 				return 1;
 		}
-		if (!cidr_may_match(p->l3.dst, 1))
+		if (!cidr6_may_match(p->l3.dst))
 			return 0;
 		__builtin_memcpy(k.addr, p->l3.dst, 16);
 		return bpf_map_lookup_elem(&mk_cidr_v6, &k) != NULL;

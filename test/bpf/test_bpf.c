@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <criterion/criterion.h>
 #include "fixture.h"
+#include "cidr4_dir.h"
 #include "hash.h"
 #include "loader.h"
 #include "log.h"
@@ -1004,11 +1005,23 @@ Test(bpf, cidr_bypass_v6)
 	cidr_case(fx, AF_INET6);
 }
 
+/* Entries of the IPv4 CIDR table's first level that are not MK_CIDR4_NONE. */
+static __u32 dir_used(const __u16 *d4)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < MK_CIDR4_DIR_ENTRIES; i++)
+		n += d4[i] != MK_CIDR4_NONE;
+	return n;
+}
+
 /*
- * The CIDR prefilter: one bit per IPv4 /16 and per folded IPv6 /32 that a
- * prefix covers, kept by the loader. Short prefixes set every bit they
- * cover, deleting clears them, an address whose bit is set by another prefix
- * is looked up and not bypassed, and with the prefilter off lookups go on.
+ * The quick answers next to the CIDR tries, kept by the loader: the IPv4
+ * table (a /8 makes 256 /16s ALL, a /20 gives its /16 a chunk with 16 /24s
+ * ALL, a /25 gives its /24 a chunk of address bits; an address next to a
+ * prefix is answered without the trie and not bypassed; a /16 or /24 marked
+ * TRIE is looked up in the trie), the IPv6 prefilter bits (one per folded
+ * /32), and with the prefilter off the tries are searched as before.
  */
 Test(bpf, cidr_prefilter)
 {
@@ -1018,53 +1031,82 @@ Test(bpf, cidr_prefilter)
 	const struct mk_fixture *fx = plain_flow(4, false), *fx6 = plain_flow(6, false);
 	static struct run r;
 	struct harness h;
-	__u64 *b4, *b6;
-	__u32 i, w, set;
+	__u64 *b6;
+	__u16 *d4, e;
+	__u32 i, w, set, h16;
 
 	need_root();
 	cr_assert_not_null(fx);
 	cr_assert_not_null(fx6);
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	b4 = h.l.skel->bss->mk_cidr4_bits;
+	d4 = h.l.skel->bss->mk_cidr4_dir;
 	b6 = h.l.skel->bss->mk_cidr6_bits;
 
-	/* a /8 covers 256 /16 bits, a /20 one */
+	/* a /8 makes 256 /16s ALL; a /20 inside one of them adds nothing */
 	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, n8, 8), 0);
 	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, n20, 20), 0);
-	for (i = 0, set = 0; i < MK_CIDR_PREFILTER_BITS; i++)
-		set += bit_is_set(b4, i);
-	cr_assert_eq(set, 256, "%u IPv4 bits set for a /8 inside which sits a /20", set);
-	cr_assert(bit_is_set(b4, 100 << 8 | 255));
+	cr_assert_eq(dir_used(d4), 256, "%u IPv4 /16s used for a /8 holding a /20", dir_used(d4));
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(d4[100 << 8 | i], MK_CIDR4_ALL);
 	cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, n8, 8), 0);
-	for (i = 0, set = 0; i < MK_CIDR_PREFILTER_BITS; i++)
-		set += bit_is_set(b4, i);
-	cr_assert_eq(set, 1, "%u IPv4 bits left for one /20", set);
-	cr_assert(bit_is_set(b4, 100 << 8 | 8));
-
-	/* the fixture's source shares its /16 with a prefix it is not in: looked up, missed */
+	cr_assert_eq(dir_used(d4), 1, "%u IPv4 /16s left for one /20", dir_used(d4));
+	e = d4[100 << 8 | 8];
+	cr_assert(mk_cidr4_is_chunk(e), "the /20's /16 has no chunk: %#x", e);
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(h.l.cidr4_l2[e].e[i], i >= 16 && i < 32 ? MK_CIDR4_ALL : MK_CIDR4_NONE,
+			     "/24 %u", i);
 	cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, n20, 20), 0);
+	cr_assert_eq(dir_used(d4), 0);
+
+	/* the fixture's source shares its /24 with a prefix it is not in: answered, missed */
+	h16 = (__u32)fx->src[0] << 8 | fx->src[1];
 	{
 		__u8 near[4];
 
 		memcpy(near, fx->src, 4);
 		near[3] ^= 0x80;
 		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, near, 25), 0);
-		cr_assert(bit_is_set(b4, (__u32)fx->src[0] << 8 | fx->src[1]));
+		e = d4[h16];
+		cr_assert(mk_cidr4_is_chunk(e));
+		cr_assert(mk_cidr4_is_chunk(h.l.cidr4_l2[e].e[fx->src[2]]));
 		run_frame(&h, fx->frame, fx->len, &r);
 		cr_assert_eq(r.retval, XDP_REDIRECT, "%s: bypassed by a prefix it is not in",
 			     fx->name);
+		/* a /24 left to the trie (as when chunks run short): the trie answers, exactly */
+		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->dst, 32), 0);
+		{
+			__u16 *e2 = &h.l.cidr4_l2[d4[(__u32)fx->dst[0] << 8 | fx->dst[1]]]
+					 .e[fx->dst[2]], saved = *e2;
+
+			*e2 = MK_CIDR4_TRIE;
+			run_frame(&h, fx->frame, fx->len, &r);
+			cr_assert_eq(r.retval, XDP_DROP, "%s: /24 marked TRIE not looked up",
+				     fx->name);
+			*e2 = saved;
+		}
+		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, fx->dst, 32), 0);
+		/* a /16 left to the trie: missed there too */
+		e = d4[h16];
+		d4[h16] = MK_CIDR4_TRIE;
+		run_frame(&h, fx->frame, fx->len, &r);
+		cr_assert_eq(r.retval, XDP_REDIRECT, "%s: the trie found a prefix it is not in",
+			     fx->name);
+		d4[h16] = e;
 		/* prefilter off: the tries are searched as before, and the answer is the same */
 		h.l.skel->bss->mk_prefilter &= ~MK_PREFILTER_CIDR;
 		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->dst, 32), 0);
-		memset(b4, 0, MK_CIDR_PREFILTER_BITS / 8);
+		e = d4[h16];
+		memset(d4, 0, MK_CIDR4_DIR_ENTRIES * sizeof(*d4));
 		run_frame(&h, fx->frame, fx->len, &r);
 		cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed with the prefilter off",
 			     fx->name);
 		h.l.skel->bss->mk_prefilter |= MK_PREFILTER_CIDR;
 		run_frame(&h, fx->frame, fx->len, &r);
-		cr_assert_eq(r.retval, XDP_REDIRECT, "cleared bits are read again once it is on");
+		cr_assert_eq(r.retval, XDP_REDIRECT, "a cleared table is read again once it is on");
+		d4[h16] = e;
 		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, near, 25), 0);
 		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, fx->dst, 32), 0);
+		cr_assert_eq(dir_used(d4), 0);
 	}
 
 	/* IPv6: a /20 covers 2^12 folded /32s, a /40 one */
@@ -1091,6 +1133,83 @@ Test(bpf, cidr_prefilter)
 }
 
 /* IPS: a CIDR-bypassed frame goes to the peer exactly as it arrived. */
+static __u32 rnd32(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (__u32)((*s * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/*
+ * The program's IPv4 CIDR answer against brute force: 400 random prefixes
+ * (/12 to /32) around the fixture's addresses, then 300 frames with random
+ * addresses near them; each is dropped exactly when a prefix covers its
+ * source or destination. Half the prefixes go again and 300 more frames run.
+ */
+Test(bpf, cidr4_table_exact, .timeout = 120)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	static struct { __u32 addr, len; } pf[400];
+	static struct run r;
+	__u8 buf[OUT_MAX];
+	struct harness h;
+	__u64 s = 0x5eed;
+	__u32 base, i, k, n = 0, round, drops = 0;
+
+	need_root();
+	cr_assert_not_null(fx);
+	cr_assert_lt(fx->len, sizeof(buf));
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	memcpy(&base, fx->src, 4);
+	base = ntohl(base);
+	while (n < MK_ARRAY_SIZE(pf)) {
+		__u32 len = 8 + rnd32(&s) % 25, a = (base ^ (rnd32(&s) & 0x000fffff)) & (~0u << (32 - len));
+		__u32 be = htonl(a);
+
+		for (k = 0; k < n && !(pf[k].addr == a && pf[k].len == len); k++)
+			;
+		if (k < n || len < 12) /* keep much of the space outside the list */
+			continue;
+		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, &be, len), 0);
+		pf[n].addr = a;
+		pf[n++].len = len;
+	}
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 300; i++) {
+			__u32 a[2], be, want = 0, j;
+
+			for (j = 0; j < 2; j++) {
+				a[j] = base ^ (rnd32(&s) & (0x000fffff >> (rnd32(&s) % 20)));
+				for (k = 0; k < n; k++)
+					want |= ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) == 0;
+			}
+			memcpy(buf, fx->frame, fx->len);
+			be = htonl(a[0]);
+			memcpy(buf + MK_ETH_HLEN + 12, &be, 4);
+			be = htonl(a[1]);
+			memcpy(buf + MK_ETH_HLEN + 16, &be, 4);
+			run_frame(&h, buf, fx->len, &r);
+			cr_assert_eq(r.retval, want ? XDP_DROP : XDP_REDIRECT,
+				     "%08x -> %08x: verdict %u, %s the list", a[0], a[1], r.retval,
+				     want ? "in" : "not in");
+			drops += want;
+		}
+		/* half the list goes: the table is rewritten in place under the program */
+		for (k = 0; k < n / 2; k++) {
+			__u32 be2 = htonl(pf[k].addr);
+
+			cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, &be2, pf[k].len), 0);
+		}
+		memmove(pf, pf + n / 2, (n - n / 2) * sizeof(pf[0]));
+		n -= n / 2;
+	}
+	cr_log_info("%u of 600 frames in the list", drops);
+	cr_assert_gt(drops, 60u, "too few frames in the list to mean anything");
+	cr_assert_lt(drops, 540u, "too few frames outside the list to mean anything");
+	harness_down(&h);
+}
+
 Test(bpf, cidr_bypass_ips)
 {
 	const struct mk_fixture *fx = plain_flow(4, true);

@@ -25,6 +25,7 @@
 #include "meta.h"
 #include "stats.h"
 #include "meerkat.skel.h"
+#include "cidr4_dir.h"
 #include "loader.h"
 #include "log.h"
 
@@ -110,6 +111,37 @@ static int pin_maps(struct meerkat_bpf *skel, const char *dir)
 }
 
 #define BYPASS_TABLE_BYTES (MK_BYPASS_TABLE_SETS * sizeof(struct mk_bypass_set))
+#define CIDR4_L2_BYTES ((MK_CIDR4_L2_CHUNKS + 1) * sizeof(struct mk_cidr4_l2))
+#define CIDR4_L3_BYTES ((MK_CIDR4_L3_CHUNKS + 1) * sizeof(struct mk_cidr4_l3))
+
+/* An mmap of a BPF_F_MMAPABLE array map, or NULL (logged). */
+static void *map_mmap(struct bpf_map *map, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+
+	if (p != MAP_FAILED)
+		return p;
+	mk_err("cannot map %s: %s", bpf_map__name(map), strerror(errno));
+	return NULL;
+}
+
+/* Unmaps what mk_loader_open mapped and frees the IPv4 CIDR table's state. */
+static void loader_unmap(struct mk_loader *l)
+{
+	if (l->cidr4)
+		mk_cidr4_dir_free(l->cidr4);
+	free(l->cidr4);
+	if (l->bypass_table)
+		munmap(l->bypass_table, BYPASS_TABLE_BYTES);
+	if (l->cidr4_l2)
+		munmap(l->cidr4_l2, CIDR4_L2_BYTES);
+	if (l->cidr4_l3)
+		munmap(l->cidr4_l3, CIDR4_L3_BYTES);
+	l->cidr4 = NULL;
+	l->bypass_table = NULL;
+	l->cidr4_l2 = NULL;
+	l->cidr4_l3 = NULL;
+}
 
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 {
@@ -164,12 +196,18 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		goto err_destroy;
 	}
 	l->skel = skel;
-	l->bypass_table = mmap(NULL, BYPASS_TABLE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       bpf_map__fd(skel->maps.mk_bypass_table), 0);
-	if (l->bypass_table == MAP_FAILED) {
-		err = -errno;
-		l->bypass_table = NULL;
-		mk_err("cannot map mk_bypass_table: %s", strerror(-err));
+	l->bypass_table = map_mmap(skel->maps.mk_bypass_table, BYPASS_TABLE_BYTES);
+	l->cidr4_l2 = map_mmap(skel->maps.mk_cidr4_l2, CIDR4_L2_BYTES);
+	l->cidr4_l3 = map_mmap(skel->maps.mk_cidr4_l3, CIDR4_L3_BYTES);
+	l->cidr4 = calloc(1, sizeof(*l->cidr4));
+	if (!l->bypass_table || !l->cidr4_l2 || !l->cidr4_l3 || !l->cidr4) {
+		err = -ENOMEM;
+		goto err_close;
+	}
+	err = mk_cidr4_dir_init(l->cidr4, skel->bss->mk_cidr4_dir, l->cidr4_l2, l->cidr4_l3);
+	if (err) {
+		free(l->cidr4);
+		l->cidr4 = NULL;
 		goto err_close;
 	}
 	err = mk_loader_itable_reset(l);
@@ -193,9 +231,7 @@ err_close:
 	l->skel = NULL;
 	free(l->bypass_refs);
 	l->bypass_refs = NULL;
-	if (l->bypass_table)
-		munmap(l->bypass_table, BYPASS_TABLE_BYTES);
-	l->bypass_table = NULL;
+	loader_unmap(l);
 err_destroy:
 	meerkat_bpf__destroy(skel);
 	return err;
@@ -205,11 +241,9 @@ void mk_loader_close(struct mk_loader *l)
 {
 	if (l->xdp_prog)
 		mk_loader_detach(l);
-	if (l->bypass_table)
-		munmap(l->bypass_table, BYPASS_TABLE_BYTES);
+	loader_unmap(l);
 	meerkat_bpf__destroy(l->skel);
 	free(l->bypass_refs);
-	free(l->cidr4_refs);
 	free(l->cidr6_refs);
 	memset(l, 0, sizeof(*l));
 }
@@ -225,19 +259,12 @@ static void bit_clear(__u64 *bits, __u32 i)
 	__atomic_fetch_and(&bits[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELAXED);
 }
 
-/* The CIDR prefilter bits a prefix covers: [*first, *first + *count), or every bit. */
-static void cidr_bits(int family, const void *addr, __u32 prefixlen, __u32 *first, __u32 *count)
+/* The IPv6 CIDR prefilter bits a prefix covers: [*first, *first + *count), or every bit. */
+static void cidr6_bits(const void *addr, __u32 prefixlen, __u32 *first, __u32 *count)
 {
 	__u32 w;
 
 	memcpy(&w, addr, 4);
-	if (family == AF_INET) {
-		/* bit = top 16 bits: a /L below 16 covers 2^(16-L) consecutive bits */
-		*first = mk_cidr4_bit(w);
-		*count = prefixlen >= 16 ? 1 : 1u << (16 - prefixlen);
-		*first &= ~(*count - 1);
-		return;
-	}
 	/* bit = high16 ^ low16 of the first word: a /L (16 <= L < 32) covers 2^(32-L) */
 	if (prefixlen < 16) {
 		*first = 0;
@@ -249,26 +276,35 @@ static void cidr_bits(int family, const void *addr, __u32 prefixlen, __u32 *firs
 	*first = (w ^ (w >> 16)) & 0xffff;
 }
 
+/*
+ * The program's quick answer next to the tries: the IPv4 CIDR table
+ * (cidr4_dir.c), the IPv6 prefilter bits.
+ */
 static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr,
 				 __u32 prefixlen, int delta)
 {
-	__u32 **refs = family == AF_INET ? &l->cidr4_refs : &l->cidr6_refs;
-	__u64 *bits = family == AF_INET ? l->skel->bss->mk_cidr4_bits : l->skel->bss->mk_cidr6_bits;
-	__u32 first, count, i;
+	__u64 *bits = l->skel->bss->mk_cidr6_bits;
+	__u32 first, count, i, a;
 
-	if (!*refs) {
-		*refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(**refs));
-		if (!*refs)
+	if (family == AF_INET) {
+		memcpy(&a, addr, 4);
+		a = __builtin_bswap32(a);
+		return delta > 0 ? mk_cidr4_dir_add(l->cidr4, a, prefixlen)
+				 : mk_cidr4_dir_del(l->cidr4, a, prefixlen);
+	}
+	if (!l->cidr6_refs) {
+		l->cidr6_refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(*l->cidr6_refs));
+		if (!l->cidr6_refs)
 			return -ENOMEM;
 	}
-	cidr_bits(family, addr, prefixlen, &first, &count);
+	cidr6_bits(addr, prefixlen, &first, &count);
 	for (i = 0; i < count; i++) {
 		/* covered bits differ only in their low bits, which xor with nothing else */
 		__u32 b = first ^ i;
 
-		if (delta > 0 && (*refs)[b]++ == 0)
+		if (delta > 0 && l->cidr6_refs[b]++ == 0)
 			bit_set(bits, b);
-		else if (delta < 0 && (*refs)[b] && --(*refs)[b] == 0)
+		else if (delta < 0 && l->cidr6_refs[b] && --l->cidr6_refs[b] == 0)
 			bit_clear(bits, b);
 	}
 	return 0;
@@ -468,18 +504,33 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 	err = cidr_key(l, family, addr, prefixlen, (void *)&key, &map, &count);
 	if (err)
 		return err;
-	/* the prefilter bit first: a frame may find the bit without the prefix, not the reverse */
-	err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
-	if (err)
-		return err;
+	/*
+	 * IPv6: the prefilter bit first, a frame may find the bit without the
+	 * prefix, not the reverse. IPv4: the trie first, which also says whether
+	 * the prefix is new, then the table that answers for it.
+	 */
+	if (family == AF_INET6) {
+		err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
+		if (err)
+			return err;
+	}
 	err = map_update(map, &key, &one, BPF_NOEXIST);
 	if (err) {
-		cidr_prefilter_update(l, family, addr, prefixlen, -1);
+		if (family == AF_INET6)
+			cidr_prefilter_update(l, family, addr, prefixlen, -1);
 		if (err == -EEXIST)
 			return 0;
 		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
+	}
+	if (family == AF_INET) {
+		err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
+		if (err) {
+			bpf_map_delete_elem(bpf_map__fd(map), &key);
+			mk_err("cannot add CIDR to the IPv4 CIDR table: %s", strerror(-err));
+			return err;
+		}
 	}
 	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 	return 0;

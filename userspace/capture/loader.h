@@ -22,6 +22,7 @@
 
 struct meerkat_bpf;
 struct xdp_program;
+struct mk_cidr4_dir;
 
 struct mk_loader_opts {
 	__u32 seed;		/* hash seed; callers pick a random one for live capture */
@@ -57,9 +58,11 @@ struct mk_loader {
 	 * a bit is cleared when its last entry goes. Allocated on first use.
 	 */
 	__u8 *bypass_refs; /* saturates at 255: such a bit stays until a rebuild */
-	__u32 *cidr4_refs;
 	__u32 *cidr6_refs;
 	struct mk_bypass_set *bypass_table; /* mk_bypass_table, mmap'ed */
+	struct mk_cidr4_dir *cidr4;	    /* the IPv4 CIDR table's user-space state */
+	struct mk_cidr4_l2 *cidr4_l2;	    /* mk_cidr4_l2, mk_cidr4_l3, mmap'ed */
+	struct mk_cidr4_l3 *cidr4_l3;
 };
 
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts);
