@@ -125,6 +125,30 @@ MK_INLINE __u32 mk_hash_final(__u64 x)
 }
 
 /*
+ * Key words as they lie in memory (two 16-bit fields, or two bytes and the
+ * zero padding), built in registers: the XDP program then hashes without
+ * reading back the key it stored field by field, which on x86 stalls each
+ * word load that spans narrower stores (store-to-load forwarding fails).
+ */
+MK_INLINE __u32 mk_key_word16(__u16 first, __u16 second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)first | (__u32)second << 16;
+#else
+	return (__u32)first << 16 | (__u32)second;
+#endif
+}
+
+MK_INLINE __u32 mk_key_word8(__u8 first, __u8 second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)first | (__u32)second << 8;
+#else
+	return (__u32)first << 24 | (__u32)second << 16;
+#endif
+}
+
+/*
  * The hash of an IPv4 key from its six words (addr_lo[0], addr_hi[0], ports,
  * VLANs, tunnel context, protocol and family), so the XDP fast path can hash
  * from registers.
@@ -137,12 +161,29 @@ MK_INLINE __u32 mk_flow_hash_v4_words(__u32 lo, __u32 hi, __u32 ports, __u32 vla
 			     mk_nh_pair(ctx, proto_family, hk->k[4], hk->k[5]));
 }
 
+/*
+ * The flow hash of a key from its parts: the address words of the lo and hi
+ * endpoints, the ports, VLANs, tunnel context and protocol/family words, and
+ * the family (an IPv4 key hashes over its six words that can be set).
+ */
+MK_INLINE __u32 mk_flow_hash_from(const __u32 *lo, const __u32 *hi, __u32 ports, __u32 vlans,
+				  __u32 ctx, __u32 proto_family, __u8 family,
+				  const struct mk_hash_key *hk)
+{
+	if (family == MK_FAMILY_IPV4)
+		return mk_flow_hash_v4_words(lo[0], hi[0], ports, vlans, ctx, proto_family, hk);
+	return mk_hash_final(mk_nh_pair(lo[0], lo[1], hk->k[0], hk->k[1]) +
+			     mk_nh_pair(lo[2], lo[3], hk->k[2], hk->k[3]) +
+			     mk_nh_pair(hi[0], hi[1], hk->k[4], hk->k[5]) +
+			     mk_nh_pair(hi[2], hi[3], hk->k[6], hk->k[7]) +
+			     mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
+			     mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
+}
+
 /* The flow hash of @key under the NH key @hk (what the XDP program computes). */
 MK_INLINE __u32 mk_flow_hash_keyed(const struct mk_flow_key *key, const struct mk_hash_key *hk)
 {
 	__u32 w[sizeof(*key) / 4];
-	__u64 sum = 0;
-	int i;
 
 	/*
 	 * Copy, never cast: reading the __u16/__u8 fields through a __u32
@@ -150,11 +191,7 @@ MK_INLINE __u32 mk_flow_hash_keyed(const struct mk_flow_key *key, const struct m
 	 * was before its ports, VLANs and protocol were stored.
 	 */
 	mk_memcpy(w, key, sizeof(w));
-	if (key->family == MK_FAMILY_IPV4)
-		return mk_flow_hash_v4_words(w[0], w[4], w[8], w[9], w[10], w[11], hk);
-	for (i = 0; i < MK_HASH_KEY_WORDS; i += 2)
-		sum += mk_nh_pair(w[i], w[i + 1], hk->k[i], hk->k[i + 1]);
-	return mk_hash_final(sum);
+	return mk_flow_hash_from(&w[0], &w[4], w[8], w[9], w[10], w[11], key->family, hk);
 }
 
 #ifndef __bpf__

@@ -908,6 +908,8 @@ MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_c
  */
 MK_INLINE void mk_parse_finish(const struct mk_hash_key *hk, struct mk_parse *p)
 {
+	int rev;
+
 	if (p->l3.frag != MK_FRAG_NONE)
 		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
 	if (p->tunnel_depth)
@@ -917,14 +919,20 @@ MK_INLINE void mk_parse_finish(const struct mk_hash_key *hk, struct mk_parse *p)
 	if (p->l3.family == MK_FAMILY_IPV6)
 		p->flags |= MK_META_F_IPV6;
 
-	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
+	if (rev)
 		p->flags |= MK_META_F_REVERSE;
 	p->key.vlan[0] = p->vlan[0];
 	p->key.vlan[1] = p->vlan[1];
 	p->key.tunnel_ctx = p->tunnel_ctx;
 	p->key.proto = p->l3.proto;
 	p->key.family = p->l3.family;
-	p->hash = mk_flow_hash_keyed(&p->key, hk);
+	/* from the parts, not the key just stored (mk_key_word16) */
+	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
+				    rev ? mk_key_word16(p->l3.dport, p->l3.sport)
+					: mk_key_word16(p->l3.sport, p->l3.dport),
+				    mk_key_word16(p->vlan[0], p->vlan[1]), p->tunnel_ctx,
+				    mk_key_word8(p->l3.proto, p->l3.family), p->l3.family, hk);
 }
 
 /* A 32-bit load at any alignment: one load in BPF (the JIT allows it), memcpy in C. */
@@ -950,26 +958,6 @@ MK_INLINE __u16 mk_load16(const __u8 *p)
 	memcpy(&v, p, 2);
 	return v;
 #endif
-}
-
-/* The key's last word: protocol, family and padding, as they lie in memory. */
-MK_INLINE __u32 mk_key_proto_word(__u8 proto, __u8 family)
-{
-	__u8 b[4] = {proto, family, 0, 0};
-	__u32 w;
-
-	mk_memcpy(&w, b, 4);
-	return w;
-}
-
-/* The key's ports word (port_lo, then port_hi, as they lie in memory). */
-MK_INLINE __u32 mk_key_ports_word(__u16 lo, __u16 hi)
-{
-	__u16 b[2] = {lo, hi};
-	__u32 w;
-
-	mk_memcpy(&w, b, 4);
-	return w;
 }
 
 /*
@@ -1083,8 +1071,9 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	p->key.port_hi = rev ? sport : dport;
 	if (rev)
 		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_ports_word(p->key.port_lo, p->key.port_hi),
-					vlan, 0, mk_key_proto_word(ip[9], MK_FAMILY_IPV4), hk);
+	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_word16(p->key.port_lo, p->key.port_hi),
+					mk_key_word16(vlan, 0), 0, mk_key_word8(ip[9], MK_FAMILY_IPV4),
+					hk);
 	return MK_FAST_FLOW;
 }
 
@@ -1093,7 +1082,8 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 			       __u32 l3_off, __u16 vlan)
 {
 	__u32 ip_len, ports;
-	int kind, truncated;
+	int kind, truncated, rev;
+	__u16 sport, dport;
 	__u8 proto;
 
 	if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f) || (ip[0] >> 4) != 6)
@@ -1117,9 +1107,15 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	if (kind == MK_FAST_TUNNEL)
 		return kind;
 	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
-	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
+	if (rev)
 		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash_keyed(&p->key, hk);
+	sport = (__u16)ports;
+	dport = (__u16)(ports >> 16);
+	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
+				    rev ? mk_key_word16(dport, sport) : mk_key_word16(sport, dport),
+				    mk_key_word16(vlan, 0), 0, mk_key_word8(proto, MK_FAMILY_IPV6),
+				    MK_FAMILY_IPV6, hk);
 	return MK_FAST_FLOW;
 }
 
