@@ -15,7 +15,7 @@
 #define MK_TUNNEL_DEPTH_MAX 3 /* compiled bound; the runtime depth is <= this */
 #define MK_TUNNEL_DEPTH_DEFAULT 2
 
-/* Flow bypass counters: per CPU, in mk_bypass_counters and in mk_flow_bypass (keyed by the flow). */
+/* Flow bypass counters, per CPU: in mk_bypass_counters (by table slot) and mk_flow_bypass. */
 struct mk_bypass_value {
 	__u64 packets;
 	__u64 bytes;

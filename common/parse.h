@@ -1072,8 +1072,8 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	if (rev)
 		p->flags |= MK_META_F_REVERSE;
 	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_word16(p->key.port_lo, p->key.port_hi),
-					mk_key_word16(vlan, 0), 0, mk_key_word8(ip[9], MK_FAMILY_IPV4),
-					hk);
+					mk_key_word16(vlan, 0), 0,
+					mk_key_word8(ip[9], MK_FAMILY_IPV4), hk);
 	return MK_FAST_FLOW;
 }
 
@@ -1220,9 +1220,8 @@ MK_INLINE int mk_parse_levels(struct mk_frame *f, __u32 first, const struct mk_p
 }
 
 /* Everything but the fast path: the general parser, deeper tunnel levels, the key. */
-MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start,
-				     const struct mk_parse_cfg *cfg, const struct mk_hash_key *hk,
-				     struct mk_parse *p)
+MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start, const struct mk_parse_cfg *cfg,
+				     const struct mk_hash_key *hk, struct mk_parse *p)
 {
 	int ret;
 

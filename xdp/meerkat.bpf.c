@@ -31,8 +31,8 @@ const volatile struct mk_parse_cfg mk_cfg = {
  * with the seed; the initial value is seed 0's (test/unit/test_hash.c).
  */
 const volatile struct mk_hash_key mk_hash_key = {
-	.k = {0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
-	      0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c},
+    .k = {0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
+	  0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c},
 };
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;

@@ -399,7 +399,8 @@ static int bypass_entry(struct mk_loader *l, const struct bench_case *bc,
 	if (bc->kind != K_BYPASS && bc->kind != K_BYPASS_MAP)
 		return 0;
 	for (i = 0; bc->kind == K_BYPASS_MAP && i < MK_BYPASS_TABLE_WAYS && !err; i++)
-		err = add ? mk_loader_bypass_add(l, &bc->fill[i]) : mk_loader_bypass_del(l, &bc->fill[i]);
+		err = add ? mk_loader_bypass_add(l, &bc->fill[i])
+			  : mk_loader_bypass_del(l, &bc->fill[i]);
 	if (!err)
 		err = add ? mk_loader_bypass_add(l, key) : mk_loader_bypass_del(l, key);
 	return err;
@@ -613,16 +614,18 @@ int main(int argc, char **argv)
 		const struct bench_case *bc = &cases[i];
 		double target = kind_target[bc->kind];
 		bool met = !target || bc->ratio <= target;
+		const char *res_s;
 		char tgt[16];
 
 		if (!bc->name)
 			continue;
 		all_met &= met;
 		snprintf(tgt, sizeof(tgt), target ? "%.1fx" : "-", target);
+		res_s = !target ? "info" : met ? "PASS" : "MISS";
 		printf("%-17s %5u %-8s %8.1f %8.1f %8.1f %8.1f %6.2fx %5.2f-%5.2fx %6s %s\n",
-		       bc->name, bc->f.len, verdict_names[bc->want_verdict], bc->base_ns, bc->raw_ns,
-		       bc->restore_ns, bc->net_ns, bc->ratio, bc->ratio_min, bc->ratio_max, tgt,
-		       !target ? "info" : met ? "PASS" : "MISS");
+		       bc->name, bc->f.len, verdict_names[bc->want_verdict], bc->base_ns,
+		       bc->raw_ns, bc->restore_ns, bc->net_ns, bc->ratio, bc->ratio_min,
+		       bc->ratio_max, tgt, res_s);
 	}
 	printf("\n%s\n", all_met ? "every target met" : "some targets missed");
 	if (do_ablation) {

@@ -798,14 +798,15 @@ Test(bpf, flow_bypass_table)
 		for (i = 0; i < 6; i++) {
 			frame_with_ports(fx, &k[i], &t.p.key, buf);
 			run_frame(&h, buf, fx->len, &r);
-			cr_assert_eq(r.retval, i < 5 ? XDP_DROP : XDP_REDIRECT, "flow %u, pass %u", i,
-				     pass);
+			cr_assert_eq(r.retval, i < 5 ? XDP_DROP : XDP_REDIRECT, "flow %u, pass %u",
+				     i, pass);
 			assert_accounting(&r, fx->name, fx->len);
 		}
 	}
 	for (i = 0; i < 5; i++) {
 		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[i], &v), 0);
-		cr_assert_eq(v.packets, 2, "flow %u: %llu packets", i, (unsigned long long)v.packets);
+		cr_assert_eq(v.packets, 2, "flow %u: %llu packets", i,
+			     (unsigned long long)v.packets);
 		cr_assert_eq(v.bytes, 2ull * fx->len);
 	}
 	cr_assert_eq(mk_loader_bypass_walk(&h.l, count_walk, walked), 0);
@@ -818,7 +819,8 @@ Test(bpf, flow_bypass_table)
 	run_frame(&h, buf, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_REDIRECT, "deleted flow still bypassed");
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[5]), 0);
-	cr_assert_neq(bpf_map_lookup_elem(fd, &k[5], &v), 0, "sixth flow in the map, not the table");
+	cr_assert_neq(bpf_map_lookup_elem(fd, &k[5], &v), 0,
+		      "sixth flow in the map, not the table");
 	frame_with_ports(fx, &k[5], &t.p.key, buf);
 	run_frame(&h, buf, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP);
@@ -1075,8 +1077,8 @@ Test(bpf, cidr_prefilter)
 		/* a /24 left to the trie (as when chunks run short): the trie answers, exactly */
 		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->dst, 32), 0);
 		{
-			__u16 *e2 = &h.l.cidr4_l2[d4[(__u32)fx->dst[0] << 8 | fx->dst[1]]]
-					 .e[fx->dst[2]], saved = *e2;
+			__u32 dh = (__u32)fx->dst[0] << 8 | fx->dst[1];
+			__u16 *e2 = &h.l.cidr4_l2[d4[dh]].e[fx->dst[2]], saved = *e2;
 
 			*e2 = MK_CIDR4_TRIE;
 			run_frame(&h, fx->frame, fx->len, &r);
@@ -1150,7 +1152,9 @@ static __u32 rnd32(__u64 *s)
 Test(bpf, cidr4_table_exact, .timeout = 120)
 {
 	const struct mk_fixture *fx = plain_flow(4, false);
-	static struct { __u32 addr, len; } pf[400];
+	static struct {
+		__u32 addr, len;
+	} pf[400];
 	static struct run r;
 	__u8 buf[OUT_MAX];
 	struct harness h;
@@ -1164,7 +1168,8 @@ Test(bpf, cidr4_table_exact, .timeout = 120)
 	memcpy(&base, fx->src, 4);
 	base = ntohl(base);
 	while (n < MK_ARRAY_SIZE(pf)) {
-		__u32 len = 8 + rnd32(&s) % 25, a = (base ^ (rnd32(&s) & 0x000fffff)) & (~0u << (32 - len));
+		__u32 len = 8 + rnd32(&s) % 25,
+		      a = (base ^ (rnd32(&s) & 0x000fffff)) & (~0u << (32 - len));
 		__u32 be = htonl(a);
 
 		for (k = 0; k < n && !(pf[k].addr == a && pf[k].len == len); k++)
@@ -1182,7 +1187,8 @@ Test(bpf, cidr4_table_exact, .timeout = 120)
 			for (j = 0; j < 2; j++) {
 				a[j] = base ^ (rnd32(&s) & (0x000fffff >> (rnd32(&s) % 20)));
 				for (k = 0; k < n; k++)
-					want |= ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) == 0;
+					want |=
+					    ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) == 0;
 			}
 			memcpy(buf, fx->frame, fx->len);
 			be = htonl(a[0]);

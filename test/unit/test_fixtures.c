@@ -69,8 +69,8 @@ ParameterizedTest(unsigned int *idx, fixtures, parse)
 	cr_expect_eq(m.magic, MK_META_MAGIC);
 	cr_expect_eq(m.worker, 3);
 	cr_expect_eq(m.proto, fx->proto, "%s: proto %u, want %u", fx->name, m.proto, fx->proto);
-	cr_expect_eq(m.hash, fx->hash, "%s: hash 0x%08x, want 0x%08x (generator's NH)",
-		     fx->name, m.hash, fx->hash);
+	cr_expect_eq(m.hash, fx->hash, "%s: hash 0x%08x, want 0x%08x (generator's NH)", fx->name,
+		     m.hash, fx->hash);
 	cr_expect_eq(p.tunnel_ctx, fx->tunnel_ctx, "%s: tunnel ctx 0x%08x, want 0x%08x", fx->name,
 		     p.tunnel_ctx, fx->tunnel_ctx);
 
@@ -321,8 +321,9 @@ Test(fixtures, fast_path_same_as_general)
 		else if (rf == MK_PARSE_ERROR && rg == MK_PARSE_ERROR)
 			cr_expect_eq(pf.reason, pg.reason, "%s: reason %u with the fast path, %u "
 							   "without", fx->name, pf.reason, pg.reason);
-		fast = fx->len >= MK_ETH_HLEN ? mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp)
-					      : MK_FAST_NO;
+		fast = fx->len >= MK_ETH_HLEN
+			   ? mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp)
+			   : MK_FAST_NO;
 		flows += fast == MK_FAST_FLOW;
 		tunnels += fast == MK_FAST_TUNNEL;
 		free(buf);

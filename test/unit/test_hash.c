@@ -284,8 +284,8 @@ Test(hash, ipv4_hashes_set_words)
 	memcpy(w, &k, sizeof(w));
 	v[0] = w[0], v[1] = w[4], v[2] = w[8], v[3] = w[9], v[4] = w[10], v[5] = w[11];
 	cr_expect_eq(mk_flow_hash(&k, 77), nh_reference(v, 6, 77));
-	cr_expect_eq(mk_flow_hash(&k, 77), mk_flow_hash_v4_words(v[0], v[1], v[2], v[3], v[4], v[5],
-								 mk_hash_key_of(77)));
+	cr_expect_eq(mk_flow_hash(&k, 77),
+		     mk_flow_hash_v4_words(v[0], v[1], v[2], v[3], v[4], v[5], mk_hash_key_of(77)));
 	k.family = MK_FAMILY_IPV6;
 	memcpy(w, &k, sizeof(w));
 	cr_expect_eq(mk_flow_hash(&k, 77), nh_reference(w, 12, 77));
@@ -405,13 +405,14 @@ static void crafted(int family)
 		}
 		if (!memcmp(&x, &y, sizeof(x)))
 			continue;
-		cr_assert_eq(mk_flow_hash(&x, a), mk_flow_hash(&y, a), "pair %u not built right", i);
+		cr_assert_eq(mk_flow_hash(&x, a), mk_flow_hash(&y, a), "pair %u not built right",
+			     i);
 		both += mk_flow_hash(&x, b) == mk_flow_hash(&y, b);
 	}
 	cr_log_info("IPv%d: 20000 pairs built to collide under seed a, %u collide under seed b",
 		    family, both);
-	cr_expect_leq(both, 1u, "IPv%d: %u of 20000 crafted pairs collide under seed b too",
-		      family, both);
+	cr_expect_leq(both, 1u, "IPv%d: %u of 20000 crafted pairs collide under seed b too", family,
+		      both);
 
 	if (family != MK_FAMILY_IPV6)
 		return;

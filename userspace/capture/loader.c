@@ -872,8 +872,8 @@ int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 }
 
 int mk_loader_bypass_walk(struct mk_loader *l,
-			  int (*fn)(const struct mk_flow_key *key, const struct mk_bypass_value *sum,
-				    void *ctx),
+			  int (*fn)(const struct mk_flow_key *key,
+				    const struct mk_bypass_value *sum, void *ctx),
 			  void *ctx)
 {
 	int cfd = bpf_map__fd(l->skel->maps.mk_bypass_counters);

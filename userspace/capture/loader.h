@@ -129,8 +129,8 @@ int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
  * counters (the expiry walk); stops at the first nonzero return, and returns it.
  */
 int mk_loader_bypass_walk(struct mk_loader *l,
-			  int (*fn)(const struct mk_flow_key *key, const struct mk_bypass_value *sum,
-				    void *ctx),
+			  int (*fn)(const struct mk_flow_key *key,
+				    const struct mk_bypass_value *sum, void *ctx),
 			  void *ctx);
 
 /* Sums the per-CPU counters into out[MK_STAT_MAX]. */
