@@ -14,6 +14,8 @@
 
 #include "stream.h"
 
+struct mk_detect_flow;
+
 enum mk_flow_proto {
 	MK_FLOW_PROTO_TCP = 0,
 	MK_FLOW_PROTO_UDP,
@@ -88,6 +90,7 @@ struct mk_flow {
 	uint16_t vlan[2];
 	uint8_t icmp_type, icmp_code; /* of the first packet */
 	struct mk_tcp_session tcp; /* owned by the stream engine */
+	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
 };
 
 #define MK_FLOW_COUNTERS(X)                                                                        \
