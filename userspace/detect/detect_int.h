@@ -108,14 +108,15 @@ struct mk_sm {
 };
 
 /* Every keyword, in the order docs/rules.md lists them; one definition each in kw_*.c. */
+/* clang-format off */
 #define MK_KEYWORD_LIST(X)                                                                         \
-	X(msg)                                                                                     \
-	X(sid) X(rev) X(gid) X(classtype) X(priority) X(reference) X(metadata) X(target)           \
-	    X(noalert) X(bypass) X(content) X(nocase) X(depth) X(offset) X(distance) X(within)     \
-		X(startswith) X(endswith) X(fast_pattern) X(rawbytes) X(isdataat) X(pcre)          \
-		    X(byte_test) X(byte_jump) X(byte_extract) X(dsize) X(flow) X(flowbits)         \
-			X(flowint) X(flags) X(stream_size) X(ttl) X(ip_proto) X(sameip) X(itype)   \
-			    X(icode) X(icmp_id) X(icmp_seq) X(threshold) X(detection_filter)
+	X(msg) X(sid) X(rev) X(gid) X(classtype) X(priority) X(reference) X(metadata) X(target)    \
+	X(noalert) X(bypass)                                                                       \
+	X(content) X(nocase) X(depth) X(offset) X(distance) X(within) X(startswith) X(endswith)    \
+	X(fast_pattern) X(rawbytes) X(isdataat) X(pcre) X(byte_test) X(byte_jump) X(byte_extract)  \
+	X(dsize) X(flow) X(flowbits) X(flowint) X(flags) X(stream_size) X(ttl) X(ip_proto)         \
+	X(sameip) X(itype) X(icode) X(icmp_id) X(icmp_seq) X(threshold) X(detection_filter)
+/* clang-format on */
 
 #define MK_KW_EXTERN(n) extern const struct mk_kw mk_kw_##n;
 MK_KEYWORD_LIST(MK_KW_EXTERN)
