@@ -158,6 +158,9 @@ void h_finish(struct harness *h)
 
 void h_free(struct harness *h)
 {
+	/* flows still open end here, so their detection state is released */
+	if (h->flows.entries && h->t)
+		mk_flow_table_flush(&h->flows);
 	mk_flow_table_free(&h->flows);
 	if (h->stream)
 		mk_stream_engine_free(h->stream);

@@ -19,31 +19,31 @@
 #include "detect_int.h"
 
 static const struct mk_detect_var test_avars[] = {
-	{ "HOME_NET", "[10.0.0.0/8,192.168.0.0/16,2001:db8::/32]" },
-	{ "EXTERNAL_NET", "!$HOME_NET" },
-	{ "DNS_SERVERS", "$HOME_NET" },
-	{ "V4_HOME", "10.0.0.0/8" },
-	{ "LOOP_A", "$LOOP_B" },
-	{ "LOOP_B", "$LOOP_A" },
+    {"HOME_NET", "[10.0.0.0/8,192.168.0.0/16,2001:db8::/32]"},
+    {"EXTERNAL_NET", "!$HOME_NET"},
+    {"DNS_SERVERS", "$HOME_NET"},
+    {"V4_HOME", "10.0.0.0/8"},
+    {"LOOP_A", "$LOOP_B"},
+    {"LOOP_B", "$LOOP_A"},
 };
 static const struct mk_detect_var test_pvars[] = {
-	{ "HTTP_PORTS", "[80,8080]" },
-	{ "WEB_PORTS", "[$HTTP_PORTS,443]" },
-	{ "HIGH", "1024:" },
+    {"HTTP_PORTS", "[80,8080]"},
+    {"WEB_PORTS", "[$HTTP_PORTS,443]"},
+    {"HIGH", "1024:"},
 };
 
 static struct mk_class test_classes[] = {
-	{ (char *)"trojan-activity", (char *)"A Network Trojan was detected", 1 },
-	{ (char *)"misc-activity", (char *)"Misc activity", 3 },
-	{ (char *)"attempted-recon", (char *)"Attempted Information Leak", 2 },
+    {(char *)"trojan-activity", (char *)"A Network Trojan was detected", 1},
+    {(char *)"misc-activity", (char *)"Misc activity", 3},
+    {(char *)"attempted-recon", (char *)"Attempted Information Leak", 2},
 };
-static char *test_refs[] = { (char *)"url", (char *)"cve", (char *)"bugtraq" };
+static char *test_refs[] = {(char *)"url", (char *)"cve", (char *)"bugtraq"};
 
 static struct mk_detect_cfg test_cfg = {
-	.address_vars = test_avars,
-	.naddress_vars = MK_ARRAY_SIZE(test_avars),
-	.port_vars = test_pvars,
-	.nport_vars = MK_ARRAY_SIZE(test_pvars),
+    .address_vars = test_avars,
+    .naddress_vars = MK_ARRAY_SIZE(test_avars),
+    .port_vars = test_pvars,
+    .nport_vars = MK_ARRAY_SIZE(test_pvars),
 };
 
 static inline void test_env(struct mk_parse_env *env)
@@ -101,7 +101,7 @@ static inline struct mk_detect_thread *test_thread(void)
 {
 	static struct mk_detect_engine *e;
 	static struct mk_detect_thread *t;
-	struct mk_detect_cfg cfg = { 0 };
+	struct mk_detect_cfg cfg = {0};
 
 	if (!t) {
 		cr_assert_eq(mk_detect_engine_build(&cfg, NULL, &e), 0);
@@ -116,7 +116,7 @@ static inline int payload_match_at(const char *rule, const void *buf, size_t len
 {
 	struct mk_rule *r = rule_ok(rule);
 	uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
-	struct mk_insp in = { 0 };
+	struct mk_insp in = {0};
 	int m;
 
 	memcpy(copy, buf, len);
@@ -214,11 +214,13 @@ static inline void frame_tcp(struct frame *f, const char *src, uint16_t sport, c
 	t[12] = 5 << 4;
 	t[13] = flags;
 	put16(t + 14, 65535);
-	memcpy(t + 20, data, len);
+	if (len)
+		memcpy(t + 20, data, len);
 }
 
 static inline void frame_udp(struct frame *f, const char *src, uint16_t sport, const char *dst,
-			     uint16_t dport, const void *data, uint32_t len, uint8_t ttl, uint16_t vlan)
+			     uint16_t dport, const void *data, uint32_t len, uint8_t ttl,
+			     uint16_t vlan)
 {
 	uint32_t o = frame_ip(f, src, dst, 17, 8 + len, ttl, vlan);
 	uint8_t *u = f->b + o;
@@ -227,7 +229,8 @@ static inline void frame_udp(struct frame *f, const char *src, uint16_t sport, c
 	put16(u + 2, dport);
 	put16(u + 4, (uint16_t)(8 + len));
 	put16(u + 6, 0);
-	memcpy(u + 8, data, len);
+	if (len)
+		memcpy(u + 8, data, len);
 }
 
 static inline void frame_icmp(struct frame *f, const char *src, const char *dst, uint8_t type,
@@ -243,7 +246,8 @@ static inline void frame_icmp(struct frame *f, const char *src, const char *dst,
 	put16(c + 2, 0);
 	put16(c + 4, id);
 	put16(c + 6, seq);
-	memcpy(c + 8, data, len);
+	if (len)
+		memcpy(c + 8, data, len);
 }
 
 /* ---- TCP conversations through the test pipeline -------------------------------------- */

@@ -454,6 +454,10 @@ static void arena_copy(struct mk_detect_thread *t, struct mk_detect_alert *a, co
 {
 	if (len > 65535)
 		len = 65535;
+	if (!len) {
+		a->payload_len = 0;
+		return;
+	}
 	if (t->arena_used + len > t->arena_cap) {
 		size_t cap = t->arena_cap ? t->arena_cap : 4096;
 		uint8_t *n;

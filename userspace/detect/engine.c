@@ -216,7 +216,7 @@ static int load_lines(struct build *b, struct sid_hash *sh, FILE *f, const char 
 		if (cont)
 			s[--l] = '\0';
 		if (!alen) {
-			char *t = mk_strtrim(s);
+			const char *t = s + strspn(s, " \t");
 
 			if (!*t || *t == '#')
 				continue;
@@ -718,7 +718,8 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	/* order: file order first (num), then Suricata's ordering */
 	for (i = 0; i < b.n; i++)
 		b.rules[i]->num = i;
-	qsort(b.rules, b.n, sizeof(*b.rules), rule_order);
+	if (b.n)
+		qsort(b.rules, b.n, sizeof(*b.rules), rule_order);
 	e->rules = b.rules;
 	e->nrules = b.n;
 	b.rules = NULL;
@@ -758,7 +759,8 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 			goto fail;
 		}
 	}
-	qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
+	if (e->nrules)
+		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
 	err = apply_tcfg(e);
 	if (!err)
 		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
