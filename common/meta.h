@@ -42,13 +42,15 @@ struct mk_meta {
 	__u32 outer_src;  /* innermost tunnel's outer source (IPv4) or its fold (IPv6) */
 	__u32 outer_dst;
 	__u16 vlan[2];	  /* VLAN ids of the frame as received, outermost first */
-	__u16 flags;	  /* enum mk_meta_flags */
 	__u16 l4_off;	  /* L4 header offset in the delivered frame; 0 = none */
+	__u8 flags;	  /* enum mk_meta_flags */
+	__u8 proto;	  /* inner L4 protocol (the key's): workers need not walk IPv6 ext headers */
 	__u8 l3_off;	  /* L3 header offset in the delivered frame */
 	__u8 worker;	  /* worker chosen by the indirection table */
 	__u8 tunnel_type; /* enum mk_tunnel_type of the innermost tunnel stripped */
 	__u8 magic;	  /* MK_META_MAGIC: the program did write this struct */
 };
+_Static_assert(MK_META_F_IPV6 <= 0x80, "struct mk_meta has 8 bits of flags");
 _Static_assert(sizeof(struct mk_meta) == 32, "XDP metadata is capped at 32 bytes");
 
 #endif /* MK_META_H */

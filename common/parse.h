@@ -704,7 +704,8 @@ MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 w
 	m->hash = p->hash;
 	m->tunnel_ctx = p->tunnel_ctx;
 	m->tunnel_id = p->tunnel_id;
-	m->flags = p->flags;
+	m->flags = (__u8)p->flags;
+	m->proto = p->l3.proto;
 	if (p->outer_family == MK_FAMILY_IPV6) {
 		m->outer_src = mk_fold_addr(p->outer_src);
 		m->outer_dst = mk_fold_addr(p->outer_dst);

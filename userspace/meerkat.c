@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat daemon. Today: offline mode (-r FILE). Options are one table
- * filling struct meerkat_params; getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE) and the live sensor (-i IFACE,
+ * runmode/live.c). Options are one table filling struct meerkat_params;
+ * getopt's table and --help come from it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,20 +13,26 @@
 #include <sys/random.h>
 #include <unistd.h>
 #include "config.h"
+#include "ctlsock.h"
+#include "live.h"
 #include "log.h"
 #include "offline.h"
 
 /* Offline runs are reproducible by default; live mode will pick a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
 
+#define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
+
 struct meerkat_params {
 	const char *read_file;
-	const char *iface;
+	const char *iface[MK_MAX_IFACES];
+	int n_iface;
 	const char *log_dir;
 	const char *config;
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
+	const char *unix_socket;
 	unsigned long workers;
 	int verbose;
 	int version;
@@ -36,6 +43,7 @@ enum opt_type {
 	OPT_STR,
 	OPT_ULONG,
 	OPT_COUNT, /* flag, each use adds one */
+	OPT_APPEND, /* repeatable string: an array of MK_MAX_IFACES, its count right after */
 };
 
 struct opt_desc {
@@ -50,12 +58,13 @@ struct opt_desc {
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct opt_desc opts[] = {
 	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_STR, P(iface), "IFACE", "capture on IFACE (live mode: not yet supported)" },
+	{ "interface", 'i', OPT_APPEND, P(iface), "IFACE", "capture live on IFACE (repeatable)" },
 	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
 	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
 	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (default 1)" },
-	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output)" },
+	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
+	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
+	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
@@ -66,7 +75,8 @@ static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n\n");
+	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+		     "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]\n\n");
 	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
 		char left[48];
 
@@ -120,6 +130,17 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 		case OPT_COUNT:
 			(*(int *)(base + o->off))++;
 			break;
+		case OPT_APPEND: {
+			const char **arr = (const char **)(base + o->off);
+			int *n = (int *)(arr + MK_MAX_IFACES);
+
+			if (*n == MK_MAX_IFACES) {
+				mk_err("--%s: at most %d", o->name, MK_MAX_IFACES);
+				return -EINVAL;
+			}
+			arr[(*n)++] = optarg;
+			break;
+		}
 		}
 	}
 	if (optind < argc) {
@@ -129,9 +150,76 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 	return 0;
 }
 
+_Static_assert(offsetof(struct meerkat_params, n_iface) ==
+		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
+	       "OPT_APPEND: the count follows its array");
+
+static int parse_seed(const char *s, uint32_t *seed)
+{
+	char *end;
+
+	if (!s || !strcmp(s, "random")) {
+		if (getrandom(seed, sizeof(*seed), 0) != sizeof(*seed)) {
+			mk_err("getrandom: %s", strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	errno = 0;
+	*seed = (uint32_t)strtoul(s, &end, 0);
+	if (errno || *end || end == s) {
+		mk_err("--seed: '%s' is not a number or 'random'", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Live mode: the command line overrides the configuration's capture section. */
+static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
+{
+	struct mk_live_opts lo = { 0 };
+	int i, err;
+
+	if (prm->read_file) {
+		mk_err("-r and -i exclude each other");
+		return -EINVAL;
+	}
+	if (prm->n_iface) {
+		conf->capture.n_ifaces = 0;
+		for (i = 0; i < prm->n_iface; i++) {
+			struct mk_iface_cfg *ic = &conf->capture.ifaces[conf->capture.n_ifaces++];
+
+			memset(ic, 0, sizeof(*ic));
+			if (strlen(prm->iface[i]) >= sizeof(ic->name)) {
+				mk_err("-i %s: interface name too long", prm->iface[i]);
+				return -EINVAL;
+			}
+			strcpy(ic->name, prm->iface[i]);
+		}
+	}
+	if (prm->workers)
+		conf->capture.workers = (uint32_t)prm->workers;
+	if (prm->unix_socket) {
+		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
+			mk_err("--unix-socket: path longer than %zu bytes",
+			       sizeof(conf->capture.ctl_socket) - 1);
+			return -EINVAL;
+		}
+		strcpy(conf->capture.ctl_socket, prm->unix_socket);
+	}
+	err = parse_seed(prm->seed, &lo.seed);
+	if (err)
+		return err;
+	lo.log_dir = prm->log_dir ? prm->log_dir : MK_DEFAULT_LOG_DIR;
+	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
+	lo.stats_stderr = prm->verbose > 0;
+	mk_log_route_libs();
+	return mk_live_run(conf, &lo);
+}
+
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { .workers = 1 };
+	struct meerkat_params prm = { .workers = 0 };
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
 	struct mk_config conf;
@@ -147,17 +235,32 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (prm.version) {
-		printf("meerkat 0.1.0 (engines: %s)\n", mk_offline_features());
+		printf("meerkat %s (engines: %s)\n", MK_VERSION, mk_offline_features());
 		return 0;
 	}
 	if (prm.verbose)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.iface) {
-		mk_err("-i %s: live capture is not yet supported in this build; use -r FILE", prm.iface);
+	if (prm.workers > MK_MAX_WORKERS) {
+		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
 		return 2;
 	}
+	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
+		mk_err("-k: '%s' is not one of none, all", prm.checksum);
+		return 2;
+	}
+	if (prm.n_iface) {
+		if (prm.config && mk_config_load(&conf, prm.config)) {
+			mk_config_free(&conf);
+			return 1;
+		}
+		err = run_live(&prm, &conf);
+		mk_config_free(&conf);
+		return err ? 1 : 0;
+	}
+	if (!prm.workers)
+		prm.workers = 1;
 	if (!prm.read_file || !prm.log_dir) {
 		mk_err("offline mode needs -r FILE and -l LOGDIR");
 		usage(stderr);
@@ -177,21 +280,8 @@ int main(int argc, char **argv)
 		}
 	}
 	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && !strcmp(prm.seed, "random")) {
-		if (getrandom(&o.seed, sizeof(o.seed), 0) != sizeof(o.seed)) {
-			mk_err("getrandom: %s", strerror(errno));
-			return 1;
-		}
-	} else if (prm.seed) {
-		char *end;
-
-		errno = 0;
-		o.seed = (uint32_t)strtoul(prm.seed, &end, 0);
-		if (errno || *end || end == prm.seed) {
-			mk_err("--seed: '%s' is not a number or 'random'", prm.seed);
-			return 2;
-		}
-	}
+	if (prm.seed && parse_seed(prm.seed, &o.seed))
+		return 2;
 	if (prm.config) {
 		err = mk_config_load(&conf, prm.config);
 		if (err)

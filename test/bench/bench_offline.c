@@ -437,7 +437,7 @@ int main(int argc, char **argv)
 	       (double)rpkts / best_read / 1e6, (double)bytes * 8 / best_read / 1e9);
 	printf("pipeline (%u worker%s):   %.3f s, %.2f Mpkt/s, %.2f Gbit/s, %llu flows\n", workers,
 	       workers > 1 ? "s" : "", best_pipe, (double)npkts / best_pipe / 1e6,
-	       (double)bytes * 8 / best_pipe / 1e9, (unsigned long long)st.flows_logged);
+	       (double)bytes * 8 / best_pipe / 1e9, (unsigned long long)st.pipe.flows_logged);
 	printf("ratio pipeline/read-only: %.2fx wall-clock (target <= 3x), best of %u runs\n", best_pipe / best_read, runs);
 	printf("cpu time, all threads: read-only %.3f s, pipeline %.3f s (%.0f ns/pkt vs %.0f ns/pkt, %.2fx)\n",
 	       cpu_read, cpu_pipe, cpu_read / (double)npkts * 1e9, cpu_pipe / (double)npkts * 1e9, cpu_pipe / cpu_read);

@@ -296,6 +296,7 @@ static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run 
 		     fx->vlan[1]);
 	cr_expect_eq(m->worker, (m->hash % MK_ITABLE_SIZE) % workers, "%s: worker %u", fx->name,
 		     m->worker);
+	cr_expect_eq(m->proto, fx->proto, "%s: proto %u, want %u", fx->name, m->proto, fx->proto);
 	if (fx->tunnel_depth_stripped) {
 		unsigned int alen = fx->outer_family == 6 ? 16 : 4;
 

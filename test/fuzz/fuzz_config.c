@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the configuration file parser (userspace/config.c):
+ * libFuzzer target for the configuration file parser (userspace/control/config.c):
  * the input is a whole file's contents, read through mk_config_load_buf
  * (fmemopen, the same line parser as mk_config_load). It must never crash;
  * an error is a negative errno, logged, and never leaves a bound broken; on

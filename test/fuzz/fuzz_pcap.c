@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* every frame read ends in exactly one reader outcome */
 		CHECK(ends == st.cnt[MK_OFF_READ]);
-		CHECK(st.cnt[MK_OFF_RX] == st.cnt[MK_OFF_DISPATCHED]);
+		CHECK(st.pipe.cnt[MK_WORKER_RX] == st.cnt[MK_OFF_DISPATCHED]);
 	}
 	mk_config_free(&conf);
 	return 0;

@@ -68,6 +68,7 @@ ParameterizedTest(unsigned int *idx, fixtures, parse)
 	cr_expect_eq(m.vlan[1], fx->vlan[1], "%s: vlan[1]", fx->name);
 	cr_expect_eq(m.magic, MK_META_MAGIC);
 	cr_expect_eq(m.worker, 3);
+	cr_expect_eq(m.proto, fx->proto, "%s: proto %u, want %u", fx->name, m.proto, fx->proto);
 	cr_expect_eq(m.hash, fx->hash, "%s: hash 0x%08x, want 0x%08x (generator's jhash2)",
 		     fx->name, m.hash, fx->hash);
 	cr_expect_eq(p.tunnel_ctx, fx->tunnel_ctx, "%s: tunnel ctx 0x%08x, want 0x%08x", fx->name,

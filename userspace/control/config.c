@@ -66,6 +66,7 @@ static const struct key_desc keys[] = {
 void mk_config_defaults(struct mk_config *c)
 {
 	memset(c, 0, sizeof(*c));
+	mk_capture_cfg_defaults(&c->capture);
 	mk_flow_cfg_defaults(&c->flow);
 	c->parse.tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT;
 	c->parse.l2tpv3_l2spec = MK_L2SPEC_NONE;

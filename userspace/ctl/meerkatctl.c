@@ -13,14 +13,18 @@ struct ctl_cmd {
 
 static const struct ctl_cmd ctl_cmds[] = {
 	{ "xdp-test", ctl_xdp_test, "run the XDP program over a pcap with BPF_PROG_RUN" },
-	{ "stats", ctl_stats, "print the counters of the meerkat program attached to an interface" },
+	{ "ping", ctl_ping, "ask the running meerkat for a pong" },
+	{ "status", ctl_status, "interfaces, XDP mode, program ids, queues, workers, uptime" },
+	{ "stats", ctl_stats, "every counter of the running meerkat; with -i IFACE, the XDP program's" },
 };
 
 static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: meerkatctl [-v] COMMAND [OPTIONS]\n\nCommands:\n");
+	fprintf(out, "Usage: meerkatctl [-v] [-s SOCKET] COMMAND [OPTIONS]\n\n"
+		     "  -s SOCKET  the daemon's control socket (default %s)\n\nCommands:\n",
+		ctl_socket_path);
 	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
 		fprintf(out, "  %-10s %s\n", ctl_cmds[i].name, ctl_cmds[i].help);
 	fprintf(out, "\n'meerkatctl COMMAND --help' describes each command.\n");
@@ -31,8 +35,18 @@ int main(int argc, char **argv)
 	size_t i;
 
 	mk_log_route_libs();
-	while (argc > 1 && !strcmp(argv[1], "-v")) {
-		mk_log_set_level(mk_log_get_level() + 1);
+	while (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "-s"))) {
+		if (!strcmp(argv[1], "-s")) {
+			if (argc < 3) {
+				mk_err("-s needs a socket path");
+				return 2;
+			}
+			ctl_socket_path = argv[2];
+			argv++;
+			argc--;
+		} else {
+			mk_log_set_level(mk_log_get_level() + 1);
+		}
 		argv++;
 		argc--;
 	}

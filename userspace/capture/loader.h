@@ -33,6 +33,7 @@ struct mk_loader_opts {
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
 	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
+	const char *pin_dir;	/* bpffs directory: pin (or reuse) the flow bypass map there */
 };
 
 /* Defaults: 1 worker, 1 queue, IDS, default tunnel depth, no cookie, seed 0. */
@@ -57,6 +58,22 @@ int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode);
 int mk_loader_detach(struct mk_loader *l);
 
 int mk_loader_prog_fd(const struct mk_loader *l);
+/* The kernel's id of the loaded program (what xdp-loader status shows), 0 if unknown. */
+__u32 mk_loader_prog_id(const struct mk_loader *l);
+
+/*
+ * Live attach: detaches a meerkat program a previous run left on @ifindex
+ * (kill -9), then attaches natively; with @fallback_generic a refused native
+ * attach is retried in generic mode with a warning. Other XDP users are left
+ * alone: with libxdp's dispatcher meerkat runs beside them, without it
+ * (single-program mode) another program on the interface is an error naming
+ * it. Returns 0 or -errno (logged).
+ */
+int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic);
+/* "native", "generic" or "none". */
+const char *mk_loader_attach_mode_name(const struct mk_loader *l);
+/* Detaches every program named meerkat_xdp from @ifindex; returns how many, or -errno. */
+int mk_loader_detach_stale(int ifindex);
 
 /* Fills the indirection table round-robin: bucket b -> b % workers. */
 int mk_loader_itable_reset(struct mk_loader *l);

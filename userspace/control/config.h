@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "capture_cfg.h"
 #include "defrag.h"
 #include "flow.h"
 #include "map_types.h"
@@ -23,6 +24,7 @@ struct mk_cidr {
 };
 
 struct mk_config {
+	struct mk_capture_cfg capture; /* live mode only */
 	struct mk_flow_cfg flow;
 	struct mk_parse_cfg parse; /* seed is set by the caller, not the file */
 	struct mk_stream_cfg stream;	/* the stream engine's own settings */

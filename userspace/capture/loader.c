@@ -5,10 +5,13 @@
  * loaded program (indirection table, sockets, peer, CIDR and flow bypass).
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -68,6 +71,28 @@ static int opts_check(const struct mk_loader_opts *o)
 	return 0;
 }
 
+/*
+ * Maps whose state must survive a restart: the flow bypass map. libbpf
+ * reuses a compatible map already pinned at the path, or pins the new one
+ * there at load. Everything else is rebuilt from the configuration.
+ */
+static int pin_maps(struct meerkat_bpf *skel, const char *dir)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		mk_err("%s: %s (is a bpffs mounted there?)", dir, strerror(-err));
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/mk_flow_bypass", dir);
+	err = bpf_map__set_pin_path(skel->maps.mk_flow_bypass, path);
+	if (err)
+		mk_err("%s: cannot pin map mk_flow_bypass: %s", path, strerror(-err));
+	return err;
+}
+
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 {
 	struct meerkat_bpf *skel;
@@ -93,6 +118,11 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_mode = opts->mode;
 	skel->rodata->mk_bench_restore = opts->bench_restore;
 
+	if (opts->pin_dir) {
+		err = pin_maps(skel, opts->pin_dir);
+		if (err)
+			goto err_destroy;
+	}
 	l->workers = opts->workers;
 	l->queues = opts->queues;
 	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
@@ -497,4 +527,94 @@ void mk_xsk_set_destroy(struct mk_xsk_set *set)
 	if (set->umem_area)
 		munmap(set->umem_area, set->umem_size);
 	memset(set, 0, sizeof(*set));
+}
+
+__u32 mk_loader_prog_id(const struct mk_loader *l)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (!l->skel || bpf_obj_get_info_by_fd(mk_loader_prog_fd(l), &info, &len))
+		return 0;
+	return info.id;
+}
+
+const char *mk_loader_attach_mode_name(const struct mk_loader *l)
+{
+	if (!l->xdp_prog)
+		return "none";
+	return l->attach_mode == XDP_MODE_SKB ? "generic" : "native";
+}
+
+int mk_loader_detach_stale(int ifindex)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p;
+	int err = libxdp_get_error(mp), n = 0;
+
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (!mp)
+		return 0;
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), "meerkat_xdp")) {
+			err = xdp_multiprog__detach(mp);
+			n = err ? err : 1;
+		}
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+			if (strcmp(xdp_program__name(p), "meerkat_xdp"))
+				continue;
+			err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+			if (err) {
+				n = err;
+				break;
+			}
+			n++;
+		}
+	}
+	xdp_multiprog__close(mp);
+	return n;
+}
+
+/* Names the program that keeps us off the interface in single-program mode. */
+static void explain_busy(int ifindex, const char *ifname)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p;
+
+	if (libxdp_get_error(mp) || !mp)
+		return;
+	p = xdp_multiprog__main_prog(mp);
+	if (xdp_multiprog__is_legacy(mp) && p)
+		mk_err("%s already runs XDP program '%s' (id %u) and libxdp's dispatcher is not "
+		       "available to run both: detach it first (xdp-loader unload %s --all)",
+		       ifname, xdp_program__name(p), xdp_program__id(p), ifname);
+	xdp_multiprog__close(mp);
+}
+
+int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
+{
+	char ifname[IF_NAMESIZE] = "?";
+	int err, n;
+
+	if_indextoname(ifindex, ifname);
+	n = mk_loader_detach_stale(ifindex);
+	if (n < 0) {
+		mk_err("%s: cannot detach the meerkat program a previous run left: %s", ifname,
+		       strerror(-n));
+		return n;
+	}
+	if (n)
+		mk_warn("%s: replaced the meerkat program a previous run left attached", ifname);
+	err = mk_loader_attach(l, ifindex, skb_mode);
+	if (err && !skb_mode && fallback_generic && err != -EEXIST && err != -EBUSY) {
+		mk_warn("%s: native XDP refused (%s), attaching in generic mode (slower)", ifname,
+			strerror(-err));
+		err = mk_loader_attach(l, ifindex, true);
+	}
+	if (err == -EEXIST || err == -EBUSY)
+		explain_busy(ifindex, ifname);
+	return err;
 }

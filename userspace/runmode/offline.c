@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Offline mode. The reader thread plays the XDP program's part: parse,
- * decapsulate, hash, CIDR bypass, w = itable[hash % 256]. Workers play the
- * AF_XDP workers' part on a shared-nothing flow table each.
+ * decapsulate, hash, CIDR bypass, w = itable[hash % 256]. Each worker thread
+ * runs the per-worker pipeline (pipeline/worker.c, the same code as live
+ * mode) on a shared-nothing flow table. What is offline-specific lives here:
+ * the pcap reader's dispatch, the queues, and the deterministic record order.
  *
  * Determinism: a worker's decisions depend only on its packets and on TICK
  * records, which the reader broadcasts to every worker in file order whenever
@@ -32,17 +34,17 @@
 #include "parse.h"
 #include "pcap_source.h"
 #include "pktq.h"
-
-#include "defrag.h"
 #include "spsc.h"
+#include "worker.h"
 
 #define MK_OFF_CNT_NAME(name, str, doc) [MK_OFF_##name] = str,
 const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
-	MK_OFF_READER_COUNTERS(MK_OFF_CNT_NAME) MK_OFF_WORKER_COUNTERS(MK_OFF_CNT_NAME)
+	MK_OFF_READER_COUNTERS(MK_OFF_CNT_NAME)
 };
 #undef MK_OFF_CNT_NAME
 
 #define PKTQ_SIZE (2u << 20)
+#define DGRAM_RING_SLOTS 1024
 #define PROGRESS_NS 250000000ull /* 4 updates per second at most */
 
 /*
@@ -81,28 +83,21 @@ struct eve_chunk {
 struct worker {
 	pthread_t thread;
 	unsigned int id;
+	struct mk_worker pipe;	/* the pipeline proper */
 	struct mk_pktq q;
-	struct mk_flow_table flows;
 	struct mk_eve_buf eve;	/* records of the current epoch */
 	uint64_t epoch;		/* ticks seen */
-	struct mk_stream_engine *stream;
-	struct mk_defrag *defrag;
+	uint64_t seq;		/* of the record being handled: hand-offs carry it */
 	struct mk_spsc *mesh;	     /* n x n rings: mesh[from * n + to] */
 	struct pkt_hdr **stash;	     /* per source: next hand-off popped, not yet due */
 	struct worker *peers;	     /* all workers, for their progress */
 	struct dispatch_state *disp;
 	uint64_t drained_frag; /* hand-offs from fragments up to this seq are all in */
 	_Alignas(64) _Atomic uint64_t progress; /* own records with seq <= this are done */
-	struct mk_parse_cfg pcfg;
-	const uint8_t *itable;
 	unsigned int nworkers;
-	uint64_t flows_logged;
 	pthread_mutex_t lock;	/* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
 	_Atomic uint64_t sealed_epoch; /* every record of an epoch below this is sealed */
-	const struct mk_config *conf;
-	const struct mk_offline_opts *opts;
-	uint64_t cnt[MK_OFF_CNT_MAX];
 	int err;
 	int started;
 };
@@ -112,218 +107,7 @@ const char *mk_offline_features(void)
 	return "defrag stream";
 }
 
-/* ---- checksums -------------------------------------------------------- */
-
-/*
- * One's-complement sum, 64 bits at a time with end-around carry (RFC 1071:
- * the sum is byte-order independent, so words are summed as loaded and the
- * result swapped once). Checksums are the worker's biggest per-byte cost,
- * hence not the 16-bit textbook loop.
- */
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-	uint64_t acc = 0, q;
-	uint32_t w;
-	uint16_t h;
-
-	while (len >= 8) {
-		memcpy(&q, p, 8);
-		acc += q;
-		acc += acc < q; /* end-around carry */
-		p += 8;
-		len -= 8;
-	}
-	acc = (acc & 0xffffffffu) + (acc >> 32);
-	if (len >= 4) {
-		memcpy(&w, p, 4);
-		acc += w;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		memcpy(&h, p, 2);
-		acc += h;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {
-		h = 0;
-		memcpy(&h, p, 1);
-		acc += h;
-	}
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	/* back to network order to combine with the caller's host-order sum */
-	return sum + (uint32_t)__builtin_bswap16((uint16_t)acc);
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-static uint32_t pseudo_sum(const struct mk_l3 *l3, uint32_t l4len)
-{
-	uint32_t sum = 0;
-	int n = l3->family == MK_FAMILY_IPV6 ? 16 : 4;
-
-	sum = csum_add(sum, (const uint8_t *)l3->src, n);
-	sum = csum_add(sum, (const uint8_t *)l3->dst, n);
-	return sum + l3->proto + (l4len & 0xffff) + (l4len >> 16);
-}
-
-/*
- * Validates what can be validated: not on fragments (no whole L4) nor on
- * frames cut by the snap length. Returns 1 when a bad TCP checksum means the
- * segment must not be reassembled.
- */
-static int worker_checksums(struct worker *w, const struct mk_parse *p, const uint8_t *ip,
-			    uint32_t caplen)
-{
-	const struct mk_l3 *l3 = &p->l3;
-	uint32_t ihl, l4len;
-	const uint8_t *l4;
-
-	if (l3->truncated || caplen < l3->ip_len)
-		return 0;
-	/* the parser checked 20 <= IHL * 4 <= total length for IPv4 */
-	if (l3->family == MK_FAMILY_IPV4 &&
-	    csum_fold(csum_add(0, ip, (ip[0] & 0x0fu) * 4u)) != 0xffff)
-		w->cnt[MK_OFF_CSUM_BAD_IPV4]++;
-	if (!l3->l4_off || l3->frag != MK_FRAG_NONE)
-		return 0;
-	/* IPv6 extension headers may claim more than the payload length */
-	ihl = (uint32_t)(l3->l4_off - l3->l3_off);
-	if (ihl > l3->ip_len)
-		return 0;
-	l4 = ip + ihl;
-	l4len = l3->ip_len - ihl;
-	switch (l3->proto) {
-	case MK_IPPROTO_TCP:
-		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff) {
-			w->cnt[MK_OFF_CSUM_BAD_TCP]++;
-			return 1;
-		}
-		break;
-	case MK_IPPROTO_UDP:
-		/* IPv4 UDP checksum 0 means "none" */
-		if (l4len >= 8 && (l4[6] | l4[7]) == 0 && l3->family == MK_FAMILY_IPV4)
-			break;
-		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff)
-			w->cnt[MK_OFF_CSUM_BAD_UDP]++;
-		break;
-	case MK_IPPROTO_ICMP:
-		if (csum_fold(csum_add(0, l4, l4len)) != 0xffff)
-			w->cnt[MK_OFF_CSUM_BAD_ICMP]++;
-		break;
-	case MK_IPPROTO_ICMPV6:
-		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff)
-			w->cnt[MK_OFF_CSUM_BAD_ICMP]++;
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/* ---- defragmenter and stream engine (compiled in when present) -------- */
-
-static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip, int is_frame);
-
-/*
- * Defrag seam. A fragment reaches the worker owning its address-pair hash;
- * the worker's defragmenter holds it. A completed datagram is parsed again
- * from its IP header (the fragment's VLAN and tunnel context carried over),
- * and goes to the worker owning its 5-tuple: handled here, or handed over on
- * the SPSC ring to that worker. Fragments are not flow packets; the datagram
- * is, once.
- */
-#define DGRAM_RING_SLOTS 1024
-
-static int worker_defrag_init(struct worker *w)
-{
-	struct mk_defrag_config cfg = w->conf->defrag;
-
-	cfg.seed = w->opts->seed;
-	return mk_defrag_create(&cfg, &w->defrag);
-}
-
-static void worker_datagram(struct worker *w, const struct pkt_hdr *fh, const struct mk_defrag_datagram *dg)
-{
-	const struct mk_parse *fp = &fh->parse;
-	struct pkt_hdr *h = malloc(sizeof(*h) + dg->len);
-	struct mk_frame frame;
-	struct mk_parse *p;
-	unsigned int to;
-
-	if (!h) {
-		w->cnt[MK_OFF_DGRAM_BAD]++;
-		return;
-	}
-	memcpy(h + 1, dg->data, dg->len);
-	frame.data = h + 1;
-	frame.data_end = (const uint8_t *)(h + 1) + dg->len;
-	p = &h->parse;
-	if (mk_parse_frame(&frame, MK_START_IP, &w->pcfg, p) != MK_PARSE_IP || (p->flags & MK_META_F_FRAGMENT)) {
-		w->cnt[MK_OFF_DGRAM_BAD]++;
-		free(h);
-		return;
-	}
-	/* the datagram's identity includes what was stripped around its fragments */
-	p->vlan[0] = p->key.vlan[0] = fp->vlan[0];
-	p->vlan[1] = p->key.vlan[1] = fp->vlan[1];
-	if (fp->tunnel_depth && !p->tunnel_depth) {
-		p->tunnel_ctx = p->key.tunnel_ctx = fp->tunnel_ctx;
-		p->tunnel_id = fp->tunnel_id;
-		p->tunnel_type = fp->tunnel_type;
-		p->tunnel_depth = fp->tunnel_depth;
-		p->tunnel_mask = fp->tunnel_mask;
-		p->outer_family = fp->outer_family;
-		memcpy(p->outer_src, fp->outer_src, sizeof(p->outer_src));
-		memcpy(p->outer_dst, fp->outer_dst, sizeof(p->outer_dst));
-		p->flags |= MK_META_F_TUNNEL;
-	}
-	p->hash = mk_flow_hash(&p->key, w->pcfg.seed);
-	h->ts_us = dg->ts_ns / 1000;
-	h->seq = fh->seq; /* handled where the completing fragment was */
-	h->ip_caplen = dg->len;
-	h->pad = 0;
-	to = w->itable[p->hash % MK_ITABLE_SIZE];
-	if (to == w->id) {
-		worker_packet(w, h, (const uint8_t *)(h + 1), 0);
-		free(h);
-		return;
-	}
-	if (mk_spsc_push_ptr(&w->mesh[w->id * w->nworkers + to], h)) {
-		w->cnt[MK_OFF_DGRAM_HANDOFF_DROP]++;
-		free(h);
-		return;
-	}
-	w->cnt[MK_OFF_DGRAM_HANDOFF]++;
-}
-
-static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip)
-{
-	struct mk_defrag_outer outer = {
-		.vlan = { h->parse.vlan[0], h->parse.vlan[1] },
-		.tunnel_ctx = h->parse.tunnel_ctx,
-	};
-	struct mk_defrag_datagram dg;
-	int ret = mk_defrag_input(w->defrag, ip, h->ip_caplen, h->ts_us * 1000, &outer, &dg);
-
-	if (ret < 0) {
-		w->cnt[MK_OFF_FRAG_DROPPED]++;
-		return;
-	}
-	w->cnt[MK_OFF_FRAG_HELD]++;
-	if (ret != MK_DEFRAG_DONE)
-		return;
-	w->cnt[MK_OFF_DGRAM]++;
-	worker_datagram(w, h, &dg);
-	mk_defrag_datagram_free(&dg);
-}
+/* ---- ordered hand-off -------------------------------------------------- */
 
 /*
  * Ordered hand-off. A datagram completed by worker A while it handled record
@@ -338,6 +122,35 @@ static void worker_defrag(struct worker *w, const struct pkt_hdr *h, const uint8
  * An idle worker's progress is the reader's flushed_seq, so nobody waits on
  * an idle peer.
  */
+/* ops.handoff: a copy travels on the SPSC ring to its owner, stamped with our seq. */
+static int worker_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+{
+	struct worker *w = ctx;
+	struct pkt_hdr *h = malloc(sizeof(*h) + pkt->ip_caplen);
+
+	if (!h)
+		return -ENOMEM;
+	memset(h, 0, sizeof(*h));
+	h->ts_us = pkt->ts_us;
+	h->seq = w->seq; /* handled where the completing fragment was */
+	h->ip_caplen = pkt->ip_caplen;
+	h->parse = *pkt->parse;
+	memcpy(h + 1, pkt->ip, pkt->ip_caplen);
+	if (mk_spsc_push_ptr(&w->mesh[w->id * w->nworkers + to], h)) {
+		free(h);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static void pkt_of(struct mk_pkt *pkt, const struct pkt_hdr *h)
+{
+	pkt->parse = &h->parse;
+	pkt->ip = (const uint8_t *)(h + 1);
+	pkt->ip_caplen = h->ip_caplen;
+	pkt->ts_us = h->ts_us;
+}
+
 static struct pkt_hdr *handoff_next(struct worker *w, unsigned int *src)
 {
 	struct pkt_hdr *best = NULL;
@@ -387,8 +200,11 @@ static int handoffs_before(struct worker *w, uint64_t limit)
 	int got = 0;
 
 	while ((h = handoff_next(w, &src)) && h->seq < limit) {
+		struct mk_pkt pkt;
+
 		w->stash[src] = NULL;
-		worker_packet(w, h, (const uint8_t *)(h + 1), 0);
+		pkt_of(&pkt, h);
+		mk_worker_datagram(&w->pipe, &pkt);
 		free(h);
 		got = 1;
 	}
@@ -439,11 +255,6 @@ static int worker_idle(struct worker *w)
 	return handoffs_before(w, (flushed < low ? flushed : low) + 1);
 }
 
-static void worker_defrag_tick(struct worker *w, uint64_t now_us)
-{
-	mk_defrag_expire(w->defrag, now_us * 1000);
-}
-
 /* Past END every peer's hand-offs are in (the wait before END saw to it): take them all. */
 static void worker_defrag_finish(struct worker *w)
 {
@@ -451,110 +262,20 @@ static void worker_defrag_finish(struct worker *w)
 	handoffs_before(w, UINT64_MAX);
 }
 
-/*
- * --dump-streams: the stream engine's data callback lands here with the
- * stream offset of each released chunk; pwrite() at that offset makes the
- * file the reassembled byte stream whatever the release order. Files are
- * DIR/<flow_id>.toserver and DIR/<flow_id>.toclient. Debug only: one
- * open/close per chunk.
- */
-static __attribute__((unused)) void worker_stream_data(struct worker *w, const struct mk_flow *f,
-							int to_client, uint64_t offset,
-							const uint8_t *data, uint32_t len)
-{
-	char path[4096];
-	int fd;
-
-	if (!w->opts->dump_streams || !len)
-		return;
-	snprintf(path, sizeof(path), "%s/%llu.%s", w->opts->dump_streams,
-		 (unsigned long long)f->flow_id, to_client ? "toclient" : "toserver");
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || pwrite(fd, data, len, (off_t)offset) != (ssize_t)len)
-		w->err = -errno;
-	if (fd >= 0)
-		close(fd);
-}
-
-/*
- * Stream seam: TCP segments go to this worker's stream engine with the flow's
- * embedded session. seg.dir is relative to the flow's first packet, as the
- * engine wants; a bad checksum is passed as csum_ok = 0 so the segment is
- * tracked but never reassembled. Released data comes back through
- * stream_cb_data (--dump-streams); depth reached both ways marks the flow
- * bypassed (local bypass; capture bypass is the live path's job).
- */
-static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct mk_stream_chunk *c)
-{
-	struct mk_flow *f = (struct mk_flow *)((char *)ssn - offsetof(struct mk_flow, tcp));
-
-	worker_stream_data(user, f, c->dir == MK_STREAM_TO_CLIENT, c->offset, c->data, c->len);
-}
-
-static void stream_cb_depth(void *user, struct mk_tcp_session *ssn, int dir)
-{
-	(void)user;
-	(void)dir;
-	if (mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_SERVER) &&
-	    mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_CLIENT))
-		((struct mk_flow *)((char *)ssn - offsetof(struct mk_flow, tcp)))->bypassed = 1;
-}
-
-static int worker_stream_init(struct worker *w)
-{
-	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
-	w->stream = mk_stream_engine_new(&w->conf->stream);
-	if (!w->stream)
-		return -errno ?: -ENOMEM;
-	mk_stream_set_callbacks(w->stream, &cbs, w);
-	return 0;
-}
-
-static int worker_stream(struct worker *w, struct mk_flow *f, int to_client, const uint8_t *ip,
-			 uint32_t caplen, const struct mk_parse *p, int bad_csum, uint64_t ts_us)
-{
-	uint32_t l4 = (uint32_t)(p->l3.l4_off - p->l3.l3_off);
-	uint32_t end = p->l3.ip_len < caplen ? p->l3.ip_len : caplen;
-	struct mk_tcp_seg seg;
-	int ret;
-
-	if (f->pkts[0] + f->pkts[1] == 1)
-		mk_tcp_session_init(&f->tcp);
-	if (end <= l4 || mk_tcp_seg_parse(&seg, ip + l4, end - l4)) {
-		w->cnt[MK_OFF_TCP_MALFORMED]++;
-		return 0;
-	}
-	seg.dir = (uint8_t)(to_client ^ f->first_to_client);
-	seg.csum_ok = !bad_csum;
-	ret = mk_stream_packet(w->stream, &f->tcp, &seg, ts_us * 1000);
-	return ret == MK_STREAM_REUSE;
-}
-
-static void worker_stream_end(struct worker *w, struct mk_flow *f)
-{
-	if (f->proto_class != MK_FLOW_PROTO_TCP)
-		return;
-	mk_stream_flow_end(w->stream, &f->tcp);
-	mk_tcp_session_free(w->stream, &f->tcp);
-}
-
 /* ---- worker ------------------------------------------------------------ */
 
-static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason)
+/* ops.record: kept with its sort key until the epoch is sealed. */
+static int worker_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
 {
 	struct worker *w = ctx;
-	char line[MK_EVE_LINE_MAX];
-	int n;
 
-	worker_stream_end(w, f);
-	if (!w->opts->log_dir)
-		return;
-	n = mk_eve_flow(line, sizeof(line), f, reason);
-	if (n < 0 || mk_eve_buf_add(&w->eve, w->epoch, f->start_us, f->flow_id, line, (size_t)n))
-		w->err = -ENOMEM;
-	else
-		w->flows_logged++;
+	return mk_eve_buf_add(&w->eve, w->epoch, f->start_us, f->flow_id, line, len) ? -ENOMEM : 0;
 }
+
+static const struct mk_worker_ops worker_ops = {
+	.handoff = worker_handoff,
+	.record = worker_record,
+};
 
 /* Hands the current epoch's records to the writer and starts the next epoch. */
 static void worker_seal_epoch(struct worker *w)
@@ -581,50 +302,6 @@ static void worker_seal_epoch(struct worker *w)
 	w->epoch++;
 }
 
-static void worker_packet(struct worker *w, const struct pkt_hdr *h, const uint8_t *ip, int is_frame)
-{
-	const struct mk_parse *p = &h->parse;
-	uint32_t l4 = p->l3.l4_off ? (uint32_t)(p->l3.l4_off - p->l3.l3_off) : 0;
-	struct mk_flow_pkt fp = { .ts_us = h->ts_us, .len = MK_ETH_HLEN + h->ip_caplen };
-	struct mk_flow *f;
-	int bad = 0, to_client;
-
-	if (p->flags & MK_META_F_FRAGMENT) {
-		worker_defrag(w, h, ip);
-		return;
-	}
-	if (w->opts->checksum)
-		bad = worker_checksums(w, p, ip, h->ip_caplen);
-	/* the parser checked the L4 header bytes are there */
-	if (l4 && p->l3.proto == MK_IPPROTO_TCP)
-		fp.tcp_flags = ip[l4 + 13] & 0x3f;
-	else if (l4 && (p->l3.proto == MK_IPPROTO_ICMP || p->l3.proto == MK_IPPROTO_ICMPV6)) {
-		fp.icmp_type = ip[l4];
-		fp.icmp_code = ip[l4 + 1];
-	}
-	f = mk_flow_handle(&w->flows, p, &fp, &to_client);
-	if (!f) {
-		w->cnt[is_frame ? MK_OFF_NO_FLOW : MK_OFF_DGRAM_NO_FLOW]++;
-		return;
-	}
-	w->cnt[is_frame ? MK_OFF_FLOW_PKT : MK_OFF_DGRAM_FLOW]++;
-	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
-		return;
-	if (worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad, h->ts_us)) {
-		/*
-		 * TCP port reuse the flow table's own rule (a SYN on a closed
-		 * flow) did not catch: this packet opens a new flow.
-		 */
-		w->cnt[MK_OFF_TCP_REUSE]++;
-		f->pkts[to_client]--;
-		f->bytes[to_client] -= fp.len;
-		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT);
-		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
-		if (f)
-			worker_stream(w, f, to_client, ip, h->ip_caplen, p, bad, h->ts_us);
-	}
-}
-
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -648,15 +325,16 @@ static void *worker_main(void *arg)
 					     ((const struct tick_rec *)(r + 1))->frag_before);
 		if (r->kind == MK_PKTQ_PKT) {
 			const struct pkt_hdr *h = (const void *)(r + 1);
+			struct mk_pkt pkt;
 
-			w->cnt[MK_OFF_RX]++;
-			worker_packet(w, h, (const uint8_t *)(h + 1), 1);
+			pkt_of(&pkt, h);
+			w->seq = h->seq;
+			mk_worker_packet(&w->pipe, &pkt);
 		} else if (r->kind == MK_PKTQ_TICK) {
 			const struct tick_rec *t = (const void *)(r + 1);
 
 			worker_seal_epoch(w);
-			mk_flow_table_tick(&w->flows, t->now_us);
-			worker_defrag_tick(w, t->now_us);
+			mk_worker_tick(&w->pipe, t->now_us);
 		} else if (r->kind == MK_PKTQ_END) {
 			mk_pktq_release(&w->q, r);
 			break;
@@ -664,7 +342,7 @@ static void *worker_main(void *arg)
 		mk_pktq_release(&w->q, r);
 	}
 	worker_defrag_finish(w);
-	mk_flow_table_flush(&w->flows);
+	mk_worker_finish(&w->pipe);
 	worker_seal_epoch(w);
 	return NULL;
 }
@@ -855,11 +533,18 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			goto out_workers;
 	}
 	for (i = 0; i < n; i++) {
+		struct mk_worker_cfg wc = {
+			.id = i,
+			.nworkers = n,
+			.itable = itable,
+			.seed = o->seed,
+			.checksum = o->checksum,
+			.log_flows = o->log_dir != NULL,
+			.dump_streams = o->dump_streams,
+			.conf = c,
+		};
+
 		ws[i].id = i;
-		ws[i].conf = c;
-		ws[i].opts = o;
-		ws[i].pcfg = pcfg;
-		ws[i].itable = itable;
 		ws[i].nworkers = n;
 		ws[i].mesh = mesh;
 		ws[i].peers = ws;
@@ -869,14 +554,11 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			err = -ENOMEM;
 			goto out_workers;
 		}
-		err = mk_flow_table_init(&ws[i].flows, &c->flow, o->seed, worker_flow_end, &ws[i]);
-		if (!err && mk_pktq_init(&ws[i].q, PKTQ_SIZE))
+		err = mk_worker_init(&ws[i].pipe, &wc, &worker_ops, &ws[i]);
+		if (err)
+			goto out_workers;
+		if (mk_pktq_init(&ws[i].q, PKTQ_SIZE)) {
 			err = -ENOMEM;
-		if (!err)
-			err = worker_stream_init(&ws[i]);
-		if (!err)
-			err = worker_defrag_init(&ws[i]);
-		if (err) {
 			mk_err("worker %u: %s", i, strerror(-err));
 			goto out_workers;
 		}
@@ -992,23 +674,10 @@ out_join:
 	}
 	st->elapsed_s = (double)(mono_ns() - t0) / 1e9;
 	for (i = 0; i < n; i++) {
-		int k;
-
-		for (k = MK_OFF_RX; k < MK_OFF_CNT_MAX; k++)
-			st->cnt[k] += ws[i].cnt[k];
-		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
-			st->flow_cnt[k] += ws[i].flows.cnt[k];
-		st->flows_logged += ws[i].flows_logged;
-		mk_stream_stats_add(&st->stream, mk_stream_engine_stats(ws[i].stream));
-		{
-			struct mk_defrag_stats ds;
-
-			mk_defrag_get_stats(ws[i].defrag, &ds);
-			mk_defrag_stats_add(&st->defrag, &ds);
-		}
+		mk_worker_stats_add(&st->pipe, &ws[i].pipe);
 		st->queue_full_waits += ws[i].q.full_waits;
-		if (ws[i].err && !err)
-			err = ws[i].err;
+		if (ws[i].pipe.err && !err)
+			err = ws[i].pipe.err;
 	}
 	if (!err)
 		err = write_sealed(eve, ws, n);
@@ -1021,11 +690,7 @@ out_workers:
 			mk_eve_buf_free(&ch->buf);
 			free(ch);
 		}
-		mk_flow_table_free(&ws[i].flows);
-		if (ws[i].stream)
-			mk_stream_engine_free(ws[i].stream);
-		if (ws[i].defrag)
-			mk_defrag_destroy(ws[i].defrag);
+		mk_worker_free(&ws[i].pipe);
 		if (ws[i].stash) {
 			unsigned int k;
 
@@ -1065,7 +730,7 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 
 	fprintf(out, "meerkat: %llu packets, %llu bytes, %llu flows logged in %.3f s (%.0f pkt/s, %.3f Gbit/s)\n",
 		(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)st->bytes_read,
-		(unsigned long long)st->flows_logged, st->elapsed_s, (double)st->cnt[MK_OFF_READ] / s,
+		(unsigned long long)st->pipe.flows_logged, st->elapsed_s, (double)st->cnt[MK_OFF_READ] / s,
 		(double)st->bytes_read * 8 / s / 1e9);
 	for (i = 0; i < MK_OFF_CNT_MAX; i++)
 		fprintf(out, "  %-18s %llu\n", mk_off_counter_names[i], (unsigned long long)st->cnt[i]);
@@ -1073,25 +738,18 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 		if (st->parse_err[i])
 			fprintf(out, "  %-18s %llu\n", mk_stat_descs[mk_reason_stat(i)].name,
 				(unsigned long long)st->parse_err[i]);
-	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
-		fprintf(out, "  %-18s %llu\n", mk_flow_counter_names[i], (unsigned long long)st->flow_cnt[i]);
 	/* not a drop: times the reader waited for a worker's queue */
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
-	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
-		fprintf(out, "  stream.%-18s %llu\n", mk_stream_stat_name(i), (unsigned long long)st->stream.c[i]);
-	mk_defrag_stats_print(&st->defrag, out);
-	/* DESIGN 1.5: every frame ends in exactly one counter */
+	mk_worker_stats_print(out, &st->pipe);
+	/* DESIGN 1.5: every frame read ends in exactly one reader or worker outcome */
 	accounted = st->cnt[MK_OFF_NON_IP] + st->cnt[MK_OFF_PARSE_ERROR] + st->cnt[MK_OFF_CIDR_BYPASS] +
-		    st->cnt[MK_OFF_FLOW_PKT] + st->cnt[MK_OFF_FRAG_HELD] +
-		    st->cnt[MK_OFF_FRAG_DROPPED] + st->cnt[MK_OFF_NO_FLOW];
-	/* and every reassembled datagram ends in one datagram outcome */
-	if (st->cnt[MK_OFF_DGRAM] != st->cnt[MK_OFF_DGRAM_FLOW] + st->cnt[MK_OFF_DGRAM_NO_FLOW] +
-					     st->cnt[MK_OFF_DGRAM_BAD] + st->cnt[MK_OFF_DGRAM_HANDOFF_DROP])
-		fprintf(out, "  ACCOUNTING MISMATCH: %llu datagrams reassembled, %llu accounted\n",
-			(unsigned long long)st->cnt[MK_OFF_DGRAM],
-			(unsigned long long)(st->cnt[MK_OFF_DGRAM_FLOW] + st->cnt[MK_OFF_DGRAM_NO_FLOW] +
-					     st->cnt[MK_OFF_DGRAM_BAD] + st->cnt[MK_OFF_DGRAM_HANDOFF_DROP]));
-	if (accounted != st->cnt[MK_OFF_READ] || st->cnt[MK_OFF_RX] != st->cnt[MK_OFF_DISPATCHED])
-		fprintf(out, "  ACCOUNTING MISMATCH: read %llu, accounted %llu\n",
-			(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)accounted);
+		    st->cnt[MK_OFF_DISPATCHED];
+	if (accounted != st->cnt[MK_OFF_READ] ||
+	    st->pipe.cnt[MK_WORKER_RX] != st->cnt[MK_OFF_DISPATCHED] ||
+	    !mk_worker_stats_balanced(&st->pipe))
+		fprintf(out, "  ACCOUNTING MISMATCH: read %llu, reader outcomes %llu, dispatched %llu, "
+			     "worker_rx %llu (or a worker outcome does not add up)\n",
+			(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)accounted,
+			(unsigned long long)st->cnt[MK_OFF_DISPATCHED],
+			(unsigned long long)st->pipe.cnt[MK_WORKER_RX]);
 }

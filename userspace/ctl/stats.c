@@ -59,6 +59,7 @@ static void stats_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: meerkatctl stats -i IFACE [--json] [--check]\n"
+		"       meerkatctl stats [--json]   (the running daemon's counters)\n"
 		"\n"
 		"Prints every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
 		"IFACE, summed over all CPUs, and the accounting invariant:\n"
@@ -338,11 +339,27 @@ static int parse_args(int argc, char **argv, struct stats_cfg *cfg)
 	return -1;
 }
 
+/* Does the command line name an interface? Then the program is read directly. */
+static int names_interface(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-i") || !strncmp(argv[i], "--interface", 11) ||
+		    !strcmp(argv[i], "-c") || !strcmp(argv[i], "--check") ||
+		    !strncmp(argv[i], "-i", 2))
+			return 1;
+	return 0;
+}
+
 int ctl_stats(int argc, char **argv)
 {
 	struct stats_cfg cfg = {};
 	struct stats_snapshot snap = { .mode = "unknown" };
 	int ifindex, prog_fd = -1, map_fd = -1, ret, err, i;
+
+	if (!names_interface(argc, argv))
+		return ctl_daemon_stats(argc, argv);
 
 	ret = parse_args(argc, argv, &cfg);
 	if (ret >= 0)

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Live capture settings: which interfaces, how many queues and workers, the
+ * AF_XDP rings and UMEM, zero-copy, busy polling, the XDP attach mode, map
+ * pinning, and the daemon's periodic stats and control socket. The
+ * configuration file's `capture:` section fills this struct (control/config.c)
+ * and command-line options override it; capture/ and runmode/live.c read it.
+ */
+#ifndef MK_CAPTURE_CFG_H
+#define MK_CAPTURE_CFG_H
+
+#include <net/if.h>
+#include <stdint.h>
+#include "map_types.h"
+
+#define MK_MAX_IFACES 4
+
+enum mk_xdp_attach {
+	MK_XDP_ATTACH_AUTO = 0, /* native; generic with a warning if the driver refuses */
+	MK_XDP_ATTACH_NATIVE,	/* native only: fail if refused */
+	MK_XDP_ATTACH_GENERIC,	/* generic (skb) mode */
+};
+
+enum mk_zero_copy {
+	MK_ZC_AUTO = 0, /* try zero-copy, fall back to copy mode with one log line */
+	MK_ZC_ON,	/* zero-copy or fail */
+	MK_ZC_OFF,	/* copy mode */
+};
+
+struct mk_iface_cfg {
+	char name[IF_NAMESIZE];
+	uint32_t queues; /* queues served, from 0; 0 = all the interface's RX/combined channels */
+};
+
+struct mk_capture_cfg {
+	struct mk_iface_cfg ifaces[MK_MAX_IFACES];
+	unsigned int n_ifaces;
+	uint32_t workers;		/* worker threads; 0 = one per online CPU */
+	int16_t cpus[MK_MAX_WORKERS];	/* worker w pinned to cpus[w % ncpus]; none = not pinned */
+	unsigned int ncpus;
+	uint32_t frame_size;		/* UMEM frame: 2048 or 4096 */
+	uint32_t frame_count;		/* UMEM frames per queue (shared by its W sockets) */
+	uint32_t rx_size;		/* RX ring entries per socket */
+	uint32_t fill_size;		/* fill ring entries per queue */
+	uint32_t comp_size;		/* completion ring entries per queue */
+	uint32_t batch;			/* descriptors per receive batch */
+	uint8_t attach;			/* enum mk_xdp_attach */
+	uint8_t zero_copy;		/* enum mk_zero_copy */
+	uint8_t busy_poll;		/* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
+	uint8_t ips;			/* IPS: bypassed flows forwarded to the peer interface */
+	uint32_t busy_poll_usecs;	/* SO_BUSY_POLL */
+	uint32_t busy_poll_budget;	/* SO_BUSY_POLL_BUDGET */
+	uint32_t stats_interval;	/* seconds between EVE stats events; 0 = none */
+	char pin_dir[256];		/* bpffs directory for pinned maps ("" = no pinning) */
+	char ctl_socket[108];		/* control socket path ("" = none) */
+};
+
+static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)
+{
+	*c = (struct mk_capture_cfg){
+		.workers = 0,
+		.frame_size = 4096,
+		.frame_count = 4096,
+		.rx_size = 2048,
+		.fill_size = 4096,
+		.comp_size = 2048,
+		.batch = 64,
+		.attach = MK_XDP_ATTACH_AUTO,
+		.zero_copy = MK_ZC_AUTO,
+		.busy_poll_usecs = 20,
+		.busy_poll_budget = 64,
+		.stats_interval = 10,
+		.ctl_socket = "/run/meerkat/meerkat.sock", /* MK_CTL_DEFAULT_SOCKET */
+	};
+}
+
+#endif /* MK_CAPTURE_CFG_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The live EVE file (eve_sink.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "eve_sink.h"
+#include "log.h"
+
+static int open_path(const char *path, bool truncate)
+{
+	return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : O_APPEND), 0640);
+}
+
+int mk_eve_sink_open(struct mk_eve_sink *s, const char *path, bool truncate)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (snprintf(s->path, sizeof(s->path), "%s", path) >= (int)sizeof(s->path)) {
+		mk_err("%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	s->fd = open_path(path, truncate);
+	if (s->fd < 0) {
+		err = -errno;
+		mk_err("%s: %s", path, strerror(-err));
+		return err;
+	}
+	if (truncate) {
+		/* later opens (SIGHUP) append to what this run wrote */
+		close(s->fd);
+		s->fd = open_path(path, false);
+		if (s->fd < 0) {
+			err = -errno;
+			mk_err("%s: %s", path, strerror(-err));
+			return err;
+		}
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	return 0;
+}
+
+int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64_t nrecs)
+{
+	size_t done = 0;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (err) {
+		/* a partial line may be in the file: cut nothing, count the batch as lost */
+		s->lost += nrecs;
+		if (s->last_err != -err)
+			mk_err("%s: %s: EVE records are being lost (counted in eve.lost)", s->path,
+			       strerror(-err));
+		s->last_err = -err;
+	} else {
+		if (s->last_err)
+			mk_warn("%s: writes succeed again after %llu lost records", s->path,
+				(unsigned long long)s->lost);
+		s->last_err = 0;
+		s->written += nrecs;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+int mk_eve_sink_reopen(struct mk_eve_sink *s)
+{
+	int fd, err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	fd = open_path(s->path, false);
+	if (fd < 0) {
+		err = -errno;
+		mk_err("%s: cannot reopen: %s (still writing to the old file)", s->path,
+		       strerror(-err));
+	} else {
+		close(s->fd);
+		s->fd = fd;
+		s->reopened++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+void mk_eve_sink_close(struct mk_eve_sink *s)
+{
+	if (s->fd > 0) {
+		if (close(s->fd))
+			mk_err("%s: %s", s->path, strerror(errno));
+		pthread_mutex_destroy(&s->lock);
+	}
+	s->fd = -1;
+}
+
+void mk_eve_sink_counts(struct mk_eve_sink *s, uint64_t *written, uint64_t *lost)
+{
+	pthread_mutex_lock(&s->lock);
+	*written = s->written;
+	*lost = s->lost;
+	pthread_mutex_unlock(&s->lock);
+}

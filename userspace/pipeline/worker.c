@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-worker pipeline (worker.h): one instance per worker thread, fed by
+ * the offline reader or by AF_XDP sockets, the same code either way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "eve.h"
+#include "log.h"
+#include "worker.h"
+
+#define MK_WORKER_CNT_NAME(name, str, doc) [MK_WORKER_##name] = str,
+const char *const mk_worker_counter_names[MK_WORKER_CNT_MAX] = {
+	MK_WORKER_COUNTERS(MK_WORKER_CNT_NAME)
+};
+#undef MK_WORKER_CNT_NAME
+
+/* ---- checksums -------------------------------------------------------- */
+
+/*
+ * One's-complement sum, 64 bits at a time with end-around carry (RFC 1071:
+ * the sum is byte-order independent, so words are summed as loaded and the
+ * result swapped once). Checksums are the worker's biggest per-byte cost,
+ * hence not the 16-bit textbook loop.
+ */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+	uint64_t acc = 0, q;
+	uint32_t w;
+	uint16_t h;
+
+	while (len >= 8) {
+		memcpy(&q, p, 8);
+		acc += q;
+		acc += acc < q; /* end-around carry */
+		p += 8;
+		len -= 8;
+	}
+	acc = (acc & 0xffffffffu) + (acc >> 32);
+	if (len >= 4) {
+		memcpy(&w, p, 4);
+		acc += w;
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		memcpy(&h, p, 2);
+		acc += h;
+		p += 2;
+		len -= 2;
+	}
+	if (len) {
+		h = 0;
+		memcpy(&h, p, 1);
+		acc += h;
+	}
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	/* back to network order to combine with the caller's host-order sum */
+	return sum + (uint32_t)__builtin_bswap16((uint16_t)acc);
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static uint32_t pseudo_sum(const struct mk_l3 *l3, uint32_t l4len)
+{
+	uint32_t sum = 0;
+	int n = l3->family == MK_FAMILY_IPV6 ? 16 : 4;
+
+	sum = csum_add(sum, (const uint8_t *)l3->src, n);
+	sum = csum_add(sum, (const uint8_t *)l3->dst, n);
+	return sum + l3->proto + (l4len & 0xffff) + (l4len >> 16);
+}
+
+/*
+ * Validates what can be validated: not on fragments (no whole L4) nor on
+ * frames cut by the snap length. Returns 1 when a bad TCP checksum means the
+ * segment must not be reassembled.
+ */
+static int worker_checksums(struct mk_worker *w, const struct mk_parse *p, const uint8_t *ip,
+			    uint32_t caplen)
+{
+	const struct mk_l3 *l3 = &p->l3;
+	uint32_t ihl, l4len;
+	const uint8_t *l4;
+
+	if (l3->truncated || caplen < l3->ip_len)
+		return 0;
+	/* the parser checked 20 <= IHL * 4 <= total length for IPv4 */
+	if (l3->family == MK_FAMILY_IPV4 &&
+	    csum_fold(csum_add(0, ip, (ip[0] & 0x0fu) * 4u)) != 0xffff)
+		w->cnt[MK_WORKER_CSUM_BAD_IPV4]++;
+	if (!l3->l4_off || l3->frag != MK_FRAG_NONE)
+		return 0;
+	/* IPv6 extension headers may claim more than the payload length */
+	ihl = (uint32_t)(l3->l4_off - l3->l3_off);
+	if (ihl > l3->ip_len)
+		return 0;
+	l4 = ip + ihl;
+	l4len = l3->ip_len - ihl;
+	switch (l3->proto) {
+	case MK_IPPROTO_TCP:
+		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff) {
+			w->cnt[MK_WORKER_CSUM_BAD_TCP]++;
+			return 1;
+		}
+		break;
+	case MK_IPPROTO_UDP:
+		/* IPv4 UDP checksum 0 means "none" */
+		if (l4len >= 8 && (l4[6] | l4[7]) == 0 && l3->family == MK_FAMILY_IPV4)
+			break;
+		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff)
+			w->cnt[MK_WORKER_CSUM_BAD_UDP]++;
+		break;
+	case MK_IPPROTO_ICMP:
+		if (csum_fold(csum_add(0, l4, l4len)) != 0xffff)
+			w->cnt[MK_WORKER_CSUM_BAD_ICMP]++;
+		break;
+	case MK_IPPROTO_ICMPV6:
+		if (csum_fold(csum_add(pseudo_sum(l3, l4len), l4, l4len)) != 0xffff)
+			w->cnt[MK_WORKER_CSUM_BAD_ICMP]++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* ---- defrag ------------------------------------------------------------ */
+
+static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, int is_frame);
+
+/*
+ * A fragment reaches the worker owning its address-pair hash; the worker's
+ * defragmenter holds it. A completed datagram is parsed again from its IP
+ * header (the fragment's VLAN and tunnel context carried over) and goes to
+ * the worker owning its 5-tuple: handled here, or handed to the run mode for
+ * that worker. Fragments are not flow packets; the datagram is, once.
+ */
+static void worker_datagram_done(struct mk_worker *w, const struct mk_pkt *frag,
+				 const struct mk_defrag_datagram *dg)
+{
+	const struct mk_parse *fp = frag->parse;
+	struct mk_frame frame = { .data = dg->data, .data_end = dg->data + dg->len };
+	struct mk_parse p;
+	struct mk_pkt pkt = { .parse = &p, .ip = dg->data, .ip_caplen = dg->len,
+			      .ts_us = dg->ts_ns / 1000 };
+	unsigned int to;
+
+	if (mk_parse_frame(&frame, MK_START_IP, &w->pcfg, &p) != MK_PARSE_IP ||
+	    (p.flags & MK_META_F_FRAGMENT)) {
+		w->cnt[MK_WORKER_DGRAM_BAD]++;
+		return;
+	}
+	/* the datagram's identity includes what was stripped around its fragments */
+	p.vlan[0] = p.key.vlan[0] = fp->vlan[0];
+	p.vlan[1] = p.key.vlan[1] = fp->vlan[1];
+	if (fp->tunnel_depth && !p.tunnel_depth) {
+		p.tunnel_ctx = p.key.tunnel_ctx = fp->tunnel_ctx;
+		p.tunnel_id = fp->tunnel_id;
+		p.tunnel_type = fp->tunnel_type;
+		p.tunnel_depth = fp->tunnel_depth;
+		p.tunnel_mask = fp->tunnel_mask;
+		p.outer_family = fp->outer_family;
+		memcpy(p.outer_src, fp->outer_src, sizeof(p.outer_src));
+		memcpy(p.outer_dst, fp->outer_dst, sizeof(p.outer_dst));
+		p.flags |= MK_META_F_TUNNEL;
+	}
+	p.hash = mk_flow_hash(&p.key, w->pcfg.seed);
+	to = w->cfg.itable[p.hash % MK_ITABLE_SIZE];
+	if (to == w->cfg.id || !w->ops->handoff) {
+		worker_flow_packet(w, &pkt, 0);
+		return;
+	}
+	if (w->ops->handoff(w->ops_ctx, to, &pkt)) {
+		w->cnt[MK_WORKER_DGRAM_HANDOFF_DROP]++;
+		return;
+	}
+	w->cnt[MK_WORKER_DGRAM_HANDOFF]++;
+}
+
+static void worker_defrag(struct mk_worker *w, const struct mk_pkt *pkt)
+{
+	const struct mk_parse *p = pkt->parse;
+	struct mk_defrag_outer outer = {
+		.vlan = { p->vlan[0], p->vlan[1] },
+		.tunnel_ctx = p->tunnel_ctx,
+	};
+	struct mk_defrag_datagram dg;
+	int ret = mk_defrag_input(w->defrag, pkt->ip, pkt->ip_caplen, pkt->ts_us * 1000, &outer, &dg);
+
+	if (ret < 0) {
+		w->cnt[MK_WORKER_FRAG_DROPPED]++;
+		return;
+	}
+	w->cnt[MK_WORKER_FRAG_HELD]++;
+	if (ret != MK_DEFRAG_DONE)
+		return;
+	w->cnt[MK_WORKER_DGRAM]++;
+	worker_datagram_done(w, pkt, &dg);
+	mk_defrag_datagram_free(&dg);
+}
+
+/* ---- stream ------------------------------------------------------------ */
+
+static struct mk_flow *flow_of_session(struct mk_tcp_session *ssn)
+{
+	return (struct mk_flow *)((char *)ssn - offsetof(struct mk_flow, tcp));
+}
+
+/*
+ * --dump-streams: pwrite() at each released chunk's stream offset makes the
+ * file the reassembled byte stream whatever the release order. Files are
+ * DIR/<flow_id>.toserver and DIR/<flow_id>.toclient. Debug only: one
+ * open/close per chunk.
+ */
+static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct mk_stream_chunk *c)
+{
+	struct mk_worker *w = user;
+	char path[4096];
+	int fd;
+
+	if (!w->cfg.dump_streams || !c->len)
+		return;
+	snprintf(path, sizeof(path), "%s/%llu.%s", w->cfg.dump_streams,
+		 (unsigned long long)flow_of_session(ssn)->flow_id,
+		 c->dir == MK_STREAM_TO_CLIENT ? "toclient" : "toserver");
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if ((fd < 0 || pwrite(fd, c->data, c->len, (off_t)c->offset) != (ssize_t)c->len) && !w->err)
+		w->err = -errno;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Depth reached both ways: local bypass (capture bypass is the bypass module's job). */
+static void stream_cb_depth(void *user, struct mk_tcp_session *ssn, int dir)
+{
+	(void)user;
+	(void)dir;
+	if (mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_SERVER) &&
+	    mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_CLIENT))
+		flow_of_session(ssn)->bypassed = 1;
+}
+
+/*
+ * TCP segments go to this worker's stream engine with the flow's embedded
+ * session. seg.dir is relative to the flow's first packet, as the engine
+ * wants; a bad checksum is passed as csum_ok = 0 so the segment is tracked
+ * but never reassembled. Returns 1 when the engine saw port reuse.
+ */
+static int worker_stream(struct mk_worker *w, struct mk_flow *f, int to_client,
+			 const struct mk_pkt *pkt, int bad_csum)
+{
+	const struct mk_parse *p = pkt->parse;
+	uint32_t l4 = (uint32_t)(p->l3.l4_off - p->l3.l3_off);
+	uint32_t end = p->l3.ip_len < pkt->ip_caplen ? p->l3.ip_len : pkt->ip_caplen;
+	struct mk_tcp_seg seg;
+
+	if (f->pkts[0] + f->pkts[1] == 1)
+		mk_tcp_session_init(&f->tcp);
+	if (end <= l4 || mk_tcp_seg_parse(&seg, pkt->ip + l4, end - l4)) {
+		w->cnt[MK_WORKER_TCP_MALFORMED]++;
+		return 0;
+	}
+	seg.dir = (uint8_t)(to_client ^ f->first_to_client);
+	seg.csum_ok = !bad_csum;
+	return mk_stream_packet(w->stream, &f->tcp, &seg, pkt->ts_us * 1000) == MK_STREAM_REUSE;
+}
+
+/* ---- flow -------------------------------------------------------------- */
+
+static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason)
+{
+	struct mk_worker *w = ctx;
+	char line[MK_EVE_LINE_MAX];
+	int n, err;
+
+	if (f->proto_class == MK_FLOW_PROTO_TCP) {
+		mk_stream_flow_end(w->stream, &f->tcp);
+		mk_tcp_session_free(w->stream, &f->tcp);
+	}
+	if (!w->cfg.log_flows)
+		return;
+	n = mk_eve_flow(line, sizeof(line), f, reason);
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+		return;
+	}
+	w->flows_logged++;
+}
+
+static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, int is_frame)
+{
+	const struct mk_parse *p = pkt->parse;
+	const uint8_t *ip = pkt->ip;
+	uint32_t l4 = p->l3.l4_off ? (uint32_t)(p->l3.l4_off - p->l3.l3_off) : 0;
+	struct mk_flow_pkt fp = { .ts_us = pkt->ts_us, .len = MK_ETH_HLEN + pkt->ip_caplen };
+	struct mk_flow *f;
+	int bad = 0, to_client;
+
+	if (w->cfg.checksum)
+		bad = worker_checksums(w, p, ip, pkt->ip_caplen);
+	/* the parser checked the L4 header bytes are there */
+	if (l4 && p->l3.proto == MK_IPPROTO_TCP)
+		fp.tcp_flags = ip[l4 + 13] & 0x3f;
+	else if (l4 && (p->l3.proto == MK_IPPROTO_ICMP || p->l3.proto == MK_IPPROTO_ICMPV6)) {
+		fp.icmp_type = ip[l4];
+		fp.icmp_code = ip[l4 + 1];
+	}
+	f = mk_flow_handle(&w->flows, p, &fp, &to_client);
+	if (!f) {
+		w->cnt[is_frame ? MK_WORKER_NO_FLOW : MK_WORKER_DGRAM_NO_FLOW]++;
+		return;
+	}
+	w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
+	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
+		return;
+	if (worker_stream(w, f, to_client, pkt, bad)) {
+		/*
+		 * TCP port reuse the flow table's own rule (a SYN on a closed
+		 * flow) did not catch: this packet opens a new flow.
+		 */
+		w->cnt[MK_WORKER_TCP_REUSE]++;
+		f->pkts[to_client]--;
+		f->bytes[to_client] -= fp.len;
+		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT);
+		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
+		if (f)
+			worker_stream(w, f, to_client, pkt, bad);
+	}
+}
+
+/* ---- the worker's interface -------------------------------------------- */
+
+int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
+		   const struct mk_worker_ops *ops, void *ops_ctx)
+{
+	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
+	struct mk_defrag_config dcfg = cfg->conf->defrag;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->cfg = *cfg;
+	w->ops = ops;
+	w->ops_ctx = ops_ctx;
+	w->pcfg = cfg->conf->parse;
+	w->pcfg.seed = cfg->seed;
+	err = mk_flow_table_init(&w->flows, &cfg->conf->flow, cfg->seed, worker_flow_end, w);
+	if (err)
+		goto fail;
+	w->stream = mk_stream_engine_new(&cfg->conf->stream);
+	if (!w->stream) {
+		err = -errno ?: -ENOMEM;
+		goto fail;
+	}
+	mk_stream_set_callbacks(w->stream, &cbs, w);
+	dcfg.seed = cfg->seed;
+	err = mk_defrag_create(&dcfg, &w->defrag);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	mk_err("worker %u: %s", cfg->id, strerror(-err));
+	return err;
+}
+
+void mk_worker_free(struct mk_worker *w)
+{
+	mk_flow_table_free(&w->flows);
+	if (w->stream)
+		mk_stream_engine_free(w->stream);
+	w->stream = NULL;
+	if (w->defrag)
+		mk_defrag_destroy(w->defrag);
+	w->defrag = NULL;
+}
+
+void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
+{
+	w->cnt[MK_WORKER_RX]++;
+	if (pkt->parse->flags & MK_META_F_FRAGMENT)
+		worker_defrag(w, pkt);
+	else
+		worker_flow_packet(w, pkt, 1);
+}
+
+void mk_worker_datagram(struct mk_worker *w, const struct mk_pkt *pkt)
+{
+	worker_flow_packet(w, pkt, 0);
+}
+
+void mk_worker_tick(struct mk_worker *w, uint64_t now_us)
+{
+	mk_flow_table_tick(&w->flows, now_us);
+	mk_defrag_expire(w->defrag, now_us * 1000);
+}
+
+void mk_worker_finish(struct mk_worker *w)
+{
+	mk_flow_table_flush(&w->flows);
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w)
+{
+	struct mk_defrag_stats ds;
+	int i;
+
+	for (i = 0; i < MK_WORKER_CNT_MAX; i++)
+		sum->cnt[i] += w->cnt[i];
+	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
+		sum->flow_cnt[i] += w->flows.cnt[i];
+	sum->flows_logged += w->flows_logged;
+	mk_stream_stats_add(&sum->stream, mk_stream_engine_stats(w->stream));
+	mk_defrag_get_stats(w->defrag, &ds);
+	mk_defrag_stats_add(&sum->defrag, &ds);
+}
+
+int mk_worker_stats_balanced(const struct mk_worker_stats *st)
+{
+	const uint64_t *c = st->cnt;
+
+	return c[MK_WORKER_RX] == c[MK_WORKER_FLOW_PKT] + c[MK_WORKER_FRAG_HELD] +
+					 c[MK_WORKER_FRAG_DROPPED] + c[MK_WORKER_NO_FLOW] &&
+	       c[MK_WORKER_DGRAM] == c[MK_WORKER_DGRAM_FLOW] + c[MK_WORKER_DGRAM_NO_FLOW] +
+					    c[MK_WORKER_DGRAM_BAD] + c[MK_WORKER_DGRAM_HANDOFF_DROP];
+}
+
+struct foreach_ctx {
+	const char *group;
+	void (*fn)(const char *group, const char *name, uint64_t value, void *arg);
+	void *arg;
+};
+
+static void foreach_one(const char *name, __u64 value, void *arg)
+{
+	struct foreach_ctx *c = arg;
+
+	c->fn(c->group, name, value, c->arg);
+}
+
+void mk_worker_stats_foreach(const struct mk_worker_stats *st,
+			     void (*fn)(const char *group, const char *name, uint64_t value, void *arg),
+			     void *arg)
+{
+	struct foreach_ctx c = { .fn = fn, .arg = arg };
+	int i;
+
+	for (i = 0; i < MK_WORKER_CNT_MAX; i++)
+		fn("worker", mk_worker_counter_names[i], st->cnt[i], arg);
+	fn("worker", "flows_logged", st->flows_logged, arg);
+	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
+		fn("flow", mk_flow_counter_names[i], st->flow_cnt[i], arg);
+	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
+		fn("stream", mk_stream_stat_name(i), st->stream.c[i], arg);
+	c.group = "defrag";
+	mk_defrag_stats_foreach(&st->defrag, foreach_one, &c);
+}
+
+static void print_one(const char *group, const char *name, uint64_t value, void *arg)
+{
+	if (!strcmp(group, "worker") || !strcmp(group, "flow"))
+		fprintf(arg, "  %-18s %llu\n", name, (unsigned long long)value);
+	else
+		fprintf(arg, "  %s.%-18s %llu\n", group, name, (unsigned long long)value);
+}
+
+void mk_worker_stats_print(FILE *out, const struct mk_worker_stats *st)
+{
+	mk_worker_stats_foreach(st, print_one, out);
+}

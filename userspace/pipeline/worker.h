@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The per-worker pipeline, whatever the source: checksum policy -> defrag
+ * (a datagram goes to the worker owning its 5-tuple) -> flow table -> TCP
+ * stream engine -> flow end -> EVE records. Offline mode feeds it frames the
+ * reader parsed with common/parse.h; live mode feeds it frames an AF_XDP
+ * socket received, with the parse rebuilt from the program's struct mk_meta.
+ * Either way the worker trusts the parse and never parses the frame again.
+ *
+ * Nothing here knows about threads, queues, files or sockets: the run mode
+ * that owns the workers gives each one two callbacks (struct mk_worker_ops):
+ * where a reassembled datagram owned by another worker goes, and where a
+ * finished EVE record goes. Time is the packets' time; the run mode calls
+ * mk_worker_tick() when it advances and mk_worker_finish() at the end.
+ */
+#ifndef MK_WORKER_H
+#define MK_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "config.h"
+#include "defrag.h"
+#include "flow.h"
+#include "parse.h"
+#include "stream.h"
+
+/*
+ * What happened to each frame a worker received, plus what was noticed on the
+ * way. A received frame ends in exactly one of flow_pkt, frag_held,
+ * frag_dropped or no_flow; a reassembled datagram in exactly one of
+ * dgram_flow, dgram_no_flow, dgram_bad or dgram_handoff_drop (or it is handed
+ * off and ends at its owner as a dgram_flow or dgram_no_flow there).
+ */
+#define MK_WORKER_COUNTERS(X)                                                                      \
+	X(RX, "worker_rx", "frames a worker took from its queue or socket")                        \
+	X(FLOW_PKT, "flow_pkt", "frames accounted to a flow")                                       \
+	X(FRAG_HELD, "frag_held", "IP fragments taken by the defragmenter")                        \
+	X(FRAG_DROPPED, "frag_dropped", "IP fragments the defragmenter refused (see its counters)") \
+	X(NO_FLOW, "no_flow", "frames dropped: flow table full and nothing evictable")             \
+	X(DGRAM, "dgram_reassembled", "datagrams the defragmenter completed")                      \
+	X(DGRAM_FLOW, "dgram_flow", "reassembled datagrams accounted to a flow")                   \
+	X(DGRAM_NO_FLOW, "dgram_no_flow", "reassembled datagrams dropped: flow table full")        \
+	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser rejected")                      \
+	X(DGRAM_HANDOFF, "dgram_handoff", "reassembled datagrams sent to the worker owning their 5-tuple") \
+	X(DGRAM_HANDOFF_DROP, "dgram_handoff_drop", "reassembled datagrams dropped: peer's ring full") \
+	X(CSUM_BAD_IPV4, "csum_bad_ipv4", "IPv4 header checksum wrong (frame still tracked)")      \
+	X(CSUM_BAD_TCP, "csum_bad_tcp", "TCP checksum wrong: not reassembled")                     \
+	X(CSUM_BAD_UDP, "csum_bad_udp", "UDP checksum wrong (frame still tracked)")                \
+	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")           \
+	X(TCP_MALFORMED, "tcp_malformed", "TCP header the stream engine could not read")           \
+	X(TCP_REUSE, "tcp_port_reuse", "stream engine saw a new session on a closed one: new flow") \
+	X(EVE_LOST, "eve_lost", "EVE records that could not be formatted or stored")
+
+#define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
+enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
+#undef MK_WORKER_CNT_ENUM
+
+extern const char *const mk_worker_counter_names[MK_WORKER_CNT_MAX];
+
+/* One frame (or reassembled datagram) as the pipeline takes it. */
+struct mk_pkt {
+	const struct mk_parse *parse; /* the inner level: key, hash, l3, tunnel, VLANs */
+	const uint8_t *ip;	      /* the inner IP header; parse offsets are relative
+					 to parse->l3.l3_off bytes before it */
+	uint32_t ip_caplen;	      /* bytes captured from ip on */
+	uint64_t ts_us;
+};
+
+struct mk_worker;
+
+struct mk_worker_ops {
+	/*
+	 * A reassembled datagram whose 5-tuple worker @to owns: copy what is
+	 * needed and return 0, or return -errno when it cannot be taken (counted
+	 * as dgram_handoff_drop). NULL: a single worker, never called.
+	 */
+	int (*handoff)(void *ctx, unsigned int to, const struct mk_pkt *pkt);
+	/* A finished EVE record (one line, no newline) about flow @f. 0 or -errno. */
+	int (*record)(void *ctx, const struct mk_flow *f, const char *line, size_t len);
+};
+
+struct mk_worker_cfg {
+	unsigned int id;	/* this worker, < nworkers */
+	unsigned int nworkers;
+	const uint8_t *itable;	/* MK_ITABLE_SIZE buckets -> worker, as the program's */
+	uint32_t seed;		/* the hash seed the frames were parsed with */
+	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
+	int log_flows;		/* format an EVE flow record when a flow ends */
+	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
+	const struct mk_config *conf;
+};
+
+struct mk_worker {
+	struct mk_worker_cfg cfg;
+	struct mk_parse_cfg pcfg; /* to parse reassembled datagrams as the reader did */
+	struct mk_flow_table flows;
+	struct mk_stream_engine *stream;
+	struct mk_defrag *defrag;
+	const struct mk_worker_ops *ops;
+	void *ops_ctx;
+	uint64_t cnt[MK_WORKER_CNT_MAX];
+	uint64_t flows_logged;
+	int err; /* first error of a callback or of --dump-streams */
+};
+
+/* Everything the workers counted, summed. */
+struct mk_worker_stats {
+	uint64_t cnt[MK_WORKER_CNT_MAX];
+	uint64_t flow_cnt[MK_FLOW_CNT_MAX];
+	uint64_t flows_logged;
+	struct mk_stream_stats stream;
+	struct mk_defrag_stats defrag;
+};
+
+/* 0 or -errno (logged, naming the worker). mk_worker_free() undoes a failed init too. */
+int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
+		   const struct mk_worker_ops *ops, void *ops_ctx);
+void mk_worker_free(struct mk_worker *w);
+
+/* A frame from the source. */
+void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt);
+/* A reassembled datagram another worker handed over (see ops.handoff). */
+void mk_worker_datagram(struct mk_worker *w, const struct mk_pkt *pkt);
+/* Packet time advanced to @now_us: end timed-out flows, expire fragments. */
+void mk_worker_tick(struct mk_worker *w, uint64_t now_us);
+/* The source is done: end every flow (reason shutdown). */
+void mk_worker_finish(struct mk_worker *w);
+
+void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w);
+/* The accounting equations above; 1 when they hold. */
+int mk_worker_stats_balanced(const struct mk_worker_stats *st);
+/* Every counter as "  name value" lines. */
+void mk_worker_stats_print(FILE *out, const struct mk_worker_stats *st);
+/* Every counter by name (workers, flows, stream, defrag), for stats outputs. */
+void mk_worker_stats_foreach(const struct mk_worker_stats *st,
+			     void (*fn)(const char *group, const char *name, uint64_t value, void *arg),
+			     void *arg);
+
+#endif /* MK_WORKER_H */

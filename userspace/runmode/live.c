@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Live mode (live.h): the XDP program and AF_XDP sockets as the source, the
+ * per-worker pipeline as the consumer, and the daemon around them.
+ *
+ * Set-up order, each step undone in reverse by one cleanup path:
+ *   EVE file -> per interface: load the program (seed, rodata, XSKMAP sized
+ *   Q x W, optional pinned bypass map), CIDR bypass list -> per queue: UMEM,
+ *   then one socket per worker in XSKMAP slot q * W + w -> attach (stale
+ *   meerkat programs replaced, native or generic) -> workers -> control
+ *   socket. Sockets exist before the program runs, so the first frames
+ *   already find them.
+ *
+ * A worker polls its sockets in turn, takes up to `batch` descriptors from
+ * each, rebuilds the parse from the metadata in front of every frame
+ * (common/meta_parse.h), runs the pipeline, clears the metadata's magic (a
+ * recycled frame must not show a stale one), and gives the whole batch back
+ * to the queue's fill ring in one critical section. Idle, it sleeps in
+ * poll() on its sockets. Once a second it advances its pipeline's clock,
+ * flushes its EVE lines and publishes a snapshot of its counters for the
+ * stats, so no other thread ever reads its live state.
+ *
+ * Shutdown: detach the programs (no new frames), tell the workers, which
+ * empty their rings until two passes find nothing, end every flow and
+ * stop; then the final stats and the accounting check:
+ *   frames the program redirected = frames workers took + socket drops.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "ctlsock.h"
+#include "eve.h"
+#include "eve_sink.h"
+#include "live.h"
+#include "loader.h"
+#include "log.h"
+#include "meta_parse.h"
+#include "spsc.h"
+#include "stats.h"
+#include "worker.h"
+#include "xsk.h"
+
+#define MK_LIVE_CNT_NAME(name, str, doc) [MK_LIVE_##name] = str,
+static const char *const live_counter_names[MK_LIVE_CNT_MAX] = { MK_LIVE_COUNTERS(
+	MK_LIVE_CNT_NAME) };
+#undef MK_LIVE_CNT_NAME
+
+#define EVE_FLUSH_BYTES (64u << 10)
+#define HANDOFF_SLOTS 1024
+#define IDLE_POLL_MS 100
+
+struct live;
+
+struct live_sock {
+	struct mk_xsk_sock xs;
+	unsigned int iface, queue;
+};
+
+struct live_iface {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	uint32_t queues;
+	struct mk_loader loader;
+	int loaded;
+	struct mk_xsk_umem *umems; /* [queues] */
+	struct live_sock *socks;   /* [queues * W]: slot q * W + w */
+};
+
+/* A reassembled datagram on its way to the worker owning its 5-tuple. */
+struct handoff {
+	struct mk_parse parse;
+	uint64_t ts_us;
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct live_snap {
+	uint64_t cnt[MK_LIVE_CNT_MAX];
+	struct mk_worker_stats pipe;
+	uint32_t flows_active;
+};
+
+struct live_worker {
+	pthread_t thread;
+	unsigned int id;
+	int cpu;
+	int started;
+	struct live *lv;
+	struct mk_worker pipe;
+	struct live_sock **socks;
+	unsigned int nsocks;
+	struct pollfd *pfds;
+	uint64_t *addrs; /* one batch of frame addresses to give back */
+	uint64_t cnt[MK_LIVE_CNT_MAX];
+	char *eve;	 /* lines not yet written */
+	size_t eve_len;
+	uint64_t eve_recs;
+	uint64_t last_tick_us;
+	pthread_mutex_t snap_lock;
+	struct live_snap snap;
+};
+
+struct live {
+	const struct mk_config *conf;
+	const struct mk_live_opts *opts;
+	struct mk_capture_cfg cap; /* with workers and queues resolved */
+	struct live_iface ifaces[MK_MAX_IFACES];
+	unsigned int nifaces;
+	struct live_worker *ws;
+	unsigned int nworkers;
+	struct mk_spsc *mesh; /* n x n: mesh[from * n + to] */
+	uint8_t itable[MK_ITABLE_SIZE];
+	struct mk_eve_sink eve;
+	int eve_open;
+	struct mk_ctl_server ctl;
+	int ctl_open;
+	_Atomic int stop;
+	uint64_t start_mono_ns;
+};
+
+static uint64_t now_real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static uint64_t now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the pipeline's callbacks ------------------------------------------- */
+
+static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+{
+	struct live_worker *w = ctx;
+	struct handoff *h = malloc(sizeof(*h) + pkt->ip_caplen);
+
+	if (!h)
+		return -ENOMEM;
+	h->parse = *pkt->parse;
+	h->ts_us = pkt->ts_us;
+	h->len = pkt->ip_caplen;
+	memcpy(h->data, pkt->ip, pkt->ip_caplen);
+	if (mk_spsc_push_ptr(&w->lv->mesh[w->id * w->lv->nworkers + to], h)) {
+		free(h);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+static void worker_eve_flush(struct live_worker *w)
+{
+	if (!w->eve_len)
+		return;
+	/* a failed write is counted and logged by the sink */
+	mk_eve_sink_write(&w->lv->eve, w->eve, w->eve_len, w->eve_recs);
+	w->eve_len = 0;
+	w->eve_recs = 0;
+}
+
+static int live_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
+{
+	struct live_worker *w = ctx;
+
+	(void)f;
+	if (w->eve_len + len + 1 > EVE_FLUSH_BYTES + MK_EVE_LINE_MAX)
+		worker_eve_flush(w);
+	memcpy(w->eve + w->eve_len, line, len);
+	w->eve[w->eve_len + len] = '\n';
+	w->eve_len += len + 1;
+	w->eve_recs++;
+	if (w->eve_len >= EVE_FLUSH_BYTES)
+		worker_eve_flush(w);
+	return 0;
+}
+
+static const struct mk_worker_ops live_ops = {
+	.handoff = live_handoff,
+	.record = live_record,
+};
+
+/* ---- worker ------------------------------------------------------------- */
+
+static void worker_frame(struct live_worker *w, const struct mk_meta *m, const uint8_t *frame,
+			 uint32_t len, uint64_t ts_us)
+{
+	struct mk_parse p;
+	struct mk_pkt pkt;
+	int r = m ? mk_parse_from_meta(&p, m, frame, len) : MK_META_NONE;
+
+	w->cnt[MK_LIVE_SOCK_RX]++;
+	w->cnt[MK_LIVE_SOCK_BYTES] += len;
+	if (r != MK_META_OK) {
+		struct mk_frame f = { .data = frame, .data_end = frame + len };
+
+		/* counted, then parsed here: never trusted, never lost silently */
+		w->cnt[r == MK_META_NONE ? MK_LIVE_META_MISSING : MK_LIVE_META_BAD]++;
+		if (mk_parse_frame(&f, MK_START_ETH, &w->pipe.pcfg, &p) != MK_PARSE_IP) {
+			w->cnt[MK_LIVE_USER_PARSE_FAIL]++;
+			return;
+		}
+	}
+	pkt.parse = &p;
+	pkt.ip = frame + p.l3.l3_off;
+	pkt.ip_caplen = len - p.l3.l3_off;
+	pkt.ts_us = ts_us;
+	mk_worker_packet(&w->pipe, &pkt);
+}
+
+/* One batch from one socket; returns the number of frames taken. */
+static uint32_t worker_rx(struct live_worker *w, struct live_sock *ls)
+{
+	struct mk_xsk_sock *s = &ls->xs;
+	struct mk_xsk_umem *u = s->umem;
+	uint32_t idx, i, n;
+	uint64_t ts_us;
+
+	n = xsk_ring_cons__peek(&s->rx, w->lv->cap.batch, &idx);
+	if (!n) {
+		if (w->lv->cap.busy_poll || xsk_ring_prod__needs_wakeup(&u->fill))
+			mk_xsk_sock_kick(s);
+		return 0;
+	}
+	/* AF_XDP frames carry no timestamp: one clock read per batch */
+	ts_us = now_real_us();
+	for (i = 0; i < n; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&s->rx, idx + i);
+		uint64_t base = mk_xsk_frame_base(u, d->addr);
+		uint8_t *frame = xsk_umem__get_data(u->area, d->addr);
+		struct mk_meta *m = NULL;
+
+		if (d->addr - base >= sizeof(*m) && d->len <= u->frame_size - (d->addr - base))
+			m = (struct mk_meta *)(frame - sizeof(*m));
+		worker_frame(w, m, frame, d->len, ts_us);
+		if (m)
+			m->magic = 0;
+		w->addrs[i] = base;
+	}
+	xsk_ring_cons__release(&s->rx, n);
+	mk_xsk_umem_refill(u, w->addrs, n);
+	w->cnt[MK_LIVE_REFILLED] += n;
+	return n;
+}
+
+static void worker_handoffs(struct live_worker *w)
+{
+	struct live *lv = w->lv;
+	unsigned int from;
+	struct handoff *h;
+
+	for (from = 0; from < lv->nworkers; from++) {
+		if (from == w->id)
+			continue;
+		while ((h = mk_spsc_pop_ptr(&lv->mesh[from * lv->nworkers + w->id]))) {
+			struct mk_pkt pkt = {
+				.parse = &h->parse, .ip = h->data, .ip_caplen = h->len, .ts_us = h->ts_us
+			};
+
+			mk_worker_datagram(&w->pipe, &pkt);
+			free(h);
+		}
+	}
+}
+
+static void worker_publish(struct live_worker *w)
+{
+	pthread_mutex_lock(&w->snap_lock);
+	memcpy(w->snap.cnt, w->cnt, sizeof(w->cnt));
+	memset(&w->snap.pipe, 0, sizeof(w->snap.pipe));
+	mk_worker_stats_add(&w->snap.pipe, &w->pipe);
+	w->snap.flows_active = mk_flow_table_active(&w->pipe.flows);
+	pthread_mutex_unlock(&w->snap_lock);
+}
+
+static void worker_second(struct live_worker *w, uint64_t now_us)
+{
+	w->last_tick_us = now_us;
+	mk_worker_tick(&w->pipe, now_us);
+	worker_eve_flush(w);
+	worker_publish(w);
+}
+
+static void worker_pin(struct live_worker *w)
+{
+	cpu_set_t set;
+
+	if (w->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		mk_warn("worker %u: cannot pin to CPU %d", w->id, w->cpu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct live_worker *w = arg;
+	unsigned int i, empty_passes = 0;
+	int draining = 0;
+
+	worker_pin(w);
+	w->last_tick_us = now_real_us();
+	for (;;) {
+		uint32_t got = 0;
+		uint64_t now;
+
+		for (i = 0; i < w->nsocks; i++)
+			got += worker_rx(w, w->socks[i]);
+		worker_handoffs(w);
+		now = now_real_us();
+		if (now - w->last_tick_us >= 1000000)
+			worker_second(w, now);
+		if (got) {
+			empty_passes = 0;
+			continue;
+		}
+		if (!draining && atomic_load_explicit(&w->lv->stop, memory_order_acquire)) {
+			/* the programs are detached: what is in the rings is all there is */
+			draining = 1;
+			empty_passes = 0;
+		}
+		if (draining && ++empty_passes >= 2)
+			break;
+		poll(w->pfds, w->nsocks, draining ? 10 : IDLE_POLL_MS);
+	}
+	worker_handoffs(w);
+	mk_worker_finish(&w->pipe);
+	worker_eve_flush(w);
+	worker_publish(w);
+	return NULL;
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+struct live_totals {
+	__u64 xdp[MK_STAT_MAX];
+	struct xdp_statistics sock;
+	uint64_t live[MK_LIVE_CNT_MAX];
+	struct mk_worker_stats pipe;
+};
+
+static void json_set_u64(json_t *o, const char *k, uint64_t v)
+{
+	json_object_set_new(o, k, json_integer((json_int_t)v));
+}
+
+static void add_pipe_counter(const char *group, const char *name, uint64_t value, void *arg)
+{
+	json_t *root = arg, *g = json_object_get(root, group);
+
+	if (!g) {
+		g = json_object();
+		json_object_set_new(root, group, g);
+	}
+	json_set_u64(g, name, value);
+}
+
+/*
+ * The `stats` object of the EVE stats event and of `meerkatctl stats`:
+ * uptime, the programs' counters, each socket's XDP_STATISTICS, each
+ * worker's share, the pipeline's counters, EVE output, and the capture
+ * accounting. @t receives the totals for the caller's checks.
+ */
+static json_t *live_stats(struct live *lv, struct live_totals *t)
+{
+	json_t *root = json_object(), *xdp = json_object(), *socks = json_array(),
+	       *workers = json_array(), *cap = json_object(), *eve = json_object(), *o;
+	__u64 v[MK_STAT_MAX];
+	uint64_t written, lost, drops;
+	unsigned int i, q, w, k;
+
+	memset(t, 0, sizeof(*t));
+	json_set_u64(root, "uptime", (now_mono_ns() - lv->start_mono_ns) / 1000000000ull);
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i];
+
+		if (!ifc->loaded || mk_loader_stats_read(&ifc->loader, v))
+			continue;
+		for (k = 0; k < MK_STAT_MAX; k++)
+			t->xdp[k] += v[k];
+		for (q = 0; q < ifc->queues; q++) {
+			for (w = 0; w < lv->nworkers; w++) {
+				struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
+				struct xdp_statistics st;
+
+				if (!ls->xs.xsk || mk_xsk_sock_stats(&ls->xs, &st))
+					continue;
+				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
+					      "worker", (int)w);
+#define X(name, doc)                                                                               \
+	json_set_u64(o, #name, st.name);                                                           \
+	t->sock.name += st.name;
+				MK_XSK_STATS(X)
+#undef X
+				json_array_append_new(socks, o);
+			}
+		}
+	}
+	for (k = 0; k < MK_STAT_MAX; k++)
+		json_set_u64(xdp, mk_stat_descs[k].name, t->xdp[k]);
+	json_object_set_new(root, "xdp", xdp);
+	json_object_set_new(root, "sockets", socks);
+
+	for (w = 0; w < lv->nworkers; w++) {
+		struct live_worker *lw = &lv->ws[w];
+		struct live_snap s;
+
+		pthread_mutex_lock(&lw->snap_lock);
+		s = lw->snap;
+		pthread_mutex_unlock(&lw->snap_lock);
+		o = json_pack("{s:i,s:i}", "id", (int)w, "cpu", lw->cpu);
+		json_set_u64(o, "pkts", s.cnt[MK_LIVE_SOCK_RX]);
+		json_set_u64(o, "bytes", s.cnt[MK_LIVE_SOCK_BYTES]);
+		json_set_u64(o, "flows_active", s.flows_active);
+		json_set_u64(o, "flows_created", s.pipe.flow_cnt[MK_FLOW_CNT_CREATED]);
+		json_array_append_new(workers, o);
+		for (k = 0; k < MK_LIVE_CNT_MAX; k++)
+			t->live[k] += s.cnt[k];
+		for (k = 0; k < MK_WORKER_CNT_MAX; k++)
+			t->pipe.cnt[k] += s.pipe.cnt[k];
+		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
+			t->pipe.flow_cnt[k] += s.pipe.flow_cnt[k];
+		t->pipe.flows_logged += s.pipe.flows_logged;
+		mk_stream_stats_add(&t->pipe.stream, &s.pipe.stream);
+		mk_defrag_stats_add(&t->pipe.defrag, &s.pipe.defrag);
+	}
+	json_object_set_new(root, "workers", workers);
+
+	for (k = 0; k < MK_LIVE_CNT_MAX; k++)
+		json_set_u64(cap, live_counter_names[k], t->live[k]);
+	drops = t->sock.rx_dropped + t->sock.rx_ring_full;
+	json_set_u64(cap, "kernel_packets", t->xdp[MK_STAT_REDIRECT_XSK]);
+	json_set_u64(cap, "kernel_drops", drops);
+	/* frames redirected but neither taken nor dropped yet: in the rings */
+	json_set_u64(cap, "in_flight", t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
+	json_object_set_new(root, "capture", cap);
+
+	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
+	if (lv->eve_open) {
+		mk_eve_sink_counts(&lv->eve, &written, &lost);
+		json_set_u64(eve, "written", written);
+		json_set_u64(eve, "lost", lost);
+	}
+	json_object_set_new(root, "eve", eve);
+	return root;
+}
+
+static void live_stats_event(struct live *lv)
+{
+	char ts[MK_EVE_TS_LEN], *text;
+	struct live_totals t;
+	json_t *ev;
+	size_t len;
+
+	if (!lv->eve_open)
+		return;
+	mk_eve_ts(ts, now_real_us());
+	ev = json_pack("{s:s,s:s,s:o}", "timestamp", ts, "event_type", "stats", "stats",
+		       live_stats(lv, &t));
+	text = json_dumps(ev, JSON_COMPACT);
+	if (text) {
+		len = strlen(text);
+		text[len] = '\n';
+		mk_eve_sink_write(&lv->eve, text, len + 1, 1);
+	}
+	free(text);
+	json_decref(ev);
+}
+
+/* ---- control commands --------------------------------------------------- */
+
+static json_t *cmd_ping(void *ctx, json_t *args, const char **why)
+{
+	(void)ctx;
+	(void)args;
+	(void)why;
+	return json_string("pong");
+}
+
+static json_t *cmd_stats(void *ctx, json_t *args, const char **why)
+{
+	struct live_totals t;
+
+	(void)args;
+	(void)why;
+	return live_stats(ctx, &t);
+}
+
+static json_t *cmd_status(void *ctx, json_t *args, const char **why)
+{
+	struct live *lv = ctx;
+	json_t *r = json_object(), *ifs = json_array();
+	unsigned int i, q;
+
+	(void)args;
+	(void)why;
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i];
+		json_t *zc = json_array();
+
+		for (q = 0; q < ifc->queues; q++)
+			json_array_append_new(zc, json_string(ifc->umems[q].zero_copy ? "zero-copy"
+										: "copy"));
+		json_array_append_new(
+			ifs, json_pack("{s:s,s:i,s:s,s:I,s:i,s:o}", "name", ifc->name, "ifindex",
+				       ifc->ifindex, "xdp_mode", mk_loader_attach_mode_name(&ifc->loader),
+				       "prog_id", (json_int_t)mk_loader_prog_id(&ifc->loader), "queues",
+				       (int)ifc->queues, "socket_mode", zc));
+	}
+	json_object_set_new(r, "interfaces", ifs);
+	json_set_u64(r, "workers", lv->nworkers);
+	json_set_u64(r, "uptime", (now_mono_ns() - lv->start_mono_ns) / 1000000000ull);
+	json_object_set_new(r, "pid", json_integer(getpid()));
+	json_object_set_new(r, "version", json_string(MK_VERSION));
+	return r;
+}
+
+/* ---- set-up and tear-down ----------------------------------------------- */
+
+/* Workers and their CPUs: the configuration's list, else the CPUs we may run on. */
+static int resolve_workers(struct live *lv)
+{
+	struct mk_capture_cfg *cap = &lv->cap;
+	int allowed[CPU_SETSIZE], nallowed = 0, i;
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				allowed[nallowed++] = i;
+	if (!cap->workers)
+		cap->workers = nallowed ? (uint32_t)nallowed : 1;
+	if (cap->workers > MK_MAX_WORKERS) {
+		mk_err("capture.workers: %u is more than %d", cap->workers, MK_MAX_WORKERS);
+		return -EINVAL;
+	}
+	lv->nworkers = cap->workers;
+	lv->ws = calloc(lv->nworkers, sizeof(*lv->ws));
+	if (!lv->ws)
+		return -ENOMEM;
+	for (i = 0; i < (int)lv->nworkers; i++) {
+		lv->ws[i].id = (unsigned int)i;
+		lv->ws[i].lv = lv;
+		if (cap->ncpus)
+			lv->ws[i].cpu = cap->cpus[i % cap->ncpus];
+		else
+			lv->ws[i].cpu = nallowed ? allowed[i % nallowed] : -1;
+		pthread_mutex_init(&lv->ws[i].snap_lock, NULL);
+	}
+	return 0;
+}
+
+static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_iface_cfg *ic)
+{
+	const struct mk_config *c = lv->conf;
+	struct mk_loader_opts lo;
+	char pin[PATH_MAX];
+	unsigned int i;
+	int n, err;
+
+	snprintf(ifc->name, sizeof(ifc->name), "%s", ic->name);
+	ifc->ifindex = (int)if_nametoindex(ic->name);
+	if (!ifc->ifindex) {
+		err = -errno;
+		mk_err("%s: no such interface", ic->name);
+		return err ? err : -ENODEV;
+	}
+	n = mk_iface_rx_queues(ic->name);
+	if (n < 0) {
+		mk_err("%s: cannot count its RX queues: %s", ic->name, strerror(-n));
+		return n;
+	}
+	ifc->queues = ic->queues ? ic->queues : (uint32_t)n;
+	if (ifc->queues > (uint32_t)n || ifc->queues > MK_MAX_QUEUES) {
+		mk_err("%s: %u queues configured, the interface has %d (at most %d)", ic->name,
+		       ifc->queues, n, MK_MAX_QUEUES);
+		return -EINVAL;
+	}
+	mk_loader_opts_default(&lo);
+	lo.seed = lv->opts->seed;
+	lo.workers = lv->nworkers;
+	lo.queues = ifc->queues;
+	lo.tunnel_depth = c->parse.tunnel_depth;
+	lo.l2tpv3_cookie_len = c->parse.l2tpv3_cookie_len;
+	lo.l2tpv3_l2spec = c->parse.l2tpv3_l2spec;
+	if (lv->cap.pin_dir[0]) {
+		snprintf(pin, sizeof(pin), "%s/%s", lv->cap.pin_dir, ic->name);
+		if (mkdir(lv->cap.pin_dir, 0700) && errno != EEXIST) {
+			err = -errno;
+			mk_err("%s: %s", lv->cap.pin_dir, strerror(-err));
+			return err;
+		}
+		lo.pin_dir = pin;
+	}
+	err = mk_loader_open(&ifc->loader, &lo);
+	if (err)
+		return err;
+	ifc->loaded = 1;
+	for (i = 0; i < c->nbypass; i++) {
+		const struct mk_cidr *b = &c->bypass[i];
+
+		err = mk_loader_cidr_add(&ifc->loader, b->family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET,
+					 b->addr, b->prefix);
+		if (err)
+			return err;
+	}
+	ifc->umems = calloc(ifc->queues, sizeof(*ifc->umems));
+	ifc->socks = calloc((size_t)ifc->queues * lv->nworkers, sizeof(*ifc->socks));
+	if (!ifc->umems || !ifc->socks)
+		return -ENOMEM;
+	return 0;
+}
+
+static int iface_sockets(struct live *lv, unsigned int idx)
+{
+	struct live_iface *ifc = &lv->ifaces[idx];
+	unsigned int q, w;
+	int err;
+
+	for (q = 0; q < ifc->queues; q++) {
+		err = mk_xsk_umem_create(&ifc->umems[q], ifc->name, q, &lv->cap);
+		if (err)
+			return err;
+		for (w = 0; w < lv->nworkers; w++) {
+			struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
+
+			ls->iface = idx;
+			ls->queue = q;
+			err = mk_xsk_sock_create(&ls->xs, &ifc->umems[q], &lv->cap);
+			if (err)
+				return err;
+			err = mk_loader_set_xsk(&ifc->loader, q * lv->nworkers + w, ls->xs.fd);
+			if (err)
+				return err;
+		}
+		if (!ifc->umems[q].zero_copy && lv->cap.zero_copy == MK_ZC_AUTO && q == 0)
+			mk_info("%s: copy mode (the driver has no zero-copy AF_XDP)", ifc->name);
+	}
+	return 0;
+}
+
+static void iface_close(struct live *lv, struct live_iface *ifc)
+{
+	unsigned int q, w;
+
+	if (ifc->loaded)
+		mk_loader_detach(&ifc->loader);
+	if (ifc->socks)
+		for (q = 0; q < ifc->queues; q++)
+			for (w = 0; w < lv->nworkers; w++)
+				mk_xsk_sock_destroy(&ifc->socks[q * lv->nworkers + w].xs);
+	if (ifc->umems)
+		for (q = 0; q < ifc->queues; q++)
+			mk_xsk_umem_destroy(&ifc->umems[q]);
+	free(ifc->socks);
+	free(ifc->umems);
+	if (ifc->loaded)
+		mk_loader_close(&ifc->loader);
+	memset(ifc, 0, sizeof(*ifc));
+}
+
+static int workers_create(struct live *lv)
+{
+	unsigned int w, i, q, n = lv->nworkers;
+	int err;
+
+	for (i = 0; i < MK_ITABLE_SIZE; i++)
+		lv->itable[i] = (uint8_t)(i % n);
+	lv->mesh = calloc((size_t)n * n, sizeof(*lv->mesh));
+	if (!lv->mesh)
+		return -ENOMEM;
+	for (i = 0; i < n * n; i++) {
+		err = mk_spsc_init(&lv->mesh[i], HANDOFF_SLOTS, sizeof(void *));
+		if (err)
+			return err;
+	}
+	for (w = 0; w < n; w++) {
+		struct live_worker *lw = &lv->ws[w];
+		struct mk_worker_cfg wc = {
+			.id = w,
+			.nworkers = n,
+			.itable = lv->itable,
+			.seed = lv->opts->seed,
+			.checksum = lv->opts->checksum,
+			.log_flows = 1,
+			.conf = lv->conf,
+		};
+		unsigned int nsocks = 0;
+
+		for (i = 0; i < lv->nifaces; i++)
+			nsocks += lv->ifaces[i].queues;
+		lw->socks = calloc(nsocks, sizeof(*lw->socks));
+		lw->pfds = calloc(nsocks, sizeof(*lw->pfds));
+		lw->addrs = calloc(lv->cap.batch, sizeof(*lw->addrs));
+		lw->eve = malloc(EVE_FLUSH_BYTES + MK_EVE_LINE_MAX);
+		if (!lw->socks || !lw->pfds || !lw->addrs || !lw->eve)
+			return -ENOMEM;
+		for (i = 0; i < lv->nifaces; i++) {
+			for (q = 0; q < lv->ifaces[i].queues; q++) {
+				struct live_sock *ls = &lv->ifaces[i].socks[q * n + w];
+
+				lw->socks[lw->nsocks] = ls;
+				lw->pfds[lw->nsocks] = (struct pollfd){ .fd = ls->xs.fd, .events = POLLIN };
+				lw->nsocks++;
+			}
+		}
+		err = mk_worker_init(&lw->pipe, &wc, &live_ops, lw);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void workers_free(struct live *lv)
+{
+	unsigned int w, i;
+	struct handoff *h;
+
+	for (w = 0; lv->ws && w < lv->nworkers; w++) {
+		struct live_worker *lw = &lv->ws[w];
+
+		mk_worker_free(&lw->pipe);
+		free(lw->socks);
+		free(lw->pfds);
+		free(lw->addrs);
+		free(lw->eve);
+		pthread_mutex_destroy(&lw->snap_lock);
+	}
+	if (lv->mesh) {
+		for (i = 0; i < lv->nworkers * lv->nworkers; i++) {
+			while ((h = mk_spsc_pop_ptr(&lv->mesh[i])))
+				free(h);
+			mk_spsc_destroy(&lv->mesh[i]);
+		}
+	}
+	free(lv->mesh);
+	free(lv->ws);
+}
+
+static int open_eve(struct live *lv)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (!lv->opts->log_dir)
+		return 0;
+	if (mkdir(lv->opts->log_dir, 0755) && errno != EEXIST) {
+		err = -errno;
+		mk_err("%s: %s", lv->opts->log_dir, strerror(-err));
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/eve.json", lv->opts->log_dir);
+	err = mk_eve_sink_open(&lv->eve, path, lv->opts->eve_truncate);
+	if (!err)
+		lv->eve_open = 1;
+	return err;
+}
+
+/* The accounting line; returns 1 when the capture equation holds. */
+static int print_accounting(FILE *out, const struct live_totals *t)
+{
+	uint64_t drops = t->sock.rx_dropped + t->sock.rx_ring_full;
+	uint64_t redirected = t->xdp[MK_STAT_REDIRECT_XSK], got = t->live[MK_LIVE_SOCK_RX];
+	int ok = redirected == got + drops && t->live[MK_LIVE_REFILLED] == got &&
+		 got == t->pipe.cnt[MK_WORKER_RX] + t->live[MK_LIVE_USER_PARSE_FAIL] &&
+		 mk_stat_invariant_holds(t->xdp) && mk_worker_stats_balanced(&t->pipe);
+
+	fprintf(out,
+		"meerkat: accounting %s: program saw %llu, redirected %llu = workers took %llu + "
+		"socket drops %llu; refilled %llu; pipeline received %llu\n",
+		ok ? "ok" : "MISMATCH", (unsigned long long)t->xdp[MK_STAT_RX],
+		(unsigned long long)redirected, (unsigned long long)got, (unsigned long long)drops,
+		(unsigned long long)t->live[MK_LIVE_REFILLED],
+		(unsigned long long)t->pipe.cnt[MK_WORKER_RX]);
+	return ok;
+}
+
+static void print_final(struct live *lv)
+{
+	struct live_totals t;
+	json_t *st = live_stats(lv, &t);
+	unsigned int k;
+
+	if (lv->opts->stats_stderr) {
+		for (k = 0; k < MK_STAT_MAX; k++)
+			if (t.xdp[k])
+				fprintf(stderr, "  xdp.%-24s %llu\n", mk_stat_descs[k].name,
+					(unsigned long long)t.xdp[k]);
+		for (k = 0; k < MK_LIVE_CNT_MAX; k++)
+			fprintf(stderr, "  %-28s %llu\n", live_counter_names[k],
+				(unsigned long long)t.live[k]);
+		mk_worker_stats_print(stderr, &t.pipe);
+	}
+	print_accounting(stderr, &t);
+	json_decref(st);
+}
+
+/* The main thread's loop: signals, the stats timer, the control socket. */
+static void main_loop(struct live *lv)
+{
+	struct pollfd pfds[2 + 1 + MK_CTL_MAX_CLIENTS];
+	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+	uint32_t seconds = 0;
+	sigset_t set;
+	int sfd, tfd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (tfd >= 0)
+		timerfd_settime(tfd, 0, &its, NULL);
+	for (;;) {
+		unsigned int n = 0, nctl;
+		struct signalfd_siginfo si;
+		uint64_t ticks;
+
+		pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfds[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		nctl = lv->ctl_open ? mk_ctl_server_pollfds(&lv->ctl, pfds + n, 1 + MK_CTL_MAX_CLIENTS)
+				    : 0;
+		if (poll(pfds, n + nctl, -1) < 0 && errno != EINTR)
+			break;
+		if (pfds[0].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+				mk_info("signal %u: stopping", si.ssi_signo);
+				break;
+			}
+			if (si.ssi_signo == SIGHUP && lv->eve_open && !mk_eve_sink_reopen(&lv->eve))
+				mk_info("SIGHUP: %s reopened", lv->eve.path);
+			if (si.ssi_signo == SIGUSR2)
+				mk_info("SIGUSR2: no rules to reload in this build");
+		}
+		if (pfds[1].revents && read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
+			seconds += (uint32_t)ticks;
+			if (lv->cap.stats_interval && seconds >= lv->cap.stats_interval) {
+				seconds = 0;
+				live_stats_event(lv);
+			}
+		}
+		if (nctl)
+			mk_ctl_server_handle(&lv->ctl, pfds + n, nctl);
+	}
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+}
+
+int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
+{
+	struct live *lv = calloc(1, sizeof(*lv));
+	sigset_t set, old;
+	unsigned int i;
+	int err = 0, attached = 0;
+
+	if (!lv)
+		return -ENOMEM;
+	/* workers and the control socket must not take the daemon's signals */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	lv->conf = c;
+	lv->opts = o;
+	lv->cap = c->capture;
+	lv->start_mono_ns = now_mono_ns();
+	if (!lv->cap.n_ifaces) {
+		mk_err("live mode needs an interface (-i IFACE or capture.interfaces)");
+		err = -EINVAL;
+		goto out;
+	}
+	if (lv->cap.ips) {
+		mk_err("capture.ips: inline (IPS) mode is not supported by live capture yet");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (!lv->cap.batch || lv->cap.batch > lv->cap.rx_size) {
+		mk_err("capture.batch: %u must be in [1, rx ring size %u]", lv->cap.batch,
+		       lv->cap.rx_size);
+		err = -EINVAL;
+		goto out;
+	}
+	err = resolve_workers(lv);
+	if (err)
+		goto out;
+	err = open_eve(lv);
+	if (err)
+		goto out;
+	for (i = 0; i < lv->cap.n_ifaces; i++) {
+		lv->nifaces = i + 1;
+		err = iface_open(lv, &lv->ifaces[i], &lv->cap.ifaces[i]);
+		if (!err)
+			err = iface_sockets(lv, i);
+		if (err)
+			goto out;
+	}
+	err = workers_create(lv);
+	if (err)
+		goto out;
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i];
+
+		err = mk_loader_attach_live(&ifc->loader, ifc->ifindex,
+					    lv->cap.attach == MK_XDP_ATTACH_GENERIC,
+					    lv->cap.attach == MK_XDP_ATTACH_AUTO);
+		if (err)
+			goto out;
+		attached++;
+	}
+	for (i = 0; i < lv->nworkers; i++) {
+		err = -pthread_create(&lv->ws[i].thread, NULL, worker_main, &lv->ws[i]);
+		if (err) {
+			mk_err("worker %u: %s", i, strerror(-err));
+			goto out;
+		}
+		lv->ws[i].started = 1;
+	}
+	if (lv->cap.ctl_socket[0]) {
+		err = mk_ctl_server_open(&lv->ctl, lv->cap.ctl_socket);
+		if (err)
+			goto out;
+		lv->ctl_open = 1;
+		mk_ctl_register(&lv->ctl, "ping", "answers pong", cmd_ping, lv);
+		mk_ctl_register(&lv->ctl, "status", "interfaces, XDP mode, program ids, queues, "
+				"workers, socket mode, uptime", cmd_status, lv);
+		mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event",
+				cmd_stats, lv);
+	}
+	for (i = 0; i < lv->nifaces; i++)
+		mk_info("%s: %u queue(s) x %u worker(s), %s XDP, program id %u, %s sockets, seed %#x",
+			lv->ifaces[i].name, lv->ifaces[i].queues, lv->nworkers,
+			mk_loader_attach_mode_name(&lv->ifaces[i].loader),
+			mk_loader_prog_id(&lv->ifaces[i].loader),
+			lv->ifaces[i].umems[0].zero_copy ? "zero-copy" : "copy-mode", o->seed);
+	fprintf(stderr, "meerkat: capturing on");
+	for (i = 0; i < lv->nifaces; i++)
+		fprintf(stderr, " %s", lv->ifaces[i].name);
+	fprintf(stderr, " with %u worker(s); SIGTERM stops\n", lv->nworkers);
+
+	main_loop(lv);
+
+out:
+	/* no new frames, then the workers drain what the rings hold */
+	for (i = 0; i < lv->nifaces; i++)
+		if (lv->ifaces[i].loaded)
+			mk_loader_detach(&lv->ifaces[i].loader);
+	atomic_store_explicit(&lv->stop, 1, memory_order_release);
+	for (i = 0; lv->ws && i < lv->nworkers; i++)
+		if (lv->ws[i].started)
+			pthread_join(lv->ws[i].thread, NULL);
+	if (lv->ctl_open)
+		mk_ctl_server_close(&lv->ctl);
+	if (attached == (int)lv->nifaces && !err) {
+		live_stats_event(lv);
+		print_final(lv);
+	}
+	for (i = 0; i < lv->nifaces; i++)
+		iface_close(lv, &lv->ifaces[i]);
+	workers_free(lv);
+	if (lv->eve_open)
+		mk_eve_sink_close(&lv->eve);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(lv);
+	return err;
+}

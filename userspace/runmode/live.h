@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Live mode: the sensor daemon. Loads and attaches the XDP program on every
+ * configured interface, opens one AF_XDP socket per (queue, worker) with one
+ * shared UMEM per queue, and runs W worker threads, each polling its sockets
+ * and feeding the per-worker pipeline (pipeline/worker.h) with the parse the
+ * program wrote in front of every frame. The main thread owns signals, the
+ * periodic EVE stats, the control socket and the shutdown:
+ *
+ *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
+ *                   end every flow, write the final stats, exit 0;
+ *   SIGHUP          reopen eve.json (logrotate);
+ *   SIGUSR2         reserved for reloading rules.
+ */
+#ifndef MK_LIVE_H
+#define MK_LIVE_H
+
+#include <stdint.h>
+#include "config.h"
+
+/*
+ * What the live source counts per worker, besides the pipeline's own
+ * counters. Every frame taken from a socket (sock_rx) either reaches the
+ * pipeline (its worker_rx) or ends in user_parse_fail, and is given back to
+ * its fill ring exactly once (frames_refilled equals sock_rx once the worker
+ * stopped).
+ */
+#define MK_LIVE_COUNTERS(X)                                                                        \
+	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")                     \
+	X(SOCK_BYTES, "sock_bytes", "bytes of those frames")                                       \
+	X(META_MISSING, "meta_missing", "frames without the program's metadata: parsed in user space") \
+	X(META_BAD, "meta_bad", "frames whose metadata points outside the frame: parsed in user space") \
+	X(USER_PARSE_FAIL, "user_parse_fail", "frames without usable metadata the parser refused: dropped") \
+	X(REFILLED, "frames_refilled", "frames given back to their fill ring")
+
+#define MK_LIVE_CNT_ENUM(name, str, doc) MK_LIVE_##name,
+enum mk_live_counter { MK_LIVE_COUNTERS(MK_LIVE_CNT_ENUM) MK_LIVE_CNT_MAX };
+#undef MK_LIVE_CNT_ENUM
+
+struct mk_live_opts {
+	const char *log_dir;	/* eve.json goes here */
+	uint32_t seed;		/* the hash seed (random per start unless given) */
+	int checksum;		/* validate checksums in the pipeline */
+	int eve_truncate;	/* start eve.json empty instead of appending */
+	int stats_stderr;	/* print the final counters on stderr */
+};
+
+/* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */
+int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o);
+
+#endif /* MK_LIVE_H */
