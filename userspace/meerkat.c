@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "ctlsock.h"
+#include "detect.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
@@ -22,6 +23,7 @@
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
 
 #define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
+#define MK_MAX_RULE_FILES 64
 
 struct meerkat_params {
 	const char *read_file;
@@ -33,6 +35,10 @@ struct meerkat_params {
 	const char *seed;
 	const char *dump_streams;
 	const char *unix_socket;
+	const char *rule_files[MK_MAX_RULE_FILES];
+	int n_rule_files;
+	int strict_rules;
+	int test_mode;
 	unsigned long workers;
 	int verbose;
 	int version;
@@ -43,7 +49,7 @@ enum opt_type {
 	OPT_STR,
 	OPT_ULONG,
 	OPT_COUNT, /* flag, each use adds one */
-	OPT_APPEND, /* repeatable string: an array of MK_MAX_IFACES, its count right after */
+	OPT_APPEND, /* repeatable string: an array (append_max()), its count right after */
 };
 
 struct opt_desc {
@@ -65,17 +71,27 @@ static const struct opt_desc opts[] = {
 	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
 	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
 	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
+	{ "rules", 'S', OPT_APPEND, P(rule_files), "FILE", "load rules from FILE (repeatable)" },
+	{ "strict-rules", 0, OPT_COUNT, P(strict_rules), NULL, "a rule that does not load is fatal" },
+	{ "test", 'T', OPT_COUNT, P(test_mode), NULL, "test the configuration and rules, then exit (non-zero on errors)" },
 	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
 	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
 	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
 	{ "help", 'h', OPT_COUNT, P(help), NULL, "this help" },
 };
 
+/* The size of an OPT_APPEND array. */
+static int append_max(size_t off)
+{
+	return off == P(rule_files) ? MK_MAX_RULE_FILES : MK_MAX_IFACES;
+}
+
 static void usage(FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-S RULES]... [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
+		     "       meerkat -T [-S RULES]... [-c CONFIG]\n"
 		     "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]\n\n");
 	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
 		char left[48];
@@ -132,10 +148,10 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 			break;
 		case OPT_APPEND: {
 			const char **arr = (const char **)(base + o->off);
-			int *n = (int *)(arr + MK_MAX_IFACES);
+			int max = append_max(o->off), *n = (int *)(arr + max);
 
-			if (*n == MK_MAX_IFACES) {
-				mk_err("--%s: at most %d", o->name, MK_MAX_IFACES);
+			if (*n == max) {
+				mk_err("--%s: at most %d", o->name, max);
 				return -EINVAL;
 			}
 			arr[(*n)++] = optarg;
@@ -153,6 +169,66 @@ static int parse_args(int argc, char **argv, struct meerkat_params *prm)
 _Static_assert(offsetof(struct meerkat_params, n_iface) ==
 		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
 	       "OPT_APPEND: the count follows its array");
+_Static_assert(offsetof(struct meerkat_params, n_rule_files) ==
+		       offsetof(struct meerkat_params, rule_files) +
+			       sizeof(((struct meerkat_params *)0)->rule_files),
+	       "OPT_APPEND: the count follows its array");
+
+/* ---- detection: -S, --strict-rules, -T ---------------------------------- */
+
+/*
+ * The rule engine from -S files with Suricata's default variables and the
+ * built-in classes (until the configuration file names its own). Without
+ * rule files there is no engine and no detection. The totals are logged.
+ */
+static int detect_load(const struct meerkat_params *prm, struct mk_detect_cfg *dc,
+		       struct mk_detect_master **m)
+{
+	struct mk_detect_status st;
+	int err;
+
+	*m = NULL;
+	mk_detect_cfg_defaults(dc);
+	dc->rule_files = prm->rule_files;
+	dc->nrule_files = (unsigned int)prm->n_rule_files;
+	dc->strict = prm->strict_rules;
+	if (!dc->nrule_files)
+		return 0;
+	err = mk_detect_master_new(dc, m);
+	if (err) {
+		mk_err("rules: not loaded (%s)", strerror(-err));
+		return err;
+	}
+	mk_detect_master_status(*m, &st);
+	if (st.load.failed)
+		mk_warn("rules: %s", st.last_reload_msg);
+	else
+		mk_info("rules: %s", st.last_reload_msg);
+	return 0;
+}
+
+/* -T: configuration and rules load, or the exit status says why not. */
+static int detect_test(const struct meerkat_params *prm, struct mk_config *conf)
+{
+	struct mk_detect_master *m;
+	struct mk_detect_status st;
+	struct mk_detect_cfg dc;
+	int err;
+
+	if (prm->config && mk_config_load(conf, prm->config))
+		return 1;
+	err = detect_load(prm, &dc, &m);
+	if (err)
+		return 1;
+	if (!m) {
+		printf("configuration OK, no rule files given\n");
+		return 0;
+	}
+	mk_detect_master_status(m, &st);
+	printf("rules: %s\n", st.last_reload_msg);
+	mk_detect_master_free(m);
+	return st.load.failed || st.load.config_errors ? 1 : 0;
+}
 
 static int parse_seed(const char *s, uint32_t *seed)
 {
@@ -178,6 +254,7 @@ static int parse_seed(const char *s, uint32_t *seed)
 static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 {
 	struct mk_live_opts lo = { 0 };
+	struct mk_detect_cfg dc;
 	int i, err;
 
 	if (prm->read_file) {
@@ -214,7 +291,13 @@ static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	lo.stats_stderr = prm->verbose > 0;
 	mk_log_route_libs();
-	return mk_live_run(conf, &lo);
+	err = detect_load(prm, &dc, &lo.detect);
+	if (err)
+		return err;
+	lo.detect_cfg = &dc;
+	err = mk_live_run(conf, &lo);
+	mk_detect_master_free(lo.detect);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -222,6 +305,7 @@ int main(int argc, char **argv)
 	struct meerkat_params prm = { .workers = 0 };
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
+	struct mk_detect_cfg dc;
 	struct mk_config conf;
 	int err;
 
@@ -249,6 +333,11 @@ int main(int argc, char **argv)
 	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
 		mk_err("-k: '%s' is not one of none, all", prm.checksum);
 		return 2;
+	}
+	if (prm.test_mode) {
+		err = detect_test(&prm, &conf);
+		mk_config_free(&conf);
+		return err;
 	}
 	if (prm.n_iface) {
 		if (prm.config && mk_config_load(&conf, prm.config)) {
@@ -287,6 +376,9 @@ int main(int argc, char **argv)
 		if (err)
 			goto out;
 	}
+	err = detect_load(&prm, &dc, &o.detect);
+	if (err)
+		goto out;
 	o.pcap_path = prm.read_file;
 	o.log_dir = prm.log_dir;
 	o.dump_streams = prm.dump_streams;
@@ -297,6 +389,7 @@ int main(int argc, char **argv)
 	if (!err)
 		mk_offline_print_summary(stderr, &st);
 out:
+	mk_detect_master_free(o.detect);
 	mk_config_free(&conf);
 	return err ? 1 : 0;
 }

@@ -489,6 +489,7 @@ Test(eve_alert, suricata_fields)
 	h_frame(&h, f.b, f.len, MK_START_ETH, T0 + 123456);
 	h_finish(&h);
 	fclose(h.eve);
+	h.eve = NULL;
 	j = parse_line(out, strcspn(out, "\n"));
 	cr_assert_str_eq(json_string_value(json_object_get(j, "event_type")), "alert");
 	cr_assert_str_eq(json_string_value(json_object_get(j, "timestamp")),
@@ -567,6 +568,7 @@ Test(eve_alert, hostile_strings_stay_valid_json)
 		frame_udp(&f, "10.0.0.1", 1, "10.0.0.2", 2, "x\0\xff\"\\\n", 6, 64, 0);
 		h_frame(&h, f.b, f.len, MK_START_ETH, T0);
 		fclose(h.eve);
+		h.eve = NULL;
 		cr_assert_eq(h.nalerts, 1, "%s", rules);
 		j = parse_line(out, strcspn(out, "\n"));
 		cr_assert_not_null(

@@ -24,13 +24,19 @@ static int each_line(const char *path, line_fn fn, void *arg, uint32_t *errors)
 	uint32_t no = 0;
 	FILE *f;
 
-	f = fopen(path, "r");
+	if (path)
+		f = fopen(path, "r");
+	else
+		f = fmemopen((void *)mk_detect_builtin_classification,
+			     strlen(mk_detect_builtin_classification), "r");
 	if (!f) {
 		int e = errno;
 
-		mk_err("%s: %s", path, strerror(e));
+		mk_err("%s: %s", path ? path : "built-in classes", strerror(e));
 		return -e;
 	}
+	if (!path)
+		path = "built-in classification";
 	while (getline(&line, &cap, f) > 0) {
 		char *s = mk_strtrim(line);
 

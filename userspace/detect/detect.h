@@ -77,6 +77,12 @@ struct mk_detect_cfg {
 	int no_prefilter;	/* evaluate every rule (tests; the results must not change) */
 };
 
+/*
+ * Suricata's default variables (HOME_NET, EXTERNAL_NET, HTTP_PORTS, ...) and
+ * nothing else; whoever reads the configuration replaces what it defines.
+ */
+void mk_detect_cfg_defaults(struct mk_detect_cfg *c);
+
 /* Why rules were rejected: one counter each in the load summary. */
 #define MK_DETECT_FAIL_REASONS(X)                                                                  \
 	X(SYNTAX, "syntax", "malformed rule text")                                                 \
@@ -171,20 +177,20 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 
 /* Worker counters: X(id, name, doc). */
 #define MK_DETECT_COUNTERS(X)                                                                      \
-	X(PACKETS, "detect_packets", "packets inspected")                                          \
-	X(CHUNKS, "detect_stream_chunks", "reassembled stream chunks inspected")                   \
-	X(STREAM_BYTES, "detect_stream_bytes", "reassembled stream bytes inspected")               \
-	X(PREFILTER_SCANS, "detect_prefilter_scans", "prefilter (Hyperscan) scans")                \
-	X(CANDIDATES, "detect_candidates", "rules verified after the prefilter")                   \
-	X(MATCHES, "detect_matches", "rule matches (before noalert, suppress)")                    \
-	X(ALERTS, "detect_alerts", "alerts raised")                                                \
-	X(SUPPRESSED, "detect_suppressed", "alerts removed by suppress")                           \
-	X(ALERTS_DROPPED, "detect_alert_overflow", "alerts lost: too many in one packet")          \
-	X(PASSED, "detect_pass", "packets a pass rule stopped")                                    \
-	X(DROPS, "detect_drop", "packets a drop/reject rule dropped (inline only)")                \
-	X(PCRE_LIMIT, "detect_pcre_limit", "pcre matches stopped by the match limit")              \
-	X(RELOADS, "detect_engine_swaps", "times this worker adopted a new engine")                \
-	X(STREAM_RESET, "detect_stream_gap", "stream windows restarted after a gap")
+	X(PACKETS, "packets", "packets inspected")                                          \
+	X(CHUNKS, "stream_chunks", "reassembled stream chunks inspected")                   \
+	X(STREAM_BYTES, "stream_bytes", "reassembled stream bytes inspected")               \
+	X(PREFILTER_SCANS, "prefilter_scans", "prefilter (Hyperscan) scans")                \
+	X(CANDIDATES, "candidates", "rules verified after the prefilter")                   \
+	X(MATCHES, "matches", "rule matches (before noalert, suppress)")                    \
+	X(ALERTS, "alerts", "alerts raised")                                                \
+	X(SUPPRESSED, "suppressed", "alerts removed by suppress")                           \
+	X(ALERTS_DROPPED, "alert_overflow", "alerts lost: too many in one packet")          \
+	X(PASSED, "pass", "packets a pass rule stopped")                                    \
+	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                \
+	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")              \
+	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                \
+	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };

@@ -471,7 +471,9 @@ struct mk_tcfg_entry {
 /* threshold/detection_filter/rate_filter options; @kind 0, 1, 2. 0 or -1 with @err. */
 int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char *err,
 		    size_t errlen);
+/* @path NULL: the built-in standard classes (defaults.c). */
 int mk_load_classification(const char *path, struct mk_parse_env *env, uint32_t *errors);
+extern const char mk_detect_builtin_classification[];
 int mk_load_reference_config(const char *path, struct mk_parse_env *env, uint32_t *errors);
 int mk_load_threshold_config(const char *path, const struct mk_detect_cfg *cfg,
 			     struct mk_tcfg_entry **out, uint32_t *n, uint32_t *errors);

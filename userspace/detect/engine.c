@@ -667,13 +667,11 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (cfg->classification_file) {
-		err = mk_load_classification(cfg->classification_file, &e->env,
-					     &e->stats.config_errors);
-		if (err) {
-			set_why(&b, "%s: %s", cfg->classification_file, strerror(-err));
-			goto fail;
-		}
+	err = mk_load_classification(cfg->classification_file, &e->env, &e->stats.config_errors);
+	if (err) {
+		set_why(&b, "%s: %s", cfg->classification_file ? cfg->classification_file : "classes",
+			strerror(-err));
+		goto fail;
 	}
 	if (cfg->reference_config_file) {
 		err = mk_load_reference_config(cfg->reference_config_file, &e->env,

@@ -185,8 +185,8 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_flow *f, enum mk_flow_re
 	return (int)sb.len;
 }
 
-int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
-		   const char *line, size_t len)
+int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		       const char *line, size_t len, const void *key, size_t key_len)
 {
 	if (b->nrecs == b->cap_recs) {
 		size_t cap = b->cap_recs ? b->cap_recs * 2 : 1024;
@@ -197,11 +197,11 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint
 		b->recs = r;
 		b->cap_recs = cap;
 	}
-	if (b->used + len > b->cap) {
+	if (b->used + len + key_len > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1 << 20;
 		char *a;
 
-		while (cap < b->used + len)
+		while (cap < b->used + len + key_len)
 			cap *= 2;
 		a = realloc(b->arena, cap);
 		if (!a)
@@ -210,12 +210,20 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint
 		b->cap = cap;
 	}
 	memcpy(b->arena + b->used, line, len);
+	if (key_len)
+		memcpy(b->arena + b->used + len, key, key_len);
 	b->recs[b->nrecs++] = (struct mk_eve_rec){
 		.epoch = epoch, .start_us = start_us, .flow_id = flow_id, .off = b->used,
-		.len = (uint32_t)len
+		.len = (uint32_t)len, .key_len = (uint32_t)key_len
 	};
-	b->used += len;
+	b->used += len + key_len;
 	return 0;
+}
+
+int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		   const char *line, size_t len)
+{
+	return mk_eve_buf_add_key(b, epoch, start_us, flow_id, line, len, NULL, 0);
 }
 
 void mk_eve_buf_free(struct mk_eve_buf *b)
@@ -253,6 +261,12 @@ static int rec_cmp(const void *a, const void *b)
 
 int mk_eve_merge_write(FILE *out, struct mk_eve_buf *bufs, unsigned int n)
 {
+	return mk_eve_merge_write_filter(out, bufs, n, NULL, NULL);
+}
+
+int mk_eve_merge_write_filter(FILE *out, struct mk_eve_buf *bufs, unsigned int n,
+			      mk_eve_keep_fn keep, void *ctx)
+{
 	struct rec_ref *refs;
 	size_t total = 0, i, k = 0;
 	unsigned int w;
@@ -268,6 +282,10 @@ int mk_eve_merge_write(FILE *out, struct mk_eve_buf *bufs, unsigned int n)
 			refs[k++] = (struct rec_ref){ &bufs[w].recs[i], bufs[w].arena };
 	qsort(refs, total, sizeof(*refs), rec_cmp);
 	for (i = 0; i < total; i++) {
+		const struct mk_eve_rec *r = refs[i].rec;
+
+		if (keep && r->key_len && !keep(ctx, refs[i].arena + r->off + r->len, r->key_len))
+			continue;
 		if (fwrite(refs[i].arena + refs[i].rec->off, 1, refs[i].rec->len, out) != refs[i].rec->len ||
 		    fputc('\n', out) == EOF) {
 			err = -EIO;

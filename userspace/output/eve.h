@@ -34,6 +34,7 @@ struct mk_eve_rec {
 	uint64_t flow_id;
 	uint64_t off; /* of the line in the arena */
 	uint32_t len;
+	uint32_t key_len; /* a filter key follows the line in the arena (alerts) */
 };
 
 /* A worker's records, in the order they ended. */
@@ -46,6 +47,9 @@ struct mk_eve_buf {
 
 int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
 		   const char *line, size_t len);
+/* The same with an opaque @key the writer's filter sees (an alert's threshold key). */
+int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t start_us, uint64_t flow_id,
+		       const char *line, size_t len, const void *key, size_t key_len);
 void mk_eve_buf_free(struct mk_eve_buf *b);
 
 /*
@@ -53,5 +57,14 @@ void mk_eve_buf_free(struct mk_eve_buf *b);
  * one line each. Returns 0 or -errno.
  */
 int mk_eve_merge_write(FILE *out, struct mk_eve_buf *bufs, unsigned int n);
+/*
+ * The same, asking @keep (in output order) about every record that carries
+ * a key; a record it returns 0 for is not written. Stateful alert filters
+ * (threshold, detection_filter) run here so their result does not depend on
+ * the number of workers.
+ */
+typedef int (*mk_eve_keep_fn)(void *ctx, const void *key, size_t key_len);
+int mk_eve_merge_write_filter(FILE *out, struct mk_eve_buf *bufs, unsigned int n,
+			      mk_eve_keep_fn keep, void *ctx);
 
 #endif /* MK_EVE_H */

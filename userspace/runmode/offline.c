@@ -272,10 +272,41 @@ static int worker_record(void *ctx, const struct mk_flow *f, const char *line, s
 	return mk_eve_buf_add(&w->eve, w->epoch, f->start_us, f->flow_id, line, len) ? -ENOMEM : 0;
 }
 
+/* ops.alert: like a record, with its threshold key for the writer's filter. */
+static int worker_alert(void *ctx, const struct mk_flow *f, const char *line, size_t len,
+			const struct mk_detect_thresh_key *key)
+{
+	struct worker *w = ctx;
+
+	return mk_eve_buf_add_key(&w->eve, w->epoch, f->start_us, f->flow_id, line, len, key,
+				  key ? sizeof(*key) : 0) ? -ENOMEM : 0;
+}
+
 static const struct mk_worker_ops worker_ops = {
 	.handoff = worker_handoff,
 	.record = worker_record,
+	.alert = worker_alert,
 };
+
+/* The writer's alert filters: thresholds counted in output order. */
+struct alert_filter {
+	struct mk_detect_thresh *th;
+	uint64_t dropped;
+};
+
+static int keep_alert(void *ctx, const void *key, size_t len)
+{
+	struct alert_filter *af = ctx;
+	struct mk_detect_thresh_key k;
+
+	if (len != sizeof(k))
+		return 1;
+	memcpy(&k, key, sizeof(k)); /* the arena keeps it unaligned */
+	if (mk_detect_thresh_filter(af->th, &k, NULL))
+		return 1;
+	af->dropped++;
+	return 0;
+}
 
 /* Hands the current epoch's records to the writer and starts the next epoch. */
 static void worker_seal_epoch(struct worker *w)
@@ -403,7 +434,7 @@ static void broadcast(struct worker *ws, unsigned int n, struct dispatch_state *
  * Writes every epoch that all workers have sealed. Called by the reader after
  * each tick and once at the end; a no-op without output.
  */
-static int write_sealed(FILE *out, struct worker *ws, unsigned int n)
+static int write_sealed(FILE *out, struct worker *ws, unsigned int n, struct alert_filter *af)
 {
 	struct eve_chunk *got = NULL, **tail = &got, *c;
 	struct mk_eve_buf *bufs;
@@ -442,7 +473,7 @@ static int write_sealed(FILE *out, struct worker *ws, unsigned int n)
 		if (bufs)
 			bufs[i++] = c->buf;
 	if (bufs)
-		err = mk_eve_merge_write(out, bufs, nb);
+		err = mk_eve_merge_write_filter(out, bufs, nb, af->th ? keep_alert : NULL, af);
 	if (err)
 		mk_err("eve.json: %s", strerror(-err));
 	free(bufs);
@@ -485,12 +516,15 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	uint8_t itable[MK_ITABLE_SIZE];
 	uint64_t t0 = mono_ns(), last_progress, last_tick_s = 0, seq = 0, last_frag = 0;
 	struct dispatch_state disp = { 0 };
+	struct alert_filter af = { 0 };
 	unsigned int i, n = o->workers;
 	int err, ret, ended = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (!n || n > MK_MAX_WORKERS)
 		return -EINVAL;
+	if (o->detect && mk_detect_thresh_new(&af.th))
+		return -ENOMEM;
 	if (o->dump_streams && mkdir(o->dump_streams, 0755) && errno != EEXIST) {
 		err = -errno;
 		mk_err("%s: %s", o->dump_streams, strerror(-err));
@@ -542,6 +576,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.log_flows = o->log_dir != NULL,
 			.dump_streams = o->dump_streams,
 			.conf = c,
+			.detect = o->detect,
+			.alert_opts = o->alert_opts,
 		};
 
 		ws[i].id = i;
@@ -613,7 +649,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		if (fr.ts_us / 1000000 > last_tick_s) {
 			last_tick_s = fr.ts_us / 1000000;
 			broadcast(ws, n, &disp, MK_PKTQ_TICK, fr.ts_us, ++seq, last_frag);
-			err = write_sealed(eve, ws, n);
+			err = write_sealed(eve, ws, n, &af);
 			if (err)
 				break;
 		}
@@ -680,7 +716,7 @@ out_join:
 			err = ws[i].pipe.err;
 	}
 	if (!err)
-		err = write_sealed(eve, ws, n);
+		err = write_sealed(eve, ws, n, &af);
 out_workers:
 	for (i = 0; i < n; i++) {
 		struct eve_chunk *ch = ws[i].sealed_head, *nx;
@@ -719,6 +755,8 @@ out_pcap:
 		mk_err("%s/eve.json: %s", o->log_dir, strerror(-err));
 	}
 	mk_pcap_close(&src);
+	st->alerts_thresholded = af.dropped;
+	mk_detect_thresh_free(af.th);
 	return err;
 }
 
@@ -741,6 +779,7 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 	/* not a drop: times the reader waited for a worker's queue */
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);
+	fprintf(out, "  detect.%-18s %llu\n", "thresholded", (unsigned long long)st->alerts_thresholded);
 	/* DESIGN 1.5: every frame read ends in exactly one reader or worker outcome */
 	accounted = st->cnt[MK_OFF_NON_IP] + st->cnt[MK_OFF_PARSE_ERROR] + st->cnt[MK_OFF_CIDR_BYPASS] +
 		    st->cnt[MK_OFF_DISPATCHED];

@@ -38,6 +38,8 @@ struct mk_offline_opts {
 	uint32_t seed;
 	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
 	int progress;		/* progress line on stderr (<= 4 updates/s) */
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
 };
 
 struct mk_offline_stats {
@@ -47,6 +49,7 @@ struct mk_offline_stats {
 	uint64_t queue_full_waits;
 	double elapsed_s;
 	struct mk_worker_stats pipe; /* summed over workers */
+	uint64_t alerts_thresholded; /* alert records threshold/detection_filter/rate_filter removed */
 };
 
 extern const char *const mk_off_counter_names[MK_OFF_CNT_MAX];
