@@ -386,44 +386,57 @@ static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const 
 		     uint32_t nsel, int ported, int stream, uint32_t max_groups)
 {
 	struct port_count *pc = NULL;
-	uint32_t *counts = NULL, i, k, np = 0;
+	uint32_t i, k, np = 0;
 	int err = -ENOMEM;
 
 	gs->any = group_new(e);
 	if (!gs->any)
 		return -ENOMEM;
 	if (ported) {
-		counts = calloc(65536, sizeof(*counts));
-		if (!counts)
-			goto out;
-		/* rules naming few ports vote for dedicated groups */
+		uint16_t *votes = NULL;
+		uint32_t nv = 0, cap = 0;
+
+		/* rules naming few ports vote for dedicated groups: sort the votes, count runs */
 		for (i = 0; i < nsel; i++) {
 			const struct mk_rule *r = e->rules[sel[i]];
-			const struct mk_port_set *a, *b;
+			const struct mk_port_set *a, *b, *set[2];
+			uint32_t s2, p;
 
 			if (rule_ports(r, &a, &b) || ports_count(a) + ports_count(b) > 64)
 				continue;
-			for (k = 0; k < a->n; k++) {
-				uint32_t p;
+			set[0] = a;
+			set[1] = b;
+			for (s2 = 0; s2 < 2; s2++)
+				for (k = 0; set[s2] && k < set[s2]->n; k++)
+					for (p = set[s2]->r[k].lo; p <= set[s2]->r[k].hi; p++) {
+						if (nv == cap) {
+							uint16_t *nw;
 
-				for (p = a->r[k].lo; p <= a->r[k].hi; p++)
-					counts[p]++;
-			}
-			for (k = 0; b && k < b->n; k++) {
-				uint32_t p;
-
-				for (p = b->r[k].lo; p <= b->r[k].hi; p++)
-					counts[p]++;
-			}
+							cap = cap ? cap * 2 : 256;
+							nw = realloc(votes, cap * sizeof(*nw));
+							if (!nw) {
+								free(votes);
+								goto out;
+							}
+							votes = nw;
+						}
+						votes[nv++] = (uint16_t)p;
+					}
 		}
-		pc = calloc(65536, sizeof(*pc));
-		if (!pc)
+		if (nv)
+			qsort(votes, nv, sizeof(*votes), u16_cmp);
+		pc = calloc(nv ? nv : 1, sizeof(*pc));
+		if (!pc) {
+			free(votes);
 			goto out;
-		for (i = 0; i < 65536; i++)
-			if (counts[i]) {
-				pc[np].port = (uint16_t)i;
-				pc[np++].n = counts[i];
-			}
+		}
+		for (i = 0; i < nv; i++) {
+			if (np && pc[np - 1].port == votes[i])
+				pc[np - 1].n++;
+			else
+				pc[np++] = (struct port_count){votes[i], 1};
+		}
+		free(votes);
 		qsort(pc, np, sizeof(*pc), pc_cmp);
 		if (np > max_groups)
 			np = max_groups;
@@ -465,13 +478,17 @@ static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const 
 		    list_push(&gs->other->all, sel[i]))
 			goto out;
 	}
+	/* without the prefilter every rule of a group is verified: nothing to compile */
+	if (e->no_prefilter) {
+		err = 0;
+		goto out;
+	}
 	err = mk_prefilter_build(gs->any, e->rules, stream, &e->stats);
 	for (i = 0; !err && i < gs->nports; i++)
 		err = mk_prefilter_build(gs->port_groups[i], e->rules, stream, &e->stats);
 	if (!err && gs->other)
 		err = mk_prefilter_build(gs->other, e->rules, stream, &e->stats);
 out:
-	free(counts);
 	free(pc);
 	return err;
 }
@@ -669,7 +686,8 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	}
 	err = mk_load_classification(cfg->classification_file, &e->env, &e->stats.config_errors);
 	if (err) {
-		set_why(&b, "%s: %s", cfg->classification_file ? cfg->classification_file : "classes",
+		set_why(&b, "%s: %s",
+			cfg->classification_file ? cfg->classification_file : "classes",
 			strerror(-err));
 		goto fail;
 	}
