@@ -12,12 +12,10 @@
  * Streams: each released chunk is appended to a per-direction window that
  * keeps the previous stream_window bytes (and, while the stream is short,
  * everything from its first byte, for depth/offset/^): a pattern that
- * straddles two chunks is found. Only the new bytes (plus the longest
- * pattern's length) are scanned; prefilter hits of rules with several
- * keywords stay pending while their bytes are in the window, so a rule
- * whose parts arrive in different chunks still matches. A match must end
- * in the new bytes, so the same data never alerts twice for a rule and
- * direction. A gap in the stream starts a new window.
+ * straddles two chunks is found, and so is a rule whose parts arrive in
+ * different chunks. The window is scanned and verified as one buffer; a
+ * match must end in the new bytes, so the same data never alerts twice for
+ * a rule and direction. A gap in the stream starts a new window.
  *
  * TCP rules with depth/offset also read each segment on its own; both
  * ways of finding the same bytes give one alert (a small per-flow memory of
@@ -32,8 +30,8 @@
 static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
 {
 	void *scratch = NULL;
-	uint8_t *bits;
-	uint32_t *cand, i;
+	uint8_t *bits, *seen;
+	uint32_t *cand, *touched, i;
 
 	for (i = 0; i < e->ngroups; i++)
 		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
@@ -42,19 +40,28 @@ static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, 
 		}
 	bits = calloc(e->nrules / 8 + 1, 1);
 	cand = malloc((e->nrules + 1) * sizeof(*cand));
-	if (!bits || !cand) {
+	seen = calloc(e->nrules + 1, 1);
+	touched = malloc((e->nrules + 1) * sizeof(*touched));
+	if (!bits || !cand || !seen || !touched) {
 		free(bits);
 		free(cand);
+		free(seen);
+		free(touched);
 		mk_prefilter_scratch_free(scratch);
 		return -ENOMEM;
 	}
 	mk_prefilter_scratch_free(t->scratch);
 	free(t->cand_bits);
 	free(t->cand);
+	free(t->seen);
+	free(t->touched);
 	mk_detect_engine_put(t->eng);
 	t->scratch = scratch;
 	t->cand_bits = bits;
 	t->cand = cand;
+	t->seen = seen;
+	t->touched = touched;
+	t->ntouched = 0;
 	t->ncand = 0;
 	t->eng = e;
 	t->gen = gen;
@@ -108,6 +115,8 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 	mk_pcre_thread_free(t);
 	free(t->cand_bits);
 	free(t->cand);
+	free(t->seen);
+	free(t->touched);
 	free(t->arena);
 	mk_detect_engine_put(t->eng);
 	free(t);
@@ -136,7 +145,6 @@ struct mk_detect_flow *mk_detect_flow_state(const struct mk_match_ctx *mc)
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return NULL;
-	fs->gen = mc->t->gen;
 	mc->flow->detect = fs;
 	return fs;
 }
@@ -278,51 +286,34 @@ static void cand_sort(struct mk_detect_thread *t)
 struct hit_ctx {
 	struct mk_detect_thread *t;
 	const struct mk_group *g;
-	struct mk_stream_win *w; /* stream: record pending hits */
-	uint64_t until;
 };
 
-static void pending_add(struct mk_stream_win *w, uint32_t group, uint32_t pattern, uint64_t until)
-{
-	uint32_t i, oldest = 0;
-
-	for (i = 0; i < w->npend; i++)
-		if (w->pend[i].group == group && w->pend[i].pattern == pattern) {
-			w->pend[i].until = until;
-			return;
-		}
-	if (w->npend < MK_PENDING_MAX) {
-		i = w->npend++;
-	} else {
-		/* full: the hit that leaves the window first makes room */
-		for (i = 1; i < w->npend; i++)
-			if (w->pend[i].until < w->pend[oldest].until)
-				oldest = i;
-		i = oldest;
-	}
-	w->pend[i].group = group;
-	w->pend[i].pattern = pattern;
-	w->pend[i].until = until;
-}
-
+/* A pattern seen: a rule becomes a candidate once all its indexed contents were seen. */
 static void on_hit(void *arg, uint32_t pattern)
 {
 	struct hit_ctx *hc = arg;
-	const uint32_t *rules;
-	uint32_t n, i, multi = 0;
+	struct mk_detect_thread *t = hc->t;
+	const struct mk_group *g = hc->g;
+	const uint8_t *need = t->eng->pf_need;
+	const uint32_t *ent;
+	uint32_t n, i;
 
-	rules = mk_prefilter_rules(hc->g->pf, pattern, &n);
+	ent = mk_prefilter_rules(g->pf, pattern, &n);
 	for (i = 0; i < n; i++) {
-		cand_add(hc->t, rules[i]);
-		multi |= hc->t->eng->rules[rules[i]]->npmatch > 1;
+		uint32_t rule = ent[i] >> 3;
+
+		if (!t->seen[rule])
+			t->touched[t->ntouched++] = rule;
+		t->seen[rule] |= (uint8_t)(1u << (ent[i] & 7));
+		if (t->seen[rule] == need[rule])
+			cand_add(t, rule);
 	}
-	if (hc->w && multi)
-		pending_add(hc->w, hc->g->id, pattern, hc->until);
 }
 
+/* Candidates of group @g for buf[0, len): the rules without fast pattern, and those the prefilter
+ * finds. */
 static void group_candidates(struct mk_detect_thread *t, const struct mk_group *g,
-			     const uint8_t *buf, uint32_t len, uint32_t scan_from,
-			     struct mk_stream_win *w, uint64_t until)
+			     const uint8_t *buf, uint32_t len)
 {
 	uint32_t i;
 
@@ -335,11 +326,14 @@ static void group_candidates(struct mk_detect_thread *t, const struct mk_group *
 	}
 	for (i = 0; i < g->nopf.n; i++)
 		cand_add(t, g->nopf.rules[i]);
-	if (g->pf && len > scan_from) {
-		struct hit_ctx hc = {t, g, w, until};
+	if (g->pf && len) {
+		struct hit_ctx hc = {t, g};
 
 		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
-		mk_prefilter_scan(g->pf, t->scratch, buf + scan_from, len - scan_from, on_hit, &hc);
+		mk_prefilter_scan(g->pf, t->scratch, buf, len, on_hit, &hc);
+		for (i = 0; i < t->ntouched; i++)
+			t->seen[t->touched[i]] = 0;
+		t->ntouched = 0;
 	}
 }
 
@@ -663,10 +657,9 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	     : (pi->proto == MK_IPPROTO_ICMP || pi->proto == MK_IPPROTO_ICMPV6) ? MK_PC_ICMP
 										: MK_PC_OTHER;
 	gs = &e->pkt[pc][dir];
-	group_candidates(t, gs->any, pi->payload, pi->payload_len, 0, NULL, 0);
+	group_candidates(t, gs->any, pi->payload, pi->payload_len);
 	if (pi->has_ports)
-		group_candidates(t, port_group(gs, pi->dport), pi->payload, pi->payload_len, 0,
-				 NULL, 0);
+		group_candidates(t, port_group(gs, pi->dport), pi->payload, pi->payload_len);
 	if (!t->ncand)
 		return;
 	cand_sort(t);
@@ -754,7 +747,7 @@ static int win_reserve(struct mk_stream_win *w, uint32_t add)
 /* Drops what no later window needs: keeps the head while short, else stream_window bytes. */
 static void win_trim(const struct mk_detect_engine *e, struct mk_stream_win *w)
 {
-	uint32_t keep = e->stream_window, drop, i, k;
+	uint32_t keep = e->stream_window, drop;
 
 	if (w->base == 0 && w->len <= e->stream_head)
 		return;
@@ -764,10 +757,6 @@ static void win_trim(const struct mk_detect_engine *e, struct mk_stream_win *w)
 	memmove(w->buf, w->buf + drop, keep);
 	w->len = keep;
 	w->base += drop;
-	for (i = 0, k = 0; i < w->npend; i++)
-		if (w->pend[i].until > w->base)
-			w->pend[k++] = w->pend[i];
-	w->npend = (uint8_t)k;
 }
 
 void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
@@ -781,8 +770,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	const struct mk_group_set *gs;
 	const uint32_t *cli, *srv, *src, *dst;
 	uint16_t cport, sport_, dport;
-	uint32_t new_start, len, scan_from, i;
-	uint64_t end_abs;
+	uint32_t new_start, len, i;
 	int dir;
 
 	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
@@ -790,11 +778,6 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	fs = mk_detect_flow_state(&mc);
 	if (!fs)
 		return;
-	if (fs->gen != t->gen) {
-		/* pending hits name groups of the previous engine */
-		fs->win[0].npend = fs->win[1].npend = 0;
-		fs->gen = t->gen;
-	}
 	dir = (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1;
 	w = &fs->win[dir];
 	if (!w->started || c->gap || c->offset != w->base + w->len) {
@@ -803,7 +786,6 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		w->started = 1;
 		w->base = c->offset;
 		w->len = 0;
-		w->npend = 0;
 	}
 	if (win_reserve(w, c->len))
 		return;
@@ -811,7 +793,6 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	memcpy(w->buf + w->len, c->data, c->len);
 	w->len += c->len;
 	len = w->len;
-	end_abs = w->base + len;
 	t->cnt[MK_DETECT_CNT_CHUNKS]++;
 	t->cnt[MK_DETECT_CNT_STREAM_BYTES] += c->len;
 
@@ -825,21 +806,9 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	dport = dir ? cport : sport_;
 
 	gs = &e->stream[dir];
-	scan_from = new_start > e->pf_maxlen ? new_start - e->pf_maxlen + 1 : 0;
-	group_candidates(t, gs->any, w->buf, len, scan_from, w, end_abs);
-	group_candidates(t, port_group(gs, dport), w->buf, len, scan_from, w, end_abs);
-	/* earlier hits whose bytes are still in the window */
-	for (i = 0; i < w->npend && !e->no_prefilter; i++) {
-		const struct mk_group *g = e->groups[w->pend[i].group];
-		const uint32_t *rules;
-		uint32_t n, j;
-
-		if (w->pend[i].until <= w->base || !g->pf)
-			continue;
-		rules = mk_prefilter_rules(g->pf, w->pend[i].pattern, &n);
-		for (j = 0; j < n; j++)
-			cand_add(t, rules[j]);
-	}
+	/* the whole window: a rule's contents may sit in earlier chunks */
+	group_candidates(t, gs->any, w->buf, len);
+	group_candidates(t, port_group(gs, dport), w->buf, len);
 	if (t->ncand) {
 		cand_sort(t);
 		t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;

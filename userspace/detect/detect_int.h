@@ -17,7 +17,8 @@
 #define MK_RULE_ERR_LEN 256
 #define MK_BYTEVARS_MAX 8	 /* byte_extract variables per rule */
 #define MK_DEDUP_SLOTS 16	 /* per-flow memory of segment alerts (retransmissions) */
-#define MK_PENDING_MAX 16	 /* per-direction prefilter hits carried to the next window */
+#define MK_PF_CONTENTS_MAX 8	 /* positive contents per rule the prefilter checks */
+#define MK_PF_MIN_LEN 4		 /* shorter contents are left to verification (but the fast pattern) */
 #define MK_ALERTS_MAX 64	 /* alerts per packet (Suricata: packet_alert_max 15) */
 #define MK_INSPECT_STEPS 3000	 /* inspection recursion budget (Suricata's default) */
 #define MK_STREAM_HEAD_MAX 65536 /* stream bytes from offset 0 kept for absolute keywords */
@@ -499,7 +500,7 @@ struct mk_group {
 	struct mk_prefilter *pf;
 	struct mk_rule_list all; /* every rule of the group, for the no-prefilter mode */
 	struct mk_rule_list nopf;
-	uint32_t id; /* index in the engine's group array: pending prefilter hits name it */
+	uint32_t id; /* index in the engine's group array */
 };
 
 /* Per protocol class and direction: rules for any port, per-port groups and the rest. */
@@ -522,7 +523,7 @@ typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
 /* Calls @hit for each pattern found in buf[0, len). */
 int mk_prefilter_scan(const struct mk_prefilter *pf, void *scratch, const uint8_t *buf,
 		      uint32_t len, mk_pf_hit_fn hit, void *ctx);
-/* Rules of a pattern. */
+/* Entries of a pattern: rule number << 3 | content bit. */
 const uint32_t *mk_prefilter_rules(const struct mk_prefilter *pf, uint32_t pattern, uint32_t *n);
 uint32_t mk_prefilter_maxlen(const struct mk_prefilter *pf);
 int mk_prefilter_available(void);
@@ -549,7 +550,7 @@ struct mk_detect_engine {
 	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
 	uint32_t stream_window;
 	uint32_t stream_head; /* bytes from stream offset 0 kept for absolute keywords */
-	uint32_t pf_maxlen;   /* longest prefilter pattern: scan overlap */
+	uint8_t *pf_need; /* per rule: the content bits the prefilter must see */
 	uint32_t has_stream;  /* any stream rule */
 	uint32_t has_iponly;
 	int inline_mode;
@@ -572,6 +573,9 @@ struct mk_detect_thread {
 	void *pcre_mctx;    /* pcre2_match_context */
 	void *pcre_jit;	    /* pcre2_jit_stack */
 	uint8_t *cand_bits; /* candidate bitmap, one bit per rule */
+	uint8_t *seen;	    /* per rule: contents the prefilter saw in this scan */
+	uint32_t *touched;  /* rules whose seen is not 0 */
+	uint32_t ntouched;
 	uint32_t *cand;
 	uint32_t ncand;
 	const struct mk_group *cur_group; /* prefilter callback context */
@@ -591,20 +595,12 @@ struct mk_detect_thread {
 
 /* ---- per-flow state ---------------------------------------------------------- */
 
-struct mk_pending {
-	uint32_t group;
-	uint32_t pattern;
-	uint64_t until; /* stream offset after which the hit has left every window */
-};
-
 /* One direction's stream window: the bytes the next inspection sees again. */
 struct mk_stream_win {
 	uint8_t *buf;
 	uint32_t len, cap;
 	uint64_t base; /* stream offset of buf[0] */
 	uint8_t started;
-	uint8_t npend;
-	struct mk_pending pend[MK_PENDING_MAX];
 };
 
 struct mk_flowint {
@@ -619,7 +615,6 @@ struct mk_seg_alert {
 };
 
 struct mk_detect_flow {
-	uint64_t gen; /* engine generation the pending hits belong to */
 	uint32_t *bits;
 	uint32_t nbits; /* words */
 	struct mk_flowint *ints;

@@ -36,7 +36,7 @@
 #include "log.h"
 
 #define PORT_GROUPS_DEFAULT 16
-#define STREAM_WINDOW_DEFAULT 2048
+#define STREAM_WINDOW_DEFAULT 1024
 #define STREAM_HEAD_CAP 4096
 
 static double mono_s(void)
@@ -519,6 +519,33 @@ static bool rule_in_dir(const struct mk_rule *r, int to_client)
 	return true;
 }
 
+/* The content bits the prefilter indexes for each rule (prefilter.c): its positive contents. */
+static int build_pf_need(struct mk_detect_engine *e)
+{
+	uint32_t i, k;
+
+	e->pf_need = calloc(e->nrules ? e->nrules : 1, 1);
+	if (!e->pf_need)
+		return -ENOMEM;
+	for (i = 0; i < e->nrules; i++) {
+		const struct mk_rule *r = e->rules[i];
+		uint32_t n = 0;
+
+		/* the same selection as mk_prefilter_build() */
+		for (k = 0; k < r->npmatch; k++) {
+			const struct mk_content *c = r->pmatch[k].ctx;
+
+			if (r->pmatch[k].kw->type == MK_KWT_CONTENT &&
+			    !(c->flags & MK_CF_NEGATED) && (c == r->fp || c->len >= MK_PF_MIN_LEN))
+				n++;
+		}
+		if (n > MK_PF_CONTENTS_MAX)
+			n = MK_PF_CONTENTS_MAX;
+		e->pf_need[i] = (uint8_t)((1u << n) - 1);
+	}
+	return 0;
+}
+
 static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 {
 	uint32_t *sel = malloc((e->nrules ? e->nrules : 1) * sizeof(*sel)), n, i;
@@ -558,12 +585,6 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 	free(sel);
 	if (e->stream_head > STREAM_HEAD_CAP)
 		e->stream_head = STREAM_HEAD_CAP;
-	for (i = 0; !err && i < e->ngroups; i++) {
-		uint32_t m = mk_prefilter_maxlen(e->groups[i]->pf);
-
-		if (m > e->pf_maxlen)
-			e->pf_maxlen = m;
-	}
 	return err;
 }
 
@@ -651,6 +672,7 @@ static void engine_free(struct mk_detect_engine *e)
 		mk_addr_set_free(&e->tcfg[i].addrs);
 	free(e->tcfg);
 	free(e->sids);
+	free(e->pf_need);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
@@ -778,6 +800,8 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	if (e->nrules)
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
 	err = apply_tcfg(e);
+	if (!err)
+		err = build_pf_need(e);
 	if (!err)
 		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
 	if (err) {

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The prefilter: each rule group's fast patterns in one Hyperscan database
- * (block mode, literal patterns, one report per pattern and scan). A scan
- * yields pattern ids; each id maps to the rules that chose it, which are
- * then verified with their full option chain. Identical patterns of
- * different rules are one Hyperscan pattern.
+ * The prefilter: each rule group's literal patterns in one Hyperscan
+ * database (block mode, one report per pattern and scan). Every positive
+ * content of a rule goes in, not only its fast pattern: a rule is verified
+ * with its full option chain only when the scan saw all of them (up to
+ * eight, and none shorter than MK_PF_MIN_LEN besides the fast pattern;
+ * the rest are left to verification), since each must be somewhere
+ * in the buffer for the rule to match. A rule whose fast pattern is common
+ * but whose other contents are rare thus costs a table update, not a
+ * search. Identical patterns of different rules are one Hyperscan pattern;
+ * each maps to (rule, content bit) entries.
  *
  * Without Hyperscan (built without it, or a CPU without SSSE3) there is no
  * prefilter: every rule of a group is verified on every packet. Correct,
@@ -34,8 +39,8 @@ struct mk_prefilter {
 	hs_database_t *db;
 #endif
 	uint32_t npat;
-	uint32_t *off; /* rules of pattern p: rules[off[p] .. off[p + 1]) */
-	uint32_t *rules;
+	uint32_t *off;	 /* entries of pattern p: rules[off[p] .. off[p + 1]) */
+	uint32_t *rules; /* rule number << 3 | content bit */
 	uint32_t maxlen;
 };
 
@@ -169,53 +174,91 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int str
 		goto out;
 	for (i = 0; i < g->all.n; i++) {
 		const struct mk_rule *r = rules[g->all.rules[i]];
-		const uint8_t *p;
-		uint32_t n, h, s;
-		int nocase;
+		uint32_t k, bit = 0;
 
 		if (!r->fp || !mk_prefilter_available()) {
 			if (list_add(&g->nopf, g->all.rules[i]))
 				goto out;
 			continue;
 		}
-		fp_bytes(r->fp, &p, &n);
-		nocase = !!(r->fp->flags & MK_CF_NOCASE);
-		h = pat_hash(p, n, nocase);
-		for (s = h & (nslots - 1); slots[s]; s = (s + 1) & (nslots - 1))
-			if (pats[slots[s] - 1].hash == h &&
-			    pat_eq(&pats[slots[s] - 1], p, n, nocase))
-				break;
-		if (!slots[s]) {
-			if (npat == cap) {
-				uint32_t c = cap ? cap * 2 : 64;
-				struct pf_pat *np = realloc(pats, c * sizeof(*np));
+		for (k = 0; k < r->npmatch && bit < MK_PF_CONTENTS_MAX; k++) {
+			const struct mk_content *c = r->pmatch[k].ctx;
+			const uint8_t *p;
+			uint32_t n, h, sl;
+			int nocase;
 
-				if (!np)
-					goto out;
-				pats = np;
-				cap = c;
+			if (r->pmatch[k].kw->type != MK_KWT_CONTENT || (c->flags & MK_CF_NEGATED))
+				continue;
+			/* short contents match everywhere: checking them costs more than it saves
+			 */
+			if (c != r->fp && c->len < MK_PF_MIN_LEN)
+				continue;
+			if (c == r->fp)
+				fp_bytes(c, &p, &n);
+			else {
+				p = c->pat;
+				n = c->len;
 			}
-			memset(&pats[npat], 0, sizeof(pats[npat]));
-			pats[npat].bytes = p;
-			pats[npat].len = n;
-			pats[npat].nocase = (uint8_t)nocase;
-			pats[npat].hash = h;
-			slots[s] = ++npat;
-		}
-		{
-			struct pf_pat *pp = &pats[slots[s] - 1];
+			nocase = !!(c->flags & MK_CF_NOCASE);
+			h = pat_hash(p, n, nocase);
+			for (sl = h & (nslots - 1); slots[sl]; sl = (sl + 1) & (nslots - 1))
+				if (pats[slots[sl] - 1].hash == h &&
+				    pat_eq(&pats[slots[sl] - 1], p, n, nocase))
+					break;
+			if (!slots[sl]) {
+				if (npat == cap) {
+					uint32_t cc = cap ? cap * 2 : 64;
+					struct pf_pat *np = realloc(pats, cc * sizeof(*np));
 
-			if (pp->nrules == pp->cap) {
-				uint32_t c = pp->cap ? pp->cap * 2 : 2;
-				uint32_t *nr = realloc(pp->rules, c * sizeof(*nr));
+					if (!np)
+						goto out;
+					pats = np;
+					cap = cc;
+				}
+				if (npat * 2 >= nslots) {
+					/* rehash: the slot table is sized for one pattern per rule
+					 */
+					uint32_t ns = nslots * 2, q, z;
+					uint32_t *nsl = calloc(ns, sizeof(*nsl));
 
-				if (!nr)
-					goto out;
-				pp->rules = nr;
-				pp->cap = c;
+					if (!nsl)
+						goto out;
+					for (q = 0; q < npat; q++) {
+						for (z = pats[q].hash & (ns - 1); nsl[z];
+						     z = (z + 1) & (ns - 1))
+							;
+						nsl[z] = q + 1;
+					}
+					free(slots);
+					slots = nsl;
+					nslots = ns;
+					for (sl = h & (nslots - 1); slots[sl];
+					     sl = (sl + 1) & (nslots - 1))
+						;
+				}
+				memset(&pats[npat], 0, sizeof(pats[npat]));
+				pats[npat].bytes = p;
+				pats[npat].len = n;
+				pats[npat].nocase = (uint8_t)nocase;
+				pats[npat].hash = h;
+				slots[sl] = ++npat;
 			}
-			pp->rules[pp->nrules++] = g->all.rules[i];
-			total++;
+			{
+				struct pf_pat *pp = &pats[slots[sl] - 1];
+
+				if (pp->nrules == pp->cap) {
+					uint32_t cc = pp->cap ? pp->cap * 2 : 2;
+					uint32_t *nr = realloc(pp->rules, cc * sizeof(*nr));
+
+					if (!nr)
+						goto out;
+					pp->rules = nr;
+					pp->cap = cc;
+				}
+				pp->rules[pp->nrules++] = g->all.rules[i] << 3 | bit;
+				total++;
+			}
+			bit++;
 		}
 	}
 	if (!npat) {
