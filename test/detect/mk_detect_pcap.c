@@ -103,10 +103,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mk_log_set_level(MK_LOG_WARN);
-	cfg.address_vars = avars;
-	cfg.naddress_vars = na;
-	cfg.port_vars = pvars;
-	cfg.nport_vars = np;
+	{
+		struct mk_detect_cfg def;
+
+		/* Suricata's default variables unless -a/-p give their own */
+		mk_detect_cfg_defaults(&def);
+		cfg.address_vars = na ? avars : def.address_vars;
+		cfg.naddress_vars = na ? na : def.naddress_vars;
+		cfg.port_vars = np ? pvars : def.port_vars;
+		cfg.nport_vars = np ? np : def.nport_vars;
+	}
 	cfg.rule_files = files;
 	cfg.nrule_files = nf;
 	{

@@ -127,6 +127,7 @@ static int compile_hs(struct mk_prefilter *pf, struct pf_pat *pats)
 		     *ids = calloc(pf->npat, sizeof(*ids));
 	size_t *lens = calloc(pf->npat, sizeof(*lens));
 	hs_compile_error_t *cerr = NULL;
+	hs_platform_info_t plat;
 	uint32_t i;
 	int err = 0;
 
@@ -140,7 +141,10 @@ static int compile_hs(struct mk_prefilter *pf, struct pf_pat *pats)
 		ids[i] = i;
 		flags[i] = HS_FLAG_SINGLEMATCH | (pats[i].nocase ? HS_FLAG_CASELESS : 0);
 	}
-	if (hs_compile_lit_multi(expr, flags, ids, lens, pf->npat, HS_MODE_BLOCK, NULL, &pf->db,
+	/* tuned for this CPU: the database is built where it runs */
+	if (hs_populate_platform(&plat) != HS_SUCCESS)
+		memset(&plat, 0, sizeof(plat));
+	if (hs_compile_lit_multi(expr, flags, ids, lens, pf->npat, HS_MODE_BLOCK, &plat, &pf->db,
 				 &cerr) != HS_SUCCESS) {
 		mk_err("prefilter: Hyperscan: %s", cerr ? cerr->message : "compile failed");
 		hs_free_compile_error(cerr);
