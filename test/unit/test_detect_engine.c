@@ -589,3 +589,81 @@ Test(eve_alert, escape_function)
 	cr_assert(!memcmp(buf, "a\\\"b\\\\c\\n\\u0001\xc3\xa9\\u00ff", (size_t)n));
 	cr_assert_eq(mk_json_escape(buf, 3, (const uint8_t *)"\x01", 1), -ENOSPC);
 }
+
+/* ---- the shipped files and the reference page agree with the code ------------------------ */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+Test(engine, docs_list_every_keyword)
+{
+	const char *root = getenv("MK_SOURCE_ROOT");
+	char path[512], name[80];
+	char *doc;
+	unsigned int i;
+
+	cr_assert_not_null(root, "MK_SOURCE_ROOT is set by meson");
+	snprintf(path, sizeof(path), "%s/docs/rules.md", root);
+	doc = slurp(path);
+	for (i = 0; i < mk_nkeywords; i++) {
+		snprintf(name, sizeof(name), "`%s`", mk_keywords[i]->name);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not describe %s", name);
+	}
+	for (i = 0; i < mk_nunsupported_keywords; i++) {
+		snprintf(name, sizeof(name), "`%s`", mk_unsupported_keywords[i].name);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not list unsupported %s", name);
+	}
+	for (i = 0; i < MK_DETECT_FAIL_MAX; i++) {
+		snprintf(name, sizeof(name), "`%s`", mk_detect_fail_names[i]);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not name reason %s", name);
+	}
+	free(doc);
+}
+
+Test(engine, shipped_classification_is_the_built_in_one)
+{
+	const char *root = getenv("MK_SOURCE_ROOT");
+	struct mk_parse_env a = { 0 }, b = { 0 };
+	char path[512];
+	uint32_t ea = 0, eb = 0, i;
+
+	snprintf(path, sizeof(path), "%s/configs/classification.config", root);
+	cr_assert_eq(mk_load_classification(path, &a, &ea), 0);
+	cr_assert_eq(mk_load_classification(NULL, &b, &eb), 0);
+	cr_assert_eq(ea + eb, 0);
+	cr_assert_eq(a.nclasses, b.nclasses);
+	cr_assert(a.nclasses >= 40);
+	for (i = 0; i < a.nclasses; i++) {
+		cr_assert_str_eq(a.classes[i].name, b.classes[i].name);
+		cr_assert_str_eq(a.classes[i].desc, b.classes[i].desc);
+		cr_assert_eq(a.classes[i].priority, b.classes[i].priority);
+	}
+	snprintf(path, sizeof(path), "%s/configs/reference.config", root);
+	cr_assert_eq(mk_load_reference_config(path, &a, &ea), 0);
+	cr_assert_eq(ea, 0);
+	snprintf(path, sizeof(path), "%s/configs/threshold.config", root);
+	{
+		struct mk_tcfg_entry *e = NULL;
+		uint32_t n = 0;
+
+		cr_assert_eq(mk_load_threshold_config(path, &test_cfg, &e, &n, &ea), 0);
+		cr_assert_eq(n, 0, "the shipped threshold.config filters nothing");
+		cr_assert_eq(ea, 0);
+		free(e);
+	}
+	mk_parse_env_free(&a);
+	mk_parse_env_free(&b);
+}
