@@ -9,8 +9,8 @@
 #      fragments, ARP, malformed frames) from the other end with tcpreplay,
 #   5. prints the program's counters (meerkatctl stats), then puts a server
 #      into the CIDR bypass list and shows its flows dropped in the driver,
-#   6. runs offline mode (meerkat -r) on the same pcap and shows the flows it
-#      logs (alerts arrive with the detection engine),
+#   6. runs offline mode (meerkat -r) on the same pcap with the sample rules
+#      (configs/rules/meerkat-demo.rules) and shows the alerts and flows it logs,
 #   7. removes everything it created, even on error or Ctrl-C.
 # Touches nothing outside the two namespaces it creates and a bpffs mount
 # under /run; sends no traffic anywhere else.
@@ -91,14 +91,25 @@ print("after two replays: rx %d, drop_cidr_bypass %d (expected %d: its plain, GT
 	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["counters"]["drop_cidr_bypass"])' "$EXPECT")" || true
 
 MEERKAT="$BUILD/userspace/meerkat"
-say "offline: meerkat -r on the same pcap (same parser, decapsulation and hash as the driver)"
+say "offline: meerkat -r on the same pcap with the sample rules (same parser, decapsulation and hash as the driver)"
 logdir="$(mktemp -d /tmp/meerkat-demo.XXXXXX)"
-"$MEERKAT" -r "$PCAP" -l "$logdir" --workers 2 -c configs/meerkat.conf 2>&1 |
-	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled|stream.sessions|stream.released_bytes) '
+"$MEERKAT" -r "$PCAP" -l "$logdir" --workers 2 -c configs/meerkat.conf -S configs/rules/meerkat-demo.rules 2>&1 |
+	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled|stream.sessions|stream.released_bytes|detect.alerts) '
 /usr/bin/python3 - "$logdir/eve.json" <<'PY'
 import collections, json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print("EVE events by type:", dict(collections.Counter(e.get("event_type") for e in ev)))
+alerts = [e for e in ev if e.get("event_type") == "alert"]
+for (sid, msg), n in sorted(collections.Counter((a["alert"]["signature_id"], a["alert"]["signature"])
+                                              for a in alerts).items()):
+    print("  %3d x sid %d  %s" % (n, sid, msg))
+for a in [a for a in alerts if "tunnel" in a][:2] + [a for a in alerts if "tunnel" not in a][:3]:
+    t = a.get("tunnel")
+    print("  alert %-4s %s:%s -> %s:%s sid %d%s%s" % (
+          a["proto"], a["src_ip"], a.get("src_port", ""), a["dest_ip"], a.get("dest_port", ""),
+          a["alert"]["signature_id"], " stream" if a.get("stream") else "",
+          "  [%s %s -> %s]" % (t["type"], t["src_ip"], t["dest_ip"]) if t else ""))
+ev = [e for e in ev if e.get("event_type") == "flow"]
 for e in [e for e in ev if "tunnel" in e][:4] + [e for e in ev if "tunnel" not in e][:6]:
     f = e.get("flow", {})
     t = e.get("tunnel")
