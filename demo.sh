@@ -93,8 +93,8 @@ print("after two replays: rx %d, drop_cidr_bypass %d (expected %d: its plain, GT
 MEERKAT="$BUILD/userspace/meerkat"
 say "offline: meerkat -r on the same pcap with the sample rules (same parser, decapsulation and hash as the driver)"
 logdir="$(mktemp -d /tmp/meerkat-demo.XXXXXX)"
-"$MEERKAT" -r "$PCAP" -l "$logdir" --workers 2 -c configs/meerkat.conf -S configs/rules/meerkat-demo.rules 2>&1 |
-	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled|stream.sessions|stream.released_bytes|detect.alerts) '
+"$MEERKAT" -r "$PCAP" -l "$logdir" --workers 2 -c configs/meerkat.yaml -S configs/rules/meerkat-demo.rules 2>&1 |
+	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled|stream.sessions|stream.released_bytes) '
 /usr/bin/python3 - "$logdir/eve.json" <<'PY'
 import collections, json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -1,197 +1,224 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The meerkat program: offline mode (-r FILE) and the live sensor (-i IFACE,
- * runmode/live.c). Options are one table filling struct meerkat_params;
- * getopt's table and --help come from it.
+ * The meerkat program: offline mode (-r FILE|DIR [BPF filter]), the live
+ * sensor (-i IFACE or capture.interfaces, runmode/live.c) and configuration
+ * and rule checks (-T). Rules come from the configuration's rule-files, or
+ * from -S FILE (repeatable), which replaces them as Suricata's -S does. Options are one table filling struct meerkat_params
+ * (util/cli.h: given twice or out of range is an error); getopt's table and
+ * --help come from it. The configuration is the file, then the options over
+ * it (mk_config_setup() is that rule, for every mode).
+ *
+ * Offline exit status: 0 done (a damaged input read up to the damage
+ * included, unless --strict-input); 1 an input could not be read, EVE
+ * records were lost, the configuration is wrong, or --strict-input and an
+ * input was damaged; 2 usage.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
+#include "cli.h"
 #include "config.h"
-#include "ctlsock.h"
 #include "detect.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
 
-/* Offline runs are reproducible by default; live mode will pick a random seed. */
+/* Offline runs are reproducible by default; live mode picks a random seed. */
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
-
-#define MK_DEFAULT_LOG_DIR "/var/log/meerkat"
+/* --community-id-seed not given: outputs.eve-log.community-id-seed */
+#define CID_SEED_UNSET UINT32_MAX
 #define MK_MAX_RULE_FILES 64
 
 struct meerkat_params {
 	const char *read_file;
 	const char *iface[MK_MAX_IFACES];
-	int n_iface;
+	int n_iface; /* MK_OPT_APPEND: right after its array */
 	const char *log_dir;
 	const char *config;
 	const char *checksum;
 	const char *seed;
 	const char *dump_streams;
 	const char *unix_socket;
+	const char *workers; /* checked by the configuration, after the file */
+	const char *stats_json;
 	const char *rule_files[MK_MAX_RULE_FILES];
-	int n_rule_files;
+	int n_rule_files; /* MK_OPT_APPEND: right after its array */
 	int strict_rules;
-	int test_mode;
-	unsigned long workers;
+	uint32_t cid_seed;
+	int no_cid;
+	int eve_truncate;
+	int strict_input;
+	int test_config;
+	int dump_config;
 	int verbose;
 	int version;
 	int help;
 };
 
-enum opt_type {
-	OPT_STR,
-	OPT_ULONG,
-	OPT_COUNT, /* flag, each use adds one */
-	OPT_APPEND, /* repeatable string: an array (append_max()), its count right after */
-};
-
-struct opt_desc {
-	const char *name;
-	int short_name; /* 0: long only */
-	enum opt_type type;
-	size_t off;
-	const char *metavar;
-	const char *help;
-};
-
-#define P(field) offsetof(struct meerkat_params, field)
-static const struct opt_desc opts[] = {
-	{ "read", 'r', OPT_STR, P(read_file), "FILE", "read a pcap or pcapng file (offline mode)" },
-	{ "interface", 'i', OPT_APPEND, P(iface), "IFACE", "capture live on IFACE (repeatable)" },
-	{ "log-dir", 'l', OPT_STR, P(log_dir), "DIR", "write eve.json into DIR" },
-	{ "config", 'c', OPT_STR, P(config), "FILE", "configuration file (key: value lines)" },
-	{ "checksum", 'k', OPT_STR, P(checksum), "none|all", "checksum validation (default all)" },
-	{ "workers", 0, OPT_ULONG, P(workers), "N", "worker threads (offline default 1; live: capture.workers, else one per CPU)" },
-	{ "seed", 0, OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)" },
-	{ "unix-socket", 0, OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (default " MK_CTL_DEFAULT_SOCKET "; '' = none)" },
-	{ "rules", 'S', OPT_APPEND, P(rule_files), "FILE", "load rules from FILE (repeatable)" },
-	{ "strict-rules", 0, OPT_COUNT, P(strict_rules), NULL, "a rule that does not load is fatal" },
-	{ "test", 'T', OPT_COUNT, P(test_mode), NULL, "test the configuration and rules, then exit (non-zero on errors)" },
-	{ "dump-streams", 0, OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction" },
-	{ "verbose", 'v', OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)" },
-	{ "version", 0, OPT_COUNT, P(version), NULL, "print version and compiled-in engines" },
-	{ "help", 'h', OPT_COUNT, P(help), NULL, "this help" },
-};
-
-/* The size of an OPT_APPEND array. */
-static int append_max(size_t off)
-{
-	return off == P(rule_files) ? MK_MAX_RULE_FILES : MK_MAX_IFACES;
-}
-
-static void usage(FILE *out)
-{
-	unsigned int i;
-
-	fprintf(out, "usage: meerkat -r FILE -l LOGDIR [-S RULES]... [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v]\n"
-		     "       meerkat -T [-S RULES]... [-c CONFIG]\n"
-		     "       meerkat -i IFACE [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]\n\n");
-	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
-		char left[48];
-
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", opts[i].short_name ? "-" : "",
-			 opts[i].short_name ? opts[i].short_name : ' ', opts[i].short_name ? ", " : "  ",
-			 opts[i].name, opts[i].metavar ? " " : "", opts[i].metavar ?: "");
-		fprintf(out, "  %-32s %s\n", left, opts[i].help);
-	}
-}
-
-static int parse_args(int argc, char **argv, struct meerkat_params *prm)
-{
-	struct option lopts[MK_ARRAY_SIZE(opts) + 1];
-	char shorts[2 * MK_ARRAY_SIZE(opts) + 1], *sp = shorts;
-	unsigned int i;
-	int c, idx;
-
-	memset(lopts, 0, sizeof(lopts));
-	for (i = 0; i < MK_ARRAY_SIZE(opts); i++) {
-		lopts[i].name = opts[i].name;
-		lopts[i].has_arg = opts[i].type == OPT_COUNT ? no_argument : required_argument;
-		lopts[i].val = opts[i].short_name ? opts[i].short_name : 256 + (int)i;
-		if (opts[i].short_name) {
-			*sp++ = (char)opts[i].short_name;
-			if (opts[i].type != OPT_COUNT)
-				*sp++ = ':';
-		}
-	}
-	*sp = '\0';
-	while ((c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1) {
-		const struct opt_desc *o = NULL;
-		char *base = (char *)prm, *end;
-
-		for (i = 0; i < MK_ARRAY_SIZE(opts); i++)
-			if (lopts[i].val == c)
-				o = &opts[i];
-		if (!o)
-			return -EINVAL; /* getopt printed why */
-		switch (o->type) {
-		case OPT_STR:
-			*(const char **)(base + o->off) = optarg;
-			break;
-		case OPT_ULONG:
-			errno = 0;
-			*(unsigned long *)(base + o->off) = strtoul(optarg, &end, 0);
-			if (errno || *end || end == optarg) {
-				mk_err("--%s: '%s' is not a number", o->name, optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_COUNT:
-			(*(int *)(base + o->off))++;
-			break;
-		case OPT_APPEND: {
-			const char **arr = (const char **)(base + o->off);
-			int max = append_max(o->off), *n = (int *)(arr + max);
-
-			if (*n == max) {
-				mk_err("--%s: at most %d", o->name, max);
-				return -EINVAL;
-			}
-			arr[(*n)++] = optarg;
-			break;
-		}
-		}
-	}
-	if (optind < argc) {
-		mk_err("unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 _Static_assert(offsetof(struct meerkat_params, n_iface) ==
 		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
-	       "OPT_APPEND: the count follows its array");
+	       "MK_OPT_APPEND: the count follows its array");
 _Static_assert(offsetof(struct meerkat_params, n_rule_files) ==
 		       offsetof(struct meerkat_params, rule_files) +
 			       sizeof(((struct meerkat_params *)0)->rule_files),
-	       "OPT_APPEND: the count follows its array");
+	       "MK_OPT_APPEND: the count follows its array");
 
-/* ---- detection: -S, --strict-rules, -T ---------------------------------- */
+#define P(field) offsetof(struct meerkat_params, field)
+static const struct mk_opt opts[] = {
+	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR", "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
+	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
+	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
+	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it", 0, 0 },
+	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL, "check the configuration (-c FILE and the options) and load the rules, exit 0 if both are valid", 0, 0 },
+	{ "rules", 'S', MK_OPT_APPEND, P(rule_files), "FILE", "load rules from FILE, repeatable (replaces rule-files)", 0, MK_MAX_RULE_FILES },
+	{ "strict-rules", 0, MK_OPT_FLAG, P(strict_rules), NULL, "a rule that does not load is fatal", 0, 0 },
+	{ "dump-config", 0, MK_OPT_FLAG, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit", 0, 0 },
+	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
+	{ "workers", 0, MK_OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
+	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
+	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (overrides outputs.eve-log.community-id-seed)", 0, 65535 },
+	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL, "leave community_id out of EVE records", 0, 0 },
+	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL, "truncate eve.json instead of appending to it", 0, 0 },
+	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "offline: exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
+	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "offline: write every counter to FILE as JSON", 0, 0 },
+	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)", 0, 0 },
+	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction", 0, 0 },
+	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "every counter in the summary, info messages (twice: debug)", 0, 0 },
+	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0, 0 },
+	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
+};
+#undef P
+
+static const struct mk_cli cli_desc = {
+	.prog = "meerkat",
+	.usage = "-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		 "       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		 "       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
+	.opts = opts,
+	.nopts = MK_ARRAY_SIZE(opts),
+};
+
+/* The words after the options, joined as tcpdump joins them. */
+static char *join_args(int argc, char **argv, int first)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = first; i < argc; i++) {
+		if (i > first)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+/* --seed: a number, "random", or nothing (@dflt, or random when @dflt is NULL). */
+static int parse_seed(const char *s, const uint32_t *dflt, uint32_t *seed)
+{
+	if (!s && dflt) {
+		*seed = *dflt;
+		return 0;
+	}
+	if (!s || !strcmp(s, "random")) {
+		if (getrandom(seed, sizeof(*seed), 0) != sizeof(*seed)) {
+			mk_err("getrandom: %s", strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	return mk_cli_u32("seed", s, 0, UINT32_MAX, seed);
+}
+
+/* The optional EVE fields: outputs.eve-log, then the options over it. */
+static struct mk_eve_fmt eve_fmt(const struct meerkat_params *prm, const struct mk_config *conf)
+{
+	struct mk_eve_fmt f = {
+		.community_id = conf->output.eve.community_id && !prm->no_cid,
+		.community_id_seed = conf->output.eve.community_id_seed,
+	};
+
+	if (prm->cid_seed != CID_SEED_UNSET)
+		f.community_id_seed = (uint16_t)prm->cid_seed;
+	return f;
+}
+
+/* ---- detection: rule-files or -S, --strict-rules, -T ------------------- */
 
 /*
- * The rule engine from -S files with Suricata's default variables and the
- * built-in classes (until the configuration file names its own). Without
- * rule files there is no engine and no detection. The totals are logged.
+ * A classification or reference file that cannot be read is not fatal
+ * (Suricata goes on without it too): the built-in classes, or any reference
+ * type, then stand in, and the warning says so. "" means none.
  */
-static int detect_load(const struct meerkat_params *prm, struct mk_detect_cfg *dc,
-		       struct mk_detect_master **m)
+static const char *side_file(const char *path, const char *what, const char *instead)
+{
+	if (!path[0])
+		return NULL;
+	if (access(path, R_OK)) {
+		mk_warn("%s %s: %s; %s", what, path, strerror(errno), instead);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * The engine settings from the configuration's rules section (vars, rule
+ * files, side files) with -S over rule-files. A -S file is read as given,
+ * not under default-rule-path.
+ */
+static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_config *conf,
+			    struct mk_detect_cfg *dc)
+{
+	const struct mk_rules_cfg *r = &conf->rules;
+
+	_Static_assert(sizeof(struct mk_cfg_var) == sizeof(struct mk_detect_var) &&
+			       offsetof(struct mk_cfg_var, value) ==
+				       offsetof(struct mk_detect_var, value),
+		       "a configuration variable is a detection variable");
+	mk_detect_cfg_defaults(dc);
+	dc->address_vars = (const struct mk_detect_var *)r->address_groups;
+	dc->naddress_vars = r->naddress_groups;
+	dc->port_vars = (const struct mk_detect_var *)r->port_groups;
+	dc->nport_vars = r->nport_groups;
+	if (prm->n_rule_files) {
+		dc->rule_files = prm->rule_files;
+		dc->nrule_files = (unsigned int)prm->n_rule_files;
+	} else {
+		dc->rule_files = r->rule_files;
+		dc->nrule_files = r->nrule_files;
+		dc->default_rule_path = r->default_rule_path;
+	}
+	dc->strict = prm->strict_rules;
+	if (!dc->nrule_files)
+		return;
+	dc->classification_file = side_file(r->classification_file, "classification-file",
+					    "using the built-in classes");
+	dc->reference_config_file = side_file(r->reference_config_file, "reference-config-file",
+					      "any reference type accepted");
+	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
+}
+
+/*
+ * The rule engine, or none (*m NULL) when there are no rule files. The
+ * totals are logged; an engine that cannot be built is an error.
+ */
+static int detect_load(const struct meerkat_params *prm, const struct mk_config *conf,
+		       struct mk_detect_cfg *dc, struct mk_detect_master **m)
 {
 	struct mk_detect_status st;
 	int err;
 
 	*m = NULL;
-	mk_detect_cfg_defaults(dc);
-	dc->rule_files = prm->rule_files;
-	dc->nrule_files = (unsigned int)prm->n_rule_files;
-	dc->strict = prm->strict_rules;
+	detect_cfg_fill(prm, conf, dc);
 	if (!dc->nrule_files)
 		return 0;
 	err = mk_detect_master_new(dc, m);
@@ -207,91 +234,54 @@ static int detect_load(const struct meerkat_params *prm, struct mk_detect_cfg *d
 	return 0;
 }
 
-/* -T: configuration and rules load, or the exit status says why not. */
-static int detect_test(const struct meerkat_params *prm, struct mk_config *conf)
+/*
+ * -T: the configuration is valid (checked by then) and the rules load: exit
+ * 1 if the engine cannot be built, a rule fails or a side file has errors
+ * (Suricata's -T makes every rule failure fatal too).
+ */
+static int detect_test(const struct meerkat_params *prm, const struct mk_config *conf)
 {
 	struct mk_detect_master *m;
 	struct mk_detect_status st;
 	struct mk_detect_cfg dc;
-	int err;
 
-	if (prm->config && mk_config_load(conf, prm->config))
+	if (detect_load(prm, conf, &dc, &m))
 		return 1;
-	err = detect_load(prm, &dc, &m);
-	if (err)
-		return 1;
-	if (!m) {
-		printf("configuration OK, no rule files given\n");
-		return 0;
-	}
+	if (!m)
+		return 0; /* no rule files: the configuration line says it all */
 	mk_detect_master_status(m, &st);
 	printf("rules: %s\n", st.last_reload_msg);
 	mk_detect_master_free(m);
 	return st.load.failed || st.load.config_errors ? 1 : 0;
 }
 
-static int parse_seed(const char *s, uint32_t *seed)
+/* outputs.eve-log.types: - alert: {payload, payload-printable} */
+static struct mk_eve_alert_opts alert_opts(const struct mk_config *conf)
 {
-	char *end;
-
-	if (!s || !strcmp(s, "random")) {
-		if (getrandom(seed, sizeof(*seed), 0) != sizeof(*seed)) {
-			mk_err("getrandom: %s", strerror(errno));
-			return -errno;
-		}
-		return 0;
-	}
-	errno = 0;
-	*seed = (uint32_t)strtoul(s, &end, 0);
-	if (errno || *end || end == s) {
-		mk_err("--seed: '%s' is not a number or 'random'", s);
-		return -EINVAL;
-	}
-	return 0;
+	return (struct mk_eve_alert_opts){
+		.payload = conf->output.eve.alert_payload,
+		.payload_printable = conf->output.eve.alert_payload_printable,
+	};
 }
 
-/* Live mode: the command line overrides the configuration's capture section. */
-static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
+/* Live mode: the options are in @conf already (mk_config_setup). */
+static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
 {
 	struct mk_live_opts lo = { 0 };
 	struct mk_detect_cfg dc;
-	int i, err;
+	int err;
 
-	if (prm->read_file) {
-		mk_err("-r and -i exclude each other");
-		return -EINVAL;
-	}
-	if (prm->n_iface) {
-		conf->capture.n_ifaces = 0;
-		for (i = 0; i < prm->n_iface; i++) {
-			struct mk_iface_cfg *ic = &conf->capture.ifaces[conf->capture.n_ifaces++];
-
-			memset(ic, 0, sizeof(*ic));
-			if (strlen(prm->iface[i]) >= sizeof(ic->name)) {
-				mk_err("-i %s: interface name too long", prm->iface[i]);
-				return -EINVAL;
-			}
-			strcpy(ic->name, prm->iface[i]);
-		}
-	}
-	if (prm->workers)
-		conf->capture.workers = (uint32_t)prm->workers;
-	if (prm->unix_socket) {
-		if (strlen(prm->unix_socket) >= sizeof(conf->capture.ctl_socket)) {
-			mk_err("--unix-socket: path longer than %zu bytes",
-			       sizeof(conf->capture.ctl_socket) - 1);
-			return -EINVAL;
-		}
-		strcpy(conf->capture.ctl_socket, prm->unix_socket);
-	}
-	err = parse_seed(prm->seed, &lo.seed);
+	err = parse_seed(prm->seed, NULL, &lo.seed);
 	if (err)
 		return err;
-	lo.log_dir = prm->log_dir ? prm->log_dir : MK_DEFAULT_LOG_DIR;
+	lo.log_dir = conf->output.eve.enabled ? conf->output.log_dir : NULL;
+	lo.eve_truncate = !conf->output.eve.append || prm->eve_truncate;
+	lo.eve = eve_fmt(prm, conf);
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	lo.stats_stderr = prm->verbose > 0;
+	lo.alert_opts = alert_opts(conf);
 	mk_log_route_libs();
-	err = detect_load(prm, &dc, &lo.detect);
+	err = detect_load(prm, conf, &dc, &lo.detect);
 	if (err)
 		return err;
 	lo.detect_cfg = &dc;
@@ -300,22 +290,64 @@ static int run_live(const struct meerkat_params *prm, struct mk_config *conf)
 	return err;
 }
 
-int main(int argc, char **argv)
+/* Offline mode: every input through the pipeline, then the summary. */
+static int run_offline(const struct meerkat_params *prm, const struct mk_config *conf,
+		       const char *filter)
 {
-	struct meerkat_params prm = { .workers = 0 };
+	static const uint32_t offline_seed = MK_OFFLINE_SEED_DEFAULT;
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
 	struct mk_detect_cfg dc;
-	struct mk_config conf;
-	int err;
+	int err, code = 0;
 
+	if (parse_seed(prm->seed, &offline_seed, &o.seed))
+		return 2;
+	o.pcap_path = prm->read_file;
+	o.filter = filter;
+	o.log_dir = conf->output.log_dir;
+	o.dump_streams = prm->dump_streams;
+	/* capture.workers is the live setting; offline runs one worker unless told */
+	o.workers = prm->workers ? conf->capture.workers : 1;
+	o.checksum = !prm->checksum || strcmp(prm->checksum, "none");
+	o.progress = isatty(STDERR_FILENO);
+	o.eve_truncate = prm->eve_truncate;
+	o.eve = eve_fmt(prm, conf);
+	o.alert_opts = alert_opts(conf);
+	if (detect_load(prm, conf, &dc, &o.detect))
+		return 1;
+
+	err = mk_offline_run(&o, conf, &st);
+	mk_detect_master_free(o.detect);
+	/* a run that got going has counters, whatever ended it */
+	if (st.cnt[MK_OFF_FILES] || st.cnt[MK_OFF_FILES_FAILED]) {
+		mk_offline_print_summary(stderr, &st, prm->verbose);
+		if (prm->stats_json && mk_offline_stats_json(prm->stats_json, &st))
+			code = 1;
+	}
+	if (err || st.cnt[MK_OFF_FILES_FAILED] ||
+	    (prm->strict_input && st.cnt[MK_OFF_FILES_DAMAGED]))
+		code = 1;
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct meerkat_params prm = { .cid_seed = CID_SEED_UNSET };
+	struct mk_config_cli cli;
+	struct mk_config conf;
+	char *filter = NULL;
+	uint32_t seed;
+	int first, code = 0;
+
+	mk_log_init("meerkat");
 	mk_config_defaults(&conf);
-	if (parse_args(argc, argv, &prm)) {
-		usage(stderr);
+	first = mk_cli_parse(&cli_desc, argc, argv, &prm);
+	if (first < 0) {
+		mk_cli_usage(&cli_desc, stderr);
 		return 2;
 	}
 	if (prm.help) {
-		usage(stdout);
+		mk_cli_usage(&cli_desc, stdout);
 		return 0;
 	}
 	if (prm.version) {
@@ -326,70 +358,60 @@ int main(int argc, char **argv)
 		mk_log_set_level(prm.verbose > 1 ? MK_LOG_DEBUG : MK_LOG_INFO);
 	else
 		mk_log_set_level(MK_LOG_WARN);
-	if (prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
-		return 2;
-	}
 	if (prm.checksum && strcmp(prm.checksum, "none") && strcmp(prm.checksum, "all")) {
 		mk_err("-k: '%s' is not one of none, all", prm.checksum);
 		return 2;
 	}
-	if (prm.test_mode) {
-		err = detect_test(&prm, &conf);
-		mk_config_free(&conf);
-		return err;
-	}
-	if (prm.n_iface) {
-		if (prm.config && mk_config_load(&conf, prm.config)) {
-			mk_config_free(&conf);
-			return 1;
-		}
-		err = run_live(&prm, &conf);
-		mk_config_free(&conf);
-		return err ? 1 : 0;
-	}
-	if (!prm.workers)
-		prm.workers = 1;
-	if (!prm.read_file || !prm.log_dir) {
-		mk_err("offline mode needs -r FILE and -l LOGDIR");
-		usage(stderr);
+	/* a bad seed is a usage error in either mode, before anything starts */
+	if (prm.seed && strcmp(prm.seed, "random") &&
+	    mk_cli_u32("seed", prm.seed, 0, UINT32_MAX, &seed))
+		return 2;
+	if (prm.read_file && prm.n_iface) {
+		mk_err("-r and -i exclude each other");
 		return 2;
 	}
-	if (prm.workers < 1 || prm.workers > MK_MAX_WORKERS) {
-		mk_err("--workers: %lu is outside [1, %d]", prm.workers, MK_MAX_WORKERS);
+	if (first < argc && !prm.read_file) {
+		mk_err("unexpected argument '%s' (a BPF filter is for -r)", argv[first]);
 		return 2;
 	}
-	o.checksum = 1;
-	if (prm.checksum) {
-		if (!strcmp(prm.checksum, "none"))
-			o.checksum = 0;
-		else if (strcmp(prm.checksum, "all")) {
-			mk_err("-k: '%s' is not one of none, all", prm.checksum);
-			return 2;
-		}
-	}
-	o.seed = MK_OFFLINE_SEED_DEFAULT;
-	if (prm.seed && parse_seed(prm.seed, &o.seed))
-		return 2;
-	if (prm.config) {
-		err = mk_config_load(&conf, prm.config);
-		if (err)
-			goto out;
-	}
-	err = detect_load(&prm, &dc, &o.detect);
-	if (err)
+	cli = (struct mk_config_cli){ .ifaces = prm.iface, .n_ifaces = (unsigned int)prm.n_iface,
+				      .workers = prm.workers, .log_dir = prm.log_dir,
+				      .ctl_socket = prm.unix_socket };
+	if (mk_config_setup(&conf, prm.config, &cli)) {
+		code = 1;
 		goto out;
-	o.pcap_path = prm.read_file;
-	o.log_dir = prm.log_dir;
-	o.dump_streams = prm.dump_streams;
-	o.workers = (unsigned int)prm.workers;
-	o.progress = isatty(STDERR_FILENO);
-
-	err = mk_offline_run(&o, &conf, &st);
-	if (!err)
-		mk_offline_print_summary(stderr, &st);
+	}
+	if (prm.test_config) {
+		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		code = detect_test(&prm, &conf);
+		goto out;
+	}
+	if (prm.dump_config) {
+		mk_config_dump(stdout, &conf);
+		goto out;
+	}
+	/* live with interfaces from -i or the file, offline with -r */
+	if (!prm.read_file && conf.capture.n_ifaces) {
+		code = run_live(&prm, &conf) ? 1 : 0;
+		goto out;
+	}
+	if (!prm.read_file) {
+		mk_err("nothing to capture: -r FILE, or -i IFACE (or capture.interfaces) for live mode");
+		mk_cli_usage(&cli_desc, stderr);
+		code = 2;
+		goto out;
+	}
+	if (first < argc) {
+		filter = join_args(argc, argv, first);
+		if (!filter) {
+			mk_err("%s", strerror(ENOMEM));
+			code = 1;
+			goto out;
+		}
+	}
+	code = run_offline(&prm, &conf, filter);
 out:
-	mk_detect_master_free(o.detect);
+	free(filter);
 	mk_config_free(&conf);
-	return err ? 1 : 0;
+	return code;
 }

@@ -586,13 +586,13 @@ static double one_thread(const char *pcap, const char *rules)
 	dc.rule_files = &f;
 	dc.nrule_files = rules ? 1 : 0;
 	dc.stream_window = stream_window;
-	if (!h || h_init_cfg(h, &dc) || mk_pcap_open(&src, pcap)) {
+	if (!h || h_init_cfg(h, &dc) || mk_pcap_open(&src, pcap, NULL)) {
 		free(h);
 		return -1;
 	}
 	t0 = cpu_s();
 	while (mk_pcap_next(&src, &fr) == 1)
-		if (!fr.non_ip)
+		if (!fr.non_ip && !fr.link_error)
 			h_frame(h, fr.data + fr.l2_len, fr.caplen - fr.l2_len, fr.start, fr.ts_us);
 	h_finish(h);
 	t0 = cpu_s() - t0;
@@ -715,7 +715,8 @@ int main(int argc, char **argv)
 						    .log_dir = logdir,
 						    .workers = 1,
 						    .seed = 1,
-						    .checksum = 1};
+						    .checksum = 1,
+						    .eve_truncate = 1};
 			const char *f = rules[s];
 			struct mk_detect_cfg dc = rule_cfg(&f);
 			double t;

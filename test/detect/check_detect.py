@@ -12,9 +12,12 @@ GTP-U and the L2TPv2 capture, with 1 and 2 workers:
   - every line is JSON; tunnelled alerts carry the tunnel object, the VLAN
     alert its tag, stream matches "stream": 1;
   - a flow record says alerted: true exactly when its flow has an alert;
-and that the test pipeline (MK_DETECT_PCAP) agrees on the plain capture,
-that -T and --strict-rules fail on a bad rule file and name file, line,
-sid and keyword, and that -T passes on the shipped rules.
+that rules come from the YAML configuration as from -S (rule-files under
+default-rule-path, address and port groups, threshold-file, an unreadable
+classification-file, alert payload options, community_id, an alert-less
+types list), that the test pipeline (MK_DETECT_PCAP) agrees on the plain
+capture, that -T and --strict-rules fail on a bad rule file and name file,
+line, sid and keyword, and that -T passes on the shipped rules.
 """
 import collections
 import json
@@ -106,6 +109,86 @@ def check_capture(name, gen_dir, exp):
     return alerts
 
 
+def check_config(gen_dir, exp):
+    """The rules section of the configuration, on the plain capture."""
+    import base64
+    pcap = os.path.join(gen_dir, "plain.pcap")
+    rdir = os.path.join(WORK, "cfgrules")
+    os.makedirs(rdir, exist_ok=True)
+    evil = [a for a in exp["plain.pcap"] if a["sid"] == 1001]
+    widget = [a for a in exp["plain.pcap"] if a["sid"] == 1003]
+    check(evil and widget, "the capture has sid 1001 and 1003 traffic")
+    servers = sorted({a["dest_ip"] for a in evil})
+    with open(os.path.join(rdir, "cfg.rules"), "w") as f:
+        f.write('alert tcp any any -> $TEST_SERVERS any (msg:"E2E cfg group"; content:"EVIL-PAYLOAD-42"; sid:2001;)\n'
+                'alert tcp any any -> !$TEST_SERVERS any (msg:"E2E cfg group decoy"; content:"EVIL-PAYLOAD-42"; sid:2002;)\n'
+                'alert tcp any any -> any $TEST_PORTS (msg:"E2E cfg ports"; content:"widget"; nocase; sid:2003;)\n'
+                'alert tcp any any -> any 80 (msg:"E2E widget, suppressed"; content:"widget"; nocase; sid:1003;)\n'
+                'alert tcp any any -> any any (msg:"E2E evil"; content:"EVIL-PAYLOAD-42"; classtype:trojan-activity; sid:1001;)\n')
+    thr = os.path.join(rdir, "threshold.config")
+    with open(thr, "w") as f:
+        f.write("# the widget rule is suppressed everywhere\nsuppress gen_id 1, sig_id 1003\n")
+
+    def conf(types):
+        path = os.path.join(WORK, "cfg-%s.yaml" % "-".join(types))
+        with open(path, "w") as f:
+            f.write("vars:\n  address-groups:\n    TEST_SERVERS: \"[%s]\"\n"
+                    "  port-groups:\n    TEST_PORTS: 80\n"
+                    "default-rule-path: %s\nrule-files:\n  - cfg.rules\n"
+                    "classification-file: %s\nthreshold-file: %s\n"
+                    "outputs:\n  - eve-log:\n      community-id: yes\n      types:\n"
+                    % (",".join(servers), rdir, os.path.join(WORK, "no-such.config"), thr))
+            for t in types:
+                f.write("        - alert:\n            payload: yes\n            payload-printable: yes\n"
+                        if t == "alert" else "        - %s\n" % t)
+        return path
+
+    out = os.path.join(WORK, "out-cfg")
+    shutil.rmtree(out, ignore_errors=True)
+    p = run([MEERKAT, "-r", pcap, "-l", out, "-c", conf(["alert", "flow"])])
+    check("classification-file %s: No such file or directory; using the built-in classes"
+          % os.path.join(WORK, "no-such.config") in p.stderr, "unreadable classification: %r" % p.stderr)
+    with open(os.path.join(out, "eve.json")) as f:
+        recs = [json.loads(line) for line in f]
+    alerts = [r for r in recs if r["event_type"] == "alert"]
+    by_sid = collections.defaultdict(collections.Counter)
+    for a in alerts:
+        by_sid[a["alert"]["signature_id"]][key(a)[1:]] += 1
+    want = lambda exp_alerts: collections.Counter(
+        (a["src_ip"], a["src_port"], a["dest_ip"], a["dest_port"], a["proto"]) for a in exp_alerts)
+    check(by_sid[2001] == want(evil), "config address group: %s" % dict(by_sid[2001]))
+    check(not by_sid[2002], "config address group, negated: %s" % dict(by_sid[2002]))
+    check(by_sid[2003] == want(widget), "config port group: %s" % dict(by_sid[2003]))
+    check(not by_sid[1003], "threshold-file suppress: %s" % dict(by_sid[1003]))
+    check(by_sid[1001] == want(evil), "rule-files under default-rule-path: %s" % dict(by_sid[1001]))
+    flow_cid = {r["flow_id"]: r.get("community_id") for r in recs if r["event_type"] == "flow"}
+    for a in alerts:
+        sid = a["alert"]["signature_id"]
+        if sid == 1001:
+            check(a["alert"]["category"] == "A Network Trojan was detected",
+                  "built-in classes stand in: %s" % a["alert"])
+        if sid in (1001, 2001):
+            check(b"EVIL-PAYLOAD-42" in base64.b64decode(a.get("payload", "")),
+                  "payload: %r" % a.get("payload"))
+            check("EVIL-PAYLOAD-42" in a.get("payload_printable", ""),
+                  "payload_printable: %r" % a.get("payload_printable"))
+        check(a.get("community_id") and a["community_id"] == flow_cid.get(a["flow_id"]),
+              "alert community_id %s, flow's %s" % (a.get("community_id"), flow_cid.get(a["flow_id"])))
+    alerted = sorted(r["flow_id"] for r in recs if r["event_type"] == "flow" and r["flow"]["alerted"])
+
+    shutil.rmtree(out, ignore_errors=True)
+    run([MEERKAT, "-r", pcap, "-l", out, "-c", conf(["flow"])])
+    with open(os.path.join(out, "eve.json")) as f:
+        recs = [json.loads(line) for line in f]
+    check(not [r for r in recs if r["event_type"] == "alert"], "types without alert: no alert record")
+    check(sorted(r["flow_id"] for r in recs if r["event_type"] == "flow" and r["flow"]["alerted"]) == alerted
+          and alerted, "types without alert: the same flows marked alerted")
+
+    p = run([MEERKAT, "-T", "-c", conf(["alert", "flow"])], expect_ok=False)
+    check(p.returncode == 0 and "rules: 5 rules loaded from 1 file(s), 0 failed" in p.stdout,
+          "-T -c with rule-files: %d %r" % (p.returncode, p.stdout))
+
+
 def main():
     gen_dir = os.path.join(WORK, "pcaps")
     run(["/usr/bin/python3", GEN, gen_dir])
@@ -116,6 +199,8 @@ def main():
         alerts = check_capture(name, gen_dir, exp)
         if name == "plain.pcap":
             plain = alerts
+
+    check_config(gen_dir, exp)
 
     # the test pipeline (single thread) agrees with meerkat -r
     if DRIVER:

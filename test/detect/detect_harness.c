@@ -74,7 +74,7 @@ static void emit_alerts(struct harness *h)
 	}
 }
 
-static void on_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason)
+static void on_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason, uint64_t ts_us)
 {
 	struct harness *h = ctx;
 	struct mk_detect_pkt pkt = {.flow = f, .ts_us = f->last_us};
@@ -89,7 +89,7 @@ static void on_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason
 		mk_tcp_session_free(h->stream, &f->tcp);
 	mk_detect_flow_free(h->t, f);
 	if (h->eve) {
-		n = mk_eve_flow(line, sizeof(line), f, reason);
+		n = mk_eve_flow(line, sizeof(line), NULL, f, reason, ts_us);
 		if (n > 0)
 			fprintf(h->eve, "%.*s\n", n, line);
 	}
@@ -261,11 +261,10 @@ static void packet(struct harness *h, const struct mk_parse *p, const uint8_t *i
 	mk_detect_begin(h->t, &dp);
 	if (p->l3.proto == MK_IPPROTO_TCP && l4 &&
 	    feed_stream(h, f, to_client, ip, caplen, p, ts_us)) {
-		/* port reuse: the packet opens a new flow (as offline.c) */
-		f->pkts[to_client]--;
-		f->bytes[to_client] -= fp.len;
+		/* port reuse: the packet opens a new flow (as pipeline/worker.c) */
+		mk_flow_unaccount(&h->flows, f, &fp, to_client);
 		emit_alerts(h);
-		mk_flow_table_end(&h->flows, f, MK_FLOW_END_TIMEOUT);
+		mk_flow_table_end(&h->flows, f, MK_FLOW_END_TCP_REUSE, ts_us);
 		f = mk_flow_handle(&h->flows, p, &fp, &to_client);
 		if (!f)
 			return;

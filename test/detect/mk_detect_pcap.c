@@ -132,13 +132,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	err = mk_pcap_open(&src, pcap);
+	err = mk_pcap_open(&src, pcap, NULL);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", pcap, strerror(-err));
 		return 1;
 	}
 	while ((ret = mk_pcap_next(&src, &fr)) == 1) {
-		if (fr.non_ip)
+		if (fr.non_ip || fr.link_error)
 			continue;
 		h_frame(&h, fr.data + fr.l2_len, fr.caplen - fr.l2_len, fr.start, fr.ts_us);
 	}

@@ -3,9 +3,10 @@
 """
 Seed corpora for the user-space fuzz targets, one OUTDIR/fuzz_<name>_corpus
 directory per target (where run-tests.sh looks): defrag and stream hold
-records in the formats their targets document, config the shipped
-configuration and variants, pcap small handmade captures plus every input
-pcap and truncated copies of it. Plain struct, no scapy.
+records in the formats their targets document, config the reference
+configuration (configs/meerkat.yaml), its sections and YAML variants, pcap
+small handmade captures plus every input pcap and truncated copies of it.
+Plain struct, no scapy.
 
 The offline tests' generator (test/offline/gen_pcaps.py: TCP, fragments,
 tunnels as pcap, pcapng, raw IP, SLL and SLL2) adds its captures when scapy
@@ -74,14 +75,38 @@ def stream_seeds(d):
 
 
 def config_seeds(d, conf):
+    """configs/meerkat.yaml, each of its top-level sections alone, and variants
+    that reach the other paths: flow style, anchors, lists of mappings, errors."""
     with open(conf, 'rb') as f:
         text = f.read()
-    write(d, 'meerkat.conf', text)
-    write(d, 'bypass', b'bypass.cidr: 10.0.0.0/8\nbypass.cidr: 2001:db8::/32\nbypass.cidr: 192.0.2.1\n')
-    write(d, 'suffixes', b'stream.memcap: 64mb\ndefrag.memcap: 1gb # comment\nstream.midstream: yes\n'
-          b'tunnel.l2tpv3-cookie-len: 4\ntunnel.l2tpv3-l2spec: default\nflow.max-flows: 0x100\n')
-    write(d, 'errors', b'flow.max-flows 5\n')
-    write(d, 'long', b'flow.memcap: ' + b'9' * 600 + b'\n')
+    write(d, 'meerkat.yaml', text)
+    body = text.split(b'---\n', 1)[-1]
+    sections, cur = [], b''
+    for line in body.splitlines(keepends=True):
+        if line[:1].isalpha() and cur.strip():
+            sections.append(cur)
+            cur = b''
+        cur += line
+    sections.append(cur)
+    for i, sec in enumerate(sections):
+        write(d, 'section%02d' % i, sec)
+    write(d, 'flow_style', b'flow: {memcap: 64mb, prealloc: 0x100}\nflow-timeouts: {tcp: {new: 1, closed: 2}}\n'
+          b'stream: {midstream: off, reassembly: {memcap: 3 MiB, overlap-policy: last}}\n')
+    write(d, 'anchors', b'flow-timeouts:\n  tcp: &t\n    new: 5\n    established: 9\n  udp: *t\n'
+          b'defrag: &d {memcap: 1gb}\n')
+    write(d, 'lists', b'capture:\n  interfaces:\n    - interface: eth0\n      queues: 2\n    - eth1\n'
+          b'  cpu-affinity: [0, 2-3, "5"]\n  zero-copy: on\n  attach-mode: skb\n'
+          b'bypass:\n  cidr: [10.0.0.0/8, "2001:db8::/32", 192.0.2.1]\n'
+          b'rule-files: [a.rules, /b.rules]\n'
+          b'vars:\n  address-groups: {HOME_NET: "[10.0.0.0/8]", X: y}\n  port-groups:\n    P: 80\n')
+    write(d, 'outputs', b'%YAML 1.1\n---\ndefault-log-dir: /tmp\nstats: {enabled: no, interval: 3}\n'
+          b'outputs:\n  - eve-log:\n      enabled: yes\n      append: no\n      types:\n'
+          b'        - alert:\n        - flow\n        - stats: {}\n')
+    write(d, 'errors_tab', b'flow:\n\tprealloc: 1\n')
+    write(d, 'errors_unknown', b'flow:\n  prealloc: 1\n  max-flows: 2\n')
+    write(d, 'errors_second_doc', b'flow: {}\n---\nstream: {}\n...\n')
+    write(d, 'errors_range', b'defrag:\n  trackers: 1048576\n  max-frags: 65534\n')
+    write(d, 'long', b'flow:\n  memcap: ' + b'9' * 600 + b'\n')
 
 
 def pcap(linktype, frames):
@@ -110,6 +135,11 @@ def eth(ip):
     return b'\x02\0\0\0\0\x02' + b'\x02\0\0\0\0\x01' + b'\x08\x00' + ip
 
 
+def ng_block(btype, body):
+    body += b'\0' * ((-len(body)) % 4)
+    return struct.pack('<II', btype, 12 + len(body)) + body + struct.pack('<I', 12 + len(body))
+
+
 def pcap_seeds(d, pcaps):
     udp = struct.pack('!HHHH', 5353, 53, 8 + 40, 0) + bytes(range(40))
     frags = [eth(ipv4(17, udp[:24], 7, 0x2000)), eth(ipv4(17, udp[24:], 7, 3))]
@@ -128,6 +158,27 @@ def pcap_seeds(d, pcaps):
         t = t[:16] + struct.pack('!H', csum(ph + t)) + t[18:]
         tcp.append(eth(ipv4(6, t, 10 + i, 0, src, dst)))
     write(d, 'tcp_session.pcap', pcap(1, tcp))
+    # damage the reader must stop at with its offset: a stray byte, a length
+    # libpcap refuses, records longer than the snap length, a pcapng block it skips
+    whole = pcap(1, tcp)
+    write(d, 'stray_byte.pcap', whole + b'\0')
+    write(d, 'huge_caplen.pcap', whole + struct.pack('<IIII', 9, 0, 300000, 300000) + bytes(32))
+    write(d, 'snaplen64.pcap', whole[:16] + struct.pack('<I', 64) + whole[20:])
+    ng = ng_block(0x0A0D0D0A, struct.pack('<IHHq', 0x1A2B3C4D, 1, 0, -1)) + \
+        ng_block(1, struct.pack('<HHI', 1, 0, 65535))
+    for i, fr in enumerate(tcp):
+        ng += ng_block(6, struct.pack('<IIIII', 0, 0, i, len(fr), len(fr)) + fr)
+        if i == 3:
+            ng += ng_block(0xBAD, b'')
+    write(d, 'tcp_session.pcapng', ng)
+    write(d, 'tcp_session.pcapng.cut', ng[:-20])
+    # each link type's header around the same IPv4 TCP packet
+    ip = tcp[0][14:]
+    for name, lt, hdr in (('null', 0, struct.pack('<I', 2)), ('loop', 108, struct.pack('>I', 2)),
+                          ('loop12', 12, struct.pack('>I', 24)), ('ppp', 9, b'\xff\x03\x00\x21'),
+                          ('ppp_pfc', 9, b'\x21'), ('ppp_serial', 50, b'\x0f\x00\x08\x00'),
+                          ('chdlc', 104, b'\x8f\x00\x08\x00'), ('raw14', 14, b''), ('ipv4', 228, b'')):
+        write(d, 'link_%s.pcap' % name, pcap(lt, [hdr + ip, hdr[:1], hdr + ip[:10]]))
     for p in pcaps:
         with open(p, 'rb') as f:
             data = f.read()

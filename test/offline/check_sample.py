@@ -10,7 +10,6 @@ usage: check_sample.py MEERKAT SAMPLE.PCAP SAMPLE.JSON WORKDIR
 """
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -28,11 +27,14 @@ def check(ok, what):
 for workers in (1, 2):
     logdir = os.path.join(workdir, "sample-w%d" % workers)
     os.makedirs(logdir, exist_ok=True)
-    run = subprocess.run([meerkat, "-r", pcap, "-l", logdir, "--workers", str(workers)],
-                         capture_output=True, text=True, timeout=60)
+    stats = os.path.join(logdir, "stats.json")
+    run = subprocess.run([meerkat, "-r", pcap, "-l", logdir, "--workers", str(workers), "--eve-truncate",
+                          "--stats-json", stats], capture_output=True, text=True, timeout=60)
     check(run.returncode == 0, "%d worker(s): meerkat -r exits 0 (got %d)" % (workers, run.returncode))
-    got = {m.group(1): int(m.group(2))
-           for m in re.finditer(r"^\s+(\w+)\s+(\d+)$", run.stderr, re.M)}
+    js = json.load(open(stats))
+    got = dict(js["reader"])
+    got.update(js["parse_errors"])
+    check(js["balanced"], "accounting balanced")
     check(got.get("read") == sum(1 for _ in open(pcap.replace(".pcap", ".txt"))),
           "every frame read (%s)" % got.get("read"))
     check(got.get("non_ip") == expect.get("pass_non_ip", 0),

@@ -2,6 +2,8 @@
 /* EVE JSON: Suricata's timestamp layout and the flow event's shape. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include "eve.h"
@@ -25,18 +27,27 @@ static void teardown(void)
 
 TestSuite(eve, .init = setup, .fini = teardown);
 
-static json_t *format(const struct mk_flow *f, enum mk_flow_reason r)
+static const struct mk_eve_fmt eve_cfg = { .community_id = 1 };
+
+static json_t *format_at(const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+			 enum mk_flow_reason r, uint64_t ts)
 {
 	char buf[MK_EVE_LINE_MAX];
 	json_error_t err;
 	json_t *j;
-	int n = mk_eve_flow(buf, sizeof(buf), f, r);
+	int n = mk_eve_flow(buf, sizeof(buf), cfg, f, r, ts);
 
 	cr_assert_gt(n, 0);
 	cr_assert_eq((size_t)n, strlen(buf));
 	j = json_loads(buf, 0, &err);
 	cr_assert_not_null(j, "not JSON: %s (%s)", buf, err.text);
 	return j;
+}
+
+/* logged at the flow's last packet, as a flow that ends on its own packet is */
+static json_t *format(const struct mk_flow *f, enum mk_flow_reason r)
+{
+	return format_at(&eve_cfg, f, r, f->last_us);
 }
 
 static struct mk_flow *add(struct mk_parse *p, uint64_t ts, uint32_t len, uint8_t flags)
@@ -67,9 +78,17 @@ Test(eve, tcp_flow_record)
 	add(&c, TEST_T0, 74, MK_TCP_SYN);
 	add(&s, TEST_T0 + 1000, 74, MK_TCP_SYN | MK_TCP_ACK);
 	f = add(&c, TEST_T0 + 2 * SEC + 500, 66, MK_TCP_ACK | MK_TCP_PSH);
-	j = format(f, MK_FLOW_END_TIMEOUT);
-	cr_assert_str_eq(json_string_value(json_object_get(j, "timestamp")), "2026-12-03T03:45:00.000000+0000");
+	j = format_at(&eve_cfg, f, MK_FLOW_END_TIMEOUT, TEST_T0 + 63 * SEC);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "timestamp")),
+			 "2026-12-03T03:46:03.000000+0000", "timestamp: when the record was logged");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "start")),
+			 "2026-12-03T03:45:00.000000+0000");
 	cr_assert_eq((uint64_t)json_integer_value(json_object_get(j, "flow_id")), f->flow_id);
+	cr_assert_lt(f->flow_id, 1ull << 51);
+	cr_assert_null(json_object_get(j, "in_iface"));
+	cr_assert_null(json_object_get(j, "app_proto"), "never invented");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "community_id")),
+			 "1:rr+158JW2ift5MrSFUGdGUhXgN4=");
 	cr_assert_str_eq(json_string_value(json_object_get(j, "event_type")), "flow");
 	cr_assert_str_eq(json_string_value(json_object_get(j, "src_ip")), "10.0.0.9");
 	cr_assert_eq(json_integer_value(json_object_get(j, "src_port")), 40000);
@@ -156,7 +175,45 @@ Test(eve, icmp_and_numeric_proto_have_no_ports)
 	json_decref(j);
 	f = add(&g, TEST_T0, 60, 0);
 	j = format(f, MK_FLOW_END_TIMEOUT);
-	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "47");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "proto")), "GRE");
+	json_decref(j);
+}
+
+Test(eve, proto_names_as_iana_and_suricata)
+{
+	static const struct {
+		uint8_t proto;
+		const char *name;
+	} want[] = {
+		{ 1, "ICMP" }, { 2, "IGMP" }, { 4, "IP-in-IP" }, { 6, "TCP" }, { 17, "UDP" },
+		{ 41, "IPv6" }, { 47, "GRE" }, { 50, "ESP" }, { 51, "AH" }, { 58, "IPv6-ICMP" },
+		{ 89, "OSPF" }, { 103, "PIM" }, { 112, "VRRP" }, { 115, "L2TP" }, { 132, "SCTP" },
+		{ 136, "UDPLite" }, { 143, "Ethernet" }, { 61, "61" }, { 144, "144" }, { 253, "253" },
+	};
+	char tmp[8];
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(want); i++)
+		cr_expect_str_eq(mk_eve_proto_name(want[i].proto, tmp, sizeof(tmp)), want[i].name,
+				 "proto %u", want[i].proto);
+}
+
+Test(eve, tcp_flags_all_eight_bits_and_in_iface)
+{
+	struct mk_parse c = test_parse("10.0.0.9", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP);
+	struct mk_eve_fmt cfg = { .in_iface = "eth7" };
+	struct mk_flow *f;
+	json_t *j, *tcp;
+
+	f = add(&c, TEST_T0, 74, MK_TCP_SYN | MK_TCP_ECE | MK_TCP_CWR | MK_TCP_URG);
+	j = format_at(&cfg, f, MK_FLOW_END_TIMEOUT, TEST_T0);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "in_iface")), "eth7");
+	cr_assert_null(json_object_get(j, "community_id"), "off in this cfg");
+	tcp = json_object_get(j, "tcp");
+	cr_assert_str_eq(json_string_value(json_object_get(tcp, "tcp_flags")), "e2");
+	cr_assert(json_is_true(json_object_get(tcp, "ecn")));
+	cr_assert(json_is_true(json_object_get(tcp, "cwr")));
+	cr_assert(json_is_true(json_object_get(tcp, "urg")));
 	json_decref(j);
 }
 
@@ -166,25 +223,81 @@ Test(eve, short_buffer_is_enospc)
 	struct mk_flow *f = add(&p, TEST_T0, 60, 0);
 	char buf[64];
 
-	cr_assert_eq(mk_eve_flow(buf, sizeof(buf), f, MK_FLOW_END_TIMEOUT), -ENOSPC);
+	cr_assert_eq(mk_eve_flow(buf, sizeof(buf), &eve_cfg, f, MK_FLOW_END_TIMEOUT, TEST_T0),
+		     -ENOSPC);
 }
 
-Test(eve, merge_orders_by_epoch_start_flow_id)
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	static char buf[4096];
+	size_t n;
+
+	cr_assert_not_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+Test(eve, merge_orders_by_epoch_time_start_flow_id)
 {
 	struct mk_eve_buf b[2] = { 0 };
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	struct mk_eve_file f;
+	char path[] = "/tmp/test_eve.XXXXXX";
+	int fd = mkstemp(path);
 
-	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 20, 1, "c", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 10, 9, "b", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 10, 2, "a", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 30, 0, "d", 1), 0);
-	cr_assert_eq(mk_eve_buf_add(&b[1], 1, 5, 0, "e", 1), 0);
-	cr_assert_eq(mk_eve_merge_write(f, b, 2), 0);
-	fclose(f);
-	cr_assert_str_eq(out, "a\nb\nc\nd\ne\n", "epoch first, then start, then flow_id");
-	free(out);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(mk_eve_file_open(&f, path, 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 100, 20, 1, "c", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[0], 0, 100, 10, 9, "b", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 100, 10, 2, "a", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 0, 150, 5, 0, "d", 1), 0);
+	cr_assert_eq(mk_eve_buf_add(&b[1], 1, 50, 5, 0, "e", 1), 0);
+	cr_assert_eq(mk_eve_merge_write(&f, b, 2), 0);
+	cr_assert_eq(mk_eve_file_close(&f), 0);
+	cr_assert_eq(f.sink.written, 5);
+	cr_assert_str_eq(slurp(path), "a\nb\nc\nd\ne\n",
+			 "epoch first, then log time, then start, then flow_id");
 	mk_eve_buf_free(&b[0]);
 	mk_eve_buf_free(&b[1]);
+	unlink(path);
+}
+
+Test(eve, file_appends_unless_truncated)
+{
+	struct mk_eve_file f;
+	char path[] = "/tmp/test_eve.XXXXXX";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "old\n", 4), 4);
+	close(fd);
+	cr_assert_eq(mk_eve_file_open(&f, path, 0), 0);
+	mk_eve_file_write(&f, "new", 3);
+	cr_assert_eq(mk_eve_file_close(&f), 0);
+	cr_assert_str_eq(slurp(path), "old\nnew\n");
+	cr_assert_eq(mk_eve_file_open(&f, path, 1), 0);
+	mk_eve_file_write(&f, "only", 4);
+	cr_assert_eq(mk_eve_file_close(&f), 0);
+	cr_assert_str_eq(slurp(path), "only\n");
+	unlink(path);
+}
+
+Test(eve, full_disk_is_enospc_and_counted)
+{
+	struct mk_eve_file f;
+	int i;
+
+	if (access("/dev/full", W_OK))
+		cr_skip_test("no /dev/full");
+	cr_assert_eq(mk_eve_file_open(&f, "/dev/full", 0), 0);
+	for (i = 0; i < 3; i++)
+		mk_eve_file_write(&f, "{}", 2);
+	cr_assert_eq(mk_eve_file_flush(&f), -ENOSPC);
+	mk_eve_file_write(&f, "{}", 2);
+	cr_assert_eq(mk_eve_file_close(&f), -ENOSPC, "the first error of the file's life");
+	cr_assert_eq(f.sink.lost, 4);
+	cr_assert_eq(f.sink.written, 0);
 }

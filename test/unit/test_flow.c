@@ -9,16 +9,18 @@
 struct ended {
 	struct mk_flow f[16];
 	enum mk_flow_reason reason[16];
+	uint64_t ts[16];
 	int n;
 };
 
-static void on_end(void *ctx, struct mk_flow *f, enum mk_flow_reason r)
+static void on_end(void *ctx, struct mk_flow *f, enum mk_flow_reason r, uint64_t ts_us)
 {
 	struct ended *e = ctx;
 
 	if (e->n < 16) {
 		e->f[e->n] = *f;
 		e->reason[e->n] = r;
+		e->ts[e->n] = ts_us;
 	}
 	e->n++;
 }
@@ -171,6 +173,7 @@ Test(flow, expired_flow_is_replaced_on_lookup)
 	f = pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0 + 100 * SEC, 70, 0, NULL);
 	cr_assert_eq(ended.n, 1);
 	cr_assert_eq(ended.reason[0], MK_FLOW_END_TIMEOUT);
+	cr_assert_eq(ended.ts[0], TEST_T0 + 100 * SEC, "logged when the late packet came");
 	cr_assert_eq(ended.f[0].bytes[0], 50);
 	cr_assert_eq(f->bytes[0], 70);
 	cr_assert_eq(f->start_us, TEST_T0 + 100 * SEC);
@@ -184,7 +187,56 @@ Test(flow, new_syn_on_closed_tcp_flow_starts_a_new_one)
 	pkt("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_RST | MK_TCP_ACK, NULL);
 	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_SYN, NULL);
 	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.reason[0], MK_FLOW_END_TCP_REUSE);
+	cr_assert_str_eq(mk_flow_reason_name(ended.reason[0]), "tcp_reuse");
+	cr_assert_eq(ended.ts[0], TEST_T0 + 2, "logged at the SYN that reused the ports");
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_TCP_REUSE], 1);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_TIMEOUT], 0);
 	cr_assert_eq(t.cnt[MK_FLOW_CNT_CREATED], 2);
+}
+
+Test(flow, all_eight_tcp_flag_bits_kept)
+{
+	struct mk_flow *f;
+
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0, 60,
+	    MK_TCP_SYN | MK_TCP_ECE | MK_TCP_CWR, NULL);
+	f = pkt("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_TCP, TEST_T0 + 1, 60,
+		MK_TCP_SYN | MK_TCP_ACK | MK_TCP_ECE, NULL);
+	cr_assert_eq(f->tcp_flags[0], 0xc2);
+	cr_assert_eq(f->tcp_flags[1], 0x52);
+}
+
+Test(flow, timeout_logged_at_the_sweep_and_shutdown_at_the_clock)
+{
+	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	pkt("10.0.0.1", 3, "10.0.0.2", 4, MK_IPPROTO_UDP, TEST_T0 + 20 * SEC, 50, 0, NULL);
+	mk_flow_table_tick(&t, TEST_T0 + 31 * SEC);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.ts[0], TEST_T0 + 31 * SEC);
+	mk_flow_table_advance(&t, TEST_T0 + 40 * SEC);
+	mk_flow_table_advance(&t, TEST_T0 + 35 * SEC); /* never back */
+	mk_flow_table_flush(&t);
+	cr_assert_eq(ended.n, 2);
+	cr_assert_eq(ended.ts[1], TEST_T0 + 40 * SEC);
+}
+
+Test(flow, lookup_and_related_packets)
+{
+	struct mk_parse p = test_parse("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP);
+	struct mk_flow_pkt icmp = { .ts_us = TEST_T0 + 5, .len = 70 };
+	struct mk_flow *f, *g;
+
+	cr_assert_null(mk_flow_lookup(&t, &p.key, p.hash));
+	f = pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_UDP, TEST_T0, 50, 0, NULL);
+	g = mk_flow_lookup(&t, &p.key, p.hash);
+	cr_assert_eq(f, g);
+	mk_flow_account_related(&t, f, &icmp, 1);
+	cr_assert_eq(f->pkts[1], 1);
+	cr_assert_eq(f->bytes[1], 70);
+	cr_assert_eq(f->last_us, TEST_T0 + 5);
+	cr_assert_eq(f->state, MK_FLOW_STATE_NEW, "an ICMP error is not an answer");
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_CREATED], 1);
 }
 
 Test(flow, flush_ends_everything_as_shutdown)
@@ -207,7 +259,7 @@ Test(flow, flow_id_depends_on_key_seed_start_only)
 	cr_assert_eq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&b.key, 1, TEST_T0));
 	cr_assert_neq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&a.key, 2, TEST_T0));
 	cr_assert_neq(mk_flow_id(&a.key, 1, TEST_T0), mk_flow_id(&a.key, 1, TEST_T0 + 1));
-	cr_assert_eq(mk_flow_id(&a.key, 1, TEST_T0) >> 63, 0, "positive as an int64");
+	cr_assert_eq(mk_flow_id(&a.key, 1, TEST_T0) >> 51, 0, "51 bits, exact as a double");
 }
 
 Test(flow, emergency_evicts_oldest_when_nothing_expires)

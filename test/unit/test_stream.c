@@ -395,9 +395,13 @@ Test(unit, stream_rst_with_data)
 	cr_expect_eq(stat(MK_STREAM_STAT_RST), 1);
 	cr_expect_eq(stat(MK_STREAM_STAT_RST_DATA), 1);
 	cr_expect(mk_tcp_session_flags(&ssn, C2S) & MK_TCP_RST);
-	pkt(C2S, PA, CISN + 7, SISN + 1, "late");
+	/* the side that received the RST is closed for us too */
+	pkt(S2C, PA, SISN + 1, CISN + 7, "late");
 	cr_expect_eq(stat(MK_STREAM_STAT_AFTER_CLOSE), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+	mk_stream_flow_end(eng, &ssn);
 	expect_data(C2S, "reqbye");
+	expect_data(S2C, "");
 }
 
 Test(unit, stream_rst_out_of_window)
@@ -408,8 +412,11 @@ Test(unit, stream_rst_out_of_window)
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
 	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 2);
 	cr_expect_eq(stat(MK_STREAM_STAT_RST), 0);
-	/* in the window (not exact) is accepted */
+	/* RFC 5961: in the window but not at the expected number is refused too */
 	pkt(S2C, MK_TCP_RST, SISN + 1 + 100, 0, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 3);
+	pkt(S2C, MK_TCP_RST, SISN + 1, 0, NULL);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
 }
 
@@ -504,23 +511,29 @@ Test(unit, stream_syn_retransmission)
 
 Test(unit, stream_syn_retransmission_new_isn)
 {
+	/* the client restarted its connect: the SYN/ACK answers the newer SYN */
 	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
 	pkt(C2S, MK_TCP_SYN, CISN + 500, 0, NULL);
-	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
-	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_BAD_ACK), 1);
-	handshake(CISN + 500, SISN);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_NEW_ISN), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_RETRANS), 0);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 501, NULL);
+	pkt(C2S, A, CISN + 501, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_BAD_ACK), 0);
 }
 
+/* Half-closed states are named from the server's side, as Suricata names them. */
 Test(unit, stream_fin_client_first)
 {
 	handshake(CISN, SISN);
 	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
+	cr_expect_str_eq(mk_tcp_state_name(mk_tcp_session_state(&ssn)), "close_wait");
 	pkt(S2C, A, SISN + 1, CISN + 2, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT2);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
 	pkt(S2C, PA, SISN + 1, CISN + 2, "tail");
 	pkt(S2C, MK_TCP_FIN | A, SISN + 5, CISN + 2, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_TIME_WAIT);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_LAST_ACK);
 	pkt(C2S, A, CISN + 2, SISN + 6, NULL);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
 	expect_data(S2C, "tail");
@@ -532,11 +545,11 @@ Test(unit, stream_fin_server_first)
 {
 	handshake(CISN, SISN);
 	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 1, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT1);
 	pkt(C2S, A, CISN + 1, SISN + 2, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSE_WAIT);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_FIN_WAIT2);
 	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 2, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_LAST_ACK);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_TIME_WAIT);
 	pkt(S2C, A, SISN + 2, CISN + 2, NULL);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
 }
@@ -544,9 +557,21 @@ Test(unit, stream_fin_server_first)
 Test(unit, stream_fin_simultaneous_close)
 {
 	handshake(CISN, SISN);
+	/* the server's FIN first, then the client's that does not ACK it: both closing */
+	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 1, NULL);
+	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSING);
+	pkt(S2C, A, SISN + 2, CISN + 2, NULL);
+	pkt(C2S, A, CISN + 2, SISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+}
+
+Test(unit, stream_fin_simultaneous_close_client_first)
+{
+	handshake(CISN, SISN);
 	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
 	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 1, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSING);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_LAST_ACK);
 	pkt(S2C, A, SISN + 2, CISN + 2, NULL);
 	pkt(C2S, A, CISN + 2, SISN + 2, NULL);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
@@ -1083,7 +1108,7 @@ Test(unit, stream_port_reuse_reversed)
 	handshake(CISN, SISN);
 	pkt(C2S, MK_TCP_FIN | A, CISN + 1, SISN + 1, NULL);
 	pkt(S2C, MK_TCP_FIN | A, SISN + 1, CISN + 2, NULL);
-	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_TIME_WAIT);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_LAST_ACK);
 	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL); /* old SYN copy: not a new session */
 	cr_expect_eq(stat(MK_STREAM_STAT_REUSE), 0);
 	cr_expect_eq(pkt(S2C, MK_TCP_SYN, 77, 0, NULL), MK_STREAM_REUSE);
@@ -1163,4 +1188,146 @@ Test(unit, stream_seg_parse_truncation)
 		}
 	}
 	cr_expect_eq(mk_tcp_seg_parse(NULL, syn_hdr, sizeof(syn_hdr)), -EINVAL);
+}
+
+/* ---- evasion: what an attacker on the path sends to end or blind our session ---- */
+
+/* A RST at any sequence number but the expected one, or ACKing unsent bytes, changes nothing. */
+Test(unit, stream_evasion_rst_bad_seq)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /a");
+	pkt(S2C, MK_TCP_RST | A, SISN + 2, CISN + 7, NULL);	  /* one past */
+	pkt(S2C, MK_TCP_RST | A, SISN, CISN + 7, NULL);	  /* one before */
+	pkt(S2C, MK_TCP_RST | A, SISN + 1 + 30000, CISN + 7, NULL); /* in the window */
+	pkt(S2C, MK_TCP_RST | A, SISN + 1, CISN + 100, NULL);	  /* ACKs bytes never sent */
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 4);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ttack");
+	pkt(S2C, A, SISN + 1, CISN + 12, NULL);
+	expect_data(C2S, "GET /attack");
+}
+
+/* A spoofed RST before the SYN/ACK: the server answering shows it never sent it. */
+Test(unit, stream_evasion_rst_before_synack)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(S2C, MK_TCP_RST | A, 77, CISN + 1, NULL); /* not seq 0: not an answer to a SYN */
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 1);
+	pkt(S2C, MK_TCP_RST | A, 0, CISN + 1, NULL); /* looks right: closes */
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_RST_RESUMED), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "evil");
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	expect_data(C2S, "evil");
+}
+
+/* A RST with the right sequence number, spoofed: its supposed sender keeps sending. */
+Test(unit, stream_evasion_rst_spoofed_exact)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abc");
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ghi"); /* after a hole */
+	pkt(C2S, MK_TCP_RST | A, CISN + 4, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_CLOSED);
+	expect_data(C2S, "abc"); /* released up to the hole, not past it */
+	pkt(C2S, PA, CISN + 4, SISN + 1, "def");
+	cr_expect_eq(stat(MK_STREAM_STAT_RST_RESUMED), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(S2C, A, SISN + 1, CISN + 10, NULL);
+	expect_data(C2S, "abcdefghi");
+	cr_expect_eq(stat(MK_STREAM_STAT_GAPS), 0);
+}
+
+/* A FIN behind bytes already sent, or beyond the window, does not cut the stream. */
+Test(unit, stream_evasion_fin_bad_seq)
+{
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "abcdef");
+	pkt(C2S, MK_TCP_FIN | A, CISN + 4, SISN + 1, NULL); /* behind "def", not yet ACKed */
+	pkt(C2S, MK_TCP_FIN | A, CISN + 7 + 70000, SISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_FIN), 2);
+	cr_expect_eq(stat(MK_STREAM_STAT_FIN), 0);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(C2S, PA, CISN + 7, SISN + 1, "ghi");
+	pkt(S2C, A, SISN + 1, CISN + 10, NULL);
+	expect_data(C2S, "abcdefghi");
+	cr_expect_eq(stat(MK_STREAM_STAT_DATA_AFTER_FIN), 0);
+}
+
+/* Data on a SYN the server did not take (no Fast Open) is not the stream. */
+Test(unit, stream_evasion_syn_with_data)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, "EVIL");
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_DATA_DROPPED), 1);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GOOD");
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	expect_data(C2S, "GOOD");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0);
+}
+
+/* A SYN/ACK before any SYN (spoofed): the real SYN starts the session over. */
+Test(unit, stream_evasion_synack_before_syn)
+{
+	pkt(S2C, MK_TCP_SYN | A, 0x40000000, 12345, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_AFTER_SYNACK), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_SENT);
+	cr_expect_eq(ssn.midstream, 0);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /");
+	pkt(S2C, A, SISN + 1, CISN + 6, NULL);
+	expect_data(C2S, "GET /");
+}
+
+/* The same, reordered only: the SYN/ACK answers the SYN that comes after it. */
+Test(unit, stream_synack_reordered_before_its_syn)
+{
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_AFTER_SYNACK), 1);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	cr_expect_eq(ssn.midstream, 0, "the handshake is whole");
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "x");
+	pkt(S2C, A, SISN + 1, CISN + 2, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	expect_data(C2S, "x");
+}
+
+/* A second SYN with another ISN, spoofed after (or before) the real one: the SYN/ACK decides. */
+Test(unit, stream_evasion_dup_syn_other_isn)
+{
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(C2S, MK_TCP_SYN, 0x70000000, 0, "decoy");
+	pkt(C2S, MK_TCP_SYN, 0x50000000, 0, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYN_NEW_ISN), 2);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	cr_expect_eq(stat(MK_STREAM_STAT_SYNACK_BAD_ACK), 0);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_SYN_RECV);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "real");
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	expect_data(C2S, "real");
+}
+
+Test(unit, stream_evasion_dup_syn_other_isn_first)
+{
+	pkt(C2S, MK_TCP_SYN, 0x70000000, 0, NULL);
+	pkt(C2S, MK_TCP_SYN, CISN, 0, NULL);
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, NULL);
+	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "real");
+	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
+	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
+	expect_data(C2S, "real");
 }

@@ -3,13 +3,15 @@
  * Live capture settings: which interfaces, how many queues and workers, the
  * AF_XDP rings and UMEM, zero-copy, busy polling, the XDP attach mode, map
  * pinning, and the daemon's periodic stats and control socket. The
- * configuration file's `capture:` section fills this struct (control/config.c)
- * and command-line options override it; capture/ and runmode/live.c read it.
+ * configuration file's `capture:` section fills this struct (the key table is
+ * capture_cfg.c, docs/configuration.md lists the keys) and command-line
+ * options override it (-i, --workers); capture/ and runmode/live.c read it.
  */
 #ifndef MK_CAPTURE_CFG_H
 #define MK_CAPTURE_CFG_H
 
 #include <net/if.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "map_types.h"
 
@@ -50,7 +52,9 @@ struct mk_capture_cfg {
 	uint8_t ips;			/* IPS: bypassed flows forwarded to the peer interface */
 	uint32_t busy_poll_usecs;	/* SO_BUSY_POLL */
 	uint32_t busy_poll_budget;	/* SO_BUSY_POLL_BUDGET */
-	uint32_t stats_interval;	/* seconds between EVE stats events; 0 = none */
+	uint32_t stats_interval;	/* seconds between EVE stats events; 0 = none. Not a
+					 * capture: key: the file's `stats: enabled, interval`
+					 * (struct mk_output_cfg) sets it */
 	char pin_dir[256];		/* bpffs directory for pinned maps ("" = no pinning) */
 	char ctl_socket[108];		/* control socket path ("" = none) */
 };
@@ -73,5 +77,15 @@ static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)
 		.ctl_socket = "/run/meerkat/meerkat.sock", /* MK_CTL_DEFAULT_SOCKET */
 	};
 }
+
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_capture_cfg_table;
+
+/*
+ * -i IFACE (repeatable): @names replace the interface list; an interface the
+ * file listed keeps its queues. 0, or -EINVAL with the reason in @msg.
+ */
+int mk_capture_cfg_set_ifaces(struct mk_capture_cfg *c, const char *const *names, unsigned int n,
+			      char *msg, size_t len);
 
 #endif /* MK_CAPTURE_CFG_H */

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* meerkatctl: the operator's tool. Dispatches to one file per subcommand. */
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "cli.h"
 #include "ctl.h"
+#include "ctlsock.h"
 #include "log.h"
 
 struct ctl_cmd {
@@ -20,13 +24,36 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "rules", ctl_rules, "rules loaded and failed, generation, load time, reloads" },
 };
 
+struct ctl_params {
+	const char *socket;
+	int verbose;
+	int version;
+	int help;
+};
+
+#define P(field) offsetof(struct ctl_params, field)
+static const struct mk_opt ctl_opts[] = {
+	{ "socket", 's', MK_OPT_STR, P(socket), "SOCKET", "the daemon's control socket (default " MK_CTL_DEFAULT_SOCKET ")", 0, 0 },
+	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)", 0, 0 },
+	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print the version", 0, 0 },
+	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
+};
+#undef P
+
+static const struct mk_cli ctl_cli = {
+	.prog = "meerkatctl",
+	.usage = "[-v] [-s SOCKET] COMMAND [OPTIONS]",
+	.opts = ctl_opts,
+	.nopts = sizeof(ctl_opts) / sizeof(ctl_opts[0]),
+	.stop_at_positional = 1, /* options after COMMAND are the command's */
+};
+
 static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: meerkatctl [-v] [-s SOCKET] COMMAND [OPTIONS]\n\n"
-		     "  -s SOCKET  the daemon's control socket (default %s)\n\nCommands:\n",
-		ctl_socket_path);
+	mk_cli_usage(&ctl_cli, out);
+	fprintf(out, "\nCommands:\n");
 	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++)
 		fprintf(out, "  %-10s %s\n", ctl_cmds[i].name, ctl_cmds[i].help);
 	fprintf(out, "\n'meerkatctl COMMAND --help' describes each command.\n");
@@ -34,33 +61,41 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	struct ctl_params prm = { 0 };
+	int first;
 	size_t i;
 
+	mk_log_init("meerkatctl");
 	mk_log_route_libs();
-	while (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "-s"))) {
-		if (!strcmp(argv[1], "-s")) {
-			if (argc < 3) {
-				mk_err("-s needs a socket path");
-				return 2;
-			}
-			ctl_socket_path = argv[2];
-			argv++;
-			argc--;
-		} else {
-			mk_log_set_level(mk_log_get_level() + 1);
-		}
-		argv++;
-		argc--;
+	first = mk_cli_parse(&ctl_cli, argc, argv, &prm);
+	if (first < 0) {
+		usage(stderr);
+		return 2;
 	}
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (prm.help) {
+		usage(stdout);
+		return 0;
+	}
+	if (prm.version) {
+		printf("meerkatctl %s\n", MK_VERSION);
+		return 0;
+	}
+	mk_log_set_level((enum mk_log_level)(MK_LOG_INFO + prm.verbose));
+	if (prm.socket)
+		ctl_socket_path = prm.socket;
+	if (first >= argc) {
+		usage(stderr);
+		return 2;
 	}
 	for (i = 0; i < sizeof(ctl_cmds) / sizeof(ctl_cmds[0]); i++) {
-		if (!strcmp(argv[1], ctl_cmds[i].name))
-			return ctl_cmds[i].run(argc - 1, argv + 1);
+		if (strcmp(argv[first], ctl_cmds[i].name))
+			continue;
+		/* the command parses its own options from its argv[1]: reset getopt */
+		optind = 0;
+		opterr = 1;
+		return ctl_cmds[i].run(argc - first, argv + first);
 	}
-	mk_err("unknown command '%s'", argv[1]);
+	mk_err("unknown command '%s'", argv[first]);
 	usage(stderr);
 	return 2;
 }

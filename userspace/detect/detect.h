@@ -312,7 +312,9 @@ struct mk_eve_alert_opts {
 	const char *in_iface; /* live capture interface, NULL offline */
 	int payload;	      /* "payload": base64 of the payload */
 	int payload_printable;
-	int inline_mode; /* action "blocked" is possible */
+	int inline_mode;	    /* action "blocked" is possible */
+	int community_id;	    /* "community_id" of the packet's tuple (Community ID v1) */
+	uint16_t community_id_seed; /* its seed */
 };
 
 #define MK_EVE_ALERT_MAX 16384

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "community_id.h"
 #include "detect_int.h"
 #include "eve.h"
 
@@ -389,6 +390,15 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 	sb_printf(&sb, ",\"proto\":\"%s\"", proto_name(a->proto, tmp, sizeof(tmp)));
 	if (a->has_icmp)
 		sb_printf(&sb, ",\"icmp_type\":%u,\"icmp_code\":%u", a->icmp_type, a->icmp_code);
+	if (o->community_id) {
+		char cid[MK_COMMUNITY_ID_LEN];
+
+		/* symmetric: the flow record's value for the flow's own packets */
+		mk_community_id(cid, o->community_id_seed, a->family, a->src, a->dst, a->proto,
+				a->has_icmp ? a->icmp_type : a->sport,
+				a->has_icmp ? a->icmp_code : a->dport);
+		sb_printf(&sb, ",\"community_id\":\"%s\"", cid);
+	}
 	if (a->tunnel_depth) {
 		addr_str(sa, sizeof(sa), a->outer_family, a->outer_src);
 		addr_str(da, sizeof(da), a->outer_family, a->outer_dst);

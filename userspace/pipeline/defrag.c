@@ -14,9 +14,11 @@
  * one-line rule on a pair of fragments.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg_keys.h"
 #include "compat.h"
 #include "hash.h"
 #include "defrag.h"
@@ -876,3 +878,60 @@ void mk_defrag_stats_print(const struct mk_defrag_stats *st, FILE *f)
 {
 	mk_defrag_stats_foreach(st, print_one, f);
 }
+
+/*
+ * The defragmenter's keys. `trackers` is Suricata's name and meaning;
+ * `max-frags` is Suricata's name but counts fragments per datagram here
+ * (Suricata: fragments kept in all), so a copied suricata.yaml value is
+ * caught by the bound below before it asks for gigabytes.
+ */
+#define FRAG_SLOTS_MAX (1u << 24)
+
+static int defrag_cfg_check(const void *base, char *msg, size_t len)
+{
+	const struct mk_defrag_config *c = base;
+
+	/* every tracker preallocates max_frags fragment records */
+	if ((uint64_t)c->max_trackers * c->max_frags > FRAG_SLOTS_MAX) {
+		snprintf(msg, len,
+			 "defrag: trackers (%u) x max-frags (%u) fragment records is more than %u "
+			 "(%zu bytes each, preallocated); max-frags counts fragments per datagram",
+			 c->max_trackers, c->max_frags, FRAG_SLOTS_MAX,
+			 sizeof(struct mk_defrag_frag));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct mk_cfg_name defrag_policy_names[] = {
+	{ "bsd", MK_DEFRAG_POLICY_BSD },
+	{ "first", MK_DEFRAG_POLICY_FIRST },
+	{ "last", MK_DEFRAG_POLICY_LAST },
+	{ "reject", MK_DEFRAG_POLICY_REJECT },
+	{ NULL, 0 },
+};
+
+static void defrag_cfg_defaults_any(void *base)
+{
+	mk_defrag_config_default(base);
+}
+
+#define C struct mk_defrag_config
+static const struct mk_cfg_key defrag_keys[] = {
+	/* a chunk index is 32 bits (NO_CHUNK reserved): memcap / CHUNK_SIZE < 2^32 */
+	MK_CFG_SIZE("defrag.memcap", C, memcap, 64u << 10, 512ull << 30),
+	MK_CFG_UINT("defrag.trackers", C, max_trackers, 1, 1u << 20),
+	/* fragment indexes are 16 bits with NO_OWNER reserved */
+	MK_CFG_UINT("defrag.max-frags", C, max_frags, 1, NO_OWNER - 1),
+	MK_CFG_SECONDS_NS("defrag.timeout", C, timeout_ns, 1, 3600),
+	MK_CFG_ENUM("defrag.policy", C, policy, defrag_policy_names),
+};
+#undef C
+
+const struct mk_cfg_table mk_defrag_cfg_table = {
+	.name = "defrag",
+	.keys = defrag_keys,
+	.nkeys = MK_ARRAY_SIZE(defrag_keys),
+	.defaults = defrag_cfg_defaults_any,
+	.check = defrag_cfg_check,
+};

@@ -102,6 +102,9 @@ enum mk_defrag_result {
 struct mk_defrag;
 
 void mk_defrag_config_default(struct mk_defrag_config *cfg);
+/* The `defrag:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_defrag_cfg_table;
 /* 0 or -EINVAL (bad config) / -ENOMEM; all trackers are preallocated here. */
 int mk_defrag_create(const struct mk_defrag_config *cfg, struct mk_defrag **out);
 /* Frees everything; pending datagrams count as dg_flushed first (see mk_defrag_stats). */

@@ -6,8 +6,10 @@
  * a sweep only looks at list heads: O(expired), never a full table walk.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cfg_keys.h"
 #include "flow.h"
 #include "log.h"
 
@@ -16,6 +18,7 @@ const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX] = { MK_FLOW_COUNTERS(MK
 #undef MK_FLOW_CNT_NAME
 
 #define US_PER_S 1000000ull
+#define MK_FLOW_ID_MASK 0x0007ffffffffffffull
 
 void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg)
 {
@@ -55,8 +58,8 @@ uint64_t mk_flow_id(const struct mk_flow_key *key, uint32_t seed, uint64_t start
 {
 	uint64_t h = ((uint64_t)mk_flow_hash(key, seed) << 32) | mk_flow_hash(key, ~seed);
 
-	/* Suricata's flow_id is a positive int64; so is ours */
-	return mix64(h ^ mix64(start_us)) & 0x7fffffffffffffffull;
+	/* 51 bits, as Suricata's: exact in a double (2^53) */
+	return mix64(h ^ mix64(start_us)) & MK_FLOW_ID_MASK;
 }
 
 static enum mk_flow_proto proto_class(uint8_t proto)
@@ -187,16 +190,24 @@ static int flow_expired(const struct mk_flow_table *t, const struct mk_flow *f, 
 	return now > f->last_us + timeout_us(t, f);
 }
 
-static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason)
+static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason,
+		     uint64_t ts_us)
 {
+	static const enum mk_flow_counter cnt_of[] = {
+		[MK_FLOW_END_TIMEOUT] = MK_FLOW_CNT_END_TIMEOUT,
+		[MK_FLOW_END_FORCED] = MK_FLOW_CNT_END_FORCED,
+		[MK_FLOW_END_SHUTDOWN] = MK_FLOW_CNT_END_SHUTDOWN,
+		[MK_FLOW_END_TCP_REUSE] = MK_FLOW_CNT_END_TCP_REUSE,
+	};
 	uint32_t idx = (uint32_t)(f - t->entries);
 	uint32_t *pp = &t->buckets[bucket_of(t, f->hash)];
 
+	/* a packet older than the flow's last one may end it: the record is not older */
+	if (ts_us < f->last_us)
+		ts_us = f->last_us;
 	if (t->end_fn)
-		t->end_fn(t->end_ctx, f, reason);
-	t->cnt[reason == MK_FLOW_END_TIMEOUT ? MK_FLOW_CNT_END_TIMEOUT :
-	       reason == MK_FLOW_END_FORCED  ? MK_FLOW_CNT_END_FORCED :
-					       MK_FLOW_CNT_END_SHUTDOWN]++;
+		t->end_fn(t->end_ctx, f, reason, ts_us);
+	t->cnt[cnt_of[reason]]++;
 	while (*pp != idx)
 		pp = &t->entries[*pp].next;
 	*pp = f->next;
@@ -216,7 +227,7 @@ static void sweep(struct mk_flow_table *t, uint64_t now)
 			struct mk_flow_list *l = &t->lists[p][s];
 
 			while (l->head != MK_FLOW_NIL && flow_expired(t, &t->entries[l->head], now))
-				flow_end(t, &t->entries[l->head], MK_FLOW_END_TIMEOUT);
+				flow_end(t, &t->entries[l->head], MK_FLOW_END_TIMEOUT, now);
 		}
 	}
 	if (t->emergency &&
@@ -270,7 +281,7 @@ static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
 				t->cnt[MK_FLOW_CNT_ALLOC_FAIL]++;
 				return NULL;
 			}
-			flow_end(t, f, MK_FLOW_END_FORCED);
+			flow_end(t, f, MK_FLOW_END_FORCED, now);
 		}
 	}
 	if (t->free_head != MK_FLOW_NIL) {
@@ -329,6 +340,8 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 {
 	enum mk_flow_state s = f->state;
 
+	f->undo_last_us = f->last_us;
+	f->undo_tcp_flags = f->tcp_flags[dir];
 	f->pkts[dir]++;
 	f->bytes[dir] += pkt->len;
 	if (pkt->ts_us >= f->last_us)
@@ -342,7 +355,7 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 			f->fin_seen |= 1 << dir;
 		if (pkt->tcp_flags & MK_TCP_RST)
 			f->rst_seen |= 1 << dir;
-		if (f->rst_seen || f->fin_seen == 3)
+		if ((f->rst_seen || f->fin_seen == 3) && !t->stream_owns_tcp)
 			s = MK_FLOW_STATE_CLOSED;
 		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] &&
 			 (f->tcp_flags[1] & MK_TCP_SYN) && (f->tcp_flags[0] & MK_TCP_ACK))
@@ -382,14 +395,14 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 		 * Decided from this flow's own timestamps only, so the outcome
 		 * does not depend on which other flows share the worker.
 		 */
-		int reuse = flow_expired(t, f, pkt->ts_us);
-
-		/* a new SYN on a closed TCP flow starts a new session (port reuse) */
-		if (!reuse && f->state == MK_FLOW_STATE_CLOSED && f->proto_class == MK_FLOW_PROTO_TCP &&
-		    (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN)
-			reuse = 1;
-		if (reuse) {
-			flow_end(t, f, MK_FLOW_END_TIMEOUT);
+		if (flow_expired(t, f, pkt->ts_us)) {
+			flow_end(t, f, MK_FLOW_END_TIMEOUT, pkt->ts_us);
+			f = NULL;
+		} else if (f->state == MK_FLOW_STATE_CLOSED && f->proto_class == MK_FLOW_PROTO_TCP &&
+			   !t->stream_owns_tcp &&
+			   (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
+			/* a new SYN on a closed TCP flow starts a new session (port reuse) */
+			flow_end(t, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
 			f = NULL;
 		}
 	}
@@ -409,9 +422,64 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 	return f;
 }
 
-void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason)
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason,
+		       uint64_t ts_us)
 {
-	flow_end(t, f, reason);
+	flow_end(t, f, reason, ts_us);
+}
+
+struct mk_flow *mk_flow_lookup(struct mk_flow_table *t, const struct mk_flow_key *key,
+			       uint32_t hash)
+{
+	uint32_t idx;
+
+	for (idx = t->buckets[bucket_of(t, hash)]; idx != MK_FLOW_NIL; idx = t->entries[idx].next) {
+		struct mk_flow *c = &t->entries[idx];
+
+		if (c->hash == hash && !memcmp(&c->key, key, sizeof(*key)))
+			return c;
+	}
+	return NULL;
+}
+
+void mk_flow_account_related(struct mk_flow_table *t, struct mk_flow *f,
+			     const struct mk_flow_pkt *pkt, int to_client)
+{
+	if (pkt->ts_us > t->now_us)
+		t->now_us = pkt->ts_us;
+	f->pkts[to_client]++;
+	f->bytes[to_client] += pkt->len;
+	if (pkt->ts_us >= f->last_us)
+		f->last_us = pkt->ts_us;
+	else
+		t->cnt[MK_FLOW_CNT_TIME_REWIND]++;
+	/* seen now: to the tail of its timeout list */
+	if (f->lru_next != MK_FLOW_NIL) {
+		list_unlink(t, f);
+		list_append(t, f);
+	}
+}
+
+void mk_flow_set_state(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_state s)
+{
+	if (s != f->state)
+		flow_set_state(t, f, s);
+}
+
+void mk_flow_unaccount(struct mk_flow_table *t, struct mk_flow *f, const struct mk_flow_pkt *pkt,
+		       int to_client)
+{
+	(void)t;
+	f->pkts[to_client]--;
+	f->bytes[to_client] -= pkt->len;
+	f->last_us = f->undo_last_us;
+	f->tcp_flags[to_client] = f->undo_tcp_flags;
+}
+
+void mk_flow_table_advance(struct mk_flow_table *t, uint64_t now_us)
+{
+	if (now_us > t->now_us)
+		t->now_us = now_us;
 }
 
 void mk_flow_table_flush(struct mk_flow_table *t)
@@ -421,7 +489,8 @@ void mk_flow_table_flush(struct mk_flow_table *t)
 	for (p = 0; p < MK_FLOW_PROTO_MAX; p++)
 		for (s = 0; s < MK_FLOW_STATE_MAX; s++)
 			while (t->lists[p][s].head != MK_FLOW_NIL)
-				flow_end(t, &t->entries[t->lists[p][s].head], MK_FLOW_END_SHUTDOWN);
+				flow_end(t, &t->entries[t->lists[p][s].head], MK_FLOW_END_SHUTDOWN,
+					 t->now_us);
 }
 
 uint32_t mk_flow_table_active(const struct mk_flow_table *t)
@@ -440,7 +509,69 @@ const char *mk_flow_state_name(const struct mk_flow *f)
 
 const char *mk_flow_reason_name(enum mk_flow_reason r)
 {
-	static const char *const names[] = { "timeout", "forced", "shutdown" };
+	static const char *const names[] = { "timeout", "forced", "shutdown", "tcp_reuse" };
 
 	return names[r];
 }
+
+/*
+ * The flow table's keys: `flow:` and `flow-timeouts:` with suricata.yaml's
+ * names (docs/configuration.md). Suricata's `bypassed` timeouts have no
+ * counterpart here (bypassed flows are not tracked in user space).
+ */
+static int flow_cfg_check(const void *base, char *msg, size_t len)
+{
+	const struct mk_flow_cfg *c = base;
+
+	/* the memory cap is an entry limit: one entry must fit */
+	if (c->memcap && c->memcap < sizeof(struct mk_flow)) {
+		snprintf(msg, len, "flow.memcap: %llu bytes hold no flow entry (one takes %zu); 0 means no limit",
+			 (unsigned long long)c->memcap, sizeof(struct mk_flow));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void flow_cfg_defaults_any(void *base)
+{
+	mk_flow_cfg_defaults(base);
+}
+
+#define C struct mk_flow_cfg
+#define TIMEOUT(cls, proto, state, name)                                                           \
+	MK_CFG_UINT("flow-timeouts." cls "." name, C, timeout[proto][state], 0, 86400)
+#define EMERG_TIMEOUT(cls, proto, state, name)                                                     \
+	MK_CFG_UINT("flow-timeouts." cls ".emergency-" name, C, emerg_timeout[proto][state], 0, 86400)
+/* new and established for every class; only TCP flows reach `closed` */
+#define TIMEOUTS(cls, proto)                                                                       \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                             \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"),                             \
+	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                       \
+	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established")
+static const struct mk_cfg_key flow_keys[] = {
+	MK_CFG_SIZE("flow.memcap", C, memcap, 0, UINT64_MAX),
+	MK_CFG_UINT("flow.hash-size", C, hash_size, 1, 1u << 30),
+	MK_CFG_UINT("flow.prealloc", C, max_flows, 1, 1u << 28),
+	MK_CFG_UINT("flow.emergency-recovery", C, emergency_recovery, 1, 100),
+	TIMEOUTS("default", MK_FLOW_PROTO_DEFAULT),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	TIMEOUTS("udp", MK_FLOW_PROTO_UDP),
+	TIMEOUTS("icmp", MK_FLOW_PROTO_ICMP),
+};
+#undef TIMEOUTS
+#undef EMERG_TIMEOUT
+#undef TIMEOUT
+#undef C
+
+const struct mk_cfg_table mk_flow_cfg_table = {
+	.name = "flow",
+	.keys = flow_keys,
+	.nkeys = MK_ARRAY_SIZE(flow_keys),
+	.defaults = flow_cfg_defaults_any,
+	.check = flow_cfg_check,
+};

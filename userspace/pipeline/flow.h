@@ -31,10 +31,12 @@ enum mk_flow_state {
 	MK_FLOW_STATE_MAX
 };
 
+/* Why a flow ended: EVE flow.reason, Suricata's words. */
 enum mk_flow_reason {
 	MK_FLOW_END_TIMEOUT = 0,
-	MK_FLOW_END_FORCED,   /* evicted: emergency mode could not free an entry */
-	MK_FLOW_END_SHUTDOWN, /* still open when the capture ended */
+	MK_FLOW_END_FORCED,    /* evicted: emergency mode could not free an entry */
+	MK_FLOW_END_SHUTDOWN,  /* still open when the capture ended */
+	MK_FLOW_END_TCP_REUSE, /* a new SYN reused the ports of a finished TCP session */
 };
 
 #define MK_TCP_FIN 0x01
@@ -43,7 +45,7 @@ enum mk_flow_reason {
 #define MK_TCP_PSH 0x08
 #define MK_TCP_ACK 0x10
 
-/* Flow-table settings; timeouts in seconds. Filled by config.c. */
+/* Flow-table settings; timeouts in seconds. The configuration's `flow:` and `flow-timeouts:`. */
 struct mk_flow_cfg {
 	uint32_t max_flows;	 /* preallocated entries per worker */
 	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
@@ -55,6 +57,9 @@ struct mk_flow_cfg {
 
 /* Suricata's defaults (suricata.yaml flow-timeouts). */
 void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg);
+/* The `flow:` and `flow-timeouts:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_flow_cfg_table;
 
 struct mk_flow_list {
 	uint32_t head, tail; /* entry indexes; MK_FLOW_NIL when empty */
@@ -75,7 +80,7 @@ struct mk_flow {
 	uint8_t first_to_client; /* the first packet travelled server -> client (SYN-ACK first) */
 	uint8_t proto_class;	/* enum mk_flow_proto */
 	uint8_t state;		/* enum mk_flow_state */
-	uint8_t tcp_flags[2];	/* union of flags seen per direction */
+	uint8_t tcp_flags[2];	/* union of flags seen per direction, all eight bits */
 	uint8_t fin_seen;	/* bit per direction */
 	uint8_t rst_seen;
 	uint8_t alerted;
@@ -89,6 +94,9 @@ struct mk_flow {
 	uint32_t outer_client[4], outer_server[4];
 	uint16_t vlan[2];
 	uint8_t icmp_type, icmp_code; /* of the first packet */
+	/* before the last packet was accounted, for mk_flow_unaccount() */
+	uint8_t undo_tcp_flags;
+	uint64_t undo_last_us;
 	struct mk_tcp_session tcp; /* owned by the stream engine */
 	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
 };
@@ -98,6 +106,7 @@ struct mk_flow {
 	X(END_TIMEOUT, "flow_end_timeout", "flows ended by timeout")                              \
 	X(END_FORCED, "flow_end_forced", "flows evicted while the table was full")                 \
 	X(END_SHUTDOWN, "flow_end_shutdown", "flows still open at shutdown")                       \
+	X(END_TCP_REUSE, "flow_end_tcp_reuse", "TCP flows ended by a new SYN on their ports")       \
 	X(EMERGENCY, "flow_emergency", "times the table entered emergency mode")                   \
 	X(ALLOC_FAIL, "flow_alloc_fail", "packets dropped: no flow entry could be freed")          \
 	X(TIME_REWIND, "flow_time_rewind", "packets older than their flow's last packet")
@@ -108,8 +117,15 @@ enum mk_flow_counter { MK_FLOW_COUNTERS(MK_FLOW_CNT_ENUM) MK_FLOW_CNT_MAX };
 
 extern const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX];
 
-/* Called before the entry is reused; may release state the flow owns (stream session). */
-typedef void (*mk_flow_end_fn)(void *ctx, struct mk_flow *f, enum mk_flow_reason reason);
+/*
+ * Called before the entry is reused; may release state the flow owns (stream
+ * session). @ts_us is packet time when the flow ended: the packet that ended
+ * it (port reuse, a late packet after the timeout, eviction), the tick that
+ * swept it, or the table's clock at the final flush; never before its last
+ * packet. EVE's `timestamp`.
+ */
+typedef void (*mk_flow_end_fn)(void *ctx, struct mk_flow *f, enum mk_flow_reason reason,
+			       uint64_t ts_us);
 
 struct mk_flow_table {
 	struct mk_flow_cfg cfg;
@@ -122,6 +138,14 @@ struct mk_flow_table {
 	uint32_t seed;
 	int emergency;
 	int emergency_logged;
+	/*
+	 * A stream engine decides when a TCP flow is closed and when a new SYN
+	 * reuses its ports (mk_flow_set_state, mk_flow_unaccount): the table
+	 * then only moves TCP flows from new to established on its own, so a
+	 * RST or FIN the engine refuses (spoofed, out of the window) neither
+	 * shortens the flow's timeout nor lets a SYN split it.
+	 */
+	int stream_owns_tcp;
 	uint64_t now_us; /* the latest time the table was told about */
 	struct mk_flow_list lists[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 	mk_flow_end_fn end_fn;
@@ -149,19 +173,46 @@ void mk_flow_table_free(struct mk_flow_table *t);
 struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p,
 			       const struct mk_flow_pkt *pkt, int *to_client);
 
-/* Ends @f now (e.g. the stream engine saw TCP port reuse the table did not). */
-void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason);
+/* Ends @f at @ts_us (e.g. the stream engine saw TCP port reuse the table did not). */
+void mk_flow_table_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason,
+		       uint64_t ts_us);
+
+/* The flow of @key (hash @hash), or NULL; never creates one. */
+struct mk_flow *mk_flow_lookup(struct mk_flow_table *t, const struct mk_flow_key *key,
+			       uint32_t hash);
+
+/*
+ * Accounts a packet about @f that is not one of its own (an ICMP error
+ * quoting it): packets, bytes and last-seen time in direction @to_client,
+ * no TCP flags, no state change.
+ */
+void mk_flow_account_related(struct mk_flow_table *t, struct mk_flow *f,
+			     const struct mk_flow_pkt *pkt, int to_client);
+
+/* Moves @f to state @s (its timeout list with it). */
+void mk_flow_set_state(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_state s);
+
+/* Takes back the packet mk_flow_handle() just accounted to @f (it belongs to a new flow). */
+void mk_flow_unaccount(struct mk_flow_table *t, struct mk_flow *f, const struct mk_flow_pkt *pkt,
+		       int to_client);
+
+/* Moves the table's clock to @now_us (never back) without sweeping. */
+void mk_flow_table_advance(struct mk_flow_table *t, uint64_t now_us);
 
 /* Advances the table's clock and ends every flow whose timeout has passed. */
 void mk_flow_table_tick(struct mk_flow_table *t, uint64_t now_us);
 
-/* Ends every flow still open (reason shutdown), oldest first per list. */
+/* Ends every flow still open (reason shutdown, at the table's clock), oldest first per list. */
 void mk_flow_table_flush(struct mk_flow_table *t);
 
 /* Number of flows currently tracked. */
 uint32_t mk_flow_table_active(const struct mk_flow_table *t);
 
-/* Deterministic id of a flow instance: from key, seed and start time only. */
+/*
+ * Deterministic id of a flow instance: from key, seed and start time only;
+ * 51 bits, as Suricata masks its flow_id, so that JSON readers that parse
+ * numbers as doubles (jq, JavaScript, Kibana) keep it exact.
+ */
 uint64_t mk_flow_id(const struct mk_flow_key *key, uint32_t seed, uint64_t start_us);
 
 const char *mk_flow_state_name(const struct mk_flow *f);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfg_keys.h"
+#include "compat.h"
 #include "stream.h"
 
 /* Data further ahead than this is not TCP we can track (RFC 7323 max window). */
@@ -30,6 +32,7 @@
 #define MK_SSN_F_WSCALE 0x01	  /* both sides sent window scale: windows are scaled */
 #define MK_SSN_F_NO_WINCHECK 0x02 /* picked up midstream: scale unknown, no window check */
 #define MK_SSN_F_SIMOPEN 0x04
+#define MK_SSN_F_SYNACK_FIRST 0x08 /* picked up from a SYN/ACK: its SYN may still come */
 
 struct mk_stream_seg {
 	struct mk_stream_seg *next, *prev;
@@ -572,27 +575,48 @@ static void ssn_close(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
 	stream_release(eng, ssn, 1, 0, 1);
 }
 
-static int rst_in_window(const struct mk_tcp_session *ssn, int dir, __u32 seq)
+/*
+ * A valid RST from @dir closes the session, remembering the state it ended:
+ * if its sender goes on sending, the RST was not its own (a spoofed RST that
+ * the real endpoints never saw) and the session resumes, as Suricata does.
+ * Until then the in-order data of both directions is released, but nothing
+ * past a hole: the missing bytes may still come if the session resumes.
+ */
+static void ssn_close_rst(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir)
+{
+	ssn->pre_rst_state = ssn->state;
+	ssn->rst_from = (__u8)(dir + 1);
+	ssn->state = MK_TCP_CLOSED;
+	stream_release(eng, ssn, 0, ssn->s[0].next_seq, 0);
+	stream_release(eng, ssn, 1, ssn->s[1].next_seq, 0);
+}
+
+/*
+ * RFC 5961 3.2: a stack accepts a RST only at exactly the sequence number it
+ * expects next; one merely in the window draws a challenge ACK. A passive
+ * observer knows that number up to what is in flight: from the receiver's
+ * last ACK (or the sender's in-order data) to the highest byte sent. An ACK
+ * on the RST must not acknowledge bytes the receiver never sent.
+ */
+static int rst_valid(const struct mk_tcp_session *ssn, int dir, const struct mk_tcp_seg *seg)
 {
 	const struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
 	__u32 lo = st->next_seq, hi = st->max_end;
-	__u32 win = (peer->st & MK_STREAM_F_WIN) ? peer->win : MK_DEFAULT_WIN;
 
-	if (st->st & MK_STREAM_F_ACKED) {
-		if (SEQ_LT(st->peer_ack, lo))
-			lo = st->peer_ack;
-		if (SEQ_GT(st->peer_ack, hi))
-			hi = st->peer_ack;
-	}
-	if (win < 1)
-		win = 1;
-	return SEQ_GEQ(seq, lo) && SEQ_LEQ(seq, hi + win);
+	if ((st->st & MK_STREAM_F_ACKED) && SEQ_LT(st->peer_ack, lo))
+		lo = st->peer_ack;
+	if (SEQ_LT(seg->seq, lo) || SEQ_GT(seg->seq, hi))
+		return 0;
+	if ((seg->flags & MK_TCP_ACK) && (peer->st & MK_STREAM_F_ISN) &&
+	    SEQ_GT(seg->ack, peer->max_end))
+		return 0;
+	return 1;
 }
 
 static int handle_rst(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 		      const struct mk_tcp_seg *seg)
 {
-	if (!rst_in_window(ssn, dir, seg->seq)) {
+	if (!rst_valid(ssn, dir, seg)) {
 		STAT_INC(eng, INVALID_RST);
 		return 0;
 	}
@@ -602,7 +626,7 @@ static int handle_rst(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, 
 		STAT_INC(eng, RST_DATA);
 		stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len);
 	}
-	ssn_close(eng, ssn);
+	ssn_close_rst(eng, ssn, dir);
 	return 0;
 }
 
@@ -612,7 +636,11 @@ static int fin_acked(const struct mk_tcp_stream *st)
 	       SEQ_GT(st->peer_ack, st->fin_seq);
 }
 
-/* RFC 793 closing states as Suricata names them, from the session's point of view. */
+/*
+ * RFC 793 closing states with Suricata's names, which are the SERVER's: a
+ * FIN from the client puts the server in close_wait, one from the server
+ * puts it in fin_wait1 (docs/stream.md has the whole machine).
+ */
 static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 			       __u8 flags)
 {
@@ -624,22 +652,24 @@ static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_sessi
 	case MK_TCP_ESTABLISHED:
 		if (fin)
 			ssn->state =
-			    dir == MK_STREAM_TO_SERVER ? MK_TCP_FIN_WAIT1 : MK_TCP_CLOSE_WAIT;
+			    dir == MK_STREAM_TO_SERVER ? MK_TCP_CLOSE_WAIT : MK_TCP_FIN_WAIT1;
 		break;
 	case MK_TCP_FIN_WAIT1:
-		if (dir != MK_STREAM_TO_CLIENT)
+		/* the server sent its FIN: the client acknowledges it, or closes too */
+		if (dir != MK_STREAM_TO_SERVER)
 			break;
 		if (fin)
-			ssn->state = fin_acked(c) ? MK_TCP_TIME_WAIT : MK_TCP_CLOSING;
-		else if (fin_acked(c))
+			ssn->state = fin_acked(s) ? MK_TCP_TIME_WAIT : MK_TCP_CLOSING;
+		else if (fin_acked(s))
 			ssn->state = MK_TCP_FIN_WAIT2;
 		break;
 	case MK_TCP_FIN_WAIT2:
-		if (dir == MK_STREAM_TO_CLIENT && fin)
+		if (dir == MK_STREAM_TO_SERVER && fin)
 			ssn->state = MK_TCP_TIME_WAIT;
 		break;
 	case MK_TCP_CLOSE_WAIT:
-		if (dir == MK_STREAM_TO_SERVER && fin)
+		/* the client sent its FIN: the server's closes the other half */
+		if (dir == MK_STREAM_TO_CLIENT && fin)
 			ssn->state = MK_TCP_LAST_ACK;
 		break;
 	case MK_TCP_CLOSING:
@@ -702,8 +732,13 @@ static int handle_established(struct mk_stream_engine *eng, struct mk_tcp_sessio
 		return 0;
 	end = seg->seq + seg->len;
 	if ((seg->flags & MK_TCP_FIN) && !(st->st & MK_STREAM_F_FIN)) {
-		/* a stray FIN must not cut the stream short: data after it is ignored */
-		if (SEQ_LT(end, st->base_seq) || !in_window(ssn, dir, end, 0)) {
+		/*
+		 * A stray FIN must not cut the stream short (data after it is
+		 * ignored): no sender puts its FIN before bytes it already sent,
+		 * nor beyond what the receiver's window allows (Suricata's
+		 * FIN_INVALID_SEQ).
+		 */
+		if (SEQ_LT(end, st->max_end) || !in_window(ssn, dir, end, 0)) {
 			STAT_INC(eng, INVALID_FIN);
 			return 0;
 		}
@@ -749,8 +784,9 @@ static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 	/* the window scale of at least one side is unknown */
 	ssn->flags |= MK_SSN_F_NO_WINCHECK;
 	if (f & MK_TCP_SYN) {
-		/* SYN/ACK whose SYN we missed: its sender is the server */
+		/* SYN/ACK whose SYN we missed (or that came first): its sender is the server */
 		ssn->swapped = !seg->dir;
+		ssn->flags |= MK_SSN_F_SYNACK_FIRST;
 		side_syn(s, seg);
 		side_pickup(c, seg->ack);
 		c->peer_ack = seg->ack;
@@ -765,6 +801,39 @@ static int handle_none(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 	return handle_established(eng, ssn, MK_STREAM_TO_SERVER, seg);
 }
 
+/* An earlier client ISN, kept until the SYN/ACK says which SYN it answers. */
+static void syn_keep_isn(struct mk_tcp_session *ssn, __u32 isn)
+{
+	__u8 i;
+
+	for (i = 0; i < ssn->nalt_isn; i++)
+		if (SEQ_EQ(ssn->alt_isn[i], isn))
+			return;
+	if (ssn->nalt_isn < MK_TCP_ALT_ISN) {
+		ssn->alt_isn[ssn->nalt_isn++] = isn;
+		return;
+	}
+	/* full: the oldest stays (the first SYN is likeliest the real one), the newest goes */
+	ssn->alt_isn[MK_TCP_ALT_ISN - 1] = isn;
+}
+
+/* The SYN/ACK acknowledges an earlier ISN: the client's side starts from that one. */
+static int syn_pick_isn(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, __u32 ack)
+{
+	struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER];
+	__u8 i;
+
+	for (i = 0; i < ssn->nalt_isn; i++) {
+		if (!SEQ_EQ(ack, ssn->alt_isn[i] + 1))
+			continue;
+		stream_drop_segs(eng, c);
+		c->isn = ssn->alt_isn[i];
+		c->base_seq = c->next_seq = c->max_end = c->isn + 1;
+		return 1;
+	}
+	return 0;
+}
+
 static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 			   const struct mk_tcp_seg *seg)
 {
@@ -773,9 +842,16 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 
 	if (dir == MK_STREAM_TO_SERVER) {
 		if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
-			STAT_INC(eng, SYN_RETRANS);
-			/* a new ISN (client restarted the connect) replaces the old one */
-			if (!SEQ_EQ(seg->seq, c->isn)) {
+			if (SEQ_EQ(seg->seq, c->isn)) {
+				STAT_INC(eng, SYN_RETRANS);
+			} else {
+				/*
+				 * Another ISN: the client restarted its connect, or
+				 * someone else sent a SYN. Both are kept, and the
+				 * SYN/ACK says which one the server answered.
+				 */
+				STAT_INC(eng, SYN_NEW_ISN);
+				syn_keep_isn(ssn, c->isn);
 				stream_drop_segs(eng, c);
 				side_syn(c, seg);
 			}
@@ -788,19 +864,33 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 		return 0;
 	}
 	if (f & MK_TCP_RST) {
-		/* RFC 793: a RST answering a SYN is valid when it ACKs the SYN */
-		if (!(f & MK_TCP_ACK) || !ack_of_syn(c, seg->ack)) {
+		/*
+		 * RFC 793: a RST answering a SYN acknowledges it, and having no
+		 * ACK to take its sequence number from, carries 0.
+		 */
+		if (!(f & MK_TCP_ACK) || !ack_of_syn(c, seg->ack) || seg->seq) {
 			STAT_INC(eng, INVALID_RST);
 			return 0;
 		}
 		STAT_INC(eng, RST);
-		ssn_close(eng, ssn);
+		ssn_close_rst(eng, ssn, dir);
 		return 0;
 	}
 	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == (MK_TCP_SYN | MK_TCP_ACK)) {
-		if (!ack_of_syn(c, seg->ack)) {
+		if (!ack_of_syn(c, seg->ack) && !syn_pick_isn(eng, ssn, seg->ack)) {
 			STAT_INC(eng, SYNACK_BAD_ACK);
 			return 0;
+		}
+		ssn->nalt_isn = 0;
+		if (SEQ_EQ(seg->ack, c->isn + 1) && SEQ_GT(c->max_end, c->isn + 1)) {
+			/*
+			 * The server took the SYN but not its data (no Fast Open
+			 * cookie): the client sends it again after the handshake,
+			 * maybe otherwise. The first copy is not what the server saw.
+			 */
+			STAT_INC(eng, SYN_DATA_DROPPED);
+			stream_drop_segs(eng, c);
+			c->next_seq = c->max_end = c->isn + 1;
 		}
 		side_syn(s, seg);
 		c->peer_ack = seg->ack;
@@ -824,12 +914,44 @@ static int handle_syn_sent(struct mk_stream_engine *eng, struct mk_tcp_session *
 	return 0;
 }
 
+/*
+ * The client's SYN after a SYN/ACK that started the session midstream. If
+ * the SYN/ACK answered this SYN, they were only reordered: the SYN fills in
+ * the client's side (window, scale) and the handshake is whole. If not, the
+ * SYN/ACK answered nothing we saw (spoofed, or an older attempt): the session
+ * starts again from this SYN, as if the SYN/ACK had never come.
+ */
+static int syn_after_synack(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
+			    const struct mk_tcp_seg *seg)
+{
+	struct mk_tcp_stream *c = &ssn->s[MK_STREAM_TO_SERVER];
+	__u8 swapped = ssn->swapped;
+
+	STAT_INC(eng, SYN_AFTER_SYNACK);
+	if (SEQ_EQ(seg->seq, c->isn) && !c->head) {
+		side_syn(c, seg);
+		ssn->flags &= (__u8)~(MK_SSN_F_SYNACK_FIRST | MK_SSN_F_NO_WINCHECK);
+		ssn->midstream = 0;
+		ssn_wscale(ssn);
+		return 0;
+	}
+	mk_tcp_session_reset(eng, ssn);
+	ssn->swapped = swapped;
+	side_syn(c, seg);
+	ssn->state = MK_TCP_SYN_SENT;
+	syn_data(eng, ssn, MK_STREAM_TO_SERVER, seg);
+	return 0;
+}
+
 static int handle_syn_recv(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
 			   const struct mk_tcp_seg *seg)
 {
 	struct mk_tcp_stream *st = &ssn->s[dir], *peer = &ssn->s[!dir];
 	__u8 f = seg->flags;
 
+	if ((f & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN && dir == MK_STREAM_TO_SERVER &&
+	    (ssn->flags & MK_SSN_F_SYNACK_FIRST))
+		return syn_after_synack(eng, ssn, seg);
 	if (f & MK_TCP_SYN) {
 		if (!SEQ_EQ(seg->seq, st->isn) || !(st->st & MK_STREAM_F_ISN)) {
 			STAT_INC(eng, INVALID_STATE);
@@ -911,6 +1033,29 @@ int mk_tcp_seg_parse(struct mk_tcp_seg *seg, const __u8 *tcp, __u32 len)
 	return 0;
 }
 
+/* Both sides closed (Suricata: TcpSessionReuseDoneEnough): a new SYN is a new session. */
+static int reuse_state(int state)
+{
+	return state == MK_TCP_CLOSE_WAIT || state == MK_TCP_LAST_ACK ||
+	       state == MK_TCP_CLOSING || state == MK_TCP_TIME_WAIT || state == MK_TCP_CLOSED;
+}
+
+static int ssn_dispatch(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,
+			const struct mk_tcp_seg *seg)
+{
+	switch (ssn->state) {
+	case MK_TCP_SYN_SENT:
+		return handle_syn_sent(eng, ssn, dir, seg);
+	case MK_TCP_SYN_RECV:
+		return handle_syn_recv(eng, ssn, dir, seg);
+	case MK_TCP_CLOSED:
+		STAT_INC(eng, AFTER_CLOSE);
+		return 0;
+	default:
+		return handle_established(eng, ssn, dir, seg);
+	}
+}
+
 int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		     const struct mk_tcp_seg *seg, __u64 ts_ns)
 {
@@ -924,36 +1069,24 @@ int mk_stream_packet(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 	}
 	ssn->last_ts_ns = ts_ns;
 	dir = seg->dir ^ ssn->swapped;
-	switch (ssn->state) {
-	case MK_TCP_NONE:
+	/* a new connection on the same ports, from either side, once both have closed */
+	if (reuse_state(ssn->state) && (seg->flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN &&
+	    !SEQ_EQ(seg->seq, ssn->s[dir].isn)) {
+		STAT_INC(eng, REUSE);
+		return MK_STREAM_REUSE;
+	}
+	if (ssn->state == MK_TCP_CLOSED && ssn->rst_from == dir + 1 && !(seg->flags & MK_TCP_RST)) {
+		/* the RST's sender goes on as if it had sent none: it did not */
+		STAT_INC(eng, RST_RESUMED);
+		ssn->state = ssn->pre_rst_state;
+		ssn->rst_from = 0;
+	}
+	if (ssn->state == MK_TCP_NONE) {
 		ret = handle_none(eng, ssn, seg);
 		/* roles are known now */
 		dir = seg->dir ^ ssn->swapped;
-		break;
-	case MK_TCP_SYN_SENT:
-		ret = handle_syn_sent(eng, ssn, dir, seg);
-		break;
-	case MK_TCP_SYN_RECV:
-		ret = handle_syn_recv(eng, ssn, dir, seg);
-		break;
-	case MK_TCP_CLOSED:
-	case MK_TCP_TIME_WAIT:
-		/* a new connection on the same ports, from either side */
-		if ((seg->flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN &&
-		    !SEQ_EQ(seg->seq, ssn->s[dir].isn)) {
-			STAT_INC(eng, REUSE);
-			return MK_STREAM_REUSE;
-		}
-		if (ssn->state == MK_TCP_CLOSED) {
-			STAT_INC(eng, AFTER_CLOSE);
-			ret = 0;
-			break;
-		}
-		ret = handle_established(eng, ssn, dir, seg);
-		break;
-	default:
-		ret = handle_established(eng, ssn, dir, seg);
-		break;
+	} else {
+		ret = ssn_dispatch(eng, ssn, dir, seg);
 	}
 	/* EVE's tcp_flags_ts/tc: every packet of the session, as Suricata counts them */
 	if (ssn->state != MK_TCP_NONE)
@@ -988,6 +1121,11 @@ const char *mk_tcp_state_name(int state)
 int mk_tcp_session_state(const struct mk_tcp_session *ssn)
 {
 	return ssn->state;
+}
+
+int mk_tcp_state_closing(int state)
+{
+	return state == MK_TCP_LAST_ACK || state == MK_TCP_TIME_WAIT || state == MK_TCP_CLOSED;
 }
 
 int mk_tcp_session_swapped(const struct mk_tcp_session *ssn)
@@ -1076,3 +1214,37 @@ void mk_stream_stats_print(const struct mk_stream_engine *eng, FILE *out)
 {
 	mk_stream_stats_foreach(eng, print_one, out);
 }
+
+/*
+ * The stream engine's keys. Suricata's names where it has the setting:
+ * `stream.reassembly.memcap` bounds segment memory here as there (Suricata's
+ * `stream.memcap` bounds session state, which lives in flow entries here).
+ */
+static const struct mk_cfg_name overlap_names[] = {
+	{ "first", MK_OVERLAP_FIRST },
+	{ "last", MK_OVERLAP_LAST },
+	{ NULL, 0 },
+};
+
+static void stream_cfg_defaults_any(void *base)
+{
+	mk_stream_cfg_default(base);
+}
+
+#define C struct mk_stream_cfg
+static const struct mk_cfg_key stream_keys[] = {
+	MK_CFG_BOOL("stream.midstream", C, midstream),
+	MK_CFG_SIZE("stream.reassembly.memcap", C, memcap, 1u << 20, UINT64_MAX),
+	MK_CFG_SIZE("stream.reassembly.depth", C, depth, 0, UINT32_MAX),
+	MK_CFG_UINT("stream.reassembly.segment-prealloc", C, prealloc_segs, 0, 1u << 20),
+	MK_CFG_ENUM("stream.reassembly.overlap-policy", C, overlap_policy, overlap_names),
+	MK_CFG_UINT("stream.reassembly.max-ooo-segs", C, max_ooo_segs, 0, 1u << 24),
+};
+#undef C
+
+const struct mk_cfg_table mk_stream_cfg_table = {
+	.name = "stream",
+	.keys = stream_keys,
+	.nkeys = MK_ARRAY_SIZE(stream_keys),
+	.defaults = stream_cfg_defaults_any,
+};

@@ -28,8 +28,13 @@
  *
  * IDS release rule (as Suricata): in-order data of one direction is released
  * to the data callback once the OTHER side has ACKed it; a hole the other
- * side ACKs past is skipped and counted as a gap; everything else (unacked
- * data, data after a hole) is released by mk_stream_flow_end() or a valid RST.
+ * side ACKs past is skipped and counted as a gap; a valid RST releases the
+ * in-order data not yet ACKed; everything else (data after a hole) is
+ * released by mk_stream_flow_end().
+ *
+ * The state machine, its names (Suricata's, the half-closed states named from
+ * the server's side) and how RST, FIN and SYN are validated against evasion
+ * are in docs/stream.md.
  * Each chunk carries its stream offset (bytes since ISN+1; 64-bit, so it does
  * not wrap with the sequence space) and the number of bytes skipped before it.
  */
@@ -143,13 +148,17 @@ struct mk_stream_cbs {
 	X(NO_SESSION, "no_session", "packet ignored: no session and cannot start one")             \
 	X(BAD_CSUM, "bad_csum", "packet ignored: bad checksum")                                    \
 	X(SYN_RETRANS, "syn_retrans", "SYN retransmitted")                                         \
+	X(SYN_NEW_ISN, "syn_new_isn", "SYN with another ISN before the SYN/ACK: the SYN/ACK picks") \
+	X(SYN_DATA_DROPPED, "syn_data_dropped", "SYN data the SYN/ACK did not acknowledge: dropped") \
+	X(SYN_AFTER_SYNACK, "syn_after_synack", "SYN after a SYN/ACK picked up midstream: handshake redone") \
 	X(SYNACK_RETRANS, "synack_retrans", "SYN/ACK retransmitted")                               \
 	X(SYNACK_BAD_ACK, "synack_bad_ack", "SYN/ACK ignored: does not ACK the SYN")               \
 	X(SIM_OPEN, "simultaneous_open", "sessions opened by two SYNs")                            \
 	X(INVALID_STATE, "invalid_state", "packet ignored: not valid in the session state")        \
 	X(RST, "rst", "valid RST: session closed")                                                 \
 	X(RST_DATA, "rst_with_data", "valid RST carrying data")                                    \
-	X(INVALID_RST, "invalid_rst", "RST ignored: sequence outside the window")                  \
+	X(INVALID_RST, "invalid_rst", "RST ignored: not at the expected sequence number, or bad ACK") \
+	X(RST_RESUMED, "rst_resumed", "session resumed: the RST's sender kept sending (not its RST)") \
 	X(FIN, "fin", "FIN seen")                                                                  \
 	X(INVALID_FIN, "invalid_fin", "FIN ignored: behind the stream or outside the window")      \
 	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                        \
@@ -203,22 +212,31 @@ struct mk_tcp_stream {
 	__u8 pad[5];
 };
 
+#define MK_TCP_ALT_ISN 3 /* earlier client ISNs kept until the SYN/ACK picks one */
+
 /* Embed in the flow-table entry; init before first use, free when the flow dies. */
 struct mk_tcp_session {
 	struct mk_tcp_stream s[2]; /* indexed by role direction */
 	__u64 last_ts_ns;
+	__u32 alt_isn[MK_TCP_ALT_ISN]; /* SYNs with other ISNs, before the SYN/ACK */
+	__u8 nalt_isn;
 	__u8 state;   /* enum mk_tcp_state */
 	__u8 swapped; /* client is the sender of seg.dir == 1 */
 	__u8 midstream;
-	__u8 flags; /* MK_SSN_F_* in stream.c */
-	__u8 pad[4];
+	__u8 flags;	    /* MK_SSN_F_* in stream.c */
+	__u8 rst_from;	    /* role direction + 1 of the RST that closed the session; 0: none */
+	__u8 pre_rst_state; /* the state that RST ended, to resume if it was not real */
+	__u8 pad;
 };
 
 struct mk_stream_engine;
 
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg);
-/* "first" or "last" (configuration files) to enum mk_overlap_policy, or -EINVAL. */
+/* "first" or "last" to enum mk_overlap_policy, or -EINVAL. */
 int mk_stream_overlap_policy_parse(const char *name);
+/* The `stream:` keys (control/cfg_keys.h). */
+struct mk_cfg_table;
+extern const struct mk_cfg_table mk_stream_cfg_table;
 /* Returns NULL (errno set) on bad config or no memory. */
 struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg);
 /* Sessions must be freed first; their segments belong to the pool. */
@@ -251,6 +269,8 @@ void mk_stream_flow_end(struct mk_stream_engine *eng, struct mk_tcp_session *ssn
 
 const char *mk_tcp_state_name(int state); /* "established", ... as Suricata's EVE */
 int mk_tcp_session_state(const struct mk_tcp_session *ssn);
+/* Is @state one where the session is over for the flow (last_ack, time_wait, closed)? */
+int mk_tcp_state_closing(int state);
 int mk_tcp_session_swapped(const struct mk_tcp_session *ssn);
 /*
  * Cumulative MK_TCP_* flags of every packet sent in role direction @dir

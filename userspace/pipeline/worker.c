@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "eve.h"
+#include "icmp_error.h"
 #include "log.h"
 #include "worker.h"
 
@@ -175,7 +176,8 @@ static void worker_datagram_done(struct mk_worker *w, const struct mk_pkt *frag,
 		p.flags |= MK_META_F_TUNNEL;
 	}
 	p.hash = mk_flow_hash(&p.key, w->pcfg.seed);
-	to = w->cfg.itable[p.hash % MK_ITABLE_SIZE];
+	to = w->cfg.itable[mk_worker_steer_hash(&p, dg->data, dg->len, w->pcfg.seed) %
+			   MK_ITABLE_SIZE];
 	if (to == w->cfg.id || !w->ops->handoff) {
 		worker_flow_packet(w, &pkt, 0);
 		return;
@@ -306,6 +308,8 @@ static void worker_detect_end(struct mk_worker *w)
 	const struct mk_detect_alert *a;
 	unsigned int n = mk_detect_end(w->detect, &a), i;
 
+	if (!w->cfg.log_alerts)
+		n = 0; /* outputs.eve-log.types without alert; the flow is still marked */
 	for (i = 0; i < n; i++) {
 		size_t need = mk_eve_alert_maxlen(&a[i], &w->cfg.alert_opts);
 		struct mk_detect_thresh_key key;
@@ -325,10 +329,11 @@ static void worker_detect_end(struct mk_worker *w)
 		if (len < 0)
 			err = len;
 		else if (w->ops->alert)
-			err = w->ops->alert(w->ops_ctx, w->detect_flow, w->alert_line, (size_t)len,
-					    has_key ? &key : NULL);
+			err = w->ops->alert(w->ops_ctx, w->detect_flow, a[i].ts_us, w->alert_line,
+					    (size_t)len, has_key ? &key : NULL);
 		else
-			err = w->ops->record(w->ops_ctx, w->detect_flow, w->alert_line, (size_t)len);
+			err = w->ops->record(w->ops_ctx, w->detect_flow, a[i].ts_us, w->alert_line,
+					     (size_t)len);
 		if (err) {
 			w->cnt[MK_WORKER_EVE_LOST]++;
 			if (!w->err)
@@ -340,7 +345,26 @@ static void worker_detect_end(struct mk_worker *w)
 
 /* ---- flow -------------------------------------------------------------- */
 
-static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason)
+/*
+ * A TCP flow's state follows its session, as Suricata's does: closed only
+ * when the stream engine closed the session (a validated RST, both FINs), and
+ * open again if the engine resumes it. Without a session (no handshake seen,
+ * midstream off) the table's own new/established rule stands.
+ */
+static void worker_tcp_flow_state(struct mk_worker *w, struct mk_flow *f)
+{
+	int st = mk_tcp_session_state(&f->tcp);
+
+	if (st == MK_TCP_NONE)
+		return;
+	mk_flow_set_state(&w->flows, f,
+			  mk_tcp_state_closing(st) ? MK_FLOW_STATE_CLOSED :
+			  st == MK_TCP_SYN_SENT || st == MK_TCP_SYN_RECV ? MK_FLOW_STATE_NEW :
+									   MK_FLOW_STATE_ESTABLISHED);
+}
+
+static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason,
+			    uint64_t ts_us)
 {
 	struct mk_worker *w = ctx;
 	char line[MK_EVE_LINE_MAX];
@@ -359,8 +383,8 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 	}
 	if (!w->cfg.log_flows)
 		return;
-	n = mk_eve_flow(line, sizeof(line), f, reason);
-	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, line, (size_t)n);
+	n = mk_eve_flow(line, sizeof(line), &w->cfg.eve, f, reason, ts_us);
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, ts_us, line, (size_t)n);
 	if (err) {
 		w->cnt[MK_WORKER_EVE_LOST]++;
 		if (!w->err)
@@ -370,23 +394,151 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 	w->flows_logged++;
 }
 
+/*
+ * What the decoder must reject before anything tracks the packet (Suricata's
+ * decoder events *_PKT_TOO_SMALL / *_HLEN_TOO_SMALL): lengths that lie
+ * beyond the packet. "The packet" is what was on the wire, so a frame cut by
+ * a capture's snap length is still tracked with what was captured. Returns
+ * 0, or the decode_* counter that rejects it.
+ */
+static int worker_decode_check(const struct mk_pkt *pkt)
+{
+	const struct mk_parse *p = pkt->parse;
+	uint32_t wire = pkt->ip_wirelen > pkt->ip_caplen ? pkt->ip_wirelen : pkt->ip_caplen;
+	uint32_t l4, plen, hlen, ulen;
+	const uint8_t *h;
+
+	if (p->l3.ip_len > wire)
+		return MK_WORKER_DECODE_IP_LEN;
+	if (!p->l3.l4_off || p->l3.frag != MK_FRAG_NONE)
+		return 0;
+	l4 = (uint32_t)(p->l3.l4_off - p->l3.l3_off);
+	if (l4 > p->l3.ip_len)
+		return MK_WORKER_DECODE_IP_LEN; /* IPv6 extension headers past the payload */
+	plen = p->l3.ip_len - l4;
+	h = pkt->ip + l4; /* the parser checked each header's bytes are captured */
+	switch (p->l3.proto) {
+	case MK_IPPROTO_TCP:
+		if (plen < 20)
+			return MK_WORKER_DECODE_L4_SHORT;
+		hlen = (uint32_t)(h[12] >> 4) * 4;
+		if (hlen > plen)
+			return MK_WORKER_DECODE_TCP_HLEN;
+		break;
+	case MK_IPPROTO_UDP:
+		if (plen < 8)
+			return MK_WORKER_DECODE_L4_SHORT;
+		ulen = mk_rd16(h + 4);
+		if (ulen < 8 || ulen > plen)
+			return MK_WORKER_DECODE_UDP_LEN;
+		break;
+	case MK_IPPROTO_SCTP:
+		if (plen < 12)
+			return MK_WORKER_DECODE_L4_SHORT;
+		break;
+	case MK_IPPROTO_ICMP:
+	case MK_IPPROTO_ICMPV6:
+		if (plen < 4 || (p->l3.sport && plen < 8)) /* echo: the identifier is keyed */
+			return MK_WORKER_DECODE_L4_SHORT;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+uint32_t mk_worker_steer_hash(const struct mk_parse *p, const uint8_t *ip, uint32_t ip_caplen,
+			      uint32_t seed)
+{
+	struct mk_icmp_quote q;
+
+	if ((p->l3.proto == MK_IPPROTO_ICMP || p->l3.proto == MK_IPPROTO_ICMPV6) &&
+	    mk_icmp_error_quote(p, ip, ip_caplen, seed, &q))
+		return q.hash;
+	return p->hash;
+}
+
+/*
+ * An ICMP error goes to the flow it quotes, in the direction of that flow
+ * back to the sender of the quoted packet; returns 1 when it did. When the
+ * quoted flow is not tracked here, the error forms an ICMP flow of its own,
+ * one per quoted flow: @own gets a key whose (invisible) ports hold the
+ * quoted flow's hash, never equal to each other, so it cannot meet an echo
+ * flow (identifier in both ports) or a plain ICMP flow (ports 0). That keeps
+ * the records the same whatever the number of workers, since errors quoting
+ * one flow always go to the same worker. @rel, @rel_to_client: the quoted
+ * flow and the error's direction in it, when it returns 1.
+ */
+static int worker_icmp_error(struct mk_worker *w, const struct mk_pkt *pkt,
+			     const struct mk_flow_pkt *fp, struct mk_parse *own, int is_frame,
+			     struct mk_flow **rel, int *rel_to_client)
+{
+	const struct mk_parse *p = pkt->parse;
+	struct mk_icmp_quote q;
+	struct mk_flow *f;
+	uint16_t a, b;
+
+	if (!mk_icmp_error_quote(p, pkt->ip, pkt->ip_caplen, w->pcfg.seed, &q))
+		return 0;
+	f = mk_flow_lookup(&w->flows, &q.key, q.hash);
+	if (f) {
+		/* the quoted packet came from its client: the error travels to the client */
+		mk_flow_account_related(&w->flows, f, fp, q.from_hi == f->client_hi);
+		*rel = f;
+		*rel_to_client = q.from_hi == f->client_hi;
+		w->cnt[MK_WORKER_ICMP_ERR_QUOTED]++;
+		w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
+		return 1;
+	}
+	w->cnt[MK_WORKER_ICMP_ERR_OWN]++;
+	*own = *p;
+	a = (uint16_t)q.hash;
+	b = (uint16_t)(q.hash >> 16);
+	if (a == b)
+		b ^= 1;
+	own->flags &= (uint16_t)~MK_META_F_REVERSE;
+	if (mk_flow_key_set_endpoints(&own->key, p->l3.src, a, p->l3.dst, b))
+		own->flags |= MK_META_F_REVERSE;
+	own->hash = mk_flow_hash(&own->key, w->pcfg.seed);
+	return 2;
+}
+
 static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, int is_frame)
 {
 	const struct mk_parse *p = pkt->parse;
 	const uint8_t *ip = pkt->ip;
 	uint32_t l4 = p->l3.l4_off ? (uint32_t)(p->l3.l4_off - p->l3.l3_off) : 0;
 	struct mk_flow_pkt fp = { .ts_us = pkt->ts_us, .len = MK_ETH_HLEN + pkt->ip_caplen };
+	struct mk_parse own;
 	struct mk_flow *f;
-	int bad = 0, to_client;
+	int bad = 0, to_client, why, icmp;
 
+	why = worker_decode_check(pkt);
+	if (why) {
+		w->cnt[why]++;
+		w->cnt[is_frame ? MK_WORKER_DECODE_ERROR : MK_WORKER_DGRAM_BAD]++;
+		return;
+	}
 	if (w->cfg.checksum)
 		bad = worker_checksums(w, p, ip, pkt->ip_caplen);
-	/* the parser checked the L4 header bytes are there */
+	/* the parser checked the L4 header bytes are there; all eight flag bits count */
 	if (l4 && p->l3.proto == MK_IPPROTO_TCP)
-		fp.tcp_flags = ip[l4 + 13] & 0x3f;
+		fp.tcp_flags = ip[l4 + 13];
 	else if (l4 && (p->l3.proto == MK_IPPROTO_ICMP || p->l3.proto == MK_IPPROTO_ICMPV6)) {
 		fp.icmp_type = ip[l4];
 		fp.icmp_code = ip[l4 + 1];
+		icmp = worker_icmp_error(w, pkt, &fp, &own, is_frame, &f, &to_client);
+		if (icmp == 1) {
+			/* rules see the error as a packet of the flow it quotes, as in Suricata */
+			if (w->detect) {
+				worker_detect_begin(w, pkt, f, to_client);
+				mk_detect_packet(w->detect);
+				worker_detect_end(w);
+			}
+			return;
+		}
+		if (icmp == 2)
+			p = &own;
 	}
 	f = mk_flow_handle(&w->flows, p, &fp, &to_client);
 	if (!f) {
@@ -396,23 +548,22 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
 	if (w->detect)
 		worker_detect_begin(w, pkt, f, to_client);
-	if (p->l3.proto == MK_IPPROTO_TCP && l4 && worker_stream(w, f, to_client, pkt, bad)) {
-		/*
-		 * TCP port reuse the flow table's own rule (a SYN on a closed
-		 * flow) did not catch: this packet opens a new flow.
-		 */
-		w->cnt[MK_WORKER_TCP_REUSE]++;
-		f->pkts[to_client]--;
-		f->bytes[to_client] -= fp.len;
-		if (w->detect)
-			worker_detect_end(w); /* before the flow end inspects its own */
-		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT);
-		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
-		if (!f)
-			return;
-		if (w->detect)
-			worker_detect_begin(w, pkt, f, to_client);
-		worker_stream(w, f, to_client, pkt, bad);
+	if (p->l3.proto == MK_IPPROTO_TCP && l4) {
+		if (worker_stream(w, f, to_client, pkt, bad)) {
+			/* TCP port reuse (the stream engine decides it): this packet opens a new flow */
+			w->cnt[MK_WORKER_TCP_REUSE]++;
+			mk_flow_unaccount(&w->flows, f, &fp, to_client);
+			if (w->detect)
+				worker_detect_end(w); /* before the flow end inspects its own */
+			mk_flow_table_end(&w->flows, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
+			f = mk_flow_handle(&w->flows, p, &fp, &to_client);
+			if (!f)
+				return;
+			if (w->detect)
+				worker_detect_begin(w, pkt, f, to_client);
+			worker_stream(w, f, to_client, pkt, bad);
+		}
+		worker_tcp_flow_state(w, f);
 	}
 	/* as Suricata: the stream first, then the packet's own rules */
 	if (w->detect) {
@@ -432,6 +583,9 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
+	w->cfg.alert_opts.in_iface = cfg->eve.in_iface;
+	w->cfg.alert_opts.community_id = cfg->eve.community_id;
+	w->cfg.alert_opts.community_id_seed = cfg->eve.community_id_seed;
 	w->ops = ops;
 	w->ops_ctx = ops_ctx;
 	w->pcfg = cfg->conf->parse;
@@ -439,6 +593,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	err = mk_flow_table_init(&w->flows, &cfg->conf->flow, cfg->seed, worker_flow_end, w);
 	if (err)
 		goto fail;
+	w->flows.stream_owns_tcp = 1;
 	w->stream = mk_stream_engine_new(&cfg->conf->stream);
 	if (!w->stream) {
 		err = -errno ?: -ENOMEM;
@@ -477,7 +632,15 @@ void mk_worker_free(struct mk_worker *w)
 
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
 {
+	uint32_t wire = pkt->ip_wirelen > pkt->ip_caplen ? pkt->ip_wirelen : pkt->ip_caplen;
+
 	w->cnt[MK_WORKER_RX]++;
+	/* a fragment whose IP length lies beyond the frame is no fragment to hold either */
+	if (pkt->parse->l3.ip_len > wire) {
+		w->cnt[MK_WORKER_DECODE_IP_LEN]++;
+		w->cnt[MK_WORKER_DECODE_ERROR]++;
+		return;
+	}
 	if (pkt->parse->flags & MK_META_F_FRAGMENT)
 		worker_defrag(w, pkt);
 	else
@@ -493,6 +656,11 @@ void mk_worker_tick(struct mk_worker *w, uint64_t now_us)
 {
 	mk_flow_table_tick(&w->flows, now_us);
 	mk_defrag_expire(w->defrag, now_us * 1000);
+}
+
+void mk_worker_advance(struct mk_worker *w, uint64_t now_us)
+{
+	mk_flow_table_advance(&w->flows, now_us);
 }
 
 void mk_worker_finish(struct mk_worker *w)
@@ -528,7 +696,8 @@ int mk_worker_stats_balanced(const struct mk_worker_stats *st)
 	const uint64_t *c = st->cnt;
 
 	return c[MK_WORKER_RX] == c[MK_WORKER_FLOW_PKT] + c[MK_WORKER_FRAG_HELD] +
-					 c[MK_WORKER_FRAG_DROPPED] + c[MK_WORKER_NO_FLOW] &&
+					 c[MK_WORKER_FRAG_DROPPED] + c[MK_WORKER_NO_FLOW] +
+					 c[MK_WORKER_DECODE_ERROR] &&
 	       c[MK_WORKER_DGRAM] == c[MK_WORKER_DGRAM_FLOW] + c[MK_WORKER_DGRAM_NO_FLOW] +
 					    c[MK_WORKER_DGRAM_BAD] + c[MK_WORKER_DGRAM_HANDOFF_DROP];
 }

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "defrag.h"
 #include "detect.h"
+#include "eve.h"
 #include "flow.h"
 #include "parse.h"
 #include "stream.h"
@@ -33,9 +34,12 @@
 /*
  * What happened to each frame a worker received, plus what was noticed on the
  * way. A received frame ends in exactly one of flow_pkt, frag_held,
- * frag_dropped or no_flow; a reassembled datagram in exactly one of
- * dgram_flow, dgram_no_flow, dgram_bad or dgram_handoff_drop (or it is handed
- * off and ends at its owner as a dgram_flow or dgram_no_flow there).
+ * frag_dropped, no_flow or decode_error; a reassembled datagram in exactly
+ * one of dgram_flow, dgram_no_flow, dgram_bad or dgram_handoff_drop (or it
+ * is handed off and ends at its owner as a dgram_flow, dgram_no_flow or
+ * dgram_bad there). An ICMP error counts where its quoted flow took it
+ * (flow_pkt, dgram_flow), and once more as icmp_error_quoted or
+ * icmp_error_own_flow.
  */
 #define MK_WORKER_COUNTERS(X)                                                                      \
 	X(RX, "worker_rx", "frames a worker took from its queue or socket")                        \
@@ -43,10 +47,17 @@
 	X(FRAG_HELD, "frag_held", "IP fragments taken by the defragmenter")                        \
 	X(FRAG_DROPPED, "frag_dropped", "IP fragments the defragmenter refused (see its counters)") \
 	X(NO_FLOW, "no_flow", "frames dropped: flow table full and nothing evictable")             \
+	X(DECODE_ERROR, "decode_error", "frames the decoder rejected, not tracked (see decode_*)") \
+	X(DECODE_IP_LEN, "decode_ip_len", "IP length beyond the frame on the wire (or IPv6 extension headers beyond it)") \
+	X(DECODE_UDP_LEN, "decode_udp_len", "UDP length beyond the IP payload, or below 8")       \
+	X(DECODE_TCP_HLEN, "decode_tcp_hlen", "TCP header longer than the segment")               \
+	X(DECODE_L4_SHORT, "decode_l4_short", "IP payload shorter than its TCP, UDP, SCTP or ICMP header") \
+	X(ICMP_ERR_QUOTED, "icmp_error_quoted", "ICMP errors accounted to the flow they quote")    \
+	X(ICMP_ERR_OWN, "icmp_error_own_flow", "ICMP errors whose quoted flow is not tracked here: a flow of their own") \
 	X(DGRAM, "dgram_reassembled", "datagrams the defragmenter completed")                      \
 	X(DGRAM_FLOW, "dgram_flow", "reassembled datagrams accounted to a flow")                   \
 	X(DGRAM_NO_FLOW, "dgram_no_flow", "reassembled datagrams dropped: flow table full")        \
-	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser rejected")                      \
+	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser or the decoder rejected")       \
 	X(DGRAM_HANDOFF, "dgram_handoff", "reassembled datagrams sent to the worker owning their 5-tuple") \
 	X(DGRAM_HANDOFF_DROP, "dgram_handoff_drop", "reassembled datagrams dropped: peer's ring full") \
 	X(CSUM_BAD_IPV4, "csum_bad_ipv4", "IPv4 header checksum wrong (frame still tracked)")      \
@@ -69,6 +80,8 @@ struct mk_pkt {
 	const uint8_t *ip;	      /* the inner IP header; parse offsets are relative
 					 to parse->l3.l3_off bytes before it */
 	uint32_t ip_caplen;	      /* bytes captured from ip on */
+	uint32_t ip_wirelen;	      /* bytes on the wire from ip on; 0: ip_caplen (nothing
+					 was cut by a snap length, as in live mode) */
 	uint64_t ts_us;
 };
 
@@ -81,17 +94,21 @@ struct mk_worker_ops {
 	 * as dgram_handoff_drop). NULL: a single worker, never called.
 	 */
 	int (*handoff)(void *ctx, unsigned int to, const struct mk_pkt *pkt);
-	/* A finished EVE record (one line, no newline) about flow @f. 0 or -errno. */
-	int (*record)(void *ctx, const struct mk_flow *f, const char *line, size_t len);
 	/*
-	 * An EVE alert record about flow @f. @key is not NULL when the alert's
-	 * rule has a stateful filter (threshold, detection_filter, rate_filter):
-	 * the run mode passes it to mk_detect_thresh_filter() where it puts
-	 * records in output order, and drops the record when told. NULL: alerts
-	 * go to record() unfiltered.
+	 * A finished EVE record (one line, no newline) about flow @f, logged at
+	 * packet time @ts_us (its `timestamp`). 0 or -errno.
 	 */
-	int (*alert)(void *ctx, const struct mk_flow *f, const char *line, size_t len,
-		     const struct mk_detect_thresh_key *key);
+	int (*record)(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		      size_t len);
+	/*
+	 * An EVE alert record about flow @f, raised at @ts_us. @key is not NULL
+	 * when the alert's rule has a stateful filter (threshold,
+	 * detection_filter, rate_filter): the run mode passes it to
+	 * mk_detect_thresh_filter() where it puts records in output order, and
+	 * drops the record when told. NULL: alerts go to record() unfiltered.
+	 */
+	int (*alert)(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		     size_t len, const struct mk_detect_thresh_key *key);
 };
 
 struct mk_worker_cfg {
@@ -101,10 +118,16 @@ struct mk_worker_cfg {
 	uint32_t seed;		/* the hash seed the frames were parsed with */
 	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
 	int log_flows;		/* format an EVE flow record when a flow ends */
+	int log_alerts;		/* format EVE alert records (the flow is marked alerted anyway) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
+	struct mk_eve_fmt eve;	/* optional EVE fields: community_id, in_iface */
 	const struct mk_config *conf;
 	struct mk_detect_master *detect;     /* rules; NULL: no detection */
-	struct mk_eve_alert_opts alert_opts; /* in_iface, payload in alert records */
+	/*
+	 * Alert records: payload options from outputs.eve-log.types.alert;
+	 * in_iface and community_id are taken from @eve by mk_worker_init().
+	 */
+	struct mk_eve_alert_opts alert_opts;
 };
 
 struct mk_worker {
@@ -145,8 +168,22 @@ void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt);
 void mk_worker_datagram(struct mk_worker *w, const struct mk_pkt *pkt);
 /* Packet time advanced to @now_us: end timed-out flows, expire fragments. */
 void mk_worker_tick(struct mk_worker *w, uint64_t now_us);
+/*
+ * Packet time is @now_us (the source's last), without ending anything: the
+ * time mk_worker_finish() logs its records at, the same for every worker.
+ */
+void mk_worker_advance(struct mk_worker *w, uint64_t now_us);
 /* The source is done: end every flow (reason shutdown). */
 void mk_worker_finish(struct mk_worker *w);
+
+/*
+ * The hash that decides which worker a packet belongs to: the parse's,
+ * except for an ICMP error, which belongs with the flow it quotes
+ * (icmp_error.h). A source that steers packets to workers itself (offline's
+ * reader) uses this.
+ */
+uint32_t mk_worker_steer_hash(const struct mk_parse *p, const uint8_t *ip, uint32_t ip_caplen,
+			      uint32_t seed);
 
 void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w);
 /* The accounting equations above; 1 when they hold. */

@@ -178,11 +178,13 @@ static void worker_eve_flush(struct live_worker *w)
 	w->eve_recs = 0;
 }
 
-static int live_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
+static int live_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		       size_t len)
 {
 	struct live_worker *w = ctx;
 
 	(void)f;
+	(void)ts_us; /* lines go out in the order flows end */
 	if (w->eve_len + len + 1 > EVE_FLUSH_BYTES + MK_EVE_LINE_MAX)
 		worker_eve_flush(w);
 	memcpy(w->eve + w->eve_len, line, len);
@@ -198,8 +200,8 @@ static int live_record(void *ctx, const struct mk_flow *f, const char *line, siz
  * ops.alert: threshold, detection_filter and rate_filter count across
  * workers, in the order alerts arrive (live output has no global order).
  */
-static int live_alert(void *ctx, const struct mk_flow *f, const char *line, size_t len,
-		      const struct mk_detect_thresh_key *key)
+static int live_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		      size_t len, const struct mk_detect_thresh_key *key)
 {
 	struct live_worker *w = ctx;
 	int keep = 1;
@@ -209,7 +211,7 @@ static int live_alert(void *ctx, const struct mk_flow *f, const char *line, size
 		keep = mk_detect_thresh_filter(w->lv->thresh, key, NULL);
 		pthread_mutex_unlock(&w->lv->thresh_lock);
 	}
-	return keep ? live_record(ctx, f, line, len) : 0;
+	return keep ? live_record(ctx, f, ts_us, line, len) : 0;
 }
 
 static const struct mk_worker_ops live_ops = {
@@ -497,7 +499,7 @@ static void live_stats_event(struct live *lv)
 	json_t *ev;
 	size_t len;
 
-	if (!lv->eve_open)
+	if (!lv->eve_open || !(lv->conf->output.eve.types & MK_EVE_TYPE_STATS))
 		return;
 	mk_eve_ts(ts, now_real_us());
 	ev = json_pack("{s:s,s:s,s:o}", "timestamp", ts, "event_type", "stats", "stats",
@@ -789,14 +791,18 @@ static int workers_create(struct live *lv)
 			.itable = lv->itable,
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
-			.log_flows = 1,
+			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
+			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
+			.eve = lv->opts->eve,
 			.conf = lv->conf,
 			.detect = lv->opts->detect,
-			/* one interface: its name in every alert (several: unknown per frame) */
-			.alert_opts.in_iface = lv->nifaces == 1 ? lv->ifaces[0].name : NULL,
+			.alert_opts = lv->opts->alert_opts,
 		};
 		unsigned int nsocks = 0;
 
+		/* in_iface: a worker serves every interface; named when there is one */
+		if (lv->nifaces == 1)
+			wc.eve.in_iface = lv->ifaces[0].name;
 		for (i = 0; i < lv->nifaces; i++)
 			nsocks += lv->ifaces[i].queues;
 		lw->socks = calloc(nsocks, sizeof(*lw->socks));
@@ -859,7 +865,11 @@ static int open_eve(struct live *lv)
 		mk_err("%s: %s", lv->opts->log_dir, strerror(-err));
 		return err;
 	}
-	snprintf(path, sizeof(path), "%s/eve.json", lv->opts->log_dir);
+	/* outputs.eve-log.filename, under the log directory unless absolute */
+	if (lv->conf->output.eve.filename[0] == '/')
+		snprintf(path, sizeof(path), "%s", lv->conf->output.eve.filename);
+	else
+		snprintf(path, sizeof(path), "%s/%s", lv->opts->log_dir, lv->conf->output.eve.filename);
 	err = mk_eve_sink_open(&lv->eve, path, lv->opts->eve_truncate);
 	if (!err)
 		lv->eve_open = 1;
@@ -1001,7 +1011,7 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 		goto out;
 	}
 	if (!lv->cap.batch || lv->cap.batch > lv->cap.rx_size) {
-		mk_err("capture.batch: %u must be in [1, rx ring size %u]", lv->cap.batch,
+		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]", lv->cap.batch,
 		       lv->cap.rx_size);
 		err = -EINVAL;
 		goto out;

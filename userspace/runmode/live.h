@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "config.h"
 #include "detect.h"
+#include "eve.h"
 
 /*
  * What the live source counts per worker, besides the pipeline's own
@@ -45,9 +46,11 @@ struct mk_live_opts {
 	uint32_t seed;		/* the hash seed (random per start unless given) */
 	int checksum;		/* validate checksums in the pipeline */
 	int eve_truncate;	/* start eve.json empty instead of appending */
+	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;	/* print the final counters on stderr */
 	struct mk_detect_master *detect;	 /* rules; NULL: no detection */
 	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
+	struct mk_eve_alert_opts alert_opts;	 /* payload in alert records */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

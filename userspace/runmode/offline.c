@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <jansson.h>
 #include "eve.h"
 #include "log.h"
 #include "offline.h"
@@ -57,7 +58,7 @@ struct pkt_hdr {
 	uint64_t seq;	    /* position in the reader's dispatch order, from 1 */
 	uint64_t frag_before; /* seq of the last fragment dispatched before this record */
 	uint32_t ip_caplen; /* bytes that follow, from the inner IP header */
-	uint32_t pad;
+	uint32_t ip_wirelen; /* bytes on the wire from the inner IP header */
 	struct mk_parse parse; /* offsets relative to the parse start */
 };
 
@@ -148,6 +149,7 @@ static void pkt_of(struct mk_pkt *pkt, const struct pkt_hdr *h)
 	pkt->parse = &h->parse;
 	pkt->ip = (const uint8_t *)(h + 1);
 	pkt->ip_caplen = h->ip_caplen;
+	pkt->ip_wirelen = 0; /* a datagram: all of it is there */
 	pkt->ts_us = h->ts_us;
 }
 
@@ -265,21 +267,26 @@ static void worker_defrag_finish(struct worker *w)
 /* ---- worker ------------------------------------------------------------ */
 
 /* ops.record: kept with its sort key until the epoch is sealed. */
-static int worker_record(void *ctx, const struct mk_flow *f, const char *line, size_t len)
+static int worker_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+			 size_t len)
 {
 	struct worker *w = ctx;
 
-	return mk_eve_buf_add(&w->eve, w->epoch, f->start_us, f->flow_id, line, len) ? -ENOMEM : 0;
+	return mk_eve_buf_add(&w->eve, w->epoch, ts_us, f->start_us, f->flow_id, line, len) ?
+		       -ENOMEM :
+		       0;
 }
 
 /* ops.alert: like a record, with its threshold key for the writer's filter. */
-static int worker_alert(void *ctx, const struct mk_flow *f, const char *line, size_t len,
-			const struct mk_detect_thresh_key *key)
+static int worker_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+			size_t len, const struct mk_detect_thresh_key *key)
 {
 	struct worker *w = ctx;
 
-	return mk_eve_buf_add_key(&w->eve, w->epoch, f->start_us, f->flow_id, line, len, key,
-				  key ? sizeof(*key) : 0) ? -ENOMEM : 0;
+	return mk_eve_buf_add_key(&w->eve, w->epoch, ts_us, f->start_us, f->flow_id, line, len, key,
+				  key ? sizeof(*key) : 0) ?
+		       -ENOMEM :
+		       0;
 }
 
 static const struct mk_worker_ops worker_ops = {
@@ -359,6 +366,7 @@ static void *worker_main(void *arg)
 			struct mk_pkt pkt;
 
 			pkt_of(&pkt, h);
+			pkt.ip_wirelen = h->ip_wirelen;
 			w->seq = h->seq;
 			mk_worker_packet(&w->pipe, &pkt);
 		} else if (r->kind == MK_PKTQ_TICK) {
@@ -367,6 +375,8 @@ static void *worker_main(void *arg)
 			worker_seal_epoch(w);
 			mk_worker_tick(&w->pipe, t->now_us);
 		} else if (r->kind == MK_PKTQ_END) {
+			/* the input's last packet time: shutdown records are logged at it */
+			mk_worker_advance(&w->pipe, ((const struct tick_rec *)(r + 1))->now_us);
 			mk_pktq_release(&w->q, r);
 			break;
 		}
@@ -394,7 +404,7 @@ static void progress_line(const struct mk_offline_stats *st, uint64_t t0, int fi
 
 	if (s <= 0)
 		s = 1e-9;
-	fprintf(stderr, "\r\033[Kmeerkat: %llu pkts, %.1f MB, %.0f pkt/s, %.1f MB/s%s",
+	fprintf(stderr, "\r\033[K%s: %llu pkts, %.1f MB, %.0f pkt/s, %.1f MB/s%s", mk_log_prog(),
 		(unsigned long long)st->cnt[MK_OFF_READ], (double)st->bytes_read / 1e6,
 		(double)st->cnt[MK_OFF_READ] / s, (double)st->bytes_read / 1e6 / s, final ? "\n" : "");
 }
@@ -434,7 +444,8 @@ static void broadcast(struct worker *ws, unsigned int n, struct dispatch_state *
  * Writes every epoch that all workers have sealed. Called by the reader after
  * each tick and once at the end; a no-op without output.
  */
-static int write_sealed(FILE *out, struct worker *ws, unsigned int n, struct alert_filter *af)
+static int write_sealed(struct mk_eve_file *out, struct worker *ws, unsigned int n,
+			struct alert_filter *af)
 {
 	struct eve_chunk *got = NULL, **tail = &got, *c;
 	struct mk_eve_buf *bufs;
@@ -475,7 +486,7 @@ static int write_sealed(FILE *out, struct worker *ws, unsigned int n, struct ale
 	if (bufs)
 		err = mk_eve_merge_write_filter(out, bufs, nb, af->th ? keep_alert : NULL, af);
 	if (err)
-		mk_err("eve.json: %s", strerror(-err));
+		mk_err("%s: %s", out->sink.path, strerror(-err));
 	free(bufs);
 	while (got) {
 		c = got->next;
@@ -486,74 +497,279 @@ static int write_sealed(FILE *out, struct worker *ws, unsigned int n, struct ale
 	return err;
 }
 
-static FILE *open_eve(const struct mk_offline_opts *o, int *err)
+/*
+ * mkdir -p: every missing directory of @path is created; the error names the
+ * component that could not be.
+ */
+static int make_dirs(const char *path)
 {
-	char path[4096];
-	FILE *f;
+	char buf[4096], *p;
+	struct stat sb;
+	int err;
 
-	*err = 0;
-	if (!o->log_dir)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/eve.json", o->log_dir);
-	f = fopen(path, "w");
-	if (!f) {
-		*err = -errno;
-		mk_err("%s: %s", path, strerror(-*err));
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+		mk_err("%s: %s", path, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
 	}
-	return f;
+	for (p = buf + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		if (p[-1] != '/') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0755) && errno != EEXIST) {
+				err = -errno;
+				mk_err("cannot create directory %s: %s", buf, strerror(-err));
+				return err;
+			}
+			if (stat(buf, &sb) || !S_ISDIR(sb.st_mode)) {
+				mk_err("%s: exists and is not a directory", buf);
+				return -ENOTDIR;
+			}
+			*p = c;
+		}
+		if (!*p)
+			break;
+	}
+	return 0;
+}
+
+/*
+ * outputs.eve-log: the file under the log directory (made with its parents)
+ * unless its name is absolute, appended to unless append: no or --eve-truncate.
+ */
+static int open_eve(const struct mk_offline_opts *o, const struct mk_config *c,
+		    struct mk_eve_file *f)
+{
+	const struct mk_eve_cfg *eve = &c->output.eve;
+	char path[4096];
+	int err, n;
+
+	err = make_dirs(o->log_dir);
+	if (err)
+		return err;
+	if (eve->filename[0] == '/')
+		n = snprintf(path, sizeof(path), "%s", eve->filename);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s", o->log_dir, eve->filename);
+	if (n < 0 || n >= (int)sizeof(path)) {
+		mk_err("%s: %s", o->log_dir, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	return mk_eve_file_open(f, path, o->eve_truncate || !eve->append);
+}
+
+/* What the reader keeps across the inputs of one run: they are one stream. */
+struct reader {
+	const struct mk_offline_opts *o;
+	const struct mk_config *c;
+	struct mk_offline_stats *st;
+	struct mk_parse_cfg pcfg;
+	struct worker *ws;
+	unsigned int n;
+	struct dispatch_state *disp;
+	struct mk_eve_file *eve; /* NULL: no output */
+	struct alert_filter *af;
+	const uint8_t *itable;
+	uint64_t seq, last_frag, last_tick_s, max_ts_us;
+	uint64_t t0, last_progress;
+};
+
+/* One frame: the XDP program's part (parse, CIDR bypass, steering), then its worker's queue. */
+static int reader_frame(struct reader *r, const struct mk_pcap_frame *fr)
+{
+	struct mk_offline_stats *st = r->st;
+	uint32_t off, caplen, steer;
+	struct mk_frame frame;
+	struct mk_parse p;
+	struct pkt_hdr *h;
+	struct worker *w;
+	int ret, err;
+
+	st->cnt[MK_OFF_READ]++;
+	st->bytes_read += fr->caplen;
+	if (r->o->progress && !(st->cnt[MK_OFF_READ] & 1023)) {
+		uint64_t now = mono_ns();
+
+		if (now - r->last_progress >= PROGRESS_NS) {
+			r->last_progress = now;
+			progress_line(st, r->t0, 0);
+		}
+	}
+	if (fr->filtered) {
+		st->cnt[MK_OFF_FILTERED]++;
+		return 0;
+	}
+	if (fr->link_error) {
+		st->cnt[MK_OFF_LINK_ERROR]++;
+		return 0;
+	}
+	if (fr->non_ip) {
+		st->cnt[MK_OFF_NON_IP]++;
+		return 0;
+	}
+	frame.data = fr->data + fr->l2_len;
+	frame.data_end = fr->data + fr->caplen;
+	ret = mk_parse_frame(&frame, fr->start, &r->pcfg, &p);
+	if (ret == MK_PARSE_NON_IP) {
+		st->cnt[MK_OFF_NON_IP]++;
+		return 0;
+	}
+	if (ret == MK_PARSE_ERROR) {
+		st->cnt[MK_OFF_PARSE_ERROR]++;
+		st->parse_err[p.reason < MK_REASON_MAX ? p.reason : 0]++;
+		return 0;
+	}
+	if (r->c->nbypass && (mk_config_bypassed(r->c, p.l3.family, p.l3.src) ||
+			      mk_config_bypassed(r->c, p.l3.family, p.l3.dst))) {
+		st->cnt[MK_OFF_CIDR_BYPASS]++;
+		return 0;
+	}
+	if (fr->ts_us > r->max_ts_us)
+		r->max_ts_us = fr->ts_us;
+	if (fr->ts_us / 1000000 > r->last_tick_s) {
+		r->last_tick_s = fr->ts_us / 1000000;
+		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, fr->ts_us, ++r->seq, r->last_frag);
+		err = write_sealed(r->eve, r->ws, r->n, r->af);
+		if (err)
+			return err;
+	}
+	off = fr->l2_len + p.l3.l3_off;
+	caplen = fr->caplen - off;
+	/* an ICMP error goes where the flow it quotes is (icmp_error.h) */
+	steer = p.hash;
+	if (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6)
+		steer = mk_worker_steer_hash(&p, fr->data + off, caplen, r->pcfg.seed);
+	w = &r->ws[r->itable[steer % MK_ITABLE_SIZE]];
+	/*
+	 * Before waiting on a full queue, tell idle workers how far every
+	 * queue is visible: a worker may be waiting for their progress
+	 * (ordered hand-off), and this queue's owner for that worker.
+	 */
+	if (mk_pktq_full(&w->q, sizeof(*h) + caplen))
+		flush_all(r->ws, r->n, r->disp, r->seq);
+	h = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, sizeof(*h) + caplen);
+	h->ts_us = fr->ts_us;
+	h->seq = ++r->seq;
+	h->frag_before = r->last_frag;
+	if (p.flags & MK_META_F_FRAGMENT)
+		r->last_frag = r->seq;
+	h->ip_caplen = caplen;
+	h->ip_wirelen = fr->wirelen > off ? fr->wirelen - off : 0;
+	h->parse = p;
+	memcpy(h + 1, fr->data + off, caplen);
+	mk_pktq_commit(&w->q);
+	st->cnt[MK_OFF_DISPATCHED]++;
+	if (!(r->seq & 31))
+		flush_all(r->ws, r->n, r->disp, r->seq);
+	return 0;
+}
+
+/* Every input in turn, as one stream. */
+static int reader_inputs(struct reader *r)
+{
+	struct mk_offline_stats *st = r->st;
+	struct mk_pcap_source src;
+	struct mk_pcap_frame fr;
+	char **files = NULL;
+	size_t nfiles = 0, i;
+	int err;
+
+	err = mk_pcap_inputs(r->o->pcap_path, &files, &nfiles);
+	if (err)
+		return err;
+	for (i = 0; i < nfiles && !err; i++) {
+		err = mk_pcap_open(&src, files[i], r->o->filter);
+		if (err == -EBADMSG)
+			break; /* the filter does not compile: nothing would be what was asked */
+		if (err) {
+			st->cnt[MK_OFF_FILES_FAILED]++;
+			err = 0;
+			continue;
+		}
+		st->cnt[MK_OFF_FILES]++;
+		mk_info("%s: link type %s%s", files[i], mk_pcap_link_name(src.dlt),
+			src.pcapng ? ", pcapng" : "");
+		while (!err && mk_pcap_next(&src, &fr) == 1)
+			err = reader_frame(r, &fr);
+		if (src.oversized) {
+			st->cnt[MK_OFF_OVERSIZED] += src.oversized;
+			mk_warn("%s: %llu record(s) longer than the snap length %u, cut to it", files[i],
+				(unsigned long long)src.oversized, src.snaplen);
+		}
+		if (src.damaged) {
+			if (r->o->progress)
+				fputc('\n', stderr);
+			mk_warn("%s: damaged at record %llu, byte offset %llu: %s; reading stopped there, "
+				"%llu record(s) read before it",
+				files[i], (unsigned long long)src.damage_record,
+				(unsigned long long)src.damage_off, src.damage_why,
+				(unsigned long long)src.records);
+			if (!st->cnt[MK_OFF_FILES_DAMAGED]) {
+				snprintf(st->damage_path, sizeof(st->damage_path), "%s", files[i]);
+				snprintf(st->damage_why, sizeof(st->damage_why), "%s", src.damage_why);
+				st->damage_record = src.damage_record;
+				st->damage_off = src.damage_off;
+			}
+			st->cnt[MK_OFF_FILES_DAMAGED]++;
+		}
+		mk_pcap_close(&src);
+	}
+	free(files);
+	return err;
 }
 
 int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		   struct mk_offline_stats *st)
 {
-	struct mk_parse_cfg pcfg = c->parse;
-	struct mk_pcap_source src;
-	struct mk_pcap_frame fr;
-	struct mk_parse p;
+	struct mk_eve_file evef, *eve = NULL;
 	struct worker *ws = NULL;
-	FILE *eve = NULL;
 	struct mk_spsc *mesh = NULL;
 	uint8_t itable[MK_ITABLE_SIZE];
-	uint64_t t0 = mono_ns(), last_progress, last_tick_s = 0, seq = 0, last_frag = 0;
 	struct dispatch_state disp = { 0 };
 	struct alert_filter af = { 0 };
+	struct reader r = { .o = o, .c = c, .st = st, .disp = &disp, .itable = itable, .af = &af };
 	unsigned int i, n = o->workers;
-	int err, ret, ended = 0;
+	int err, ended = 0;
 
 	memset(st, 0, sizeof(*st));
+	st->detect = o->detect != NULL;
+	r.t0 = mono_ns();
 	if (!n || n > MK_MAX_WORKERS)
 		return -EINVAL;
-	if (o->detect && mk_detect_thresh_new(&af.th))
-		return -ENOMEM;
-	if (o->dump_streams && mkdir(o->dump_streams, 0755) && errno != EEXIST) {
-		err = -errno;
-		mk_err("%s: %s", o->dump_streams, strerror(-err));
-		return err;
+	if (o->dump_streams) {
+		err = make_dirs(o->dump_streams);
+		if (err)
+			return err;
 	}
-	if (o->log_dir && mkdir(o->log_dir, 0755) && errno != EEXIST) {
-		err = -errno;
-		mk_err("%s: %s", o->log_dir, strerror(-err));
-		return err;
+	r.pcfg = c->parse;
+	r.pcfg.seed = o->seed;
+	if (o->log_dir && c->output.eve.enabled) {
+		err = open_eve(o, c, &evef);
+		if (err)
+			return err;
+		eve = &evef;
 	}
-	pcfg.seed = o->seed;
-	err = mk_pcap_open(&src, o->pcap_path);
-	if (err)
-		return err;
-	eve = open_eve(o, &err);
-	if (err)
-		goto out_pcap;
-	mk_info("%s: link type %s, %u worker(s), seed %#x, features: %s", o->pcap_path,
-		mk_pcap_link_name(src.dlt), n, o->seed, mk_offline_features());
+	r.eve = eve;
+	mk_info("%s: %u worker(s), seed %#x, features: %s", o->pcap_path, n, o->seed,
+		mk_offline_features());
 
 	/* round robin, as the live loader fills the XDP itable */
 	for (i = 0; i < MK_ITABLE_SIZE; i++)
 		itable[i] = (uint8_t)(i % n);
 
+	if (o->detect && mk_detect_thresh_new(&af.th)) {
+		err = -ENOMEM;
+		goto out_eve;
+	}
 	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
 		err = -ENOMEM;
-		goto out_pcap;
+		goto out_eve;
 	}
+	r.ws = ws;
+	r.n = n;
 	for (i = 0; i < n; i++)
 		pthread_mutex_init(&ws[i].lock, NULL);
 	mesh = calloc((size_t)n * n, sizeof(*mesh));
@@ -573,8 +789,10 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.itable = itable,
 			.seed = o->seed,
 			.checksum = o->checksum,
-			.log_flows = o->log_dir != NULL,
+			.log_flows = eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
+			.log_alerts = eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
 			.dump_streams = o->dump_streams,
+			.eve = o->eve,
 			.conf = c,
 			.detect = o->detect,
 			.alert_opts = o->alert_opts,
@@ -608,82 +826,13 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 		ws[i].started = 1;
 	}
 
-	t0 = last_progress = mono_ns();
-	while ((ret = mk_pcap_next(&src, &fr)) == 1) {
-		struct mk_frame frame;
-		struct pkt_hdr *h;
-		uint32_t off, caplen;
-		struct worker *w;
-
-		st->cnt[MK_OFF_READ]++;
-		st->bytes_read += fr.caplen;
-		if (o->progress && !(st->cnt[MK_OFF_READ] & 1023)) {
-			uint64_t now = mono_ns();
-
-			if (now - last_progress >= PROGRESS_NS) {
-				last_progress = now;
-				progress_line(st, t0, 0);
-			}
-		}
-		if (fr.non_ip) {
-			st->cnt[MK_OFF_NON_IP]++;
-			continue;
-		}
-		frame.data = fr.data + fr.l2_len;
-		frame.data_end = fr.data + fr.caplen;
-		ret = mk_parse_frame(&frame, fr.start, &pcfg, &p);
-		if (ret == MK_PARSE_NON_IP) {
-			st->cnt[MK_OFF_NON_IP]++;
-			continue;
-		}
-		if (ret == MK_PARSE_ERROR) {
-			st->cnt[MK_OFF_PARSE_ERROR]++;
-			st->parse_err[p.reason < MK_REASON_MAX ? p.reason : 0]++;
-			continue;
-		}
-		if (c->nbypass && (mk_config_bypassed(c, p.l3.family, p.l3.src) ||
-				   mk_config_bypassed(c, p.l3.family, p.l3.dst))) {
-			st->cnt[MK_OFF_CIDR_BYPASS]++;
-			continue;
-		}
-		if (fr.ts_us / 1000000 > last_tick_s) {
-			last_tick_s = fr.ts_us / 1000000;
-			broadcast(ws, n, &disp, MK_PKTQ_TICK, fr.ts_us, ++seq, last_frag);
-			err = write_sealed(eve, ws, n, &af);
-			if (err)
-				break;
-		}
-		off = fr.l2_len + p.l3.l3_off;
-		caplen = fr.caplen - off;
-		w = &ws[itable[p.hash % MK_ITABLE_SIZE]];
-		/*
-		 * Before waiting on a full queue, tell idle workers how far every
-		 * queue is visible: a worker may be waiting for their progress
-		 * (ordered hand-off), and this queue's owner for that worker.
-		 */
-		if (mk_pktq_full(&w->q, sizeof(*h) + caplen))
-			flush_all(ws, n, &disp, seq);
-		h = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, sizeof(*h) + caplen);
-		h->ts_us = fr.ts_us;
-		h->seq = ++seq;
-		h->frag_before = last_frag;
-		if (p.flags & MK_META_F_FRAGMENT)
-			last_frag = seq;
-		h->ip_caplen = caplen;
-		h->pad = 0;
-		h->parse = p;
-		memcpy(h + 1, fr.data + off, caplen);
-		mk_pktq_commit(&w->q);
-		st->cnt[MK_OFF_DISPATCHED]++;
-		if (!(seq & 31))
-			flush_all(ws, n, &disp, seq);
-	}
-	if (!err)
-		err = ret < 0 ? ret : 0;
-	broadcast(ws, n, &disp, MK_PKTQ_END, 0, ++seq, last_frag);
+	r.t0 = r.last_progress = mono_ns();
+	err = reader_inputs(&r);
+	/* whatever stopped the reading, what was read is processed and logged */
+	broadcast(ws, n, &disp, MK_PKTQ_END, r.max_ts_us, ++r.seq, r.last_frag);
 	ended = 1;
 	if (o->progress)
-		progress_line(st, t0, 1);
+		progress_line(st, r.t0, 1);
 
 out_join:
 	for (i = 0; i < n; i++) {
@@ -708,15 +857,19 @@ out_join:
 		}
 		pthread_join(ws[i].thread, NULL);
 	}
-	st->elapsed_s = (double)(mono_ns() - t0) / 1e9;
+	st->elapsed_s = (double)(mono_ns() - r.t0) / 1e9;
 	for (i = 0; i < n; i++) {
 		mk_worker_stats_add(&st->pipe, &ws[i].pipe);
 		st->queue_full_waits += ws[i].q.full_waits;
 		if (ws[i].pipe.err && !err)
 			err = ws[i].pipe.err;
 	}
-	if (!err)
-		err = write_sealed(eve, ws, n, &af);
+	if (ended) {
+		int werr = write_sealed(eve, ws, n, &af);
+
+		if (!err)
+			err = werr;
+	}
 out_workers:
 	for (i = 0; i < n; i++) {
 		struct eve_chunk *ch = ws[i].sealed_head, *nx;
@@ -749,27 +902,95 @@ out_workers:
 		}
 		free(mesh);
 	}
-out_pcap:
-	if (eve && fclose(eve) && !err) {
-		err = -errno;
-		mk_err("%s/eve.json: %s", o->log_dir, strerror(-err));
+out_eve:
+	if (eve) {
+		int werr = mk_eve_file_close(eve);
+
+		st->eve_written = eve->sink.written;
+		st->eve_lost = eve->sink.lost;
+		if (!err)
+			err = werr;
 	}
-	mk_pcap_close(&src);
 	st->alerts_thresholded = af.dropped;
 	mk_detect_thresh_free(af.th);
 	return err;
 }
 
-void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
+/* ---- summary and statistics --------------------------------------------- */
+
+static uint64_t reader_outcomes(const struct mk_offline_stats *st)
+{
+	uint64_t sum = 0;
+
+#define MK_OFF_SUM(name) sum += st->cnt[MK_OFF_##name];
+	MK_OFF_OUTCOMES(MK_OFF_SUM)
+#undef MK_OFF_SUM
+	return sum;
+}
+
+static uint64_t worker_outcomes(const struct mk_offline_stats *st)
+{
+	const uint64_t *c = st->pipe.cnt;
+
+	return c[MK_WORKER_FLOW_PKT] + c[MK_WORKER_FRAG_HELD] + c[MK_WORKER_FRAG_DROPPED] +
+	       c[MK_WORKER_NO_FLOW] + c[MK_WORKER_DECODE_ERROR];
+}
+
+int mk_offline_balanced(const struct mk_offline_stats *st)
+{
+	/* DESIGN 1.5: every frame read ends in exactly one reader or worker outcome */
+	return reader_outcomes(st) == st->cnt[MK_OFF_READ] &&
+	       st->pipe.cnt[MK_WORKER_RX] == st->cnt[MK_OFF_DISPATCHED] &&
+	       mk_worker_stats_balanced(&st->pipe);
+}
+
+void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int verbose)
 {
 	double s = st->elapsed_s > 0 ? st->elapsed_s : 1e-9;
-	uint64_t accounted;
+	const char *prog = mk_log_prog();
 	int i;
 
-	fprintf(out, "meerkat: %llu packets, %llu bytes, %llu flows logged in %.3f s (%.0f pkt/s, %.3f Gbit/s)\n",
-		(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)st->bytes_read,
-		(unsigned long long)st->pipe.flows_logged, st->elapsed_s, (double)st->cnt[MK_OFF_READ] / s,
-		(double)st->bytes_read * 8 / s / 1e9);
+	fprintf(out, "%s: %llu packets, %llu bytes, %llu flows logged in %.3f s (%.0f pkt/s, %.3f Gbit/s)\n",
+		prog, (unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)st->bytes_read,
+		(unsigned long long)st->pipe.flows_logged, st->elapsed_s,
+		(double)st->cnt[MK_OFF_READ] / s, (double)st->bytes_read * 8 / s / 1e9);
+	fprintf(out, "%s: outcomes:", prog);
+#define MK_OFF_PRINT(name) \
+	fprintf(out, " %s %llu,", mk_off_counter_names[MK_OFF_##name], \
+		(unsigned long long)st->cnt[MK_OFF_##name]);
+	MK_OFF_OUTCOMES(MK_OFF_PRINT)
+#undef MK_OFF_PRINT
+	fprintf(out, " then flow_pkt %llu, frag_held %llu, frag_dropped %llu, decode_error %llu, "
+		     "no_flow %llu\n",
+		(unsigned long long)st->pipe.cnt[MK_WORKER_FLOW_PKT],
+		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_HELD],
+		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_DROPPED],
+		(unsigned long long)st->pipe.cnt[MK_WORKER_DECODE_ERROR],
+		(unsigned long long)st->pipe.cnt[MK_WORKER_NO_FLOW]);
+	fprintf(out, "%s: accounting: %s: read %llu, reader outcomes %llu, dispatched %llu, "
+		     "worker_rx %llu, worker outcomes %llu\n",
+		prog, mk_offline_balanced(st) ? "ok" : "MISMATCH",
+		(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)reader_outcomes(st),
+		(unsigned long long)st->cnt[MK_OFF_DISPATCHED],
+		(unsigned long long)st->pipe.cnt[MK_WORKER_RX], (unsigned long long)worker_outcomes(st));
+	if (st->cnt[MK_OFF_FILES_DAMAGED])
+		fprintf(out, "%s: input damaged: %s: record %llu at byte offset %llu: %s%s\n", prog,
+			st->damage_path, (unsigned long long)st->damage_record,
+			(unsigned long long)st->damage_off, st->damage_why,
+			st->cnt[MK_OFF_FILES_DAMAGED] > 1 ? " (and more files, see above)" : "");
+	if (st->cnt[MK_OFF_FILES_FAILED])
+		fprintf(out, "%s: input unreadable: %llu file(s), see above\n", prog,
+			(unsigned long long)st->cnt[MK_OFF_FILES_FAILED]);
+	if (st->detect)
+		fprintf(out, "%s: detection: %llu alerts raised, %llu removed by threshold filters\n",
+			prog, (unsigned long long)st->pipe.detect[MK_DETECT_CNT_ALERTS],
+			(unsigned long long)st->alerts_thresholded);
+	if (st->eve_lost || st->pipe.cnt[MK_WORKER_EVE_LOST])
+		fprintf(out, "%s: EVE records lost: %llu to write errors (eve.lost), %llu to formatting\n",
+			prog, (unsigned long long)st->eve_lost,
+			(unsigned long long)st->pipe.cnt[MK_WORKER_EVE_LOST]);
+	if (!verbose)
+		return;
 	for (i = 0; i < MK_OFF_CNT_MAX; i++)
 		fprintf(out, "  %-18s %llu\n", mk_off_counter_names[i], (unsigned long long)st->cnt[i]);
 	for (i = 1; i < MK_REASON_MAX; i++)
@@ -780,15 +1001,54 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st)
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);
 	fprintf(out, "  detect.%-18s %llu\n", "thresholded", (unsigned long long)st->alerts_thresholded);
-	/* DESIGN 1.5: every frame read ends in exactly one reader or worker outcome */
-	accounted = st->cnt[MK_OFF_NON_IP] + st->cnt[MK_OFF_PARSE_ERROR] + st->cnt[MK_OFF_CIDR_BYPASS] +
-		    st->cnt[MK_OFF_DISPATCHED];
-	if (accounted != st->cnt[MK_OFF_READ] ||
-	    st->pipe.cnt[MK_WORKER_RX] != st->cnt[MK_OFF_DISPATCHED] ||
-	    !mk_worker_stats_balanced(&st->pipe))
-		fprintf(out, "  ACCOUNTING MISMATCH: read %llu, reader outcomes %llu, dispatched %llu, "
-			     "worker_rx %llu (or a worker outcome does not add up)\n",
-			(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)accounted,
-			(unsigned long long)st->cnt[MK_OFF_DISPATCHED],
-			(unsigned long long)st->pipe.cnt[MK_WORKER_RX]);
+	fprintf(out, "  eve.%-18s %llu\n  eve.%-18s %llu\n", "written",
+		(unsigned long long)st->eve_written, "lost", (unsigned long long)st->eve_lost);
+}
+
+static void json_put(const char *group, const char *name, uint64_t value, void *arg)
+{
+	json_t *root = arg, *g = json_object_get(root, group);
+
+	if (!g) {
+		g = json_object();
+		json_object_set_new(root, group, g);
+	}
+	json_object_set_new(g, name, json_integer((json_int_t)value));
+}
+
+int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
+{
+	json_t *root = json_object(), *damage;
+	int i, err = 0;
+
+	if (!root)
+		return -ENOMEM;
+	json_object_set_new(root, "elapsed_s", json_real(st->elapsed_s));
+	json_object_set_new(root, "bytes_read", json_integer((json_int_t)st->bytes_read));
+	json_object_set_new(root, "queue_full_waits",
+			    json_integer((json_int_t)st->queue_full_waits));
+	json_object_set_new(root, "balanced", json_boolean(mk_offline_balanced(st)));
+	for (i = 0; i < MK_OFF_CNT_MAX; i++)
+		json_put("reader", mk_off_counter_names[i], st->cnt[i], root);
+	/* every reason, zero or not, so that readers see a fixed shape */
+	for (i = 1; i < MK_REASON_MAX; i++)
+		json_put("parse_errors", mk_stat_descs[mk_reason_stat(i)].name, st->parse_err[i],
+			 root);
+	mk_worker_stats_foreach(&st->pipe, json_put, root);
+	json_put("detect", "thresholded", st->alerts_thresholded, root);
+	/* as live mode's stats: eve.written, eve.lost */
+	json_put("eve", "written", st->eve_written, root);
+	json_put("eve", "lost", st->eve_lost, root);
+	if (st->cnt[MK_OFF_FILES_DAMAGED]) {
+		damage = json_pack("{s:s, s:I, s:I, s:s}", "file", st->damage_path, "record",
+				   (json_int_t)st->damage_record, "offset", (json_int_t)st->damage_off,
+				   "error", st->damage_why);
+		json_object_set_new(root, "input_damaged", damage);
+	}
+	if (json_dump_file(root, path, JSON_INDENT(1) | JSON_SORT_KEYS)) {
+		err = -(errno ?: EIO);
+		mk_err("%s: %s", path, strerror(-err));
+	}
+	json_decref(root);
+	return err;
 }

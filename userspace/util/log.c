@@ -7,6 +7,18 @@
 #include "log.h"
 
 static enum mk_log_level log_level = MK_LOG_INFO;
+/* each program names itself (mk_log_init); libraries and tests log as meerkat */
+static const char *log_prog = "meerkat";
+
+void mk_log_init(const char *prog)
+{
+	log_prog = prog;
+}
+
+const char *mk_log_prog(void)
+{
+	return log_prog;
+}
 
 void mk_log_set_level(enum mk_log_level level)
 {
@@ -24,7 +36,7 @@ static void log_vprint(enum mk_log_level level, const char *fmt, va_list ap)
 {
 	if (level > log_level)
 		return;
-	fprintf(stderr, "meerkat: %s: ", level_names[level]);
+	fprintf(stderr, "%s: %s: ", mk_log_prog(), level_names[level]);
 	vfprintf(stderr, fmt, ap);
 }
 

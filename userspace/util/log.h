@@ -13,6 +13,9 @@ enum mk_log_level {
 	MK_LOG_DEBUG,
 };
 
+/* Each program names itself once; every message starts with that name. */
+void mk_log_init(const char *prog);
+const char *mk_log_prog(void);
 void mk_log_set_level(enum mk_log_level level);
 enum mk_log_level mk_log_get_level(void);
 void mk_log(enum mk_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
