@@ -97,6 +97,11 @@ def check_capture(name, gen_dir, exp):
         check("flow" in a and a["flow"]["pkts_toserver"] + a["flow"]["pkts_toclient"] >= 1,
               "%s: alert flow object" % name)
     alerted = {a["flow_id"] for a in alerts}
+    # the ICMP error's alert belongs to the UDP flow it quotes
+    udp = {r["flow_id"] for r in recs if r["event_type"] == "flow" and r["proto"] == "UDP"}
+    for a in alerts:
+        if a["alert"]["signature_id"] == 1023:
+            check(a["flow_id"] in udp, "%s: the ICMP error's alert has the quoted flow's id" % name)
     # a threshold applied where records are merged cannot unmark the flow (docs/rules.md)
     thresholded = {tuple(t) for t in exp["thresholded"]}
     for r in recs:

@@ -229,6 +229,13 @@ def build():
     add(IP(bytes(IP(src="10.2.0.17", dst="10.1.0.17") / TCP(sport=443, dport=50001, flags="SA", seq=1,
                                                              ack=1))), False)
 
+    # 16. an ICMP port unreachable quoting a UDP datagram: inspected as a packet of the
+    # UDP flow (its alert carries that flow's id, the flow is marked alerted)
+    udp("10.1.0.18", 1800, "10.2.0.18", 1818, b"knock")
+    quoted = bytes(IP(src="10.1.0.18", dst="10.2.0.18") / UDP(sport=1800, dport=1818) / Raw(b"knock"))
+    add(IP(bytes(IP(src="10.2.0.18", dst="10.1.0.18") / ICMP(type=3, code=3) / Raw(quoted))), False)
+    expect(1023, "10.2.0.18", None, "10.1.0.18", None, "ICMP")
+
 
 def eth(ip, to_server, vlan):
     e = Ether(src=MAC_C, dst=MAC_S) if to_server else Ether(src=MAC_S, dst=MAC_C)
