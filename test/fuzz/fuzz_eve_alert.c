@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *iface, *buf;
 	struct cursor c;
 	size_t bufsize;
-	json_t *j, *al;
+	json_t *j, *al, *cid;
+	uint8_t v;
 	int n;
 
 	if (size > 1 << 16)
@@ -122,7 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.sport = take16(&c);
 	a.dport = take16(&c);
 	a.has_ports = take8(&c) & 1;
-	a.stream = take8(&c) & 1;
+	v = take8(&c);
+	a.stream = v & 1;
+	o.community_id = !!(v & 2);
 	a.blocked = take8(&c) & 1;
 	a.has_icmp = take8(&c) & 1;
 	a.icmp_type = take8(&c);
@@ -131,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.tunnel_depth = take8(&c) & 3;
 	a.tunnel_type = take8(&c) % 5;
 	a.tunnel_id = take32(&c);
+	o.community_id_seed = (uint16_t)a.tunnel_id;
 	a.outer_family = take8(&c) & 1 ? MK_FAMILY_IPV6 : MK_FAMILY_IPV4;
 	a.pkts[0] = take32(&c);
 	a.bytes[1] = take32(&c);
@@ -159,6 +163,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     a.payload_len);
 		CHECK(json_string_length(json_object_get(j, "payload_printable")) == a.payload_len);
 	}
+	cid = json_object_get(j, "community_id");
+	CHECK(o.community_id ? json_string_length(cid) == 30 &&
+				       !strncmp(json_string_value(cid), "1:", 2) :
+			       cid == NULL);
 	/* too small a buffer is refused, never overrun */
 	CHECK(mk_eve_alert(buf, (size_t)n, &a, &o) == -ENOSPC);
 	json_decref(j);
