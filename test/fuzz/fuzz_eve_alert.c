@@ -164,9 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(json_string_length(json_object_get(j, "payload_printable")) == a.payload_len);
 	}
 	cid = json_object_get(j, "community_id");
-	CHECK(o.community_id ? json_string_length(cid) == 30 &&
-				       !strncmp(json_string_value(cid), "1:", 2) :
-			       cid == NULL);
+	CHECK(o.community_id
+		  ? json_string_length(cid) == 30 && !strncmp(json_string_value(cid), "1:", 2)
+		  : cid == NULL);
 	/* too small a buffer is refused, never overrun */
 	CHECK(mk_eve_alert(buf, (size_t)n, &a, &o) == -ENOSPC);
 	json_decref(j);

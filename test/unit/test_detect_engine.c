@@ -624,11 +624,13 @@ Test(engine, docs_list_every_keyword)
 	}
 	for (i = 0; i < mk_nunsupported_keywords; i++) {
 		snprintf(name, sizeof(name), "`%s`", mk_unsupported_keywords[i].name);
-		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not list unsupported %s", name);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not list unsupported %s",
+				   name);
 	}
 	for (i = 0; i < MK_DETECT_FAIL_MAX; i++) {
 		snprintf(name, sizeof(name), "`%s`", mk_detect_fail_names[i]);
-		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not name reason %s", name);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not name reason %s",
+				   name);
 	}
 	free(doc);
 }
@@ -636,7 +638,7 @@ Test(engine, docs_list_every_keyword)
 Test(engine, shipped_classification_is_the_built_in_one)
 {
 	const char *root = getenv("MK_SOURCE_ROOT");
-	struct mk_parse_env a = { 0 }, b = { 0 };
+	struct mk_parse_env a = {0}, b = {0};
 	char path[512];
 	uint32_t ea = 0, eb = 0, i;
 

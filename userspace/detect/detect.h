@@ -177,19 +177,19 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 
 /* Worker counters: X(id, name, doc). */
 #define MK_DETECT_COUNTERS(X)                                                                      \
-	X(PACKETS, "packets", "packets inspected")                                          \
-	X(CHUNKS, "stream_chunks", "reassembled stream chunks inspected")                   \
-	X(STREAM_BYTES, "stream_bytes", "reassembled stream bytes inspected")               \
-	X(PREFILTER_SCANS, "prefilter_scans", "prefilter (Hyperscan) scans")                \
-	X(CANDIDATES, "candidates", "rules verified after the prefilter")                   \
-	X(MATCHES, "matches", "rule matches (before noalert, suppress)")                    \
-	X(ALERTS, "alerts", "alerts raised")                                                \
-	X(SUPPRESSED, "suppressed", "alerts removed by suppress")                           \
-	X(ALERTS_DROPPED, "alert_overflow", "alerts lost: too many in one packet")          \
-	X(PASSED, "pass", "packets a pass rule stopped")                                    \
-	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                \
-	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")              \
-	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                \
+	X(PACKETS, "packets", "packets inspected")                                                 \
+	X(CHUNKS, "stream_chunks", "reassembled stream chunks inspected")                          \
+	X(STREAM_BYTES, "stream_bytes", "reassembled stream bytes inspected")                      \
+	X(PREFILTER_SCANS, "prefilter_scans", "prefilter (Hyperscan) scans")                       \
+	X(CANDIDATES, "candidates", "rules verified after the prefilter")                          \
+	X(MATCHES, "matches", "rule matches (before noalert, suppress)")                           \
+	X(ALERTS, "alerts", "alerts raised")                                                       \
+	X(SUPPRESSED, "suppressed", "alerts removed by suppress")                                  \
+	X(ALERTS_DROPPED, "alert_overflow", "alerts lost: too many in one packet")                 \
+	X(PASSED, "pass", "packets a pass rule stopped")                                           \
+	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                       \
+	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")                     \
+	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
 	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,

@@ -15,12 +15,12 @@
 #include "detect.h"
 
 #define MK_RULE_ERR_LEN 256
-#define MK_BYTEVARS_MAX 8	 /* byte_extract variables per rule */
-#define MK_DEDUP_SLOTS 16	 /* per-flow memory of segment alerts (retransmissions) */
-#define MK_PF_CONTENTS_MAX 8	 /* positive contents per rule the prefilter checks */
-#define MK_PF_MIN_LEN 4		 /* shorter contents are left to verification (but the fast pattern) */
-#define MK_ALERTS_MAX 64	 /* alerts per packet (Suricata: packet_alert_max 15) */
-#define MK_INSPECT_STEPS 3000	 /* inspection recursion budget (Suricata's default) */
+#define MK_BYTEVARS_MAX 8     /* byte_extract variables per rule */
+#define MK_DEDUP_SLOTS 16     /* per-flow memory of segment alerts (retransmissions) */
+#define MK_PF_CONTENTS_MAX 8  /* positive contents per rule the prefilter checks */
+#define MK_PF_MIN_LEN 4	      /* shorter contents are left to verification (but the fast pattern) */
+#define MK_ALERTS_MAX 64      /* alerts per packet (Suricata: packet_alert_max 15) */
+#define MK_INSPECT_STEPS 3000 /* inspection recursion budget (Suricata's default) */
 #define MK_STREAM_HEAD_MAX 65536 /* stream bytes from offset 0 kept for absolute keywords */
 
 /* ---- rule header ----------------------------------------------------------- */
@@ -550,7 +550,7 @@ struct mk_detect_engine {
 	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
 	uint32_t stream_window;
 	uint32_t stream_head; /* bytes from stream offset 0 kept for absolute keywords */
-	uint8_t *pf_need; /* per rule: the content bits the prefilter must see */
+	uint8_t *pf_need;     /* per rule: the content bits the prefilter must see */
 	uint32_t has_stream;  /* any stream rule */
 	uint32_t has_iponly;
 	int inline_mode;
