@@ -5,7 +5,7 @@
 usage: check_detect.py MEERKAT GEN RULES WORKDIR [MK_DETECT_PCAP]
 
 Generates the captures (gen_detect_pcaps.py) and checks, for the plain, the
-GTP-U and the L2TPv2 capture, with 1 and 2 workers:
+GTP-U, the L2TPv2 and the VXLAN capture, with 1 and 2 workers:
   - the alerts, as (sid, src, sport, dst, dport, proto), are exactly those the
     generator built the traffic for: no more, no fewer;
   - eve.json is byte-identical for 1 and 2 workers;
@@ -85,6 +85,8 @@ def check_capture(name, gen_dir, exp):
     for a in alerts:
         check(a.get("tunnel", {}).get("type") == tunnel, "%s: sid %d tunnel %s, want %s" %
               (name, a["alert"]["signature_id"], a.get("tunnel"), tunnel))
+        if tunnel == "vxlan":
+            check(a["tunnel"].get("vni") == 0x4242, "%s: vni %s" % (name, a["tunnel"]))
         sid = str(a["alert"]["signature_id"])
         if sid in exp["vlan"]:
             check(a.get("vlan") == exp["vlan"][sid], "%s: sid %s vlan %s" % (name, sid, a.get("vlan")))
@@ -200,7 +202,7 @@ def main():
     with open(os.path.join(gen_dir, "expected.json")) as f:
         exp = json.load(f)
     plain = None
-    for name in ("plain.pcap", "gtpu.pcap", "l2tp.pcap"):
+    for name in ("plain.pcap", "gtpu.pcap", "l2tp.pcap", "vxlan.pcap"):
         alerts = check_capture(name, gen_dir, exp)
         if name == "plain.pcap":
             plain = alerts

@@ -271,6 +271,13 @@ def frame_l2tp(ip, to_server):
     return frame_plain(bytes(o / UDP(sport=1701, dport=1701) / Raw(l2)), to_server, None)
 
 
+def frame_vxlan(ip, to_server):
+    inner = frame_plain(ip, to_server, None)  # an Ethernet frame, as VXLAN carries
+    vx = struct.pack("!B3xI", 0x08, 0x4242 << 8) + inner
+    o = IP(src="203.0.113.1", dst="203.0.113.2") if to_server else IP(src="203.0.113.2", dst="203.0.113.1")
+    return frame_plain(bytes(o / UDP(sport=49152, dport=4789) / Raw(vx)), to_server, None)
+
+
 def write_pcap(path, recs):
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
@@ -290,9 +297,12 @@ def main():
                [(ts, frame_gtpu(ip, up)) for ts, ip, up, vlan, tun in packets if tun])
     write_pcap(os.path.join(out, "l2tp.pcap"),
                [(ts, frame_l2tp(ip, up)) for ts, ip, up, vlan, tun in packets if tun])
+    write_pcap(os.path.join(out, "vxlan.pcap"),
+               [(ts, frame_vxlan(ip, up)) for ts, ip, up, vlan, tun in packets if tun])
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump({"plain.pcap": alerts + plain_only_alerts, "gtpu.pcap": alerts, "l2tp.pcap": alerts,
-                   "tunnel": {"gtpu.pcap": "gtpu", "l2tp.pcap": "l2tpv2"},
+                   "vxlan.pcap": alerts,
+                   "tunnel": {"gtpu.pcap": "gtpu", "l2tp.pcap": "l2tpv2", "vxlan.pcap": "vxlan"},
                    "vlan": {"1011": [100]}, "thresholded": thresholded}, f, indent=1)
 
 

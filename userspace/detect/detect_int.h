@@ -485,7 +485,7 @@ void mk_parse_env_free(struct mk_parse_env *env);
 
 /* ---- prefilter (prefilter.c) ----------------------------------------------- */
 
-struct mk_prefilter; /* one Hyperscan database and its pattern -> rules map */
+struct mk_pf_db; /* one Hyperscan database and its pattern -> rules map */
 
 struct mk_rule_list {
 	uint32_t *rules; /* rule numbers, ascending */
@@ -497,7 +497,7 @@ struct mk_rule_list {
  * prefilter for rules with a fast pattern, and the rules without one.
  */
 struct mk_group {
-	struct mk_prefilter *pf;
+	struct mk_pf_db *pf;
 	struct mk_rule_list all; /* every rule of the group, for the no-prefilter mode */
 	struct mk_rule_list nopf;
 	uint32_t id; /* index in the engine's group array */
@@ -514,18 +514,18 @@ struct mk_group_set {
 
 int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int stream,
 		       struct mk_detect_load_stats *st);
-void mk_prefilter_free(struct mk_prefilter *pf);
+void mk_prefilter_free(struct mk_pf_db *pf);
 /* Scratch size: grows *scratch for this database (Hyperscan). 0 or -ENOMEM. */
-int mk_prefilter_scratch(const struct mk_prefilter *pf, void **scratch);
+int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch);
 void mk_prefilter_scratch_free(void *scratch);
 
 typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
 /* Calls @hit for each pattern found in buf[0, len). */
-int mk_prefilter_scan(const struct mk_prefilter *pf, void *scratch, const uint8_t *buf,
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
 		      uint32_t len, mk_pf_hit_fn hit, void *ctx);
 /* Entries of a pattern: rule number << 3 | content bit. */
-const uint32_t *mk_prefilter_rules(const struct mk_prefilter *pf, uint32_t pattern, uint32_t *n);
-uint32_t mk_prefilter_maxlen(const struct mk_prefilter *pf);
+const uint32_t *mk_prefilter_rules(const struct mk_pf_db *pf, uint32_t pattern, uint32_t *n);
+uint32_t mk_prefilter_maxlen(const struct mk_pf_db *pf);
 int mk_prefilter_available(void);
 
 /* ---- engine ---------------------------------------------------------------- */

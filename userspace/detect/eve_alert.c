@@ -323,21 +323,6 @@ static const char *proto_name(uint8_t proto, char *tmp, size_t size)
 	}
 }
 
-static const char *tunnel_name(uint8_t type)
-{
-	switch (type) {
-	case MK_TUNNEL_GTPU:
-		return "gtpu";
-	case MK_TUNNEL_L2TPV2:
-		return "l2tpv2";
-	case MK_TUNNEL_L2TPV3_IP:
-	case MK_TUNNEL_L2TPV3_UDP:
-		return "l2tpv3";
-	default:
-		return "unknown";
-	}
-}
-
 size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_alert_opts *o)
 {
 	size_t n = 2048 + (a->rule ? a->rule->eve_len : 0);
@@ -400,18 +385,13 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 		sb_printf(&sb, ",\"community_id\":\"%s\"", cid);
 	}
 	if (a->tunnel_depth) {
-		addr_str(sa, sizeof(sa), a->outer_family, a->outer_src);
-		addr_str(da, sizeof(da), a->outer_family, a->outer_dst);
-		sb_printf(&sb, ",\"tunnel\":{\"type\":\"%s\",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"",
-			  tunnel_name(a->tunnel_type), sa, da);
-		if (a->tunnel_type == MK_TUNNEL_GTPU)
-			sb_printf(&sb, ",\"teid\":%u", a->tunnel_id);
-		else if (a->tunnel_type == MK_TUNNEL_L2TPV2)
-			sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", a->tunnel_id >> 16,
-				  a->tunnel_id & 0xffff);
-		else
-			sb_printf(&sb, ",\"session_id\":%u", a->tunnel_id);
-		sb_printf(&sb, ",\"depth\":%u}", a->tunnel_depth);
+		char t[MK_EVE_TUNNEL_MAX];
+		int n = mk_eve_tunnel(t, sizeof(t), a->tunnel_type, a->tunnel_id, a->tunnel_depth,
+				      a->outer_family, a->outer_src, a->outer_dst);
+
+		if (n < 0)
+			return n;
+		sb_printf(&sb, ",%.*s", n, t);
 	}
 	sb_printf(&sb, ",\"alert\":{\"action\":\"%s\",", a->blocked ? "blocked" : "allowed");
 	if (r && r->eve)

@@ -34,7 +34,7 @@ struct pf_pat {
 	uint32_t *rules;
 };
 
-struct mk_prefilter {
+struct mk_pf_db {
 #ifdef MK_HAVE_HYPERSCAN
 	hs_database_t *db;
 #endif
@@ -80,7 +80,7 @@ static int pat_eq(const struct pf_pat *a, const uint8_t *p, uint32_t n, int noca
 	return 1;
 }
 
-void mk_prefilter_free(struct mk_prefilter *pf)
+void mk_prefilter_free(struct mk_pf_db *pf)
 {
 	if (!pf)
 		return;
@@ -120,7 +120,7 @@ static int list_add(struct mk_rule_list *l, uint32_t v)
 }
 
 #ifdef MK_HAVE_HYPERSCAN
-static int compile_hs(struct mk_prefilter *pf, struct pf_pat *pats)
+static int compile_hs(struct mk_pf_db *pf, struct pf_pat *pats)
 {
 	const char **expr = calloc(pf->npat, sizeof(*expr));
 	unsigned int *flags = calloc(pf->npat, sizeof(*flags)),
@@ -164,7 +164,7 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int str
 {
 	struct pf_pat *pats = NULL;
 	uint32_t *slots = NULL, nslots, npat = 0, cap = 0, i, k, total = 0;
-	struct mk_prefilter *pf = NULL;
+	struct mk_pf_db *pf = NULL;
 	int err = -ENOMEM;
 
 	(void)stream;
@@ -313,7 +313,7 @@ out:
 	return err;
 }
 
-int mk_prefilter_scratch(const struct mk_prefilter *pf, void **scratch)
+int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch)
 {
 #ifdef MK_HAVE_HYPERSCAN
 	if (!pf || !pf->db)
@@ -354,7 +354,7 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
 }
 #endif
 
-int mk_prefilter_scan(const struct mk_prefilter *pf, void *scratch, const uint8_t *buf,
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
 		      uint32_t len, mk_pf_hit_fn hit, void *ctx)
 {
 #ifdef MK_HAVE_HYPERSCAN
@@ -376,13 +376,13 @@ int mk_prefilter_scan(const struct mk_prefilter *pf, void *scratch, const uint8_
 #endif
 }
 
-const uint32_t *mk_prefilter_rules(const struct mk_prefilter *pf, uint32_t pattern, uint32_t *n)
+const uint32_t *mk_prefilter_rules(const struct mk_pf_db *pf, uint32_t pattern, uint32_t *n)
 {
 	*n = pf->off[pattern + 1] - pf->off[pattern];
 	return pf->rules + pf->off[pattern];
 }
 
-uint32_t mk_prefilter_maxlen(const struct mk_prefilter *pf)
+uint32_t mk_prefilter_maxlen(const struct mk_pf_db *pf)
 {
 	return pf ? pf->maxlen : 0;
 }

@@ -82,7 +82,7 @@ const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size)
 	return tmp;
 }
 
-static const char *tunnel_name(uint8_t type)
+const char *mk_eve_tunnel_name(uint8_t type)
 {
 	switch (type) {
 	case MK_TUNNEL_GTPU:
@@ -92,9 +92,59 @@ static const char *tunnel_name(uint8_t type)
 	case MK_TUNNEL_L2TPV3_IP:
 	case MK_TUNNEL_L2TPV3_UDP:
 		return "l2tpv3";
+	case MK_TUNNEL_VXLAN:
+		return "vxlan";
+	case MK_TUNNEL_GENEVE:
+		return "geneve";
+	case MK_TUNNEL_GRE:
+		return "gre";
+	case MK_TUNNEL_ERSPAN:
+		return "erspan";
+	case MK_TUNNEL_IPIP:
+		return "ipip";
 	default:
 		return "unknown";
 	}
+}
+
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
+		  uint8_t family, const uint32_t *src, const uint32_t *dst)
+{
+	struct sbuf sb = { .p = buf, .size = size };
+	char sa[64], da[64];
+
+	if (!size)
+		return -ENOSPC;
+	addr_str(sa, sizeof(sa), family, src);
+	addr_str(da, sizeof(da), family, dst);
+	sb_printf(&sb, "\"tunnel\":{\"type\":\"%s\",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"",
+		  mk_eve_tunnel_name(type), sa, da);
+	switch (type) {
+	case MK_TUNNEL_GTPU:
+		sb_printf(&sb, ",\"teid\":%u", id);
+		break;
+	case MK_TUNNEL_L2TPV2:
+		sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", id >> 16, id & 0xffff);
+		break;
+	case MK_TUNNEL_L2TPV3_IP:
+	case MK_TUNNEL_L2TPV3_UDP:
+	case MK_TUNNEL_ERSPAN:
+		sb_printf(&sb, ",\"session_id\":%u", id);
+		break;
+	case MK_TUNNEL_VXLAN:
+	case MK_TUNNEL_GENEVE:
+		sb_printf(&sb, ",\"vni\":%u", id);
+		break;
+	case MK_TUNNEL_GRE:
+		sb_printf(&sb, ",\"key\":%u", id);
+		break;
+	default:
+		break; /* IP-in-IP has no id */
+	}
+	sb_printf(&sb, ",\"depth\":%u}", depth);
+	if (sb.overflow)
+		return -ENOSPC;
+	return (int)sb.len;
 }
 
 static int has_ports(uint8_t proto)
@@ -183,18 +233,13 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 			  mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
 	}
 	if (f->tunnel_depth) {
-		addr_str(sa, sizeof(sa), f->outer_family, f->outer_client);
-		addr_str(da, sizeof(da), f->outer_family, f->outer_server);
-		sb_printf(&sb, ",\"tunnel\":{\"type\":\"%s\",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"",
-			  tunnel_name(f->tunnel_type), sa, da);
-		if (f->tunnel_type == MK_TUNNEL_GTPU)
-			sb_printf(&sb, ",\"teid\":%u", f->tunnel_id);
-		else if (f->tunnel_type == MK_TUNNEL_L2TPV2)
-			sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", f->tunnel_id >> 16,
-				  f->tunnel_id & 0xffff);
-		else
-			sb_printf(&sb, ",\"session_id\":%u", f->tunnel_id);
-		sb_printf(&sb, ",\"depth\":%u}", f->tunnel_depth);
+		char t[MK_EVE_TUNNEL_MAX];
+		int n = mk_eve_tunnel(t, sizeof(t), f->tunnel_type, f->tunnel_id, f->tunnel_depth,
+				      f->outer_family, f->outer_client, f->outer_server);
+
+		if (n < 0)
+			return n;
+		sb_printf(&sb, ",%.*s", n, t);
 	}
 	sb_printf(&sb, "}");
 	if (sb.overflow)

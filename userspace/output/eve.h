@@ -46,6 +46,20 @@ struct mk_eve_fmt {
 int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us);
 
+/* The `tunnel` object's `type`: gtpu, l2tpv2, l2tpv3, vxlan, geneve, gre, erspan, ipip. */
+const char *mk_eve_tunnel_name(uint8_t type);
+
+#define MK_EVE_TUNNEL_MAX 192
+/*
+ * `"tunnel":{...}` (no leading comma) for the innermost tunnel: type, outer
+ * addresses (@family, @src, @dst), its id under its own name (GTP-U `teid`,
+ * L2TPv2 `tunnel_id` and `session_id`, L2TPv3 and ERSPAN `session_id`,
+ * VXLAN and Geneve `vni`, GRE `key`, none for IP-in-IP) and the depth, as
+ * flow and alert records write it. Returns its length or -ENOSPC.
+ */
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
+		  uint8_t family, const uint32_t *src, const uint32_t *dst);
+
 /* EVE `proto`: the IANA keyword ("TCP", "IPv6-ICMP", "GRE", ...) or the number in @tmp. */
 const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size);
 
