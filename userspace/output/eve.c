@@ -115,10 +115,16 @@ int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t dep
 
 	if (!size)
 		return -ENOSPC;
-	addr_str(sa, sizeof(sa), family, src);
-	addr_str(da, sizeof(da), family, dst);
-	sb_printf(&sb, "\"tunnel\":{\"type\":\"%s\",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"",
-		  mk_eve_tunnel_name(type), sa, da);
+	sb_printf(&sb, "\"tunnel\":{\"type\":\"%s\"", mk_eve_tunnel_name(type));
+	/*
+	 * Live capture knows outer IPv6 addresses only as a 32-bit fold
+	 * (common/meta.h, outer_family none): no address beats a made-up one.
+	 */
+	if (family == MK_FAMILY_IPV4 || family == MK_FAMILY_IPV6) {
+		addr_str(sa, sizeof(sa), family, src);
+		addr_str(da, sizeof(da), family, dst);
+		sb_printf(&sb, ",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"", sa, da);
+	}
 	switch (type) {
 	case MK_TUNNEL_GTPU:
 		sb_printf(&sb, ",\"teid\":%u", id);

@@ -52,7 +52,8 @@ const char *mk_eve_tunnel_name(uint8_t type);
 #define MK_EVE_TUNNEL_MAX 192
 /*
  * `"tunnel":{...}` (no leading comma) for the innermost tunnel: type, outer
- * addresses (@family, @src, @dst), its id under its own name (GTP-U `teid`,
+ * addresses (@family, @src, @dst; left out unless @family is IPv4 or IPv6:
+ * live capture does not carry outer IPv6 addresses), its id under its own name (GTP-U `teid`,
  * L2TPv2 `tunnel_id` and `session_id`, L2TPv3 and ERSPAN `session_id`,
  * VXLAN and Geneve `vni`, GRE `key`, none for IP-in-IP) and the depth, as
  * flow and alert records write it. Returns its length or -ENOSPC.
