@@ -21,6 +21,11 @@ Writes into --out-dir:
                               (one outer address pair, one TEID per direction);
   spread_l2tp.pcap            the same inside ONE L2TPv2 session.
   spread.json                 frames and flows of each spread capture.
+  icmp_errors.pcap            200 UDP flows (150 IPv4, 50 IPv6), each a
+                              datagram answered by an ICMP / ICMPv6 port
+                              unreachable quoting it: with several workers,
+                              half the errors hash to a worker that does not
+                              own the flow they quote.
 
 Bytes are counted as meerkat counts them (docs/flow.md, "What a flow's bytes
 are"): 14 + the inner IP packet, whatever VLAN tags or tunnels surround it.
@@ -31,7 +36,7 @@ import json
 import os
 import struct
 
-from scapy.all import IP, TCP, UDP, IPv6, Raw
+from scapy.all import ICMP, IP, TCP, UDP, ICMPv6DestUnreach, IPv6, Raw
 from scapy.utils import RawPcapWriter
 
 CLIENT_MAC = "02:00:5e:00:00:01"
@@ -173,6 +178,23 @@ def spread_flows(kind):
     return flows
 
 
+def icmp_error_frames():
+    frames = []
+    for i in range(200):
+        v6 = i >= 150
+        cli = "2001:db8:50::%x" % (1 + i) if v6 else "198.18.70.%d" % (1 + i)
+        srv = "2001:db8:60::53" if v6 else "198.18.80.53"
+        l3 = IPv6 if v6 else IP
+        q = l3(src=cli, dst=srv) / UDP(sport=40000 + i, dport=5353) / Raw(b"probe %03d" % i)
+        err = (IPv6(src=srv, dst=cli) / ICMPv6DestUnreach(code=4) / Raw(bytes(q))) if v6 else \
+            (IP(src=srv, dst=cli) / ICMP(type=3, code=3) / Raw(bytes(q)[:28]))
+        for to_server, pkt in ((True, q), (False, err)):
+            eth = (SERVER_MAC + CLIENT_MAC) if to_server else (CLIENT_MAC + SERVER_MAC)
+            eth = bytes.fromhex(eth.replace(":", "")) + struct.pack("!H", 0x86dd if v6 else 0x0800)
+            frames.append(eth + bytes(pkt))
+    return frames
+
+
 def write_pcap(path, frames):
     w = RawPcapWriter(path, linktype=1, sync=False)
     w.write_header(None)
@@ -207,6 +229,7 @@ def main():
     with open(os.path.join(out, "spread.json"), "w") as fp:
         json.dump(spread, fp, indent=1)
         fp.write("\n")
+    write_pcap(os.path.join(out, "icmp_errors.pcap"), icmp_error_frames())
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@
 # and bytes per direction, same TCP flags and states, same end reason.
 # check_agreement.py lists the only differences it forgives and why
 # (timestamps, flow_id, in_iface, tunnel depth, IPv6 outer addresses).
-# Usage: test_live_agreement.sh BUILD_DIR PCAP
+# With --expect-icmp-steering (a capture of ICMP errors quoting UDP flows),
+# the run must also have steered errors to the worker owning their flow and
+# no error may form a flow of its own.
+# Usage: test_live_agreement.sh BUILD_DIR PCAP [--expect-icmp-steering]
 set -euo pipefail
 # shellcheck source=test/testbench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +20,7 @@ set -euo pipefail
 [ "${1:-}" != "--skip" ] || tb_skip "${2:-no reason given}"
 BUILD="${1:?usage: $0 BUILD_DIR PCAP}"
 PCAP="${2:?}"
+STEERING="${3:-}"
 TB_MEERKAT="$BUILD/userspace/meerkat"
 TB_CTL="$BUILD/userspace/meerkatctl"
 
@@ -25,6 +29,11 @@ tb_require_cmd tcpreplay bpftool ip
 [ -x /usr/bin/python3 ] || tb_skip "/usr/bin/python3 not installed"
 for f in "$TB_MEERKAT" "$TB_CTL" "$PCAP"; do tb_require_file "$f"; done
 
+# ICMP errors: one queue, so the datagram and its error reach the sensor in
+# order; two queues may reorder the directions of a flow before any software
+# sees them (as NIC RSS queues do), and an error that overtakes its datagram
+# forms a flow of its own, live as in any IDS
+[ "$STEERING" != "--expect-icmp-steering" ] || TB_WANT_QUEUES=1
 tb_setup
 tb_meerkat_start live -i "$TB_SENSOR_IF" --workers 2 ||
 	tb_fail "meerkat exited ($TB_MK_RC) before answering: $(cat "$TB_MK_DIR/err")"
@@ -49,3 +58,18 @@ mkdir -p "$TB_TMP/offline"
 /usr/bin/python3 "$(dirname "$0")/check_agreement.py" "$TB_MK_DIR/eve.json" \
 	"$TB_TMP/offline/eve.json" || tb_fail "live and offline flow records differ"
 tb_ok "meerkat -i and meerkat -r agree on every flow record"
+
+if [ "$STEERING" = "--expect-icmp-steering" ]; then
+	/usr/bin/python3 - "$TB_MK_DIR/eve.json" <<'PY' || tb_fail "ICMP errors were not steered to their flows"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+flows = [r for r in recs if r.get("event_type") == "flow"]
+stats = [r for r in recs if r.get("event_type") == "stats"][-1]["stats"]
+steered = stats["capture"]["icmp_error_steered"]
+icmp = [f for f in flows if f["proto"] in ("ICMP", "IPv6-ICMP")]
+answered = [f for f in flows if f["proto"] == "UDP" and f["flow"]["pkts_toclient"] == 1]
+print("%d UDP flows with their error, %d ICMP flows, %d errors steered" % (len(answered), len(icmp), steered))
+sys.exit(0 if steered > 0 and not icmp and len(answered) == len(flows) == 200 else 1)
+PY
+	tb_ok "every ICMP error counted on the flow it quotes, some steered across workers"
+fi

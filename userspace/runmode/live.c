@@ -43,6 +43,7 @@
 #include "ctlsock.h"
 #include "eve.h"
 #include "eve_sink.h"
+#include "icmp_error.h"
 #include "live.h"
 #include "loader.h"
 #include "log.h"
@@ -90,11 +91,16 @@ struct live_iface {
 	struct live_sock *socks;   /* [queues * W]: slot q * W + w */
 };
 
-/* A reassembled datagram on its way to the worker owning its 5-tuple. */
+/*
+ * A packet on its way to the worker that owns it: a reassembled datagram
+ * (its 5-tuple's owner), or an ICMP error frame (the owner of the flow it
+ * quotes; the program steered it by its own hash).
+ */
 struct handoff {
 	struct mk_parse parse;
 	uint64_t ts_us;
 	uint32_t len;
+	uint8_t is_frame; /* a frame from a socket, not a datagram */
 	uint8_t data[];
 };
 
@@ -164,9 +170,9 @@ static uint64_t now_mono_ns(void)
 
 /* ---- the pipeline's callbacks ------------------------------------------- */
 
-static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+static int handoff_push(struct live_worker *w, unsigned int to, const struct mk_pkt *pkt,
+			int is_frame)
 {
-	struct live_worker *w = ctx;
 	struct handoff *h = malloc(sizeof(*h) + pkt->ip_caplen);
 
 	if (!h)
@@ -174,12 +180,18 @@ static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
 	h->parse = *pkt->parse;
 	h->ts_us = pkt->ts_us;
 	h->len = pkt->ip_caplen;
+	h->is_frame = (uint8_t)is_frame;
 	memcpy(h->data, pkt->ip, pkt->ip_caplen);
 	if (mk_spsc_push_ptr(&w->lv->mesh[w->id * w->lv->nworkers + to], h)) {
 		free(h);
 		return -ENOBUFS;
 	}
 	return 0;
+}
+
+static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+{
+	return handoff_push(ctx, to, pkt, 0);
 }
 
 static void worker_eve_flush(struct live_worker *w)
@@ -255,10 +267,28 @@ static void worker_frame(struct live_worker *w, const struct mk_meta *m, const u
 			return;
 		}
 	}
-	pkt.parse = &p;
-	pkt.ip = frame + p.l3.l3_off;
-	pkt.ip_caplen = len - p.l3.l3_off;
-	pkt.ts_us = ts_us;
+	pkt = (struct mk_pkt){
+		.parse = &p, .ip = frame + p.l3.l3_off, .ip_caplen = len - p.l3.l3_off, .ts_us = ts_us
+	};
+	/*
+	 * The program steers an ICMP error by its own hash; the flow it quotes
+	 * may live on another worker: send it there. A full ring keeps it here,
+	 * where it forms a flow of its own (counted by the pipeline).
+	 */
+	if (w->lv->nworkers > 1 && (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6) &&
+	    mk_icmp_is_error(&p, pkt.ip, pkt.ip_caplen)) {
+		unsigned int to = w->lv->itable[mk_worker_steer_hash(&p, pkt.ip, pkt.ip_caplen,
+								     w->pipe.pcfg.seed) %
+						MK_ITABLE_SIZE];
+
+		if (to != w->id) {
+			if (!handoff_push(w, to, &pkt, 1)) {
+				w->cnt[MK_LIVE_ICMP_STEERED]++;
+				return;
+			}
+			w->cnt[MK_LIVE_ICMP_STEER_FULL]++;
+		}
+	}
 	mk_worker_packet(&w->pipe, &pkt);
 }
 
@@ -311,7 +341,10 @@ static void worker_handoffs(struct live_worker *w)
 				.parse = &h->parse, .ip = h->data, .ip_caplen = h->len, .ts_us = h->ts_us
 			};
 
-			mk_worker_datagram(&w->pipe, &pkt);
+			if (h->is_frame)
+				mk_worker_packet(&w->pipe, &pkt);
+			else
+				mk_worker_datagram(&w->pipe, &pkt);
 			free(h);
 		}
 	}
