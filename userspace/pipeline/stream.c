@@ -1149,6 +1149,21 @@ void mk_tcp_flags_hex(__u8 flags, char buf[3])
 	buf[2] = '\0';
 }
 
+__u64 mk_tcp_session_seq_offset(const struct mk_tcp_session *ssn, int dir, __u32 seq)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir & 1];
+	__s64 off = (__s64)st->base_off + (__s32)(seq - st->base_seq);
+
+	return off < 0 ? 0 : (__u64)off;
+}
+
+__u32 mk_tcp_session_stream_size(const struct mk_tcp_session *ssn, int dir)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir & 1];
+
+	return st->next_seq - st->isn;
+}
+
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir)
 {
 	return !!(ssn->s[dir & 1].st & MK_STREAM_F_DEPTH);
