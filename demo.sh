@@ -6,14 +6,16 @@
 #   2. creates two network namespaces joined by a 2-queue veth pair,
 #   3. starts the live sensor, meerkat -i, on the sensor end: the XDP program
 #      attached natively, one AF_XDP socket per (queue, worker), 2 workers,
-#      and shows it with meerkatctl status,
+#      the sample rules (configs/rules/meerkat-demo.rules), and shows it with
+#      meerkatctl status,
 #   4. replays the sample traffic (TCP/HTTP, DNS, ICMP, VLAN, GTP-U, L2TP,
 #      fragments, ARP, malformed frames) from the other end with tcpreplay,
 #      printing the daemon's counters as they move (meerkatctl stats),
 #   5. compares what the XDP program counted with what the traffic generator
 #      built,
-#   6. stops the sensor (SIGTERM): the accounting line, the EVE flow records
-#      it wrote; then offline mode (meerkat -r) on the same pcap,
+#   6. stops the sensor (SIGTERM): the accounting line, the EVE alert and flow
+#      records it wrote; then offline mode (meerkat -r) on the same pcap with
+#      the same rules,
 #   7. starts the sensor again with a server in the CIDR bypass list
 #      (bypass.cidr) and replays: that server's flows, plain or tunnelled, are
 #      dropped in the driver,
@@ -59,8 +61,9 @@ TB_CTL="$BUILD/userspace/meerkatctl"
 say "2/7 testbench: two namespaces joined by a veth pair"
 tb_setup
 
-say "3/7 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 (in $TB_NS_SENSOR)"
-tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -v || {
+RULES="$PWD/configs/rules/meerkat-demo.rules"
+say "3/7 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 -S ${RULES#"$PWD"/} (in $TB_NS_SENSOR)"
+tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -S "$RULES" -v || {
 	cat "$TB_MK_DIR/err" >&2
 	tb_fail "meerkat did not start"
 }
@@ -118,6 +121,16 @@ summarise() {
 import collections, json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print("  EVE events by type:", dict(collections.Counter(e.get("event_type") for e in ev)))
+alerts = [e for e in ev if e.get("event_type") == "alert"]
+for (sid, msg), n in sorted(collections.Counter((a["alert"]["signature_id"], a["alert"]["signature"])
+                                              for a in alerts).items()):
+    print("  %3d x alert sid %d  %s" % (n, sid, msg))
+for a in [a for a in alerts if "tunnel" in a][:2] + [a for a in alerts if "tunnel" not in a][:2]:
+    t = a.get("tunnel")
+    print("  alert %-4s %s:%s -> %s:%s sid %d%s%s" % (
+          a["proto"], a["src_ip"], a.get("src_port", ""), a["dest_ip"], a.get("dest_port", ""),
+          a["alert"]["signature_id"], " (stream)" if a.get("stream") else "",
+          "  [%s]" % t["type"] if t else ""))
 flows = [e for e in ev if e.get("event_type") == "flow"]
 for e in [e for e in flows if "tunnel" in e][:3] + [e for e in flows if "tunnel" not in e][:5]:
     f, t = e["flow"], e.get("tunnel")
@@ -132,12 +145,12 @@ echo "live eve.json:"
 summarise "$TB_MK_DIR/eve.json"
 
 echo
-echo "offline: meerkat -r on the same pcap (same parser, decapsulation, hash and pipeline)"
+echo "offline: meerkat -r on the same pcap with the same rules (same parser, decapsulation, hash and pipeline)"
 mkdir -p "$TB_TMP/offline"
-"$TB_MEERKAT" -r "$PCAP" -c configs/meerkat.yaml -l "$TB_TMP/offline" --workers 2 2>&1 |
+"$TB_MEERKAT" -r "$PCAP" -c configs/meerkat.yaml -S "$RULES" -l "$TB_TMP/offline" --workers 2 2>&1 |
 	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled) ' || true
 summarise "$TB_TMP/offline/eve.json"
-echo "(test/testbench/test_live_agreement.sh checks that live and offline write the same flow records)"
+echo "(test/testbench/test_live_agreement.sh and test_live_alerts.sh check that live and offline write the same flow records and alerts)"
 
 prefix="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["prefix"])' "$EXPECT")"
 say "7/7 bypass in the driver: the sensor again, with bypass.cidr: [$prefix] (the web server)"

@@ -55,7 +55,8 @@ def dump_keys(text):
 
 def yaml_paths(node, prefix=""):
     """Key paths of a YAML document as the dump names them: mappings nest,
-    `outputs` is Suricata's list of one-key mappings, other lists are values."""
+    `outputs` is Suricata's list of one-key mappings, so is an event type
+    with options in `types` (its options are keys), other lists are values."""
     if isinstance(node, dict):
         paths = set()
         for k, v in node.items():
@@ -68,6 +69,11 @@ def yaml_paths(node, prefix=""):
                 paths |= yaml_paths(v, p)
             else:
                 paths.add(p)
+                if k == "types" and isinstance(v, list):
+                    for item in v:
+                        if isinstance(item, dict):
+                            for name, sub in item.items():
+                                paths |= yaml_paths(sub, "%s.%s" % (p, name))
         return paths
     return {prefix}
 

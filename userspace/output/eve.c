@@ -82,7 +82,7 @@ const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size)
 	return tmp;
 }
 
-static const char *tunnel_name(uint8_t type)
+const char *mk_eve_tunnel_name(uint8_t type)
 {
 	switch (type) {
 	case MK_TUNNEL_GTPU:
@@ -92,9 +92,65 @@ static const char *tunnel_name(uint8_t type)
 	case MK_TUNNEL_L2TPV3_IP:
 	case MK_TUNNEL_L2TPV3_UDP:
 		return "l2tpv3";
+	case MK_TUNNEL_VXLAN:
+		return "vxlan";
+	case MK_TUNNEL_GENEVE:
+		return "geneve";
+	case MK_TUNNEL_GRE:
+		return "gre";
+	case MK_TUNNEL_ERSPAN:
+		return "erspan";
+	case MK_TUNNEL_IPIP:
+		return "ipip";
 	default:
 		return "unknown";
 	}
+}
+
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
+		  uint8_t family, const uint32_t *src, const uint32_t *dst)
+{
+	struct sbuf sb = { .p = buf, .size = size };
+	char sa[64], da[64];
+
+	if (!size)
+		return -ENOSPC;
+	sb_printf(&sb, "\"tunnel\":{\"type\":\"%s\"", mk_eve_tunnel_name(type));
+	/*
+	 * Live capture knows outer IPv6 addresses only as a 32-bit fold
+	 * (common/meta.h, outer_family none): no address beats a made-up one.
+	 */
+	if (family == MK_FAMILY_IPV4 || family == MK_FAMILY_IPV6) {
+		addr_str(sa, sizeof(sa), family, src);
+		addr_str(da, sizeof(da), family, dst);
+		sb_printf(&sb, ",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"", sa, da);
+	}
+	switch (type) {
+	case MK_TUNNEL_GTPU:
+		sb_printf(&sb, ",\"teid\":%u", id);
+		break;
+	case MK_TUNNEL_L2TPV2:
+		sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", id >> 16, id & 0xffff);
+		break;
+	case MK_TUNNEL_L2TPV3_IP:
+	case MK_TUNNEL_L2TPV3_UDP:
+	case MK_TUNNEL_ERSPAN:
+		sb_printf(&sb, ",\"session_id\":%u", id);
+		break;
+	case MK_TUNNEL_VXLAN:
+	case MK_TUNNEL_GENEVE:
+		sb_printf(&sb, ",\"vni\":%u", id);
+		break;
+	case MK_TUNNEL_GRE:
+		sb_printf(&sb, ",\"key\":%u", id);
+		break;
+	default:
+		break; /* IP-in-IP has no id */
+	}
+	sb_printf(&sb, ",\"depth\":%u}", depth);
+	if (sb.overflow)
+		return -ENOSPC;
+	return (int)sb.len;
 }
 
 static int has_ports(uint8_t proto)
@@ -183,24 +239,13 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 			  mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
 	}
 	if (f->tunnel_depth) {
-		sb_printf(&sb, ",\"tunnel\":{\"type\":\"%s\"", tunnel_name(f->tunnel_type));
-		/*
-		 * Live capture knows outer IPv6 addresses only as a 32-bit fold
-		 * (common/meta.h, outer_family none): no address beats a made-up one.
-		 */
-		if (f->outer_family == MK_FAMILY_IPV4 || f->outer_family == MK_FAMILY_IPV6) {
-			addr_str(sa, sizeof(sa), f->outer_family, f->outer_client);
-			addr_str(da, sizeof(da), f->outer_family, f->outer_server);
-			sb_printf(&sb, ",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"", sa, da);
-		}
-		if (f->tunnel_type == MK_TUNNEL_GTPU)
-			sb_printf(&sb, ",\"teid\":%u", f->tunnel_id);
-		else if (f->tunnel_type == MK_TUNNEL_L2TPV2)
-			sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", f->tunnel_id >> 16,
-				  f->tunnel_id & 0xffff);
-		else
-			sb_printf(&sb, ",\"session_id\":%u", f->tunnel_id);
-		sb_printf(&sb, ",\"depth\":%u}", f->tunnel_depth);
+		char t[MK_EVE_TUNNEL_MAX];
+		int n = mk_eve_tunnel(t, sizeof(t), f->tunnel_type, f->tunnel_id, f->tunnel_depth,
+				      f->outer_family, f->outer_client, f->outer_server);
+
+		if (n < 0)
+			return n;
+		sb_printf(&sb, ",%.*s", n, t);
 	}
 	sb_printf(&sb, "}");
 	if (sb.overflow)
@@ -208,8 +253,9 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 	return (int)sb.len;
 }
 
-int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
-		   uint64_t flow_id, const char *line, size_t len)
+int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
+		       uint64_t flow_id, const char *line, size_t len, const void *key,
+		       size_t key_len)
 {
 	if (b->nrecs == b->cap_recs) {
 		size_t cap = b->cap_recs ? b->cap_recs * 2 : 1024;
@@ -220,11 +266,11 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_
 		b->recs = r;
 		b->cap_recs = cap;
 	}
-	if (b->used + len > b->cap) {
+	if (b->used + len + key_len > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1 << 20;
 		char *a;
 
-		while (cap < b->used + len)
+		while (cap < b->used + len + key_len)
 			cap *= 2;
 		a = realloc(b->arena, cap);
 		if (!a)
@@ -233,12 +279,20 @@ int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_
 		b->cap = cap;
 	}
 	memcpy(b->arena + b->used, line, len);
+	if (key_len)
+		memcpy(b->arena + b->used + len, key, key_len);
 	b->recs[b->nrecs++] = (struct mk_eve_rec){
 		.epoch = epoch, .ts_us = ts_us, .start_us = start_us, .flow_id = flow_id, .off = b->used,
-		.len = (uint32_t)len
+		.len = (uint32_t)len, .key_len = (uint32_t)key_len
 	};
-	b->used += len;
+	b->used += len + key_len;
 	return 0;
+}
+
+int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
+		   uint64_t flow_id, const char *line, size_t len)
+{
+	return mk_eve_buf_add_key(b, epoch, ts_us, start_us, flow_id, line, len, NULL, 0);
 }
 
 void mk_eve_buf_free(struct mk_eve_buf *b)
@@ -278,6 +332,12 @@ static int rec_cmp(const void *a, const void *b)
 
 int mk_eve_merge_write(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigned int n)
 {
+	return mk_eve_merge_write_filter(out, bufs, n, NULL, NULL);
+}
+
+int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigned int n,
+			      mk_eve_keep_fn keep, void *ctx)
+{
 	struct rec_ref *refs;
 	size_t total = 0, i, k = 0;
 	unsigned int w;
@@ -291,8 +351,13 @@ int mk_eve_merge_write(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigne
 		for (i = 0; i < bufs[w].nrecs; i++)
 			refs[k++] = (struct rec_ref){ &bufs[w].recs[i], bufs[w].arena };
 	qsort(refs, total, sizeof(*refs), rec_cmp);
-	for (i = 0; i < total; i++)
-		mk_eve_file_write(out, refs[i].arena + refs[i].rec->off, refs[i].rec->len);
+	for (i = 0; i < total; i++) {
+		const struct mk_eve_rec *r = refs[i].rec;
+
+		if (keep && r->key_len && !keep(ctx, refs[i].arena + r->off + r->len, r->key_len))
+			continue;
+		mk_eve_file_write(out, refs[i].arena + r->off, r->len);
+	}
 	free(refs);
 	return 0;
 }

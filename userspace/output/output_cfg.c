@@ -2,8 +2,8 @@
 /*
  * The output keys: `default-log-dir`, `stats`, and `outputs`, a list of
  * one-key mappings as in suricata.yaml of which meerkat writes `eve-log`.
- * Options of an event type (`- alert: {payload: yes}`) would be rows under
- * "outputs.eve-log.types.alert."; none exists yet.
+ * Options of an event type (`- alert: {payload: yes}`) are rows under
+ * "outputs.eve-log.types.alert.": payload and payload-printable.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,6 +150,8 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_BOOL("outputs.eve-log.community-id", C, eve.community_id),
 	MK_CFG_UINT("outputs.eve-log.community-id-seed", C, eve.community_id_seed, 0, 65535),
 	MK_CFG_CUSTOM("outputs.eve-log.types", types_parse, types_dump),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.payload", C, eve.alert_payload),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C, eve.alert_payload_printable),
 };
 #undef C
 

@@ -148,6 +148,8 @@ struct live {
 	int ctl_open;
 	_Atomic int stop;
 	uint64_t start_mono_ns;
+	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
+	struct mk_detect_thresh *thresh;
 };
 
 static uint64_t now_real_us(void)
@@ -220,9 +222,28 @@ static int live_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const
 	return 0;
 }
 
+/*
+ * ops.alert: threshold, detection_filter and rate_filter count across
+ * workers, in the order alerts arrive (live output has no global order).
+ */
+static int live_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		      size_t len, const struct mk_detect_thresh_key *key)
+{
+	struct live_worker *w = ctx;
+	int keep = 1;
+
+	if (key && w->lv->thresh) {
+		pthread_mutex_lock(&w->lv->thresh_lock);
+		keep = mk_detect_thresh_filter(w->lv->thresh, key, NULL);
+		pthread_mutex_unlock(&w->lv->thresh_lock);
+	}
+	return keep ? live_record(ctx, f, ts_us, line, len) : 0;
+}
+
 static const struct mk_worker_ops live_ops = {
 	.handoff = live_handoff,
 	.record = live_record,
+	.alert = live_alert,
 };
 
 /* ---- worker ------------------------------------------------------------- */
@@ -456,6 +477,8 @@ static void add_pipe_counter(const char *group, const char *name, uint64_t value
  * worker's share, the pipeline's counters, EVE output, and the capture
  * accounting. @t receives the totals for the caller's checks.
  */
+static json_t *ruleset_json(struct mk_detect_master *m);
+
 static json_t *live_stats(struct live *lv, struct live_totals *t)
 {
 	json_t *root = json_object(), *xdp = json_object(), *socks = json_array(),
@@ -490,6 +513,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 			t->live[k] += s.cnt[k];
 		for (k = 0; k < MK_WORKER_CNT_MAX; k++)
 			t->pipe.cnt[k] += s.pipe.cnt[k];
+		for (k = 0; k < MK_DETECT_CNT_MAX; k++)
+			t->pipe.detect[k] += s.pipe.detect[k];
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			t->pipe.flow_cnt[k] += s.pipe.flow_cnt[k];
 		t->pipe.flows_logged += s.pipe.flows_logged;
@@ -546,6 +571,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 				      (json_int_t)sums.errors, "holds", mk_stat_invariant_holds(t->xdp)));
 
 	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
+	if (lv->opts->detect)
+		json_object_set_new(root, "rules", ruleset_json(lv->opts->detect));
 	if (lv->eve_open) {
 		mk_eve_sink_counts(&lv->eve, &written, &lost);
 		json_set_u64(eve, "written", written);
@@ -623,6 +650,68 @@ static json_t *cmd_status(void *ctx, json_t *args, const char **why)
 	json_object_set_new(r, "pid", json_integer(getpid()));
 	json_object_set_new(r, "version", json_string(MK_VERSION));
 	return r;
+}
+
+/* ---- rules: reload and rule set counters -------------------------------- */
+
+static json_t *ruleset_json(struct mk_detect_master *m)
+{
+	struct mk_detect_status st;
+	json_t *r = json_object(), *fail = json_object();
+	int i;
+
+	mk_detect_master_status(m, &st);
+	json_set_u64(r, "generation", st.generation);
+	json_set_u64(r, "rules_loaded", st.load.loaded);
+	json_set_u64(r, "rules_failed", st.load.failed);
+	for (i = 0; i < MK_DETECT_FAIL_MAX; i++)
+		json_set_u64(fail, mk_detect_fail_names[i], st.load.fail[i]);
+	json_object_set_new(r, "failed_by_reason", fail);
+	json_set_u64(r, "files", st.load.files);
+	json_set_u64(r, "without_fast_pattern", st.load.no_fast_pattern);
+	json_set_u64(r, "load_time_ms", (uint64_t)(st.load.load_s * 1000));
+	json_set_u64(r, "reloads_ok", st.reloads_ok);
+	json_set_u64(r, "reloads_failed", st.reloads_failed);
+	json_object_set_new(r, "reloading", json_boolean(st.reloading));
+	json_object_set_new(r, "last_message", json_string(st.last_reload_msg));
+	return r;
+}
+
+static json_t *cmd_ruleset_stats(void *ctx, json_t *args, const char **why)
+{
+	struct live *lv = ctx;
+
+	(void)args;
+	if (!lv->opts->detect) {
+		*why = "no rules loaded (start with -S FILE)";
+		return NULL;
+	}
+	return ruleset_json(lv->opts->detect);
+}
+
+/* Blocks this (the main) thread until the new engine is built; capture goes on. */
+static json_t *cmd_reload_rules(void *ctx, json_t *args, const char **why)
+{
+	struct live *lv = ctx;
+	int err;
+
+	(void)args;
+	if (!lv->opts->detect) {
+		*why = "no rules loaded (start with -S FILE)";
+		return NULL;
+	}
+	err = mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg);
+	if (err == -EBUSY) {
+		*why = "a reload is already running";
+		return NULL;
+	}
+	if (!err)
+		err = mk_detect_reload_wait(lv->opts->detect);
+	if (err) {
+		*why = "reload failed, the old rules stay (ruleset-stats says why)";
+		return NULL;
+	}
+	return ruleset_json(lv->opts->detect);
 }
 
 /* ---- set-up and tear-down ----------------------------------------------- */
@@ -796,8 +885,11 @@ static int workers_create(struct live *lv)
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
+			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
 			.eve = lv->opts->eve,
 			.conf = lv->conf,
+			.detect = lv->opts->detect,
+			.alert_opts = lv->opts->alert_opts,
 		};
 		unsigned int nsocks = 0;
 
@@ -952,8 +1044,13 @@ static void main_loop(struct live *lv)
 			}
 			if (si.ssi_signo == SIGHUP && lv->eve_open && !mk_eve_sink_reopen(&lv->eve))
 				mk_info("SIGHUP: %s reopened", lv->eve.path);
-			if (si.ssi_signo == SIGUSR2)
-				mk_info("SIGUSR2: no rules to reload in this build");
+			if (si.ssi_signo == SIGUSR2 && !lv->opts->detect)
+				mk_info("SIGUSR2: no rules to reload (start with -S FILE)");
+			else if (si.ssi_signo == SIGUSR2 &&
+				 mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg))
+				mk_warn("SIGUSR2: a reload is already running");
+			else if (si.ssi_signo == SIGUSR2)
+				mk_info("SIGUSR2: reloading rules in the background");
 		}
 		if (pfds[1].revents && read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
 			seconds += (uint32_t)ticks;
@@ -991,6 +1088,11 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	lv->opts = o;
 	lv->cap = c->capture;
 	lv->start_mono_ns = now_mono_ns();
+	pthread_mutex_init(&lv->thresh_lock, NULL);
+	if (o->detect && mk_detect_thresh_new(&lv->thresh)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (!lv->cap.n_ifaces) {
 		mk_err("live mode needs an interface (-i IFACE or capture.interfaces)");
 		err = -EINVAL;
@@ -1052,6 +1154,10 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 				"workers, socket mode, uptime", cmd_status, lv);
 		mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event",
 				cmd_stats, lv);
+		mk_ctl_register(&lv->ctl, "reload-rules", "reload the rule files; the old rules stay "
+				"if the new ones fail", cmd_reload_rules, lv);
+		mk_ctl_register(&lv->ctl, "ruleset-stats", "rules loaded and failed, generation, "
+				"load time, reloads", cmd_ruleset_stats, lv);
 	}
 	for (i = 0; i < lv->nifaces; i++)
 		mk_info("%s: %u queue(s) x %u worker(s), %s XDP, program id %u, %s sockets, seed %#x",
@@ -1087,6 +1193,8 @@ out:
 	if (lv->eve_open)
 		mk_eve_sink_close(&lv->eve);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	mk_detect_thresh_free(lv->thresh);
+	pthread_mutex_destroy(&lv->thresh_lock);
 	free(lv);
 	return err;
 }

@@ -10,13 +10,16 @@
  *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
  *                   end every flow, write the final stats, exit 0;
  *   SIGHUP          reopen eve.json (logrotate);
- *   SIGUSR2         reserved for reloading rules.
+ *   SIGUSR2         reload the rules (as `meerkatctl reload`): a new engine
+ *                   is built in the background and swapped in between
+ *                   packets; a failed build keeps the old rules.
  */
 #ifndef MK_LIVE_H
 #define MK_LIVE_H
 
 #include <stdint.h>
 #include "config.h"
+#include "detect.h"
 #include "eve.h"
 
 /*
@@ -48,6 +51,9 @@ struct mk_live_opts {
 	int eve_truncate;	/* start eve.json empty instead of appending */
 	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;	/* print the final counters on stderr */
+	struct mk_detect_master *detect;	 /* rules; NULL: no detection */
+	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
+	struct mk_eve_alert_opts alert_opts;	 /* payload in alert records */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

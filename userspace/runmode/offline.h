@@ -54,6 +54,8 @@ struct mk_offline_opts {
 	int progress;		/* progress line on stderr (<= 4 updates/s) */
 	int eve_truncate;	/* truncate eve.json (default: append) */
 	struct mk_eve_fmt eve;	/* optional EVE fields (community_id) */
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
 };
 
 struct mk_offline_stats {
@@ -64,6 +66,8 @@ struct mk_offline_stats {
 	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
 	struct mk_worker_stats pipe; /* summed over workers */
+	int detect;		     /* rules were loaded */
+	uint64_t alerts_thresholded; /* alert records threshold/detection_filter/rate_filter removed */
 	/* the first damaged input (files_damaged counts them all) */
 	char damage_path[4096];
 	uint64_t damage_record, damage_off;
