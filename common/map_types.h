@@ -111,7 +111,7 @@ MK_INLINE __u32 mk_cidr6_bit(__u32 word0)
 /*
  * IPv4 CIDR table: the IPv4 CIDR list answered in at most three array reads
  * per address, no trie walk (DIR-16-8-8, after Gupta, Lin and McKeown's
- * DIR-24-8). mk_cidr4_dir (.bss) has one entry per /16 (index: the top 16
+ * DIR-24-8). mk_cidr4_dir (.data.prefilter) has one entry per /16 (index: the top 16
  * bits of the address): MK_CIDR4_NONE when no prefix touches the /16,
  * MK_CIDR4_ALL when a prefix of /16 or shorter covers it, MK_CIDR4_TRIE to
  * ask the LPM trie, else the index of a chunk of mk_cidr4_l2: one entry per

@@ -47,11 +47,15 @@ __u8 mk_bench_save[48];
 __u32 mk_cidr_v4_entries = 0;
 __u32 mk_cidr_v6_entries = 0;
 
-/* Prefilters kept by user space (common/map_types.h): which ones, and their bits. */
+/*
+ * Prefilters kept by user space (common/map_types.h): which ones, and their
+ * bits. The tables live in a section (a map) of their own so that .bss, which
+ * xdp-loader users and the testbench edit with bpftool, stays a few words.
+ */
 __u32 mk_prefilter = 0;
-__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64];
-__u16 mk_cidr4_dir[65536]; /* the IPv4 CIDR table's first level, one entry per /16 */
-__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64];
+__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
+__u16 mk_cidr4_dir[65536] SEC(".data.prefilter"); /* the IPv4 CIDR table's first level, one entry per /16 */
+__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64] SEC(".data.prefilter");
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
 struct {

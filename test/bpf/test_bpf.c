@@ -645,7 +645,7 @@ Test(bpf, flow_bypass_prefilter)
 	need_root();
 	cr_assert_not_null(fx, "the fixture table has no plain IPv4 flow with a reverse");
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	bits = h.l.skel->bss->mk_bypass_bits;
+	bits = h.l.skel->data_prefilter->mk_bypass_bits;
 	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
 	cr_assert_eq(h.l.skel->bss->mk_prefilter & MK_PREFILTER_BYPASS, MK_PREFILTER_BYPASS);
 	run_twin(&h, fx->frame, fx->len, &t);
@@ -837,7 +837,7 @@ Test(bpf, flow_bypass_table)
 			cr_assert_eq(mk_loader_bypass_del(&h.l, &k[i]), 0);
 	}
 	cr_assert_eq(mk_loader_bypass_prefilter_rebuild(&h.l), 0);
-	cr_assert_not(bit_is_set(h.l.skel->bss->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
+	cr_assert_not(bit_is_set(h.l.skel->data_prefilter->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
 	harness_down(&h);
 }
 
@@ -1041,8 +1041,8 @@ Test(bpf, cidr_prefilter)
 	cr_assert_not_null(fx);
 	cr_assert_not_null(fx6);
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	d4 = h.l.skel->bss->mk_cidr4_dir;
-	b6 = h.l.skel->bss->mk_cidr6_bits;
+	d4 = h.l.skel->data_prefilter->mk_cidr4_dir;
+	b6 = h.l.skel->data_prefilter->mk_cidr6_bits;
 
 	/* a /8 makes 256 /16s ALL; a /20 inside one of them adds nothing */
 	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, n8, 8), 0);

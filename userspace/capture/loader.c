@@ -204,7 +204,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		err = -ENOMEM;
 		goto err_close;
 	}
-	err = mk_cidr4_dir_init(l->cidr4, skel->bss->mk_cidr4_dir, l->cidr4_l2, l->cidr4_l3);
+	err = mk_cidr4_dir_init(l->cidr4, skel->data_prefilter->mk_cidr4_dir, l->cidr4_l2, l->cidr4_l3);
 	if (err) {
 		free(l->cidr4);
 		l->cidr4 = NULL;
@@ -283,7 +283,7 @@ static void cidr6_bits(const void *addr, __u32 prefixlen, __u32 *first, __u32 *c
 static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr,
 				 __u32 prefixlen, int delta)
 {
-	__u64 *bits = l->skel->bss->mk_cidr6_bits;
+	__u64 *bits = l->skel->data_prefilter->mk_cidr6_bits;
 	__u32 first, count, i, a;
 
 	if (family == AF_INET) {
@@ -578,9 +578,9 @@ static void bypass_ref(struct mk_loader *l, __u32 hash, int delta)
 
 	if (delta > 0) {
 		if (*r < UINT8_MAX && (*r)++ == 0)
-			bit_set(l->skel->bss->mk_bypass_bits, b);
+			bit_set(l->skel->data_prefilter->mk_bypass_bits, b);
 	} else if (*r && *r < UINT8_MAX && --(*r) == 0) {
-		bit_clear(l->skel->bss->mk_bypass_bits, b);
+		bit_clear(l->skel->data_prefilter->mk_bypass_bits, b);
 	}
 }
 
@@ -794,7 +794,7 @@ int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.mk_flow_bypass), ncpus = libbpf_num_possible_cpus();
 	struct mk_flow_key key, next;
-	__u64 *bits = l->skel->bss->mk_bypass_bits;
+	__u64 *bits = l->skel->data_prefilter->mk_bypass_bits;
 	__u32 i, slot;
 	int err;
 
