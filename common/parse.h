@@ -1086,7 +1086,7 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
 			       __u32 l3_off, __u16 vlan, __u32 ctx)
 {
-	__u32 ip_len, ports;
+	__u32 ip_len, ports, s0, s1, s2, s3, d0, d1, d2, d3, t;
 	int kind, truncated, rev;
 	__u16 sport, dport;
 	__u8 proto;
@@ -1101,27 +1101,66 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
 	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
 			truncated);
-	p->l3.src[0] = mk_load32(ip + 8);
-	p->l3.src[1] = mk_load32(ip + 12);
-	p->l3.src[2] = mk_load32(ip + 16);
-	p->l3.src[3] = mk_load32(ip + 20);
-	p->l3.dst[0] = mk_load32(ip + 24);
-	p->l3.dst[1] = mk_load32(ip + 28);
-	p->l3.dst[2] = mk_load32(ip + 32);
-	p->l3.dst[3] = mk_load32(ip + 36);
+	s0 = mk_load32(ip + 8);
+	s1 = mk_load32(ip + 12);
+	s2 = mk_load32(ip + 16);
+	s3 = mk_load32(ip + 20);
+	d0 = mk_load32(ip + 24);
+	d1 = mk_load32(ip + 28);
+	d2 = mk_load32(ip + 32);
+	d3 = mk_load32(ip + 36);
+	p->l3.src[0] = s0;
+	p->l3.src[1] = s1;
+	p->l3.src[2] = s2;
+	p->l3.src[3] = s3;
+	p->l3.dst[0] = d0;
+	p->l3.dst[1] = d1;
+	p->l3.dst[2] = d2;
+	p->l3.dst[3] = d3;
 	if (kind == MK_FAST_TUNNEL)
 		return kind;
+
+	sport = (__u16)ports;
+	dport = (__u16)(ports >> 16);
+	/*
+	 * mk_flow_key_set_endpoints() in registers: the first address word that
+	 * differs decides, then the ports; the lo side goes to s, the hi side to
+	 * d, so the key and the hash never read back what was just stored.
+	 */
+	if (s0 != d0)
+		rev = s0 > d0;
+	else if (s1 != d1)
+		rev = s1 > d1;
+	else if (s2 != d2)
+		rev = s2 > d2;
+	else if (s3 != d3)
+		rev = s3 > d3;
+	else
+		rev = __builtin_bswap16(sport) > __builtin_bswap16(dport);
+	if (rev) {
+		t = s0, s0 = d0, d0 = t;
+		t = s1, s1 = d1, d1 = t;
+		t = s2, s2 = d2, d2 = t;
+		t = s3, s3 = d3, d3 = t;
+		t = sport, sport = dport, dport = (__u16)t;
+	}
 	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
-	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
+	p->key.addr_lo[0] = s0;
+	p->key.addr_lo[1] = s1;
+	p->key.addr_lo[2] = s2;
+	p->key.addr_lo[3] = s3;
+	p->key.addr_hi[0] = d0;
+	p->key.addr_hi[1] = d1;
+	p->key.addr_hi[2] = d2;
+	p->key.addr_hi[3] = d3;
+	p->key.port_lo = sport;
+	p->key.port_hi = dport;
 	p->key.tunnel_ctx = ctx;
 	if (rev)
 		p->flags |= MK_META_F_REVERSE;
-	sport = (__u16)ports;
-	dport = (__u16)(ports >> 16);
-	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
-				    rev ? mk_key_word16(dport, sport) : mk_key_word16(sport, dport),
-				    mk_key_word16(vlan, 0), ctx,
-				    mk_key_word8(proto, MK_FAMILY_IPV6), MK_FAMILY_IPV6, hk);
+	p->hash = mk_flow_hash_v6_words(s0, s1, s2, s3, d0, d1, d2, d3, mk_key_word16(sport, dport),
+					mk_key_word16(vlan, 0), ctx,
+					mk_key_word8(proto, MK_FAMILY_IPV6), hk);
 	return MK_FAST_FLOW;
 }
 
