@@ -137,6 +137,19 @@ static void yaml_for(const char *path, const char *value, char *out, size_t len,
 	snprintf(copy, sizeof(copy), "%s", path);
 	for (tok = strtok_r(copy, ".", &save); tok && n < 8; tok = strtok_r(NULL, ".", &save))
 		snprintf(parts[n++], sizeof(parts[0]), "%s", tok);
+	if (!strncmp(path, "outputs.eve-log.types.", 22) && n == 5) {
+		/*
+		 * an event type's option: the type is a list item with options
+		 * below it, among the default types so that only the option changes
+		 */
+		snprintf(out, len,
+			 "outputs:\n  - eve-log:\n      types:\n        - alert\n        - %s:\n"
+			 "            %s: %s\n        - stats\n",
+			 parts[3], parts[4], value);
+		*line = 6;
+		*col = 12 + (unsigned int)strlen(parts[4]) + 3;
+		return;
+	}
 	if (!strncmp(path, "outputs.eve-log.", 16)) {
 		o += (size_t)snprintf(out + o, len - o, "outputs:\n  - eve-log:\n");
 		indent = 6;

@@ -46,6 +46,15 @@ struct mk_eve_fmt {
 int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us);
 
+/*
+ * The compact `flow` event for flows that never got an answer (the
+ * outputs.eve-log.types.flow.unreplied setting, docs/eve.md): the same
+ * fields less pkts_toclient, bytes_toclient, age, community_id and the tcp
+ * object but for tcp_flags. Same return as mk_eve_flow().
+ */
+int mk_eve_flow_compact(char *buf, size_t size, const struct mk_eve_fmt *cfg,
+			const struct mk_flow *f, enum mk_flow_reason reason, uint64_t ts_us);
+
 /* EVE `proto`: the IANA keyword ("TCP", "IPv6-ICMP", "GRE", ...) or the number in @tmp. */
 const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size);
 

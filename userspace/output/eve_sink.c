@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "eve_sink.h"
 #include "log.h"
@@ -44,12 +45,18 @@ int mk_eve_sink_open(struct mk_eve_sink *s, const char *path, bool truncate)
 
 int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64_t nrecs)
 {
-	size_t done = 0;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return mk_eve_sink_writev(s, &iov, 1, nrecs);
+}
+
+int mk_eve_sink_writev(struct mk_eve_sink *s, struct iovec *iov, int iovcnt, uint64_t nrecs)
+{
 	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	while (done < len) {
-		ssize_t n = write(s->fd, buf + done, len - done);
+	while (iovcnt) {
+		ssize_t n = writev(s->fd, iov, iovcnt);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -57,7 +64,16 @@ int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64
 			err = n < 0 ? -errno : -EIO;
 			break;
 		}
-		done += (size_t)n;
+		/* a short write: go on from the first byte not written */
+		while (iovcnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
 	}
 	if (err) {
 		/* a partial line may be in the file: cut nothing, count the batch as lost */

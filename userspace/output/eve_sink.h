@@ -31,6 +31,9 @@ struct mk_eve_sink {
 int mk_eve_sink_open(struct mk_eve_sink *s, const char *path, bool truncate);
 /* Writes @len bytes holding @nrecs whole lines. 0 or -errno (counted, logged once). */
 int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64_t nrecs);
+/* The same for @iovcnt pieces (the pieces are updated on a short write). */
+struct iovec;
+int mk_eve_sink_writev(struct mk_eve_sink *s, struct iovec *iov, int iovcnt, uint64_t nrecs);
 /* Closes and opens the path again (SIGHUP). 0 or -errno (logged; the old file stays in use). */
 int mk_eve_sink_reopen(struct mk_eve_sink *s);
 void mk_eve_sink_close(struct mk_eve_sink *s);

@@ -63,6 +63,10 @@ struct mk_offline_stats {
 	uint64_t queue_full_waits;
 	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
+	/* CPU time of the threads: the reader's includes the EVE write (eve_write) */
+	uint64_t reader_cpu_ns, workers_cpu_ns, eve_write_cpu_ns;
+	unsigned int nworkers;
+	uint64_t worker_rx[MK_MAX_WORKERS], worker_flows[MK_MAX_WORKERS]; /* each worker's share */
 	struct mk_worker_stats pipe; /* summed over workers */
 	/* the first damaged input (files_damaged counts them all) */
 	char damage_path[4096];
