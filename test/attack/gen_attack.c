@@ -120,26 +120,43 @@ static uint32_t pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
 	return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + proto + (uint32_t)len;
 }
 
-/* An IPv4 TCP segment into @p (20-byte header, no options); returns its IP length. */
-static size_t tcp4(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
-		   uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, const void *data,
-		   size_t len)
+/*
+ * An IPv4 TCP segment into @p, with a window scale option when @wscale >= 0
+ * (SYNs only); returns its IP length.
+ */
+static size_t tcp4_ws(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+		      uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, int wscale,
+		      const void *data, size_t len)
 {
 	uint8_t *l4 = p + 20;
+	size_t hl = wscale >= 0 ? 24 : 20;
 
-	memset(l4, 0, 20);
+	memset(l4, 0, hl);
 	put16(l4, sport);
 	put16(l4 + 2, dport);
 	put32(l4 + 4, seq);
 	put32(l4 + 8, ack);
-	l4[12] = 5 << 4;
+	l4[12] = (uint8_t)((hl / 4) << 4);
 	l4[13] = flags;
 	put16(l4 + 14, win);
+	if (wscale >= 0) {
+		l4[20] = 1; /* NOP, then kind 3 length 3 */
+		l4[21] = 3;
+		l4[22] = 3;
+		l4[23] = (uint8_t)wscale;
+	}
 	if (len)
-		memcpy(l4 + 20, data, len);
-	put16(l4 + 16, csum(pseudo(src, dst, 6, 20 + len), l4, 20 + len));
-	ip4_hdr(p, src, dst, 6, 20 + len, (uint16_t)(seq ^ sport), 0);
-	return 40 + len;
+		memcpy(l4 + hl, data, len);
+	put16(l4 + 16, csum(pseudo(src, dst, 6, hl + len), l4, hl + len));
+	ip4_hdr(p, src, dst, 6, hl + len, (uint16_t)(seq ^ sport), 0);
+	return 20 + hl + len;
+}
+
+static size_t tcp4(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+		   uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win, const void *data,
+		   size_t len)
+{
+	return tcp4_ws(p, src, dst, sport, dport, seq, ack, flags, win, -1, data, len);
 }
 
 /* An IPv4 UDP datagram into @p; returns its IP length. */
@@ -222,8 +239,8 @@ static void session_pkt(struct gen *g, struct session *s, int up, uint8_t flags,
 		s->sseq += (uint32_t)len + !!(flags & 0x03);
 	}
 	s->pkts[!up]++;
-	if (up && s->fragment_request && len > 1000) {
-		size_t l4 = n - 20, a = 512, b = 1024;
+	if (up && s->fragment_request && len > 600) {
+		size_t l4 = n - 20, a = 256, b = 512;
 
 		fragment(g, ip, 0, a, 1);
 		fragment(g, ip, a, b - a, 1);
@@ -354,9 +371,12 @@ static void seg_handshake(struct gen *g, uint64_t s)
 	uint32_t c = seg_client(s), cisn = (uint32_t)(s * 7919), sisn = (uint32_t)(s * 104729);
 	uint16_t sp = (uint16_t)(2000 + s % 60000);
 
-	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, cisn, 0, 0x02, 64240, NULL, 0));
-	emit(g, ip, tcp4(ip, SERVER, c, 80, sp, sisn, cisn + 1, 0x12, 65160, NULL, 0));
-	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, cisn + 1, sisn + 1, 0x10, 64240, NULL, 0));
+	/* both ends spoofed, window scale 14: a 1 GiB window, so the window bounds nothing */
+	emit(g, ip, tcp4_ws(ip, c, SERVER, sp, 80, cisn, 0, 0x02, 65535, 14, NULL, 0));
+	emit(g, ip, tcp4_ws(ip, SERVER, c, 80, sp, sisn, cisn + 1, 0x12, 65535, 14, NULL, 0));
+	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, cisn + 1, sisn + 1, 0x10, 65535, NULL, 0));
+	/* the window of a SYN is never scaled: the server's next segment opens it */
+	emit(g, ip, tcp4(ip, SERVER, c, 80, sp, sisn + 1, cisn + 1, 0x10, 65535, NULL, 0));
 }
 
 static void seg_segment(struct gen *g, struct segflood *sf, uint64_t s)
@@ -368,7 +388,7 @@ static void seg_segment(struct gen *g, struct segflood *sf, uint64_t s)
 	if (!sf->next[s])
 		sf->next[s] = cisn + 2; /* byte cisn + 1 never comes */
 	memset(pay, 'a' + (int)(s % 26), sizeof(pay));
-	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, sf->next[s], sisn + 1, 0x18, 64240, pay,
+	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, sf->next[s], sisn + 1, 0x18, 65535, pay,
 			 sizeof(pay)));
 	sf->next[s] += sizeof(pay);
 }
