@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Seeded hash of the canonical flow key (Bob Jenkins' lookup3, as the
- * kernel's jhash2). The key is already symmetric, so the hash is too; the seed
- * is chosen at random when the sensor starts and handed to the XDP program as
- * read-only data, so nobody outside can aim flows at one worker.
+ * kernel's jhash2) over only the words of the key that can be set: 6 for an
+ * IPv4 key (whose address words 1-3 are zero by construction), all 12 for
+ * IPv6. The key is already symmetric, so the hash is too; the seed is chosen
+ * at random when the sensor starts and handed to the XDP program as read-only
+ * data, so nobody outside can aim flows at one worker (test/unit/test_hash.c
+ * checks that flows made to collide under one seed do not under another).
  */
 #ifndef MK_HASH_H
 #define MK_HASH_H
@@ -80,25 +83,38 @@ MK_INLINE __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
 	 * was before its ports, VLANs and protocol were stored.
 	 */
 	mk_memcpy(w, key, sizeof(w));
+	if (key->family == MK_FAMILY_IPV4) {
+		/* addr_lo[0], addr_hi[0], ports, VLANs, tunnel context, protocol and family */
+		__u32 v[6] = {w[0], w[4], w[8], w[9], w[10], w[11]};
+
+		return mk_jhash_words(v, 6, seed);
+	}
 	return mk_jhash_words(w, sizeof(w) / 4, seed);
 }
 
 /*
  * Tunnel context: the tunnel type and the *ordered* outer address pair,
- * chained over nested tunnels. TEIDs and session ids differ per direction and
- * never enter it.
+ * chained over nested tunnels (@prev), hashed over the address words that
+ * can be set (one each for IPv4). TEIDs, session ids, VNIs and keys differ
+ * per direction or say nothing about the path, and never enter it.
  */
-MK_INLINE __u32 mk_tunnel_ctx(__u32 prev, __u32 type, const __u32 *a, const __u32 *b)
+MK_INLINE __u32 mk_tunnel_ctx(__u32 prev, __u32 type, __u32 family, const __u32 *a,
+			      const __u32 *b)
 {
 	__u32 w[8];
 	int swap = mk_endpoint_cmp(a, 0, b, 0) > 0;
 	int i;
 
+	if (family == MK_FAMILY_IPV4) {
+		w[0] = swap ? b[0] : a[0];
+		w[1] = swap ? a[0] : b[0];
+		return mk_jhash_words(w, 2, prev * 31 + type) | 1; /* never 0: "no tunnel" */
+	}
 	for (i = 0; i < 4; i++) {
 		w[i] = swap ? b[i] : a[i];
 		w[i + 4] = swap ? a[i] : b[i];
 	}
-	return mk_jhash_words(w, 8, prev * 31 + type) | 1; /* never 0: 0 means "no tunnel" */
+	return mk_jhash_words(w, 8, prev * 31 + type) | 1;
 }
 
 #endif /* MK_HASH_H */

@@ -27,6 +27,47 @@ struct mk_bypass_value {
 };
 _Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is shared");
 
+/*
+ * Prefilters: bitmaps in the program's .bss that user space (the loader)
+ * keeps next to a map, so that the common case, no entry, costs a bit test
+ * instead of a lookup. A set bit only says "look in the map": the answer is
+ * still the map's, so bypass stays exact, and a stale bit (an entry the LRU
+ * evicted) costs one lookup. The program consults a bitmap only while
+ * mk_prefilter says user space keeps it; a control plane that writes the
+ * maps without the bitmaps (bpftool, another loader) simply leaves it off.
+ */
+#define MK_BYPASS_PREFILTER_BITS (1u << 20) /* indexed by the flow hash: 128 KiB */
+#define MK_CIDR_PREFILTER_BITS (1u << 16)   /* per family, indexed by address: 8 KiB */
+
+enum mk_prefilter {
+	MK_PREFILTER_BYPASS = 1 << 0, /* mk_bypass_bits matches mk_flow_bypass */
+	MK_PREFILTER_CIDR = 1 << 1,   /* mk_cidr4_bits/mk_cidr6_bits match the CIDR tries */
+};
+
+/* Flow bypass prefilter bit of a flow: its seeded hash, which the program has anyway. */
+MK_INLINE __u32 mk_bypass_bit(__u32 hash)
+{
+	return hash & (MK_BYPASS_PREFILTER_BITS - 1);
+}
+
+/* CIDR prefilter bit of an IPv4 address (network byte order): its top 16 bits. */
+MK_INLINE __u32 mk_cidr4_bit(__u32 addr)
+{
+	return __builtin_bswap32(addr) >> 16;
+}
+
+/*
+ * CIDR prefilter bit of an IPv6 address, from its first word (network byte
+ * order): the top 32 bits folded to 16, so that the many prefixes under one
+ * /16 (2001:db8::/32, ...) do not share a bit.
+ */
+MK_INLINE __u32 mk_cidr6_bit(__u32 word0)
+{
+	__u32 w = __builtin_bswap32(word0);
+
+	return (w ^ (w >> 16)) & 0xffff;
+}
+
 /* CIDR bypass LPM trie keys; prefixlen counts bits of addr. */
 struct mk_lpm_v4_key {
 	__u32 prefixlen;
@@ -50,14 +91,54 @@ enum mk_l2tpv3_l2spec {
 	MK_L2SPEC_DEFAULT = 1, /* RFC 3931 default L2-Specific Sublayer, 4 bytes */
 };
 
-/* Parser configuration: rodata in the XDP program, a plain struct offline. */
+/*
+ * Tunnel decoders, one bit each in mk_parse_cfg.tunnel_off. A decoder that is
+ * off leaves its tunnels in place: the frame is a plain flow of the outer
+ * protocol, as if the tunnel were unknown.
+ */
+enum mk_tunnel_kind {
+	MK_TUN_GTPU = 1 << 0,	/* GTP-U G-PDU, UDP 2152 */
+	MK_TUN_L2TP = 1 << 1,	/* L2TPv2 and L2TPv3 over UDP 1701, L2TPv3 over IP (115) */
+	MK_TUN_VXLAN = 1 << 2,	/* VXLAN, UDP destination port vxlan_port */
+	MK_TUN_GENEVE = 1 << 3, /* Geneve, UDP destination port geneve_port */
+	MK_TUN_GRE = 1 << 4,	/* GRE (47) carrying IPv4, IPv6 or Ethernet (0x6558) */
+	MK_TUN_ERSPAN = 1 << 5, /* ERSPAN types I and II (GRE 0x88be) and III (GRE 0x22eb) */
+	MK_TUN_IPIP = 1 << 6,	/* IPv4 (4) or IPv6 (41) directly in IPv4 or IPv6 */
+};
+#define MK_TUN_ALL 0x7f
+
+#ifndef __bpf__
+/* Configuration and command-line names of the decoders, in bit order. */
+static const char *const mk_tunnel_kind_names[] = {
+	"gtpu", "l2tp", "vxlan", "geneve", "gre", "erspan", "ipip",
+};
+_Static_assert(sizeof(mk_tunnel_kind_names) / sizeof(mk_tunnel_kind_names[0]) == 7,
+	       "one name per enum mk_tunnel_kind bit");
+#endif
+
+#define MK_VXLAN_PORT_DEFAULT 4789  /* IANA, RFC 7348 */
+#define MK_GENEVE_PORT_DEFAULT 6081 /* IANA, RFC 8926 */
+
+enum mk_parse_flags {
+	MK_PARSE_F_GENERAL_ONLY = 1 << 0, /* tests: every frame through the general parser */
+};
+
+/*
+ * Parser configuration: rodata in the XDP program, a plain struct offline.
+ * All zeroes is a working configuration (every decoder on, standard ports,
+ * no tunnel stripped), so a new field never silently turns a tunnel off.
+ */
 struct mk_parse_cfg {
 	__u32 seed;
 	__u8 tunnel_depth;	/* tunnels stripped at most, <= MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
-	__u8 pad;
+	__u8 parse_flags;	/* enum mk_parse_flags */
+	__u16 tunnel_off;	/* enum mk_tunnel_kind bits of the decoders turned off */
+	__u16 vxlan_port;	/* host byte order; 0 = MK_VXLAN_PORT_DEFAULT */
+	__u16 geneve_port;	/* host byte order; 0 = MK_GENEVE_PORT_DEFAULT */
+	__u16 pad2;
 };
-_Static_assert(sizeof(struct mk_parse_cfg) == 8, "parse cfg layout is shared");
+_Static_assert(sizeof(struct mk_parse_cfg) == 16, "parse cfg layout is shared");
 
 #endif /* MK_MAP_TYPES_H */

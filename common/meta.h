@@ -29,16 +29,22 @@ enum mk_meta_flags {
 
 enum mk_tunnel_type {
 	MK_TUNNEL_NONE = 0,
-	MK_TUNNEL_GTPU = 1,
-	MK_TUNNEL_L2TPV2 = 2,
-	MK_TUNNEL_L2TPV3_IP = 3,
-	MK_TUNNEL_L2TPV3_UDP = 4,
+	MK_TUNNEL_GTPU = 1,	  /* tunnel_id: TEID */
+	MK_TUNNEL_L2TPV2 = 2,	  /* tunnel_id: tunnel id << 16 | session id */
+	MK_TUNNEL_L2TPV3_IP = 3,  /* tunnel_id: session id */
+	MK_TUNNEL_L2TPV3_UDP = 4, /* tunnel_id: session id */
+	MK_TUNNEL_VXLAN = 5,	  /* tunnel_id: VNI */
+	MK_TUNNEL_GENEVE = 6,	  /* tunnel_id: VNI */
+	MK_TUNNEL_GRE = 7,	  /* IP or Ethernet (TEB) in GRE; tunnel_id: key, 0 without */
+	MK_TUNNEL_ERSPAN = 8,	  /* types I, II, III; tunnel_id: session id (type I: 0) */
+	MK_TUNNEL_IPIP = 9,	  /* 4in4, 6in4, 4in6, 6in6; tunnel_id: 0 */
+	MK_TUNNEL_TYPE_MAX = 10,
 };
 
 struct mk_meta {
 	__u32 hash;	  /* seeded symmetric hash of the inner flow */
 	__u32 tunnel_ctx; /* mk_flow_key.tunnel_ctx */
-	__u32 tunnel_id;  /* innermost tunnel: GTP TEID, L2TPv3 session id, L2TPv2 tunnel<<16|session */
+	__u32 tunnel_id;  /* innermost tunnel's id, per enum mk_tunnel_type (TEID, session, VNI, key) */
 	__u32 outer_src;  /* innermost tunnel's outer source (IPv4) or its fold (IPv6) */
 	__u32 outer_dst;
 	__u16 vlan[2];	  /* VLAN ids of the frame as received, outermost first */
@@ -52,5 +58,21 @@ struct mk_meta {
 };
 _Static_assert(MK_META_F_IPV6 <= 0x80, "struct mk_meta has 8 bits of flags");
 _Static_assert(sizeof(struct mk_meta) == 32, "XDP metadata is capped at 32 bytes");
+
+#ifndef __bpf__
+/* Short lower-case name of a tunnel type, as the tools and EVE print it. */
+static inline const char *mk_tunnel_name(__u8 type)
+{
+	static const char *const names[MK_TUNNEL_TYPE_MAX] = {
+		[MK_TUNNEL_NONE] = "none",	     [MK_TUNNEL_GTPU] = "gtpu",
+		[MK_TUNNEL_L2TPV2] = "l2tpv2",	     [MK_TUNNEL_L2TPV3_IP] = "l2tpv3",
+		[MK_TUNNEL_L2TPV3_UDP] = "l2tpv3",   [MK_TUNNEL_VXLAN] = "vxlan",
+		[MK_TUNNEL_GENEVE] = "geneve",	     [MK_TUNNEL_GRE] = "gre",
+		[MK_TUNNEL_ERSPAN] = "erspan",	     [MK_TUNNEL_IPIP] = "ipip",
+	};
+
+	return type < MK_TUNNEL_TYPE_MAX ? names[type] : "unknown";
+}
+#endif
 
 #endif /* MK_META_H */

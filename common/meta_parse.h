@@ -81,7 +81,7 @@ static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m
 		p->tunnel_id = m->tunnel_id;
 		p->tunnel_type = m->tunnel_type;
 		p->tunnel_depth = 1;
-		p->tunnel_mask = (__u8)(1u << m->tunnel_type);
+		p->tunnel_mask = (__u16)(1u << m->tunnel_type);
 		p->outer_family = (m->flags & MK_META_F_OUTER_V6) ? MK_FAMILY_NONE : MK_FAMILY_IPV4;
 		p->outer_src[0] = m->outer_src;
 		p->outer_dst[0] = m->outer_dst;

@@ -27,10 +27,18 @@
 #define MK_ETH_P_IPV6 0x86dd
 #define MK_ETH_P_8021Q 0x8100
 #define MK_ETH_P_8021AD 0x88a8
+#define MK_ETH_P_QINQ1 0x9100 /* pre-802.1ad QinQ outer tag, still sent by some switches */
+
+#define MK_ETH_P_TEB 0x6558	   /* transparent Ethernet bridging (GRE, Geneve) */
+#define MK_ETH_P_ERSPAN 0x88be	   /* ERSPAN types I and II over GRE */
+#define MK_ETH_P_ERSPAN3 0x22eb	   /* ERSPAN type III over GRE */
 
 #define MK_IPPROTO_ICMP 1
+#define MK_IPPROTO_IPIP 4
 #define MK_IPPROTO_TCP 6
 #define MK_IPPROTO_UDP 17
+#define MK_IPPROTO_IPV6 41
+#define MK_IPPROTO_GRE 47
 #define MK_IPPROTO_ICMPV6 58
 #define MK_IPPROTO_SCTP 132
 #define MK_IPPROTO_L2TP 115
@@ -108,13 +116,13 @@ struct mk_parse {
 	__u16 vlan[2];	   /* VLAN ids of the outermost Ethernet header */
 	__u16 flags;	   /* enum mk_meta_flags */
 	__u16 mac_off;	   /* innermost Ethernet header: source of the delivered MACs */
+	__u16 tunnel_mask; /* bit (1 << type) for every tunnel type stripped */
 	__u8 tunnel_type;  /* innermost tunnel stripped */
 	__u8 tunnel_depth; /* number of tunnels stripped */
-	__u8 tunnel_mask;  /* bit (1 << type) for every tunnel type stripped */
 	__u8 outer_family; /* family of outer_src/outer_dst */
 	__u8 reason;	   /* enum mk_drop_reason when MK_PARSE_ERROR */
-	__u8 pad;
-};
+	__u8 pad[2];
+} __attribute__((aligned(8))); /* zeroed a word at a time */
 
 MK_INLINE __u16 mk_rd16(const __u8 *p)
 {
@@ -157,9 +165,15 @@ MK_INLINE __u16 mk_raw16(const __u8 *p)
 		}                                                                                  \
 	} while (0)
 
+/* The VLAN tag types Suricata decodes, accepted wherever a tag may appear. */
+MK_INLINE int mk_is_vlan_tpid(__u16 type)
+{
+	return type == MK_ETH_P_8021Q || type == MK_ETH_P_8021AD || type == MK_ETH_P_QINQ1;
+}
+
 /*
- * Ethernet and up to two 802.1Q/802.1ad tags at *off. Leaves *off at the L3
- * header and returns its ethertype, or MK_PARSE_ERROR's negative in *status.
+ * Ethernet and up to two 802.1Q/802.1ad/0x9100 tags at *off, in any order.
+ * Leaves *off at the L3 header and returns its ethertype in *ethertype.
  * VLAN ids are recorded only when @vlan is non-NULL (the outermost header).
  */
 MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
@@ -174,7 +188,7 @@ MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
 	type = mk_rd16(h + 12);
 	MK_ADVANCE(off, MK_ETH_HLEN);
 	for (i = 0; i < MK_VLAN_MAX; i++) {
-		if (type != MK_ETH_P_8021Q && type != MK_ETH_P_8021AD)
+		if (!mk_is_vlan_tpid(type))
 			break;
 		MK_PULL(h, f, off, 4, MK_REASON_ERR_TRUNC_VLAN);
 		if (vlan)
@@ -182,7 +196,7 @@ MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
 		type = mk_rd16(h + 2);
 		MK_ADVANCE(off, 4);
 	}
-	if (type == MK_ETH_P_8021Q || type == MK_ETH_P_8021AD) {
+	if (mk_is_vlan_tpid(type)) {
 		p->reason = MK_REASON_ERR_VLAN_DEPTH;
 		return MK_PARSE_ERROR;
 	}
@@ -323,7 +337,10 @@ MK_INLINE int mk_parse_l4(struct mk_frame *f, __u32 off, struct mk_l3 *l3, struc
 		MK_PULL(h, f, off, 12, MK_REASON_ERR_TRUNC_L4);
 		break;
 	case MK_IPPROTO_L2TP:
-		/* no ports, but keep l4_off: mk_parse_tunnel looks for L2TPv3 there */
+	case MK_IPPROTO_GRE:
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		/* no ports, but keep l4_off: the tunnel header (or inner IP header) is there */
 		return MK_PARSE_IP;
 	case MK_IPPROTO_ICMP:
 	case MK_IPPROTO_ICMPV6:
@@ -363,29 +380,14 @@ MK_INLINE int mk_parse_ip_level(struct mk_frame *f, __u32 off, __u32 ethertype, 
 	return mk_parse_l4(f, off, l3, p);
 }
 
-/*
- * The same for the inner levels of a tunnel: a global subprogram in BPF, so
- * the verifier checks it once rather than once per path through the tunnel
- * loop. The outermost level calls mk_parse_ip_level() inline instead: a plain
- * frame then pays no call, and calls are what cost most on CPUs with return
- * stack mitigations (docs/performance.md).
- */
-MK_SUBPROG int mk_parse_ip(struct mk_frame *f, __u32 off, __u32 ethertype, struct mk_l3 *l3,
-			   struct mk_parse *p)
-{
-	if (!l3 || !p)
-		return MK_PARSE_ERROR;
-	return mk_parse_ip_level(f, off, ethertype, l3, p);
-}
-
 /* What a tunnel header at the current level leads to. */
 struct mk_tunnel_hop {
-	__u32 inner_off;  /* first byte of the inner IP packet */
-	__u32 mac_off;	  /* inner Ethernet header (L2TPv3), else 0 */
+	__u32 inner_off; /* first byte of the inner IP packet */
+	__u32 mac_off;	 /* inner Ethernet header, when inner_eth */
 	__u32 tunnel_id;
-	__u16 ethertype;  /* of the inner IP packet */
-	__u8 type;	  /* enum mk_tunnel_type, NONE when this level is not a tunnel */
-	__u8 inner_eth;	  /* inner packet starts with Ethernet (L2TPv3) */
+	__u16 ethertype; /* of the inner IP packet */
+	__u8 type;	 /* enum mk_tunnel_type, NONE when this level is not a tunnel */
+	__u8 inner_eth;	 /* the tunnel carries Ethernet: mac_off is its header */
 };
 
 MK_INLINE int mk_ip_nibble_type(const __u8 *h, __u16 *ethertype)
@@ -397,6 +399,43 @@ MK_INLINE int mk_ip_nibble_type(const __u8 *h, __u16 *ethertype)
 	else
 		return 0;
 	return 1;
+}
+
+MK_INLINE int mk_tunnel_on(const struct mk_parse_cfg *cfg, __u32 kind)
+{
+	return !(cfg->tunnel_off & kind);
+}
+
+/*
+ * The UDP tunnel the ports of @l3 announce, as an enum mk_tunnel_kind bit, or
+ * 0. Destination ports decide first: a VXLAN or Geneve sender picks its
+ * source port for entropy, and may pick 2152 or 1701.
+ */
+MK_INLINE __u32 mk_udp_ports_kind(__u16 sport_be, __u16 dport_be, const struct mk_parse_cfg *cfg)
+{
+	__u16 vxlan = cfg->vxlan_port ? cfg->vxlan_port : MK_VXLAN_PORT_DEFAULT;
+	__u16 geneve = cfg->geneve_port ? cfg->geneve_port : MK_GENEVE_PORT_DEFAULT;
+	__u16 dport = __builtin_bswap16(dport_be), sport = __builtin_bswap16(sport_be);
+	__u32 kind = 0;
+
+	if (dport == MK_GTPU_PORT)
+		kind = MK_TUN_GTPU;
+	else if (dport == MK_L2TP_PORT)
+		kind = MK_TUN_L2TP;
+	else if (dport == vxlan)
+		kind = MK_TUN_VXLAN;
+	else if (dport == geneve)
+		kind = MK_TUN_GENEVE;
+	else if (sport == MK_GTPU_PORT)
+		kind = MK_TUN_GTPU;
+	else if (sport == MK_L2TP_PORT)
+		kind = MK_TUN_L2TP;
+	return kind & ~(__u32)cfg->tunnel_off;
+}
+
+MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
+{
+	return mk_udp_ports_kind(l3->sport, l3->dport, cfg);
 }
 
 /* GTP-U v1 G-PDU (TS 29.281) at off: flags, type, length, TEID, optional fields, extensions. */
@@ -498,6 +537,33 @@ MK_INLINE int mk_parse_l2tpv2(struct mk_frame *f, __u32 off,
 }
 
 /*
+ * The Ethernet frame a tunnel carries (L2TPv3 pseudowire, VXLAN, Geneve and
+ * GRE bridging, ERSPAN), VLAN tags and all. Sets t->inner_eth only when it
+ * holds IPv4 or IPv6: anything else (ARP, ...) leaves the tunnel in place.
+ */
+MK_INLINE int mk_parse_tunnel_eth(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+				  struct mk_parse *p)
+{
+	__u16 type;
+	int ret;
+
+	t->mac_off = off;
+	ret = mk_parse_eth(f, &off, &type, NULL, p);
+	if (ret != MK_PARSE_IP) {
+		/* a short inner frame is a broken tunnel, not a broken frame */
+		if (p->reason == MK_REASON_ERR_TRUNC_ETH || p->reason == MK_REASON_ERR_TRUNC_VLAN)
+			p->reason = MK_REASON_ERR_TRUNC_TUNNEL;
+		return ret;
+	}
+	if (type != MK_ETH_P_IPV4 && type != MK_ETH_P_IPV6)
+		return MK_PARSE_IP;
+	t->ethertype = type;
+	t->inner_eth = 1;
+	t->inner_off = off;
+	return MK_PARSE_IP;
+}
+
+/*
  * L2TPv3 (RFC 3931) data session with an Ethernet pseudowire: at off is the
  * session id (over IP) or the 8-byte UDP header variant (udp != 0).
  */
@@ -507,7 +573,6 @@ MK_INLINE int mk_parse_l2tpv3(struct mk_frame *f, __u32 off, int udp,
 {
 	const __u8 *h;
 	__u32 session;
-	__u16 type;
 	int ret;
 
 	if (udp) {
@@ -526,137 +591,320 @@ MK_INLINE int mk_parse_l2tpv3(struct mk_frame *f, __u32 off, int udp,
 	MK_ADVANCE(off, cfg->l2tpv3_cookie_len & 0x0c);
 	if (cfg->l2tpv3_l2spec == MK_L2SPEC_DEFAULT)
 		MK_ADVANCE(off, 4);
-	t->mac_off = off;
-	ret = mk_parse_eth(f, &off, &type, NULL, p);
-	if (ret != MK_PARSE_IP) {
-		/* a short pseudowire payload is a broken tunnel, not a broken frame */
-		if (p->reason == MK_REASON_ERR_TRUNC_ETH || p->reason == MK_REASON_ERR_TRUNC_VLAN)
-			p->reason = MK_REASON_ERR_TRUNC_TUNNEL;
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
 		return ret;
-	}
-	if (type != MK_ETH_P_IPV4 && type != MK_ETH_P_IPV6)
-		return MK_PARSE_IP; /* ARP and friends inside the pseudowire */
-	t->ethertype = type;
 	t->tunnel_id = session;
 	t->type = udp ? MK_TUNNEL_L2TPV3_UDP : MK_TUNNEL_L2TPV3_IP;
-	t->inner_eth = 1;
-	t->inner_off = off; /* the inner IP header; mac_off is set by the caller */
+	return MK_PARSE_IP;
+}
+
+/* VXLAN (RFC 7348): 8 bytes, I flag, 24-bit VNI, then Ethernet. */
+MK_INLINE int mk_parse_vxlan(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			     struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 vni;
+	int ret;
+
+	MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+	if (!(h[0] & 0x08))
+		return MK_PARSE_IP; /* no valid VNI: not a VXLAN frame we can name */
+	vni = mk_rd32(h + 4) >> 8;
+	MK_ADVANCE(off, 8);
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
+		return ret;
+	t->tunnel_id = vni;
+	t->type = MK_TUNNEL_VXLAN;
+	return MK_PARSE_IP;
+}
+
+/*
+ * Geneve (RFC 8926): version 0, options skipped by their total length, then
+ * Ethernet (0x6558) or IPv4/IPv6 by protocol type.
+ */
+MK_INLINE int mk_parse_geneve(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			      struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 vni, opt_len;
+	__u16 proto;
+	int ret;
+
+	MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+	if (h[0] >> 6)
+		return MK_PARSE_IP; /* a version we do not know */
+	opt_len = (__u32)(h[0] & 0x3f) * 4;
+	proto = mk_rd16(h + 2);
+	vni = mk_rd32(h + 4) >> 8;
+	MK_ADVANCE(off, 8);
+	if (opt_len) {
+		MK_ADVANCE(off, opt_len);
+		MK_PULL(h, f, off, 0, MK_REASON_ERR_TRUNC_TUNNEL);
+	}
+	if (proto == MK_ETH_P_TEB) {
+		ret = mk_parse_tunnel_eth(f, off, t, p);
+		if (ret != MK_PARSE_IP || !t->inner_eth)
+			return ret;
+	} else if (proto == MK_ETH_P_IPV4 || proto == MK_ETH_P_IPV6) {
+		t->ethertype = proto;
+		t->inner_off = off;
+	} else {
+		return MK_PARSE_IP;
+	}
+	t->tunnel_id = vni;
+	t->type = MK_TUNNEL_GENEVE;
+	return MK_PARSE_IP;
+}
+
+/*
+ * ERSPAN type II (8-byte header, version 1) or III (12 bytes, version 2, plus
+ * an 8-byte platform subheader when O is set) at off; type I has no header
+ * (type1 != 0). All three carry the mirrored Ethernet frame; type III may say
+ * (frame type 2) that it carries an IP packet instead.
+ */
+MK_INLINE int mk_parse_erspan(struct mk_frame *f, __u32 off, __u16 proto, int type1,
+			      struct mk_tunnel_hop *t, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 session = 0;
+	__u16 w;
+	int ret;
+
+	if (proto == MK_ETH_P_ERSPAN3) {
+		MK_PULL(h, f, off, 12, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[0] >> 4) != 2)
+			return MK_PARSE_IP;
+		session = mk_rd16(h + 2) & 0x3ff;
+		w = mk_rd16(h + 10); /* SGT, then P, FT(5), HW ID(6), D, Gra(2), O */
+		MK_ADVANCE(off, (w & 1) ? 20 : 12);
+		if (((w >> 10) & 0x1f) == 2) {
+			MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_TUNNEL);
+			if (!mk_ip_nibble_type(h, &t->ethertype))
+				return MK_PARSE_IP;
+			t->inner_off = off;
+			goto out;
+		}
+		if ((w >> 10) & 0x1f)
+			return MK_PARSE_IP; /* a frame type we do not know */
+	} else if (!type1) {
+		MK_PULL(h, f, off, 8, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[0] >> 4) != 1)
+			return MK_PARSE_IP;
+		session = mk_rd16(h + 2) & 0x3ff;
+		MK_ADVANCE(off, 8);
+	}
+	ret = mk_parse_tunnel_eth(f, off, t, p);
+	if (ret != MK_PARSE_IP || !t->inner_eth)
+		return ret;
+out:
+	t->tunnel_id = session;
+	t->type = MK_TUNNEL_ERSPAN;
+	return MK_PARSE_IP;
+}
+
+/*
+ * GRE version 0 (RFC 2784, key and sequence number from RFC 2890) at off,
+ * carrying IPv4, IPv6, Ethernet (0x6558) or ERSPAN. Source-routed GRE
+ * (RFC 1701 R bit) and enhanced GRE (version 1, PPTP) are left in place.
+ */
+MK_INLINE int mk_parse_gre(struct mk_frame *f, __u32 off, const struct mk_parse_cfg *cfg,
+			   struct mk_tunnel_hop *t, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 key = 0, hlen = 4;
+	__u16 flags, proto;
+	int ret;
+
+	MK_PULL(h, f, off, 4, MK_REASON_ERR_TRUNC_TUNNEL);
+	flags = mk_rd16(h);
+	proto = mk_rd16(h + 2);
+	if (flags & 0x4007)
+		return MK_PARSE_IP;
+	if (flags & 0x8000)
+		hlen += 4; /* checksum and reserved1 */
+	if (flags & 0x2000) {
+		MK_PULL(h, f, off + hlen, 4, MK_REASON_ERR_TRUNC_TUNNEL);
+		key = mk_rd32(h);
+		hlen += 4;
+	}
+	if (flags & 0x1000)
+		hlen += 4; /* sequence number */
+	MK_ADVANCE(off, hlen);
+	MK_PULL(h, f, off, 0, MK_REASON_ERR_TRUNC_TUNNEL);
+
+	if (proto == MK_ETH_P_ERSPAN || proto == MK_ETH_P_ERSPAN3) {
+		if (!mk_tunnel_on(cfg, MK_TUN_ERSPAN))
+			return MK_PARSE_IP;
+		/* type I is GRE without a sequence number, type II has one */
+		return mk_parse_erspan(f, off, proto, !(flags & 0x1000), t, p);
+	}
+	if (!mk_tunnel_on(cfg, MK_TUN_GRE))
+		return MK_PARSE_IP;
+	if (proto == MK_ETH_P_TEB) {
+		ret = mk_parse_tunnel_eth(f, off, t, p);
+		if (ret != MK_PARSE_IP || !t->inner_eth)
+			return ret;
+	} else if (proto == MK_ETH_P_IPV4 || proto == MK_ETH_P_IPV6) {
+		t->ethertype = proto;
+		t->inner_off = off;
+	} else {
+		return MK_PARSE_IP; /* keepalives, WCCP, ...: a plain GRE flow */
+	}
+	t->tunnel_id = key;
+	t->type = MK_TUNNEL_GRE;
 	return MK_PARSE_IP;
 }
 
 /* Is the current level a tunnel we strip? t->type stays NONE when it is not. */
-MK_SUBPROG int mk_parse_tunnel(struct mk_frame *f, const struct mk_l3 *l3,
-			       const struct mk_parse_cfg *cfg, struct mk_tunnel_hop *t,
-			       struct mk_parse *p)
+MK_INLINE int mk_parse_tunnel(struct mk_frame *f, const struct mk_l3 *l3,
+			      const struct mk_parse_cfg *cfg, struct mk_tunnel_hop *t,
+			      struct mk_parse *p)
 {
 	const __u8 *h;
-
-	if (!l3 || !cfg || !t || !p)
-		return MK_PARSE_ERROR;
+	__u32 off = l3->l4_off, kind;
 
 	t->type = MK_TUNNEL_NONE;
 	t->inner_eth = 0;
-	if (l3->frag != MK_FRAG_NONE || !l3->l4_off)
+	t->tunnel_id = 0;
+	if (l3->frag != MK_FRAG_NONE || !off)
 		return MK_PARSE_IP;
-	if (l3->l4_off > MK_PARSE_MAX_OFF) {
+	if (off > MK_PARSE_MAX_OFF) {
 		p->reason = MK_REASON_ERR_HDR_TOO_LONG;
 		return MK_PARSE_ERROR;
 	}
-	if (l3->proto == MK_IPPROTO_L2TP)
-		return mk_parse_l2tpv3(f, l3->l4_off, 0, cfg, t, p);
-	if (l3->proto != MK_IPPROTO_UDP)
+	switch (l3->proto) {
+	case MK_IPPROTO_UDP:
+		break;
+	case MK_IPPROTO_L2TP:
+		if (!mk_tunnel_on(cfg, MK_TUN_L2TP))
+			return MK_PARSE_IP;
+		return mk_parse_l2tpv3(f, off, 0, cfg, t, p);
+	case MK_IPPROTO_GRE:
+		return mk_parse_gre(f, off, cfg, t, p);
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		if (!mk_tunnel_on(cfg, MK_TUN_IPIP))
+			return MK_PARSE_IP;
+		/* the protocol number names the inner header, as an ethertype would */
+		t->ethertype = l3->proto == MK_IPPROTO_IPIP ? MK_ETH_P_IPV4 : MK_ETH_P_IPV6;
+		t->inner_off = off;
+		t->type = MK_TUNNEL_IPIP;
 		return MK_PARSE_IP;
-	if (l3->dport == __builtin_bswap16(MK_GTPU_PORT) || l3->sport == __builtin_bswap16(MK_GTPU_PORT))
-		return mk_parse_gtpu(f, l3->l4_off + 8, t, p);
-	if (l3->dport == __builtin_bswap16(MK_L2TP_PORT) || l3->sport == __builtin_bswap16(MK_L2TP_PORT)) {
-		MK_PULL(h, f, l3->l4_off + 8, 2, MK_REASON_ERR_TRUNC_TUNNEL);
-		if ((h[1] & 0x0f) == 2)
-			return mk_parse_l2tpv2(f, l3->l4_off + 8, t, p);
-		if ((h[1] & 0x0f) == 3)
-			return mk_parse_l2tpv3(f, l3->l4_off + 8, 1, cfg, t, p);
+	default:
+		return MK_PARSE_IP;
 	}
-	return MK_PARSE_IP;
+	kind = mk_udp_tunnel_kind(l3, cfg);
+	if (!kind)
+		return MK_PARSE_IP;
+	MK_ADVANCE(off, 8);
+	switch (kind) {
+	case MK_TUN_GTPU:
+		return mk_parse_gtpu(f, off, t, p);
+	case MK_TUN_L2TP:
+		MK_PULL(h, f, off, 2, MK_REASON_ERR_TRUNC_TUNNEL);
+		if ((h[1] & 0x0f) == 2)
+			return mk_parse_l2tpv2(f, off, t, p);
+		if ((h[1] & 0x0f) == 3)
+			return mk_parse_l2tpv3(f, off, 1, cfg, t, p);
+		return MK_PARSE_IP;
+	case MK_TUN_VXLAN:
+		return mk_parse_vxlan(f, off, t, p);
+	case MK_TUN_GENEVE:
+		return mk_parse_geneve(f, off, t, p);
+	default:
+		return MK_PARSE_IP;
+	}
 }
 
 /*
  * Could the current level be a tunnel mk_parse_tunnel() strips? Asked inline
- * first because most frames are not tunnels, and in BPF mk_parse_tunnel() is
- * a subprogram whose call and return cost more than the whole test (returns
- * are expensive under the kernel's return-stack mitigations).
+ * first because most frames are not tunnels, and in BPF the tunnel level is a
+ * subprogram whose call and return cost more than the whole test (returns are
+ * expensive under the kernel's return-stack mitigations).
  */
-MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3)
+MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3, const struct mk_parse_cfg *cfg)
 {
 	if (l3->frag != MK_FRAG_NONE || !l3->l4_off)
 		return 0;
-	if (l3->proto == MK_IPPROTO_L2TP || l3->l4_off > MK_PARSE_MAX_OFF)
+	if (l3->l4_off > MK_PARSE_MAX_OFF)
 		return 1;
-	if (l3->proto != MK_IPPROTO_UDP)
+	switch (l3->proto) {
+	case MK_IPPROTO_UDP:
+		return mk_udp_tunnel_kind(l3, cfg) != 0;
+	case MK_IPPROTO_L2TP:
+		return mk_tunnel_on(cfg, MK_TUN_L2TP);
+	case MK_IPPROTO_GRE:
+		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) != (MK_TUN_GRE | MK_TUN_ERSPAN);
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		return mk_tunnel_on(cfg, MK_TUN_IPIP);
+	default:
 		return 0;
-	return l3->dport == __builtin_bswap16(MK_GTPU_PORT) ||
-	       l3->sport == __builtin_bswap16(MK_GTPU_PORT) ||
-	       l3->dport == __builtin_bswap16(MK_L2TP_PORT) ||
-	       l3->sport == __builtin_bswap16(MK_L2TP_PORT);
+	}
+}
+
+enum mk_level_status {
+	MK_LEVEL_LAST = 0,  /* p->l3 is the innermost level: the flow */
+	MK_LEVEL_NEXT = 1,  /* a tunnel was stripped: p->l3 is its inner level, look again */
+	MK_LEVEL_ERROR = 2, /* malformed: p->reason says why */
+};
+
+/*
+ * One tunnel level: when p->l3 is a tunnel we strip and the configured depth
+ * allows one more, records it in @p (context, id, outer addresses) and parses
+ * the inner IP level into p->l3. A tunnel beyond the depth is only flagged,
+ * and cannot make the frame malformed.
+ */
+MK_INLINE int mk_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			      struct mk_parse *p)
+{
+	struct mk_tunnel_hop t;
+	int ret;
+
+	ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
+	if (ret != MK_PARSE_IP) {
+		if (p->tunnel_depth < cfg->tunnel_depth)
+			return MK_LEVEL_ERROR;
+		p->reason = MK_REASON_NONE;
+		return MK_LEVEL_LAST;
+	}
+	if (t.type == MK_TUNNEL_NONE)
+		return MK_LEVEL_LAST;
+	if (p->tunnel_depth >= cfg->tunnel_depth) {
+		p->flags |= MK_META_F_DEPTH_EXCEEDED;
+		return MK_LEVEL_LAST;
+	}
+	p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.family, p->l3.src, p->l3.dst);
+	mk_memcpy(p->outer_src, p->l3.src, sizeof(p->outer_src));
+	mk_memcpy(p->outer_dst, p->l3.dst, sizeof(p->outer_dst));
+	p->outer_family = p->l3.family;
+	p->tunnel_id = t.tunnel_id;
+	p->tunnel_type = t.type;
+	p->tunnel_mask |= 1 << t.type;
+	p->tunnel_depth++;
+	if (t.inner_eth)
+		p->mac_off = (__u16)t.mac_off;
+	ret = mk_parse_ip_level(f, t.inner_off, t.ethertype, &p->l3, p);
+	return ret == MK_PARSE_IP ? MK_LEVEL_NEXT : MK_LEVEL_ERROR;
 }
 
 /*
- * Parses one frame: returns enum mk_parse_status and fills @p. On
- * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
- * into the frame as received (before decapsulation).
+ * The same as a global subprogram in BPF, for the second and deeper levels:
+ * the verifier checks it once, not once per path through the level before.
  */
-MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
-			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+				     struct mk_parse *p)
 {
-	struct mk_tunnel_hop t;
-	const __u8 *h;
-	__u32 off = 0;
-	__u16 ethertype;
-	int ret, level;
+	if (!cfg || !p)
+		return MK_LEVEL_ERROR;
+	return mk_tunnel_level(f, cfg, p);
+}
 
-	mk_memset(p, 0, sizeof(*p));
-	if (start == MK_START_ETH) {
-		ret = mk_parse_eth(f, &off, &ethertype, p->vlan, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
-		if (ethertype != MK_ETH_P_IPV4 && ethertype != MK_ETH_P_IPV6)
-			return MK_PARSE_NON_IP;
-	} else {
-		MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_IPV4);
-		if (!mk_ip_nibble_type(h, &ethertype))
-			return MK_PARSE_NON_IP;
-	}
-	ret = mk_parse_ip_level(f, off, ethertype, &p->l3, p);
-	if (ret != MK_PARSE_IP)
-		return ret;
-
-	for (level = 0; level < MK_TUNNEL_DEPTH_MAX + 1 && mk_may_be_tunnel(&p->l3); level++) {
-		ret = mk_parse_tunnel(f, &p->l3, cfg, &t, p);
-		if (ret != MK_PARSE_IP) {
-			if (level < cfg->tunnel_depth)
-				return ret;
-			/* a tunnel we would not strip anyway cannot make the frame malformed */
-			p->reason = MK_REASON_NONE;
-			break;
-		}
-		if (t.type == MK_TUNNEL_NONE)
-			break;
-		if (level >= cfg->tunnel_depth) {
-			p->flags |= MK_META_F_DEPTH_EXCEEDED;
-			break;
-		}
-		p->tunnel_ctx = mk_tunnel_ctx(p->tunnel_ctx, t.type, p->l3.src, p->l3.dst);
-		mk_memcpy(p->outer_src, p->l3.src, sizeof(p->outer_src));
-		mk_memcpy(p->outer_dst, p->l3.dst, sizeof(p->outer_dst));
-		p->outer_family = p->l3.family;
-		p->tunnel_id = t.tunnel_id;
-		p->tunnel_type = t.type;
-		p->tunnel_mask |= 1 << t.type;
-		p->tunnel_depth++;
-		if (t.inner_eth)
-			p->mac_off = (__u16)t.mac_off;
-		ret = mk_parse_ip(f, t.inner_off, t.ethertype, &p->l3, p);
-		if (ret != MK_PARSE_IP)
-			return ret;
-	}
+/* Flags, canonical key and hash of the innermost level, once p->l3 and the tunnels are known. */
+MK_INLINE void mk_parse_finish(const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
 	if (p->l3.frag != MK_FRAG_NONE)
 		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
 	if (p->tunnel_depth)
@@ -674,7 +922,341 @@ MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
 	p->key.proto = p->l3.proto;
 	p->key.family = p->l3.family;
 	p->hash = mk_flow_hash(&p->key, cfg->seed);
+}
+
+/* A 32-bit load at any alignment: one load in BPF (the JIT allows it), memcpy in C. */
+MK_INLINE __u32 mk_load32(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u32 *)p;
+#else
+	__u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
+#endif
+}
+
+MK_INLINE __u16 mk_load16(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u16 *)p;
+#else
+	__u16 v;
+
+	memcpy(&v, p, 2);
+	return v;
+#endif
+}
+
+/* The seeded hash of an IPv4 key from its words, without storing it first (= mk_flow_hash). */
+MK_INLINE __u32 mk_flow_hash_v4(__u32 lo, __u32 hi, __u32 ports, __u32 vlans, __u32 ctx,
+				__u32 proto_family, __u32 seed)
+{
+	__u32 v[6] = {lo, hi, ports, vlans, ctx, proto_family};
+
+	return mk_jhash_words(v, 6, seed);
+}
+
+/* The key's last word: protocol, family and padding, as they lie in memory. */
+MK_INLINE __u32 mk_key_proto_word(__u8 proto, __u8 family)
+{
+	__u8 b[4] = {proto, family, 0, 0};
+	__u32 w;
+
+	mk_memcpy(&w, b, 4);
+	return w;
+}
+
+/* The key's ports word (port_lo, then port_hi, as they lie in memory). */
+MK_INLINE __u32 mk_key_ports_word(__u16 lo, __u16 hi)
+{
+	__u16 b[2] = {lo, hi};
+	__u32 w;
+
+	mk_memcpy(&w, b, 4);
+	return w;
+}
+
+/*
+ * The fast path's common tail: @p zeroed, then the level's fields as the
+ * general parser leaves them for a plain IP level (mk_parse_ip_level).
+ */
+MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, __u32 l4_off,
+			       __u32 ports, __u8 proto, __u8 family, __u16 vlan, int truncated)
+{
+	mk_memset(p, 0, sizeof(*p));
+	p->l3.ip_len = ip_len;
+	p->l3.l3_off = (__u16)l3_off;
+	p->l3.l4_off = (__u16)l4_off;
+	p->l3.sport = (__u16)ports;
+	p->l3.dport = (__u16)(ports >> 16);
+	p->l3.family = family;
+	p->l3.proto = proto;
+	p->l3.truncated = (__u8)truncated;
+	p->vlan[0] = vlan;
+}
+
+/* ... and for a plain flow, what mk_parse_finish() adds besides the endpoints and hash. */
+MK_INLINE void mk_fast_fill_key(struct mk_parse *p, __u8 proto, __u8 family, __u16 vlan,
+				int truncated)
+{
+	p->key.vlan[0] = vlan;
+	p->key.proto = proto;
+	p->key.family = family;
+	p->flags = (truncated ? MK_META_F_TRUNCATED : 0) |
+		   (family == MK_FAMILY_IPV6 ? MK_META_F_IPV6 : 0);
+}
+
+enum mk_fast_status {
+	MK_FAST_NO = 0,	    /* not a fast-path frame: the general parser takes it */
+	MK_FAST_FLOW = 1,   /* a plain flow: @p is complete */
+	MK_FAST_TUNNEL = 2, /* a plain outer level that may be a tunnel: @p holds that level */
+};
+
+/* What the L4 header of a fast-path frame is (enum mk_fast_status), and its ports. */
+MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
+			 const struct mk_parse_cfg *cfg, __u32 *ports)
+{
+	*ports = 0;
+	switch (proto) {
+	case MK_IPPROTO_TCP:
+		if ((const void *)(l4 + 20) > MK_FRAME_END(f) || (l4[12] >> 4) < 5)
+			return MK_FAST_NO;
+		*ports = mk_load32(l4);
+		return MK_FAST_FLOW;
+	case MK_IPPROTO_UDP:
+		if ((const void *)(l4 + 8) > MK_FRAME_END(f))
+			return MK_FAST_NO;
+		*ports = mk_load32(l4);
+		/* as loaded: network byte order kept, as the key stores ports */
+		return mk_udp_ports_kind((__u16)*ports, (__u16)(*ports >> 16), cfg) ? MK_FAST_TUNNEL
+										 : MK_FAST_FLOW;
+	case MK_IPPROTO_L2TP:
+		return mk_tunnel_on(cfg, MK_TUN_L2TP) ? MK_FAST_TUNNEL : MK_FAST_NO;
+	case MK_IPPROTO_GRE:
+		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) !=
+				   (MK_TUN_GRE | MK_TUN_ERSPAN)
+			   ? MK_FAST_TUNNEL
+			   : MK_FAST_NO;
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		return mk_tunnel_on(cfg, MK_TUN_IPIP) ? MK_FAST_TUNNEL : MK_FAST_NO;
+	default:
+		return MK_FAST_NO;
+	}
+}
+
+MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+{
+	__u32 ip_len, ports, src, dst, lo, hi;
+	__u16 sport, dport;
+	int rev, kind, truncated;
+
+	if ((const void *)(ip + 20 + 8) > MK_FRAME_END(f))
+		return MK_FAST_NO;
+	/* version 4, no options, neither a fragment nor more to come */
+	if (ip[0] != 0x45 || (mk_load16(ip + 6) & __builtin_bswap16(0x3fff)))
+		return MK_FAST_NO;
+	ip_len = mk_rd16(ip + 2);
+	if (ip_len < 20)
+		return MK_FAST_NO;
+	kind = mk_fast_l4(f, ip + 20, ip[9], cfg, &ports);
+	if (kind == MK_FAST_NO)
+		return MK_FAST_NO;
+	src = mk_load32(ip + 12);
+	dst = mk_load32(ip + 16);
+	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
+	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 20, ports, ip[9], MK_FAMILY_IPV4, vlan,
+			truncated);
+	p->l3.src[0] = src;
+	p->l3.dst[0] = dst;
+	if (kind == MK_FAST_TUNNEL)
+		return kind;
+
+	sport = (__u16)ports;
+	dport = (__u16)(ports >> 16);
+	/* mk_flow_key_set_endpoints() for one address word */
+	rev = src > dst || (src == dst && __builtin_bswap16(sport) > __builtin_bswap16(dport));
+	lo = rev ? dst : src;
+	hi = rev ? src : dst;
+	mk_fast_fill_key(p, ip[9], MK_FAMILY_IPV4, vlan, truncated);
+	p->key.addr_lo[0] = lo;
+	p->key.addr_hi[0] = hi;
+	p->key.port_lo = rev ? dport : sport;
+	p->key.port_hi = rev ? sport : dport;
+	if (rev)
+		p->flags |= MK_META_F_REVERSE;
+	p->hash = mk_flow_hash_v4(lo, hi, mk_key_ports_word(p->key.port_lo, p->key.port_hi), vlan,
+				  0, mk_key_proto_word(ip[9], MK_FAMILY_IPV4), cfg->seed);
+	return MK_FAST_FLOW;
+}
+
+MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+{
+	__u32 ip_len, ports;
+	int kind, truncated;
+	__u8 proto;
+
+	if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f) || (ip[0] >> 4) != 6)
+		return MK_FAST_NO;
+	proto = ip[6];
+	kind = mk_fast_l4(f, ip + 40, proto, cfg, &ports);
+	if (kind == MK_FAST_NO)
+		return MK_FAST_NO;
+	ip_len = (__u32)mk_rd16(ip + 4) + 40;
+	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
+	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
+			truncated);
+	p->l3.src[0] = mk_load32(ip + 8);
+	p->l3.src[1] = mk_load32(ip + 12);
+	p->l3.src[2] = mk_load32(ip + 16);
+	p->l3.src[3] = mk_load32(ip + 20);
+	p->l3.dst[0] = mk_load32(ip + 24);
+	p->l3.dst[1] = mk_load32(ip + 28);
+	p->l3.dst[2] = mk_load32(ip + 32);
+	p->l3.dst[3] = mk_load32(ip + 36);
+	if (kind == MK_FAST_TUNNEL)
+		return kind;
+	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
+	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+		p->flags |= MK_META_F_REVERSE;
+	p->hash = mk_flow_hash(&p->key, cfg->seed);
+	return MK_FAST_FLOW;
+}
+
+/*
+ * The fast path: the frames most links carry (untagged or single-tagged
+ * Ethernet, IPv4 without options or IPv6 without extension headers, not a
+ * fragment, TCP or UDP on ports that are not a tunnel's) in a straight line
+ * per family, with whole-word loads and every check made before @p is
+ * written. Returns MK_FAST_FLOW with @p filled exactly as the general parser
+ * fills it (test/unit and test/bpf compare both on every fixture). The same
+ * outer headers around a tunnel (UDP on a tunnel port, GRE, IP-in-IP, L2TPv3)
+ * give MK_FAST_TUNNEL with that level in @p, as the general parser has it
+ * before its first tunnel level, so the tunnel levels go on from there.
+ * Anything else is MK_FAST_NO: the general parser takes the frame from the
+ * start.
+ */
+MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+			    struct mk_parse *p)
+{
+	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f);
+	__u32 l3_off = MK_ETH_HLEN;
+	__u16 type, vlan = 0;
+
+	if ((const void *)(d + MK_ETH_HLEN + 4) > MK_FRAME_END(f))
+		return MK_FAST_NO;
+	type = mk_load16(d + 12);
+	if (type == __builtin_bswap16(MK_ETH_P_8021Q) || type == __builtin_bswap16(MK_ETH_P_8021AD) ||
+	    type == __builtin_bswap16(MK_ETH_P_QINQ1)) {
+		vlan = mk_rd16(d + 14) & 0x0fff;
+		type = mk_load16(d + 16);
+		l3_off = MK_ETH_HLEN + 4;
+	}
+	if (type == __builtin_bswap16(MK_ETH_P_IPV4))
+		return mk_parse_fast_v4(f, cfg, p, d + l3_off, l3_off, vlan);
+	if (type == __builtin_bswap16(MK_ETH_P_IPV6))
+		return mk_parse_fast_v6(f, cfg, p, d + l3_off, l3_off, vlan);
+	return MK_FAST_NO;
+}
+
+/*
+ * The general parser: every frame the fast path does not take, from the
+ * start, up to and including the first tunnel level; mk_parse_frame() does
+ * the deeper levels and the key. In BPF a global subprogram, so the verifier
+ * checks it once and the rest of the program once after it, instead of once
+ * per path through it: a frame off the fast path pays one call, and a frame
+ * with one tunnel no more. Deeper levels are one call each, made by the
+ * program itself so that no chain of calls exceeds the 512-byte stack.
+ */
+MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start,
+				const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	const __u8 *h;
+	__u32 off = 0;
+	__u16 ethertype;
+	int ret;
+
+	if (!cfg || !p)
+		return MK_PARSE_ERROR;
+	mk_memset(p, 0, sizeof(*p));
+	if (start == MK_START_ETH) {
+		ret = mk_parse_eth(f, &off, &ethertype, p->vlan, p);
+		if (ret != MK_PARSE_IP)
+			return ret;
+		if (ethertype != MK_ETH_P_IPV4 && ethertype != MK_ETH_P_IPV6)
+			return MK_PARSE_NON_IP;
+	} else {
+		MK_PULL(h, f, off, 1, MK_REASON_ERR_TRUNC_IPV4);
+		if (!mk_ip_nibble_type(h, &ethertype))
+			return MK_PARSE_NON_IP;
+	}
+	ret = mk_parse_ip_level(f, off, ethertype, &p->l3, p);
+	if (ret != MK_PARSE_IP)
+		return ret;
+
+	if (mk_may_be_tunnel(&p->l3, cfg) && mk_tunnel_level(f, cfg, p) == MK_LEVEL_ERROR)
+		return MK_PARSE_ERROR;
 	return MK_PARSE_IP;
+}
+
+/*
+ * The tunnel levels from @level on (one call each), then the key. The depth
+ * limit holds across any mix of tunnel types: one level per pass, for as
+ * long as the level before was stripped.
+ */
+MK_INLINE int mk_parse_levels(struct mk_frame *f, __u32 first, const struct mk_parse_cfg *cfg,
+			      struct mk_parse *p)
+{
+	__u32 level;
+	int ret;
+
+	for (level = first; level < MK_TUNNEL_DEPTH_MAX + 1 && p->tunnel_depth == level &&
+			    mk_may_be_tunnel(&p->l3, cfg);
+	     level++) {
+		ret = mk_parse_tunnel_level(f, cfg, p);
+		if (ret == MK_LEVEL_ERROR)
+			return MK_PARSE_ERROR;
+		if (ret != MK_LEVEL_NEXT)
+			break;
+	}
+	mk_parse_finish(cfg, p);
+	return MK_PARSE_IP;
+}
+
+/* Everything but the fast path: the general parser, deeper tunnel levels, the key. */
+MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start,
+				     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	int ret;
+
+	ret = mk_parse_general(f, start, cfg, p);
+	if (ret != MK_PARSE_IP)
+		return ret;
+	return mk_parse_levels(f, 1, cfg, p);
+}
+
+/*
+ * Parses one frame: returns enum mk_parse_status and fills @p. On
+ * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
+ * into the frame as received (before decapsulation). Ethernet frames try
+ * the fast path first.
+ */
+MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
+			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+{
+	int fast = MK_FAST_NO;
+
+	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY))
+		fast = mk_parse_fast(f, cfg, p);
+	if (fast == MK_FAST_FLOW)
+		return MK_PARSE_IP;
+	if (fast == MK_FAST_TUNNEL)
+		return mk_parse_levels(f, 0, cfg, p);
+	return mk_parse_frame_general(f, start, cfg, p);
 }
 
 /* Bytes to strip so the frame starts with an Ethernet header and the inner IP packet. */

@@ -6,15 +6,19 @@
  * xdp/meerkat.bpf.c (who increments), userspace/ctl/stats.c (printing),
  * docs/reference.md (meaning), test/bpf/ (expected deltas).
  *
- * Accounting invariant (DESIGN 1.5): every frame increments MK_STAT_RX and
- * exactly one OUTCOME counter. A frame with outcome PASS_ERROR also increments
- * exactly one ERR_ reason counter. INFO counters describe frames further
- * (tunnels stripped, fragments) and do not take part in the equation.
+ * Accounting invariant (DESIGN 1.5): every frame increments exactly one
+ * OUTCOME counter, and nothing else on the common path: one counter update
+ * per frame. MK_STAT_RX is not written by the program; user space derives it
+ * as the sum of the outcomes (mk_stat_derive). A frame with outcome
+ * PASS_ERROR also increments exactly one ERR_ reason counter. INFO counters
+ * describe frames further (tunnels stripped, fragments) and do not take part
+ * in the equation.
  */
 #ifndef MK_STATS_H
 #define MK_STATS_H
 
 #include "compat.h"
+#include "meta.h"
 
 #define MK_STAT_OUTCOMES(X)                                                                        \
 	X(PASS_NON_IP, "pass_non_ip", "non-IP frame (ARP, LLDP, ...) passed to the stack")         \
@@ -29,24 +33,29 @@
 
 #define MK_STAT_ERRORS(X)                                                                          \
 	X(ERR_TRUNC_ETH, "err_trunc_eth", "frame shorter than an Ethernet header")                 \
-	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated 802.1Q/802.1ad tag")                        \
-	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags")                               \
+	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated VLAN tag (0x8100, 0x88a8 or 0x9100)")                        \
+	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags in one Ethernet header")                               \
 	X(ERR_TRUNC_IPV4, "err_trunc_ipv4", "truncated IPv4 header or options")                    \
 	X(ERR_BAD_IPV4, "err_bad_ipv4", "IPv4 version, IHL or total length invalid")               \
 	X(ERR_TRUNC_IPV6, "err_trunc_ipv6", "truncated IPv6 header or extension header")           \
 	X(ERR_BAD_IPV6, "err_bad_ipv6", "IPv6 version invalid or too many extension headers")      \
 	X(ERR_TRUNC_L4, "err_trunc_l4", "truncated TCP/UDP/ICMP/SCTP header")                      \
 	X(ERR_BAD_L4, "err_bad_l4", "TCP data offset below 5")                                     \
-	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel", "truncated GTP-U/L2TP/PPP header")                 \
-	X(ERR_BAD_TUNNEL, "err_bad_tunnel", "tunnel header invalid (inner not IP, ext walk too long)") \
+	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel", "truncated tunnel header (GTP-U, L2TP/PPP, VXLAN, Geneve, GRE, ERSPAN) or inner Ethernet header") \
+	X(ERR_BAD_TUNNEL, "err_bad_tunnel", "tunnel header invalid (GTP-U extension walk, L2TP offset)") \
 	X(ERR_HDR_TOO_LONG, "err_hdr_too_long", "headers extend past the parser's offset limit")   \
 	X(ERR_DECAP, "err_decap", "bpf_xdp_adjust_head failed while stripping a tunnel")
 
 #define MK_STAT_INFO(X)                                                                            \
-	X(RX, "rx", "frames seen by the program")                                                 \
+	X(RX, "rx", "frames seen by the program (derived: the sum of the outcome counters)")       \
 	X(TUNNEL_GTPU, "tunnel_gtpu", "GTP-U tunnels stripped")                                    \
 	X(TUNNEL_L2TPV2, "tunnel_l2tpv2", "L2TPv2 tunnels stripped")                               \
 	X(TUNNEL_L2TPV3, "tunnel_l2tpv3", "L2TPv3 tunnels stripped")                               \
+	X(TUNNEL_VXLAN, "tunnel_vxlan", "VXLAN tunnels stripped")                                  \
+	X(TUNNEL_GENEVE, "tunnel_geneve", "Geneve tunnels stripped")                               \
+	X(TUNNEL_GRE, "tunnel_gre", "GRE tunnels stripped (IP or Ethernet inside)")               \
+	X(TUNNEL_ERSPAN, "tunnel_erspan", "ERSPAN (type I, II or III) tunnels stripped")          \
+	X(TUNNEL_IPIP, "tunnel_ipip", "IP-in-IP tunnels stripped (4in4, 6in4, 4in6, 6in6)")       \
 	X(TUNNEL_DEPTH_EXCEEDED, "tunnel_depth_exceeded", "tunnel deeper than the configured depth left in place") \
 	X(FRAGMENT, "fragment", "IP fragments (hashed on the address pair)")                      \
 	X(META_FAIL, "meta_fail", "bpf_xdp_adjust_meta failed: frame delivered without metadata") \
@@ -81,6 +90,30 @@ enum mk_drop_reason {
 MK_INLINE __u32 mk_reason_stat(__u32 reason)
 {
 	return MK_STAT_ERR_FIRST + reason - 1;
+}
+
+/* The counter of a tunnel type (enum mk_tunnel_type); both L2TPv3 variants share one. */
+MK_INLINE __u32 mk_tunnel_stat(__u32 type)
+{
+	switch (type) {
+	case MK_TUNNEL_GTPU:
+		return MK_STAT_TUNNEL_GTPU;
+	case MK_TUNNEL_L2TPV2:
+		return MK_STAT_TUNNEL_L2TPV2;
+	case MK_TUNNEL_L2TPV3_IP:
+	case MK_TUNNEL_L2TPV3_UDP:
+		return MK_STAT_TUNNEL_L2TPV3;
+	case MK_TUNNEL_VXLAN:
+		return MK_STAT_TUNNEL_VXLAN;
+	case MK_TUNNEL_GENEVE:
+		return MK_STAT_TUNNEL_GENEVE;
+	case MK_TUNNEL_GRE:
+		return MK_STAT_TUNNEL_GRE;
+	case MK_TUNNEL_ERSPAN:
+		return MK_STAT_TUNNEL_ERSPAN;
+	default:
+		return MK_STAT_TUNNEL_IPIP;
+	}
 }
 
 _Static_assert(MK_STAT_MAX <= 64, "stats array has 64 slots");
@@ -120,6 +153,15 @@ static inline struct mk_stat_sums mk_stat_sum(const __u64 *v)
 	for (k = MK_STAT_ERR_FIRST; k <= MK_STAT_ERR_LAST; k++)
 		s.errors += v[k];
 	return s;
+}
+
+/*
+ * Fills in what the program does not count itself, from a snapshot of the
+ * map (summed over CPUs): rx. Every reader calls it once per snapshot.
+ */
+static inline void mk_stat_derive(__u64 *v)
+{
+	v[MK_STAT_RX] = mk_stat_sum(v).outcomes;
 }
 
 static inline int mk_stat_invariant_holds(const __u64 *v)

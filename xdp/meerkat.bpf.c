@@ -16,6 +16,9 @@
 #include "parse.h"
 #include "maps.bpf.h"
 
+/* bench restore: the metadata lands in the stripped bytes, then the new Ethernet header */
+#define MK_BENCH_SAVE (sizeof(struct mk_meta) + MK_ETH_HLEN)
+
 /* Set between open and load; frozen, so the verifier prunes unused branches. */
 const volatile struct mk_parse_cfg mk_cfg = {
 	.seed = 0,
@@ -29,9 +32,18 @@ const volatile __u32 mk_mode = MK_MODE_IDS;
 /* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
 const volatile __u8 mk_bench_restore = 0;
 
+/* Benchmarks only: the bytes the restore puts back (BPF_PROG_RUN runs one frame at a time). */
+__u8 mk_bench_save[48];
+
 /* Number of entries in the CIDR tries, kept by user space: an empty list costs no lookup. */
 __u32 mk_cidr_v4_entries = 0;
 __u32 mk_cidr_v6_entries = 0;
+
+/* Prefilters kept by user space (common/map_types.h): which ones, and their bits. */
+__u32 mk_prefilter = 0;
+__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64];
+__u64 mk_cidr4_bits[MK_CIDR_PREFILTER_BITS / 64];
+__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64];
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
 struct {
@@ -53,23 +65,45 @@ static __always_inline int outcome(__u32 idx, int verdict)
 	return verdict;
 }
 
+static __always_inline int bit_set(const __u64 *bits, __u32 i)
+{
+	return (bits[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Is the prefilter bit of address @a set, or is there no prefilter to ask? */
+static __always_inline int cidr_may_match(const __u32 *a, int v6)
+{
+	if (!(mk_prefilter & MK_PREFILTER_CIDR))
+		return 1;
+	return v6 ? bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1))
+		  : bit_set(mk_cidr4_bits, mk_cidr4_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+}
+
 static __always_inline int cidr_bypassed(const struct mk_parse *p)
 {
 	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries) {
 		struct mk_lpm_v4_key k = { .prefixlen = 32 };
 
-		__builtin_memcpy(k.addr, &p->l3.src[0], 4);
-		if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
-			return 1;
+		if (cidr_may_match(p->l3.src, 0)) {
+			__builtin_memcpy(k.addr, &p->l3.src[0], 4);
+			if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
+				return 1;
+		}
+		if (!cidr_may_match(p->l3.dst, 0))
+			return 0;
 		__builtin_memcpy(k.addr, &p->l3.dst[0], 4);
 		return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
 	}
 	if (p->l3.family == MK_FAMILY_IPV6 && mk_cidr_v6_entries) {
 		struct mk_lpm_v6_key k = { .prefixlen = 128 };
 
-		__builtin_memcpy(k.addr, p->l3.src, 16);
-		if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
-			return 1;
+		if (cidr_may_match(p->l3.src, 1)) {
+			__builtin_memcpy(k.addr, p->l3.src, 16);
+			if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
+				return 1;
+		}
+		if (!cidr_may_match(p->l3.dst, 1))
+			return 0;
 		__builtin_memcpy(k.addr, p->l3.dst, 16);
 		return bpf_map_lookup_elem(&mk_cidr_v6, &k) != NULL;
 	}
@@ -87,18 +121,30 @@ static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
 	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
 }
 
+/* Info counters: only for frames that carry tunnels or fragments. */
 static __always_inline void count_info(const struct mk_parse *p)
 {
 	if (p->flags & MK_META_F_FRAGMENT)
 		stat_inc(MK_STAT_FRAGMENT);
 	if (p->flags & MK_META_F_DEPTH_EXCEEDED)
 		stat_inc(MK_STAT_TUNNEL_DEPTH_EXCEEDED);
-	if (p->tunnel_mask & (1 << MK_TUNNEL_GTPU))
-		stat_inc(MK_STAT_TUNNEL_GTPU);
-	if (p->tunnel_mask & (1 << MK_TUNNEL_L2TPV2))
-		stat_inc(MK_STAT_TUNNEL_L2TPV2);
-	if (p->tunnel_mask & ((1 << MK_TUNNEL_L2TPV3_IP) | (1 << MK_TUNNEL_L2TPV3_UDP)))
-		stat_inc(MK_STAT_TUNNEL_L2TPV3);
+	if (!p->tunnel_mask)
+		return;
+	/* the usual case, one tunnel: its counter, no walk over the types */
+	stat_inc(mk_tunnel_stat(p->tunnel_type));
+	if (p->tunnel_depth > 1) {
+		/* one count per further type the frame carried; the two L2TPv3s are one counter */
+		__u32 mask = p->tunnel_mask, t;
+
+		if (mask & (1 << MK_TUNNEL_L2TPV3_UDP))
+			mask = (mask & ~(1u << MK_TUNNEL_L2TPV3_UDP)) | 1 << MK_TUNNEL_L2TPV3_IP;
+		t = p->tunnel_type == MK_TUNNEL_L2TPV3_UDP ? MK_TUNNEL_L2TPV3_IP : p->tunnel_type;
+		mask &= ~(1u << t);
+		for (t = 1; t < MK_TUNNEL_TYPE_MAX; t++) {
+			if (mask & (1u << t))
+				stat_inc(mk_tunnel_stat(t));
+		}
+	}
 }
 
 SEC("xdp")
@@ -109,39 +155,67 @@ int meerkat_xdp(struct xdp_md *ctx)
 	__u32 len = ctx->data_end - ctx->data;
 	struct mk_bypass_value *bv;
 	struct mk_parse p;
-	/* bench restore: the metadata lands in the stripped bytes, then the new Ethernet header */
-	__u8 orig[sizeof(struct mk_meta) + MK_ETH_HLEN];
 	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
+	const struct mk_parse_cfg *fast_cfg;
 	struct mk_meta *meta;
-	int ret;
+	int ret, fast;
 
-	/* global subprograms take writable memory only: hand them a stack copy */
-	struct mk_parse_cfg cfg = {
-		.seed = mk_cfg.seed,
-		.tunnel_depth = mk_cfg.tunnel_depth,
-		.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
-		.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
-	};
+	/*
+	 * The fast path reads the configuration in place. The pointer goes
+	 * through a barrier: mk_cfg is const volatile with an initializer, and
+	 * clang would otherwise fold its fields to the initial values instead of
+	 * loading what the loader wrote (the verifier still sees the constants).
+	 */
+	fast_cfg = (const struct mk_parse_cfg *)&mk_cfg;
+	barrier_var(fast_cfg);
 
-	stat_inc(MK_STAT_RX);
-	ret = mk_parse_frame(ctx, MK_START_ETH, &cfg, &p);
+	/* one counter per frame, its outcome: rx is their sum, derived in user space */
+	fast = MK_FAST_NO;
+	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
+		fast = mk_parse_fast(ctx, fast_cfg, &p);
+	if (fast == MK_FAST_FLOW) {
+		ret = MK_PARSE_IP;
+	} else {
+		/* global subprograms take writable memory only: hand them a stack copy */
+		struct mk_parse_cfg cfg = {
+			.seed = mk_cfg.seed,
+			.tunnel_depth = mk_cfg.tunnel_depth,
+			.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
+			.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
+			.tunnel_off = mk_cfg.tunnel_off,
+			.vxlan_port = mk_cfg.vxlan_port,
+			.geneve_port = mk_cfg.geneve_port,
+			.parse_flags = mk_cfg.parse_flags,
+		};
+
+		/* a tunnel behind plain outer headers goes on from the fast path's level */
+		if (fast == MK_FAST_TUNNEL)
+			ret = mk_parse_levels(ctx, 0, &cfg, &p);
+		else
+			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, &p);
+	}
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
 	if (ret != MK_PARSE_IP) {
 		stat_inc(mk_reason_stat(p.reason));
 		return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 	}
-	count_info(&p);
+	if ((p.flags & (MK_META_F_FRAGMENT | MK_META_F_DEPTH_EXCEEDED)) || p.tunnel_mask)
+		count_info(&p);
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
-	bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
-	if (bv) {
-		/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
-		bv->packets += 1;
-		bv->bytes += len;
-		bv->last_seen_ns = bpf_ktime_get_coarse_ns();
-		return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
+	/* most flows are not bypassed: a clear prefilter bit saves the hash-map lookup */
+	if (!(mk_prefilter & MK_PREFILTER_BYPASS) ||
+	    bit_set(mk_bypass_bits, mk_bypass_bit(p.hash))) {
+		bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
+		if (bv) {
+			/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
+			bv->packets += 1;
+			bv->bytes += len;
+			bv->last_seen_ns = bpf_ktime_get_coarse_ns();
+			return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
+		}
 	}
 
 	bucket = p.hash % MK_ITABLE_SIZE;
@@ -149,12 +223,21 @@ int meerkat_xdp(struct xdp_md *ctx)
 	if (w && *w < mk_workers)
 		worker = *w;
 	slot = ctx->rx_queue_index * mk_workers + worker;
-	/* leave the frame untouched when nobody will read it */
-	if (ctx->rx_queue_index >= mk_queues || !bpf_map_lookup_elem(&mk_xsks, &slot))
+	/*
+	 * Redirect first, rewrite after: bpf_redirect_map only records the target
+	 * (the kernel acts on it once the program returns XDP_REDIRECT), and its
+	 * answer says whether the slot holds a socket, so no separate lookup is
+	 * needed to leave the frame untouched when nobody will read it.
+	 */
+	if (ctx->rx_queue_index >= mk_queues)
+		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
+	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
+	if (ret != XDP_REDIRECT)
 		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
 
 	if (p.tunnel_depth) {
-		__u8 macs[12], *eth;
+		__u32 mac_hi, mac_lo, *eth;
+		__u64 macs;
 		const __u8 *src;
 
 		src = (const __u8 *)data + (p.mac_off & 0xfff);
@@ -163,22 +246,24 @@ int meerkat_xdp(struct xdp_md *ctx)
 			stat_inc(MK_STAT_ERR_DECAP);
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 		}
-		__builtin_memcpy(macs, src, 12);
+		/* whole-word loads: the MACs survive bpf_xdp_adjust_head in two registers */
+		macs = *(const __u64 *)src;
+		mac_lo = *(const __u32 *)(src + 8);
 		strip = mk_decap_strip(&p) & 0xfff;
 		if (mk_bench_restore) {
 			const __u8 *o;
 
-			/* every tunnel we strip is longer than the metadata: >= 35 bytes
-			 * (IPv4, UDP, L2TPv2 with a 1-byte PPP protocol) */
-			if (strip < sizeof(struct mk_meta))
-				return XDP_ABORTED;
+			/* the bytes the metadata and the new Ethernet header overwrite; with a
+			 * short outer header (IP-in-IP: 20 bytes) the metadata lands partly in
+			 * the headroom, which is not part of the frame */
+			save_off = strip > sizeof(struct mk_meta) ? strip - sizeof(struct mk_meta) : 0;
 			/* a scalar offset: the verifier refuses negative constant packet offsets */
-			save_off = strip - sizeof(struct mk_meta);
 			barrier_var(save_off);
+			save_off &= 0xfff;
 			o = (const __u8 *)data + save_off;
-			if ((void *)(o + sizeof(orig)) > data_end)
+			if ((void *)(o + MK_BENCH_SAVE) > data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(orig, o, sizeof(orig));
+			__builtin_memcpy(mk_bench_save, o, MK_BENCH_SAVE);
 		}
 		if (bpf_xdp_adjust_head(ctx, (int)strip)) {
 			stat_inc(MK_STAT_ERR_DECAP);
@@ -187,11 +272,17 @@ int meerkat_xdp(struct xdp_md *ctx)
 		data = (void *)(long)ctx->data;
 		data_end = (void *)(long)ctx->data_end;
 		eth = data;
-		if ((void *)(eth + MK_ETH_HLEN) > data_end) {
+		if ((void *)((__u8 *)eth + MK_ETH_HLEN) > data_end) {
 			stat_inc(MK_STAT_ERR_DECAP);
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 		}
-		mk_decap_eth(eth, macs, &p);
+		/* mk_decap_eth(), in words: MACs, then the inner IP's ethertype */
+		mac_hi = (__u32)(macs >> 32);
+		eth[0] = (__u32)macs;
+		eth[1] = mac_hi;
+		eth[2] = mac_lo;
+		*(__u16 *)&eth[3] = p.l3.family == MK_FAMILY_IPV6 ? __builtin_bswap16(MK_ETH_P_IPV6)
+								  : __builtin_bswap16(MK_ETH_P_IPV4);
 	}
 
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta)) == 0) {
@@ -211,14 +302,13 @@ int meerkat_xdp(struct xdp_md *ctx)
 			if (bpf_xdp_adjust_head(ctx, -(int)strip))
 				return XDP_ABORTED;
 			o = (void *)(long)ctx->data + save_off;
-			if ((void *)(o + sizeof(orig)) > (void *)(long)ctx->data_end)
+			if ((void *)(o + MK_BENCH_SAVE) > (void *)(long)ctx->data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(o, orig, sizeof(orig));
+			__builtin_memcpy(o, mk_bench_save, MK_BENCH_SAVE);
 		}
 	}
 
-	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
-	return outcome(ret == XDP_REDIRECT ? MK_STAT_REDIRECT_XSK : MK_STAT_PASS_NO_SOCKET, ret);
+	return outcome(MK_STAT_REDIRECT_XSK, XDP_REDIRECT);
 }
 
 char _license[] SEC("license") = "GPL";

@@ -141,6 +141,57 @@ void frame_l2tpv2_ppp(struct frame *f, __u16 tunnel, __u16 session, __u16 ppp_pr
 	put16(p + 8, ppp_proto);
 }
 
+void frame_l2tpv3_ip(struct frame *f, __u32 session)
+{
+	put32(grow(f, 4), session);
+}
+
+void frame_vxlan(struct frame *f, __u32 vni)
+{
+	__u8 *p = grow(f, 8);
+
+	p[0] = 0x08; /* I: the VNI is valid */
+	put32(p + 4, vni << 8);
+}
+
+void frame_geneve(struct frame *f, __u32 vni, __u16 proto, __u32 opt_len)
+{
+	__u8 *p = grow(f, 8 + opt_len);
+
+	assert(opt_len % 4 == 0 && opt_len <= 252);
+	p[0] = (__u8)(opt_len / 4);
+	put16(p + 2, proto);
+	put32(p + 4, vni << 8);
+}
+
+void frame_gre(struct frame *f, __u16 proto, bool with_key, __u32 key, bool with_seq)
+{
+	__u8 *p = grow(f, 4 + (with_key ? 4 : 0) + (with_seq ? 4 : 0));
+
+	put16(p, (with_key ? 0x2000 : 0) | (with_seq ? 0x1000 : 0));
+	put16(p + 2, proto);
+	if (with_key)
+		put32(p + 4, key);
+	if (with_seq)
+		put32(p + (with_key ? 8 : 4), 1);
+}
+
+void frame_erspan2(struct frame *f, __u16 session)
+{
+	__u8 *p = grow(f, 8);
+
+	put16(p, 1 << 12);
+	put16(p + 2, session & 0x3ff);
+}
+
+void frame_erspan3(struct frame *f, __u16 session)
+{
+	__u8 *p = grow(f, 12);
+
+	put16(p, 2 << 12);
+	put16(p + 2, session & 0x3ff);
+}
+
 void frame_bytes(struct frame *f, const void *src, __u32 n)
 {
 	memcpy(grow(f, n), src, n);

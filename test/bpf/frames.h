@@ -9,6 +9,7 @@
 #ifndef MK_TEST_FRAMES_H
 #define MK_TEST_FRAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -37,6 +38,17 @@ void frame_icmp_echo(struct frame *f, __u16 id);
 void frame_gtpu(struct frame *f, __u32 teid);
 /* L2TPv2 data message without length, sequence or offset fields, then PPP 0xff03 + proto */
 void frame_l2tpv2_ppp(struct frame *f, __u16 tunnel, __u16 session, __u16 ppp_proto);
+/* L2TPv3 over IP: session id, no cookie, no sublayer (an Ethernet pseudowire follows) */
+void frame_l2tpv3_ip(struct frame *f, __u32 session);
+/* VXLAN header with the I flag (an Ethernet frame follows) */
+void frame_vxlan(struct frame *f, __u32 vni);
+/* Geneve version 0 with opt_len bytes of options (a multiple of 4) */
+void frame_geneve(struct frame *f, __u32 vni, __u16 proto, __u32 opt_len);
+/* GRE version 0; with_key adds the key field, with_seq the sequence number */
+void frame_gre(struct frame *f, __u16 proto, bool with_key, __u32 key, bool with_seq);
+/* ERSPAN type II (version 1) and type III (version 2, no subheader) headers */
+void frame_erspan2(struct frame *f, __u16 session);
+void frame_erspan3(struct frame *f, __u16 session);
 void frame_bytes(struct frame *f, const void *p, __u32 n);
 /* Fills every length field from the final frame size. */
 void frame_finish(struct frame *f);

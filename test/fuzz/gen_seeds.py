@@ -107,6 +107,9 @@ def config_seeds(d, conf):
     write(d, 'errors_second_doc', b'flow: {}\n---\nstream: {}\n...\n')
     write(d, 'errors_range', b'defrag:\n  trackers: 1048576\n  max-frags: 65534\n')
     write(d, 'long', b'flow:\n  memcap: ' + b'9' * 600 + b'\n')
+    write(d, 'tunnels', b'decoder:\n  tunnel-depth: 3\n  vxlan: {enabled: no, port: 8472}\n'
+          b'  geneve:\n    port: 6082\n  gre: {enabled: yes}\n  erspan: {enabled: false}\n'
+          b'  ipip:\n    enabled: no\n')
 
 
 def pcap(linktype, frames):

@@ -21,6 +21,9 @@ static inline struct mk_parse_cfg fixture_cfg(const struct mk_fixture *fx, __u32
 	    .tunnel_depth = fx->tunnel_depth,
 	    .l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
 	    .l2tpv3_l2spec = fx->l2tpv3_l2spec,
+	    .tunnel_off = fx->tunnel_off,
+	    .vxlan_port = fx->vxlan_port,
+	    .geneve_port = fx->geneve_port,
 	};
 	return cfg;
 }

@@ -211,6 +211,10 @@ static void expect_key_error(const char *path, const char *value, int err, const
 static const char *const custom_keys[] = {
 	"vars.address-groups", "vars.port-groups", "rule-files", "outputs", "outputs.eve-log.types",
 	"capture.interfaces", "capture.cpu-affinity", "bypass.cidr",
+	/* bits of one field: config::tunnel_decoders */
+	"decoder.gtpu.enabled", "decoder.l2tp.enabled", "decoder.vxlan.enabled",
+	"decoder.geneve.enabled", "decoder.gre.enabled", "decoder.erspan.enabled",
+	"decoder.ipip.enabled",
 };
 
 Test(config, every_key_takes_its_values_and_refuses_others)
@@ -842,4 +846,34 @@ Test(config, every_prefix_of_the_reference_file)
 	}
 	cr_expect_gt(ok, len / 4, "most prefixes of a valid file end at a line and load (%u)", ok);
 	free(text);
+}
+
+/* Tunnel decoders: on by default at the standard ports; each can be turned off or moved. */
+Test(config, tunnel_decoders)
+{
+	struct mk_config c;
+	char msg[512];
+
+	mk_config_defaults(&c);
+	cr_assert_eq(c.parse.tunnel_off, 0, "every decoder is on by default");
+	cr_assert_eq(c.parse.vxlan_port, MK_VXLAN_PORT_DEFAULT);
+	cr_assert_eq(c.parse.geneve_port, MK_GENEVE_PORT_DEFAULT);
+	cr_assert_eq(load(&c,
+			  "decoder:\n  vxlan: {enabled: no, port: 8472}\n  erspan:\n    enabled: false\n"
+			  "  ipip: {enabled: off}\n  geneve: {port: 6082}\n  gre: {enabled: yes}\n",
+			  msg, sizeof(msg)),
+		     0, "%s", msg);
+	cr_assert_eq(c.parse.tunnel_off, MK_TUN_VXLAN | MK_TUN_ERSPAN | MK_TUN_IPIP);
+	cr_assert_eq(c.parse.vxlan_port, 8472);
+	cr_assert_eq(c.parse.geneve_port, 6082);
+	mk_config_free(&c);
+	cr_assert_neq(load(&c, "decoder:\n  gre:\n    enabled: maybe\n", msg, sizeof(msg)), 0);
+	cr_assert(strstr(msg, "decoder.gre.enabled") != NULL, "error names the key: %s", msg);
+	mk_config_free(&c);
+	cr_assert_neq(load(&c, "decoder:\n  vxlan:\n    port: 0\n", msg, sizeof(msg)), 0);
+	mk_config_free(&c);
+	cr_assert_neq(load(&c, "decoder:\n  geneve:\n    port: 65536\n", msg, sizeof(msg)), 0);
+	mk_config_free(&c);
+	cr_assert_neq(load(&c, "decoder:\n  vxlan:\n    enable: no\n", msg, sizeof(msg)), 0);
+	mk_config_free(&c);
 }

@@ -176,7 +176,15 @@ Test(fixtures, coverage)
 	    "ipv6_frag_udp_first0",
 	    "vlan_tcp",
 	    "qinq_udp",
+	    "vlan_9100_tcp",
+	    "vlan_88a8_udp",
+	    "qinq_9100_udp",
+	    "qinq_88a8_9100_tcp",
+	    "l2tpv3_ip_inner_qinq_88a8",
+	    "l2tpv3_udp_inner_vlan_9100",
+	    "vlan_9100_arp",
 	    "vlan_depth3",
+	    "vlan_depth3_9100",
 	    "ipv4_frag_udp_first0",
 	    "ipv4_frag_udp_later1",
 	    "gtpu_min_udp",
@@ -214,6 +222,43 @@ Test(fixtures, coverage)
 	    "ipv6_bad_version",
 	    "ipv6_too_many_ext",
 	    "gtpu_trunc_ext",
+	    "vxlan_tcp",
+	    "vxlan_udp_mirror",
+	    "vxlan_inner_qinq_9100_udp",
+	    "vxlan_outer_v6",
+	    "vxlan_off",
+	    "vxlan_trunc_inner_eth",
+	    "geneve_eth_tcp",
+	    "geneve_opts_udp",
+	    "geneve_max_opts_tcp",
+	    "geneve_ipv4_tcp",
+	    "geneve_ipv6",
+	    "geneve_trunc_opts",
+	    "gre_ipv4_tcp",
+	    "gre_key_udp",
+	    "gre_seq_ipv6",
+	    "gre_csum_key_seq_tcp",
+	    "gre_teb_tcp",
+	    "gre_teb_key_vlan_udp",
+	    "gre_v1_pptp",
+	    "gre_trunc_key",
+	    "erspan1_tcp",
+	    "erspan2_tcp",
+	    "erspan2_qinq_88a8_ipv6",
+	    "erspan3_tcp",
+	    "erspan3_subheader_udp",
+	    "erspan3_ip_tcp",
+	    "ipip_4in4_tcp",
+	    "ipip_6in4_udp",
+	    "ipip_4in6_udp",
+	    "ipip_6in6_udp",
+	    "erspan2_gtpu_tcp",
+	    "gre_vxlan_tcp",
+	    "ipip_gre_vxlan_depth2",
+	    "ipip_gre_vxlan_depth3",
+	    "ipip4_depth3_exceeded",
+	    "gtpu_off",
+	    "l2tpv2_off",
 	};
 	unsigned int i, twins = 0;
 
@@ -226,4 +271,64 @@ Test(fixtures, coverage)
 	}
 	cr_expect_geq(mk_fixture_count, 150u);
 	cr_expect_geq(twins, 80u);
+}
+
+/*
+ * The fast path and the general parser give the same result, to the byte,
+ * for every fixture: the whole parse with the fast path (plain flows end
+ * there, plain outer headers around a tunnel go on from there) against the
+ * general parser alone. The fast path takes the plain fixtures.
+ */
+Test(fixtures, fast_path_same_as_general)
+{
+	static const char *const plain[] = {
+	    "ipv4_tcp",	     "ipv4_udp_rev",		"ipv6_tcp",
+	    "ipv6_udp",	     "vlan_tcp",		"vlan_9100_tcp_rev",
+	    "vlan_88a8_udp", "ipv4_tcp_truncated_payload", "ipv4_udp_padded",
+	};
+	unsigned int i, flows = 0, tunnels = 0;
+
+	for (i = 0; i < MK_ARRAY_SIZE(plain); i++) {
+		const struct mk_fixture *fx = fixture_by_name(plain[i]);
+		struct mk_parse_cfg cfg = fixture_cfg(fx, 1);
+		struct mk_parse p;
+		struct mk_frame f = {.data = fx->frame, .data_end = fx->frame + fx->len};
+
+		cr_expect_eq(mk_parse_fast(&f, &cfg, &p), MK_FAST_FLOW,
+			     "%s: not taken by the fast path", plain[i]);
+	}
+	for (i = 0; i < mk_fixture_count; i++) {
+		const struct mk_fixture *fx = &mk_fixtures[i];
+		struct mk_parse_cfg cfg = fixture_cfg(fx, MK_FIXTURE_SEED), gen = cfg;
+		struct mk_parse pf, pg, tmp;
+		struct mk_frame f;
+		__u8 *buf = exact_copy(fx->frame, fx->len);
+		int rf, rg, fast;
+
+		gen.parse_flags = MK_PARSE_F_GENERAL_ONLY;
+		f.data = buf;
+		f.data_end = buf + fx->len;
+		rg = mk_parse_frame(&f, MK_START_ETH, &gen, &pg);
+		cr_expect_eq(rg, fx->status, "%s: general parser status %d, want %d", fx->name, rg,
+			     fx->status);
+		memset(&pf, 0xa5, sizeof(pf));
+		rf = mk_parse_frame(&f, MK_START_ETH, &cfg, &pf);
+		cr_expect_eq(rf, rg, "%s: status %d with the fast path, %d without", fx->name, rf,
+			     rg);
+		if (rf == MK_PARSE_IP && rg == MK_PARSE_IP)
+			cr_expect_arr_eq(&pf, &pg, sizeof(pf), "%s: fast path and general parser "
+							       "differ", fx->name);
+		else if (rf == MK_PARSE_ERROR && rg == MK_PARSE_ERROR)
+			cr_expect_eq(pf.reason, pg.reason, "%s: reason %u with the fast path, %u "
+							   "without", fx->name, pf.reason, pg.reason);
+		fast = fx->len >= MK_ETH_HLEN ? mk_parse_fast(&f, &cfg, &tmp) : MK_FAST_NO;
+		flows += fast == MK_FAST_FLOW;
+		tunnels += fast == MK_FAST_TUNNEL;
+		free(buf);
+	}
+	cr_log_info("the fast path took %u of %u fixtures, and the outer level of %u more",
+		    flows, mk_fixture_count, tunnels);
+	/* the plain TCP/UDP pairs, VLAN-tagged or not, IPv4 and IPv6; most tunnels */
+	cr_expect_geq(flows, 30u, "the fast path took only %u fixtures", flows);
+	cr_expect_geq(tunnels, 100u, "the fast path took only %u outer levels", tunnels);
 }

@@ -134,11 +134,11 @@ Test(flow_key, tunnel_ctx_symmetric)
 
 	v4(a, "192.0.2.1");
 	v4(b, "198.51.100.1");
-	cr_expect_eq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b),
-		     mk_tunnel_ctx(0, MK_TUNNEL_GTPU, b, a));
-	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b),
-		      mk_tunnel_ctx(0, MK_TUNNEL_L2TPV2, a, b));
-	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b), 0);
-	cr_expect_neq(mk_tunnel_ctx(5, MK_TUNNEL_GTPU, a, b),
-		      mk_tunnel_ctx(0, MK_TUNNEL_GTPU, a, b));
+	cr_expect_eq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, a, b),
+		     mk_tunnel_ctx(0, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, b, a));
+	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, a, b),
+		      mk_tunnel_ctx(0, MK_TUNNEL_L2TPV2, MK_FAMILY_IPV4, a, b));
+	cr_expect_neq(mk_tunnel_ctx(0, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, a, b), 0);
+	cr_expect_neq(mk_tunnel_ctx(5, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, a, b),
+		      mk_tunnel_ctx(0, MK_TUNNEL_GTPU, MK_FAMILY_IPV4, a, b));
 }

@@ -2,7 +2,8 @@
 /*
  * The seeded flow hash: symmetric for both directions of 100,000 random IPv4
  * and 100,000 random IPv6 flows (as keys, and as frames through the parser),
- * dependent on the seed, and spread evenly over the 256 indirection buckets.
+ * dependent on the seed, spread evenly over the 256 indirection buckets, and
+ * not floodable: flows crafted to collide under one seed spread under another.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -200,20 +201,123 @@ Test(hash, spread_sequential_ports)
 	spread(MK_FAMILY_IPV4, 1);
 }
 
-/* Each field of the key takes part in the hash. */
+/* Each field of the key that can be set takes part in the hash. */
 Test(hash, every_field_counts)
 {
 	struct mk_flow_key k, m;
 	__u32 h;
-	unsigned int i;
+	unsigned int i, family;
+
+	for (family = MK_FAMILY_IPV4; family <= MK_FAMILY_IPV6; family += 2) {
+		memset(&k, 0, sizeof(k));
+		k.family = (__u8)family;
+		k.proto = MK_IPPROTO_TCP;
+		h = mk_flow_hash(&k, 9);
+		for (i = 0; i < offsetof(struct mk_flow_key, pad); i++) {
+			/* an IPv4 key's address words 1-3 are zero by construction */
+			if (family == MK_FAMILY_IPV4 && i % 16 >= 4 && i < 32)
+				continue;
+			m = k;
+			((__u8 *)&m)[i] ^= 0x10;
+			cr_expect_neq(mk_flow_hash(&m, 9), h, "IPv%u: byte %u of the key is ignored",
+				      family, i);
+		}
+	}
+}
+
+/* An IPv4 flow hashes over its 6 set words: what the program and offline mode both compute. */
+Test(hash, ipv4_hashes_set_words)
+{
+	struct mk_flow_key k;
+	__u32 w[12], v[6];
 
 	memset(&k, 0, sizeof(k));
-	k.family = MK_FAMILY_IPV4;
+	k.addr_lo[0] = 0x0100000a;
+	k.addr_hi[0] = 0x0200000a;
+	k.port_lo = htons(40000);
+	k.port_hi = htons(443);
+	k.vlan[0] = 100;
+	k.tunnel_ctx = 0x12345679;
 	k.proto = MK_IPPROTO_TCP;
-	h = mk_flow_hash(&k, 9);
-	for (i = 0; i < offsetof(struct mk_flow_key, pad); i++) {
-		m = k;
-		((__u8 *)&m)[i] ^= 0x10;
-		cr_expect_neq(mk_flow_hash(&m, 9), h, "byte %u of the key is ignored", i);
+	k.family = MK_FAMILY_IPV4;
+	memcpy(w, &k, sizeof(w));
+	v[0] = w[0], v[1] = w[4], v[2] = w[8], v[3] = w[9], v[4] = w[10], v[5] = w[11];
+	cr_expect_eq(mk_flow_hash(&k, 77), mk_jhash_words(v, 6, 77));
+	k.family = MK_FAMILY_IPV6;
+	memcpy(w, &k, sizeof(w));
+	cr_expect_eq(mk_flow_hash(&k, 77), mk_jhash_words(w, 12, 77));
+}
+
+/*
+ * Hash flooding: an attacker who could aim flows at one worker (one of the
+ * 256 indirection buckets), one bypass prefilter bit or one 32-bit hash
+ * would overload it. Flows made to collide under one random seed must spread
+ * again under another: the seed is secret, so collisions found offline are
+ * useless against a sensor.
+ */
+static int cmp_u64(const void *x, const void *y)
+{
+	__u64 a = *(const __u64 *)x, b = *(const __u64 *)y;
+
+	return (a > b) - (a < b);
+}
+
+static void flood(int family)
+{
+	/* 400,000 random flows, and the ones that share bucket 0 under seed a */
+	static __u32 bucket_b[MK_ITABLE_SIZE];
+	static struct mk_flow_key keys[400000], hit[4000];
+	static __u64 by_hash[400000];
+	__u64 s = 0xf100d + family;
+	__u32 a = (__u32)rng_next(&s), b = (__u32)rng_next(&s), n = 0, i, full_a = 0, both = 0;
+	double expect, chi = 0;
+
+	memset(bucket_b, 0, sizeof(bucket_b));
+	for (i = 0; i < MK_ARRAY_SIZE(keys); i++) {
+		struct tuple t;
+
+		random_tuple(&s, family, &t);
+		tuple_key(&t, 0, &keys[i]);
+		if (mk_flow_hash(&keys[i], a) % MK_ITABLE_SIZE == 0 && n < MK_ARRAY_SIZE(hit))
+			hit[n++] = keys[i];
 	}
+	cr_assert_gt(n, 1000u, "only %u flows in bucket 0 under seed a", n);
+	/* under seed b the crafted set covers every bucket about evenly */
+	for (i = 0; i < n; i++)
+		bucket_b[mk_flow_hash(&hit[i], b) % MK_ITABLE_SIZE]++;
+	expect = (double)n / MK_ITABLE_SIZE;
+	for (i = 0; i < MK_ITABLE_SIZE; i++)
+		chi += (bucket_b[i] - expect) * (bucket_b[i] - expect) / expect;
+	cr_log_info("IPv%d: %u flows in one bucket under seed a; chi2 %.1f under seed b", family,
+		    n, chi);
+	cr_expect_lt(chi, 400.0, "IPv%d: seed b keeps %u flows of one seed-a bucket together "
+				 "(chi-square %.1f)", family, n, chi);
+
+	/* full 32-bit collisions under seed a (~18 expected among 400,000) are not under b */
+	for (i = 0; i < MK_ARRAY_SIZE(keys); i++)
+		by_hash[i] = ((__u64)mk_flow_hash(&keys[i], a) << 32) | i;
+	qsort(by_hash, MK_ARRAY_SIZE(keys), sizeof(by_hash[0]), cmp_u64);
+	for (i = 1; i < MK_ARRAY_SIZE(keys); i++) {
+		const struct mk_flow_key *x = &keys[by_hash[i - 1] & 0xffffffff];
+		const struct mk_flow_key *y = &keys[by_hash[i] & 0xffffffff];
+
+		if (by_hash[i] >> 32 != by_hash[i - 1] >> 32 || !memcmp(x, y, sizeof(*x)))
+			continue;
+		full_a++;
+		both += mk_flow_hash(x, b) == mk_flow_hash(y, b);
+	}
+	cr_log_info("IPv%d: %u full collisions under seed a, %u of them under seed b", family,
+		    full_a, both);
+	cr_expect_gt(full_a, 0u, "IPv%d: no 32-bit collision to check", family);
+	cr_expect_eq(both, 0u, "IPv%d: %u pairs collide under both seeds", family, both);
+}
+
+Test(hash, flood_ipv4, .timeout = 120)
+{
+	flood(MK_FAMILY_IPV4);
+}
+
+Test(hash, flood_ipv6, .timeout = 120)
+{
+	flood(MK_FAMILY_IPV6);
 }

@@ -68,6 +68,9 @@ static const struct mk_parse_cfg cfgs[] = {
     {.seed = 2, .tunnel_depth = 1, .l2tpv3_cookie_len = 4},
     {.seed = 3, .tunnel_depth = 2, .l2tpv3_cookie_len = 8, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
     {.seed = 4, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
+    /* decoders off and ports moved: the same bytes are plain flows or other tunnels */
+    {.seed = 7, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .tunnel_off = MK_TUN_GRE | MK_TUN_IPIP,
+     .vxlan_port = 2152, .geneve_port = 1701},
 };
 
 Test(truncation, every_fixture_every_length, .timeout = 300)
@@ -103,6 +106,7 @@ Test(truncation, headers_complete_same_flow)
 		struct mk_parse_cfg cfg = fixture_cfg(fx, 6);
 		struct mk_parse full, cut;
 		__u32 end, strip;
+		int ret;
 
 		if (fx->status != MK_PARSE_IP || !fx->l4_off)
 			continue;
@@ -112,8 +116,16 @@ Test(truncation, headers_complete_same_flow)
 		end = strip + fx->l4_off + 20;
 		if (end >= fx->len)
 			continue;
-		cr_assert_eq(parse_buf(fx->frame, end, MK_START_ETH, &cfg, &cut), MK_PARSE_IP, "%s",
-			     fx->name);
+		ret = parse_buf(fx->frame, end, MK_START_ETH, &cfg, &cut);
+		/*
+		 * a flow whose payload may be a tunnel header has the parser read past
+		 * its L4 header (to tell an Ethernet or control payload from a tunnel it
+		 * strips): cut there, the tunnel is broken
+		 */
+		if (ret == MK_PARSE_ERROR && cut.reason == MK_REASON_ERR_TRUNC_TUNNEL &&
+		    mk_may_be_tunnel(&full.l3, &cfg))
+			continue;
+		cr_assert_eq(ret, MK_PARSE_IP, "%s", fx->name);
 		cr_expect_eq(cut.hash, full.hash, "%s: cut at %u changes the flow", fx->name, end);
 		/* padding after the IP packet is not part of it */
 		if (full.l3.l3_off + full.l3.ip_len > end)

@@ -18,6 +18,7 @@
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 #include "flow_key.h"
+#include "hash.h"
 #include "map_types.h"
 #include "meta.h"
 #include "stats.h"
@@ -61,6 +62,10 @@ static int opts_check(const struct mk_loader_opts *o)
 	}
 	if (o->l2tpv3_l2spec != MK_L2SPEC_NONE && o->l2tpv3_l2spec != MK_L2SPEC_DEFAULT) {
 		mk_err("meerkat: unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
+		return -EINVAL;
+	}
+	if (o->tunnel_off & ~MK_TUN_ALL) {
+		mk_err("meerkat: unknown tunnel decoder bits 0x%x", o->tunnel_off & ~MK_TUN_ALL);
 		return -EINVAL;
 	}
 	if (o->xsk_slots && o->xsk_slots < o->queues * o->workers) {
@@ -113,6 +118,10 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_cfg.tunnel_depth = opts->tunnel_depth;
 	skel->rodata->mk_cfg.l2tpv3_cookie_len = opts->l2tpv3_cookie_len;
 	skel->rodata->mk_cfg.l2tpv3_l2spec = opts->l2tpv3_l2spec;
+	skel->rodata->mk_cfg.tunnel_off = opts->tunnel_off;
+	skel->rodata->mk_cfg.vxlan_port = opts->vxlan_port;
+	skel->rodata->mk_cfg.geneve_port = opts->geneve_port;
+	skel->rodata->mk_cfg.parse_flags = opts->general_only ? MK_PARSE_F_GENERAL_ONLY : 0;
 	skel->rodata->mk_workers = opts->workers;
 	skel->rodata->mk_queues = opts->queues;
 	skel->rodata->mk_mode = opts->mode;
@@ -125,6 +134,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	}
 	l->workers = opts->workers;
 	l->queues = opts->queues;
+	l->seed = opts->seed;
 	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
 	err = bpf_map__set_max_entries(skel->maps.mk_xsks, l->xsk_slots);
 	if (err) {
@@ -143,10 +153,24 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	err = mk_loader_itable_reset(l);
 	if (err)
 		goto err_close;
+	/*
+	 * The CIDR tries start empty and so do their bitmaps; a pinned bypass map
+	 * may hold a previous run's flows, whose bits are set before the program
+	 * relies on them (until then it looks every flow up). From here on the
+	 * loader keeps both.
+	 */
+	if (opts->pin_dir) {
+		err = mk_loader_bypass_prefilter_rebuild(l);
+		if (err)
+			goto err_close;
+	}
+	skel->bss->mk_prefilter = MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
 	return 0;
 
 err_close:
 	l->skel = NULL;
+	free(l->bypass_refs);
+	l->bypass_refs = NULL;
 err_destroy:
 	meerkat_bpf__destroy(skel);
 	return err;
@@ -157,7 +181,70 @@ void mk_loader_close(struct mk_loader *l)
 	if (l->xdp_prog)
 		mk_loader_detach(l);
 	meerkat_bpf__destroy(l->skel);
+	free(l->bypass_refs);
+	free(l->cidr4_refs);
+	free(l->cidr6_refs);
 	memset(l, 0, sizeof(*l));
+}
+
+/* Bitmaps live in the mmap'ed .bss; the program reads them while we write. */
+static void bit_set(__u64 *bits, __u32 i)
+{
+	__atomic_fetch_or(&bits[i / 64], 1ull << (i % 64), __ATOMIC_RELAXED);
+}
+
+static void bit_clear(__u64 *bits, __u32 i)
+{
+	__atomic_fetch_and(&bits[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELAXED);
+}
+
+/* The CIDR prefilter bits a prefix covers: [*first, *first + *count), or every bit. */
+static void cidr_bits(int family, const void *addr, __u32 prefixlen, __u32 *first, __u32 *count)
+{
+	__u32 w;
+
+	memcpy(&w, addr, 4);
+	if (family == AF_INET) {
+		/* bit = top 16 bits: a /L below 16 covers 2^(16-L) consecutive bits */
+		*first = mk_cidr4_bit(w);
+		*count = prefixlen >= 16 ? 1 : 1u << (16 - prefixlen);
+		*first &= ~(*count - 1);
+		return;
+	}
+	/* bit = high16 ^ low16 of the first word: a /L (16 <= L < 32) covers 2^(32-L) */
+	if (prefixlen < 16) {
+		*first = 0;
+		*count = MK_CIDR_PREFILTER_BITS;
+		return;
+	}
+	*count = prefixlen >= 32 ? 1 : 1u << (32 - prefixlen);
+	w = __builtin_bswap32(w) & ~(*count - 1);
+	*first = (w ^ (w >> 16)) & 0xffff;
+}
+
+static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr,
+				 __u32 prefixlen, int delta)
+{
+	__u32 **refs = family == AF_INET ? &l->cidr4_refs : &l->cidr6_refs;
+	__u64 *bits = family == AF_INET ? l->skel->bss->mk_cidr4_bits : l->skel->bss->mk_cidr6_bits;
+	__u32 first, count, i;
+
+	if (!*refs) {
+		*refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(**refs));
+		if (!*refs)
+			return -ENOMEM;
+	}
+	cidr_bits(family, addr, prefixlen, &first, &count);
+	for (i = 0; i < count; i++) {
+		/* covered bits differ only in their low bits, which xor with nothing else */
+		__u32 b = first ^ i;
+
+		if (delta > 0 && (*refs)[b]++ == 0)
+			bit_set(bits, b);
+		else if (delta < 0 && (*refs)[b] && --(*refs)[b] == 0)
+			bit_clear(bits, b);
+	}
+	return 0;
 }
 
 int mk_loader_prog_fd(const struct mk_loader *l)
@@ -336,10 +423,15 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 	err = cidr_key(l, family, addr, prefixlen, (void *)&key, &map, &count);
 	if (err)
 		return err;
+	/* the prefilter bit first: a frame may find the bit without the prefix, not the reverse */
+	err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
+	if (err)
+		return err;
 	err = map_update(map, &key, &one, BPF_NOEXIST);
-	if (err == -EEXIST)
-		return 0;
 	if (err) {
+		cidr_prefilter_update(l, family, addr, prefixlen, -1);
+		if (err == -EEXIST)
+			return 0;
 		mk_err("meerkat: cannot add CIDR to map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
@@ -368,12 +460,32 @@ int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 
 		return err;
 	}
 	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
-	return 0;
+	return cidr_prefilter_update(l, family, addr, prefixlen, -1);
 }
 
 static size_t percpu_value_size(size_t size)
 {
 	return (size + 7) & ~(size_t)7;
+}
+
+static int bypass_refs_get(struct mk_loader *l)
+{
+	if (!l->bypass_refs)
+		l->bypass_refs = calloc(MK_BYPASS_PREFILTER_BITS, 1);
+	return l->bypass_refs ? 0 : -ENOMEM;
+}
+
+static void bypass_ref(struct mk_loader *l, const struct mk_flow_key *key, int delta)
+{
+	__u32 b = mk_bypass_bit(mk_flow_hash(key, l->seed));
+	__u8 *r = &l->bypass_refs[b];
+
+	if (delta > 0) {
+		if (*r < UINT8_MAX && (*r)++ == 0)
+			bit_set(l->skel->bss->mk_bypass_bits, b);
+	} else if (*r && *r < UINT8_MAX && --(*r) == 0) {
+		bit_clear(l->skel->bss->mk_bypass_bits, b);
+	}
 }
 
 int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
@@ -384,10 +496,21 @@ int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 
 	if (ncpus < 0)
 		return ncpus;
+	err = bypass_refs_get(l);
+	if (err)
+		return err;
 	vals = calloc(ncpus, percpu_value_size(sizeof(struct mk_bypass_value)));
 	if (!vals)
 		return -ENOMEM;
-	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_ANY);
+	/* a new entry counts in the prefilter; re-adding one resets its counters only */
+	bypass_ref(l, key, +1);
+	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		bypass_ref(l, key, -1);
+		err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_EXIST);
+	} else if (err) {
+		bypass_ref(l, key, -1);
+	}
 	if (err)
 		mk_err("meerkat: cannot add flow to map mk_flow_bypass: %s", strerror(-err));
 	free(vals);
@@ -396,11 +519,53 @@ int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
 {
-	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
-		int err = -errno;
+	int err;
 
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
+		err = -errno;
 		mk_err("meerkat: cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
 		return err;
+	}
+	err = bypass_refs_get(l);
+	if (err)
+		return err;
+	bypass_ref(l, key, -1);
+	return 0;
+}
+
+int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.mk_flow_bypass);
+	struct mk_flow_key key, next;
+	__u64 *bits = l->skel->bss->mk_bypass_bits;
+	__u32 i;
+	int err;
+
+	err = bypass_refs_get(l);
+	if (err)
+		return err;
+	memset(l->bypass_refs, 0, MK_BYPASS_PREFILTER_BITS);
+	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		__u8 *r = &l->bypass_refs[mk_bypass_bit(mk_flow_hash(&next, l->seed))];
+
+		if (*r < UINT8_MAX)
+			(*r)++;
+		key = next;
+	}
+	if (errno != ENOENT) {
+		err = -errno;
+		mk_err("meerkat: cannot walk map mk_flow_bypass: %s", strerror(-err));
+		return err;
+	}
+	/* set what is needed before clearing what is not: no entry loses its bit meanwhile */
+	for (i = 0; i < MK_BYPASS_PREFILTER_BITS; i++) {
+		if (l->bypass_refs[i])
+			bit_set(bits, i);
+	}
+	for (i = 0; i < MK_BYPASS_PREFILTER_BITS; i++) {
+		if (!l->bypass_refs[i] && (bits[i / 64] >> (i % 64) & 1))
+			bit_clear(bits, i);
 	}
 	return 0;
 }
@@ -440,15 +605,28 @@ out:
 int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
 {
 	int ncpus = libbpf_num_possible_cpus();
+	__u32 keys[MK_STAT_SLOTS], count = MK_STAT_SLOTS, batch;
 	__u64 *vals;
 	__u32 k;
 	int err = 0, i;
 
 	if (ncpus < 0)
 		return ncpus;
-	vals = calloc(ncpus, sizeof(*vals));
+	vals = calloc((size_t)ncpus * MK_STAT_SLOTS, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
+	/* one syscall for every slot on every CPU; the tests read after each frame */
+	if (!bpf_map_lookup_batch(bpf_map__fd(l->skel->maps.mk_stats), NULL, &batch, keys, vals,
+				  &count, NULL) ||
+	    (errno == ENOENT && count >= MK_STAT_MAX)) {
+		for (k = 0; k < MK_STAT_MAX; k++) {
+			out[k] = 0;
+			for (i = 0; i < ncpus; i++)
+				out[k] += vals[(size_t)k * ncpus + i];
+		}
+		mk_stat_derive(out);
+		goto out;
+	}
 	for (k = 0; k < MK_STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_stats), &k, vals)) {
 			err = -errno;
@@ -459,6 +637,9 @@ int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
 		for (i = 0; i < ncpus; i++)
 			out[k] += vals[i];
 	}
+	if (!err)
+		mk_stat_derive(out);
+out:
 	free(vals);
 	return err;
 }

@@ -31,7 +31,11 @@ struct mk_loader_opts {
 	__u8 tunnel_depth;	/* 0..MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
+	__u16 tunnel_off;	/* enum mk_tunnel_kind bits of the decoders turned off */
+	__u16 vxlan_port;	/* 0 = MK_VXLAN_PORT_DEFAULT */
+	__u16 geneve_port;	/* 0 = MK_GENEVE_PORT_DEFAULT */
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
+	bool general_only;	/* tests only: no fast path (MK_PARSE_F_GENERAL_ONLY) */
 	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
 	const char *pin_dir;	/* bpffs directory: pin (or reuse) the flow bypass map there */
 };
@@ -47,6 +51,14 @@ struct mk_loader {
 	__u32 workers;
 	__u32 queues;
 	__u32 xsk_slots;
+	__u32 seed;
+	/*
+	 * How many map entries stand behind each prefilter bit (common/map_types.h):
+	 * a bit is cleared when its last entry goes. Allocated on first use.
+	 */
+	__u8 *bypass_refs; /* saturates at 255: such a bit stays until a rebuild */
+	__u32 *cidr4_refs;
+	__u32 *cidr6_refs;
 };
 
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts);
@@ -86,9 +98,20 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex);
 int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
 int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
 
-/* Flow bypass: key is canonical (struct mk_parse.key). */
+/*
+ * Flow bypass: key is canonical (struct mk_parse.key). Both keep the
+ * prefilter bitmap in step (set on insert, cleared with the last entry of its
+ * bit); the bypass module's expiry deletes through mk_loader_bypass_del too.
+ */
 int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key);
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key);
+/*
+ * Recomputes the bypass prefilter from the map's entries: entries the LRU
+ * evicted leave bits set (each costs the program one lookup per frame of a
+ * flow that maps to it) until this runs. Call it from the thread that owns
+ * the bypass map, e.g. after an expiry walk.
+ */
+int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l);
 /* Sums the per-CPU value: packets and bytes added, last_seen_ns the latest. */
 int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 			  struct mk_bypass_value *sum);

@@ -26,7 +26,7 @@
 
 #define MK_PROG_NAME "meerkat_xdp"
 #define MK_STATS_MAP_NAME "mk_stats"
-/* Counters are read while traffic flows: an in-flight frame has rx but no outcome yet. */
+/* Counters are read while traffic flows: an error frame in flight has its reason, not yet pass_error. */
 #define STATS_SETTLE_TRIES 5
 #define STATS_SETTLE_USEC 100000
 
@@ -63,8 +63,11 @@ static void stats_usage(FILE *out)
 		"\n"
 		"Prints every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
 		"IFACE, summed over all CPUs, and the accounting invariant:\n"
-		"  rx         == sum of the outcome counters (every frame ends in one)\n"
+		"  rx         == sum of the outcome counters (every frame ends in one; the\n"
+		"                program counts only outcomes, rx is their sum)\n"
 		"  pass_error == sum of the err_* counters (every error has one reason)\n"
+		"Compare rx with the interface's own receive counter (ip -s link) to see\n"
+		"that no frame went uncounted.\n"
 		"Works whether meerkat or xdp-loader attached the program, alone or behind\n"
 		"a libxdp dispatcher. Run it in the interface's network namespace\n"
 		"(ip netns exec NS meerkatctl stats -i IFACE).\n"
@@ -215,7 +218,6 @@ static int read_snapshot(int map_fd, struct stats_snapshot *s)
 	percpu = calloc(s->ncpus, sizeof(*percpu));
 	if (!percpu)
 		return -ENOMEM;
-	/* outcomes before rx: a frame in flight then shows as rx > outcomes, never less */
 	for (k = 0; k < MK_STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(map_fd, &k, percpu)) {
 			int err = -errno;
@@ -228,6 +230,7 @@ static int read_snapshot(int map_fd, struct stats_snapshot *s)
 			s->val[k] += percpu[c];
 	}
 	free(percpu);
+	mk_stat_derive(s->val);
 	sums = mk_stat_sum(s->val);
 	s->outcome_sum = sums.outcomes;
 	s->err_sum = sums.errors;

@@ -53,7 +53,7 @@ static const char *const verdict_names[] = {
 };
 
 static const char *const tunnel_names[] = {
-    "none", "gtpu", "l2tpv2", "l2tpv3-ip", "l2tpv3-udp",
+    "none", "gtpu", "l2tpv2", "l2tpv3-ip", "l2tpv3-udp", "vxlan", "geneve", "gre", "erspan", "ipip",
 };
 
 static void usage(FILE *out)
@@ -77,6 +77,10 @@ static void usage(FILE *out)
 	    "      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
 	    "      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default "
 	    "none)\n"
+	    "      --no-tunnel NAME     turn a tunnel decoder off (repeatable): gtpu, l2tp,\n"
+	    "                           vxlan, geneve, gre, erspan, ipip (default: all on)\n"
+	    "      --vxlan-port N       VXLAN UDP destination port (default %d)\n"
+	    "      --geneve-port N      Geneve UDP destination port (default %d)\n"
 	    "      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
 	    "      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
 	    "  -q, --quiet              totals only\n"
@@ -85,7 +89,8 @@ static void usage(FILE *out)
 	    "\n"
 	    "Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
 	    "2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
-	    MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT);
+	    MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT, MK_VXLAN_PORT_DEFAULT,
+	    MK_GENEVE_PORT_DEFAULT);
 }
 
 static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
@@ -105,7 +110,8 @@ static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
 
 static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 {
-	enum { O_SEED = 256, O_WORKERS, O_DEPTH, O_COOKIE, O_L2SPEC, O_IPS, O_NO_XSK };
+	enum { O_SEED = 256, O_WORKERS, O_DEPTH, O_COOKIE, O_L2SPEC, O_IPS, O_NO_XSK, O_NO_TUNNEL,
+	       O_VXLAN_PORT, O_GENEVE_PORT };
 	static const struct option longopts[] = {
 	    {"read", required_argument, NULL, 'r'},
 	    {"write", required_argument, NULL, 'w'},
@@ -114,6 +120,9 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 	    {"tunnel-depth", required_argument, NULL, O_DEPTH},
 	    {"l2tpv3-cookie", required_argument, NULL, O_COOKIE},
 	    {"l2tpv3-l2spec", required_argument, NULL, O_L2SPEC},
+	    {"no-tunnel", required_argument, NULL, O_NO_TUNNEL},
+	    {"vxlan-port", required_argument, NULL, O_VXLAN_PORT},
+	    {"geneve-port", required_argument, NULL, O_GENEVE_PORT},
 	    {"ips", no_argument, NULL, O_IPS},
 	    {"no-xsk", no_argument, NULL, O_NO_XSK},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -165,6 +174,27 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 				    optarg);
 				return -EINVAL;
 			}
+			break;
+		case O_NO_TUNNEL:
+			for (v = 0; v < MK_ARRAY_SIZE(mk_tunnel_kind_names); v++) {
+				if (!strcmp(optarg, mk_tunnel_kind_names[v]))
+					break;
+			}
+			if (v == MK_ARRAY_SIZE(mk_tunnel_kind_names)) {
+				mk_err("xdp-test: --no-tunnel: unknown tunnel '%s'", optarg);
+				return -EINVAL;
+			}
+			cfg->lopts.tunnel_off |= 1u << v;
+			break;
+		case O_VXLAN_PORT:
+		case O_GENEVE_PORT:
+			if (parse_u32(optarg, c == O_VXLAN_PORT ? "--vxlan-port" : "--geneve-port",
+				      65535, &v) || !v)
+				return -EINVAL;
+			if (c == O_VXLAN_PORT)
+				cfg->lopts.vxlan_port = (__u16)v;
+			else
+				cfg->lopts.geneve_port = (__u16)v;
 			break;
 		case O_IPS:
 			cfg->lopts.mode = MK_MODE_IPS;

@@ -603,6 +603,9 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	lo.tunnel_depth = c->parse.tunnel_depth;
 	lo.l2tpv3_cookie_len = c->parse.l2tpv3_cookie_len;
 	lo.l2tpv3_l2spec = c->parse.l2tpv3_l2spec;
+	lo.tunnel_off = c->parse.tunnel_off;
+	lo.vxlan_port = c->parse.vxlan_port;
+	lo.geneve_port = c->parse.geneve_port;
 	if (lv->cap.pin_dir[0]) {
 		snprintf(pin, sizeof(pin), "%s/%s", lv->cap.pin_dir, ic->name);
 		if (mkdir(lv->cap.pin_dir, 0700) && errno != EEXIST) {
