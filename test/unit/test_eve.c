@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* EVE JSON: Suricata's timestamp layout and the flow event's shape. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -524,4 +526,34 @@ Test(eve, every_short_buffer_is_enospc_never_an_overrun)
 			cr_assert_str_eq(buf, full);
 		free(buf);
 	}
+}
+
+Test(eve, write_cut_short_by_the_disk_leaves_whole_lines)
+{
+	struct rlimit rl = { .rlim_cur = 100, .rlim_max = RLIM_INFINITY };
+	struct mk_eve_file f;
+	char path[] = "/tmp/test_eve.XXXXXX", line[40];
+	int fd = mkstemp(path), i;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "old\n", 4), 4);
+	close(fd);
+	/* the "disk" takes 96 more bytes: the batch below is cut mid-line */
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	cr_assert_eq(mk_eve_file_open(&f, path, 0), 0);
+	memset(line, 'r', sizeof(line));
+	for (i = 0; i < 3; i++)
+		mk_eve_file_write(&f, line, sizeof(line));
+	cr_assert_eq(mk_eve_file_flush(&f), -EFBIG);
+	cr_assert_eq(f.sink.lost, 3);
+	cr_assert_str_eq(slurp(path), "old\n", "the part the disk took was cut off again");
+	/* space is back: the next records land on a line of their own */
+	rl.rlim_cur = RLIM_INFINITY;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	mk_eve_file_write(&f, "new", 3);
+	cr_assert_eq(mk_eve_file_close(&f), -EFBIG, "the first error of the file's life");
+	cr_assert_str_eq(slurp(path), "old\nnew\n");
+	cr_assert_eq(f.sink.written, 1);
+	unlink(path);
 }
