@@ -288,7 +288,7 @@ static struct mk_flow *oldest_in_state(struct mk_flow_table *t, int s)
  * The eviction victim of a full table: the least recently seen flow that
  * never got an answer (state new: a SYN flood's, a scan's), else the least
  * recently seen closed one (its session is over), else the least recently
- * seen of all. Oldest-of-all alone would hand a flood of half-open flows
+ * seen established one. Oldest-of-all alone would hand a flood of half-open flows
  * every established session that is idle for as long as the flood takes to
  * fill the table.
  */
