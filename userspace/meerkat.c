@@ -2,7 +2,8 @@
 /*
  * The meerkat program: offline mode (-r FILE|DIR [BPF filter]), the live
  * sensor (-i IFACE or capture.interfaces, runmode/live.c) and configuration
- * checks (-T). Options are one table filling struct meerkat_params
+ * and rule checks (-T). Rules come from the configuration's rule-files, or
+ * from -S FILE (repeatable), which replaces them as Suricata's -S does. Options are one table filling struct meerkat_params
  * (util/cli.h: given twice or out of range is an error); getopt's table and
  * --help come from it. The configuration is the file, then the options over
  * it (mk_config_setup() is that rule, for every mode).
@@ -21,6 +22,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "config.h"
+#include "detect.h"
 #include "live.h"
 #include "log.h"
 #include "offline.h"
@@ -29,6 +31,7 @@
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
 /* --community-id-seed not given: outputs.eve-log.community-id-seed */
 #define CID_SEED_UNSET UINT32_MAX
+#define MK_MAX_RULE_FILES 64
 
 struct meerkat_params {
 	const char *read_file;
@@ -42,6 +45,9 @@ struct meerkat_params {
 	const char *unix_socket;
 	const char *workers; /* checked by the configuration, after the file */
 	const char *stats_json;
+	const char *rule_files[MK_MAX_RULE_FILES];
+	int n_rule_files; /* MK_OPT_APPEND: right after its array */
+	int strict_rules;
 	uint32_t cid_seed;
 	int no_cid;
 	int eve_truncate;
@@ -56,6 +62,10 @@ struct meerkat_params {
 _Static_assert(offsetof(struct meerkat_params, n_iface) ==
 		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
 	       "MK_OPT_APPEND: the count follows its array");
+_Static_assert(offsetof(struct meerkat_params, n_rule_files) ==
+		       offsetof(struct meerkat_params, rule_files) +
+			       sizeof(((struct meerkat_params *)0)->rule_files),
+	       "MK_OPT_APPEND: the count follows its array");
 
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct mk_opt opts[] = {
@@ -63,7 +73,9 @@ static const struct mk_opt opts[] = {
 	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
 	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
 	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it", 0, 0 },
-	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL, "check the configuration (-c FILE and the options), exit 0 if valid", 0, 0 },
+	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL, "check the configuration (-c FILE and the options) and load the rules, exit 0 if both are valid", 0, 0 },
+	{ "rules", 'S', MK_OPT_APPEND, P(rule_files), "FILE", "load rules from FILE, repeatable (replaces rule-files)", 0, MK_MAX_RULE_FILES },
+	{ "strict-rules", 0, MK_OPT_FLAG, P(strict_rules), NULL, "a rule that does not load is fatal", 0, 0 },
 	{ "dump-config", 0, MK_OPT_FLAG, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit", 0, 0 },
 	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
 	{ "workers", 0, MK_OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
@@ -83,9 +95,9 @@ static const struct mk_opt opts[] = {
 
 static const struct mk_cli cli_desc = {
 	.prog = "meerkat",
-	.usage = "-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
-		 "       meerkat [-i IFACE ...] [-c CONFIG] [-l LOGDIR] [--workers N] [-v]   (live)\n"
-		 "       meerkat -T [-c CONFIG] [options]   (check the configuration)",
+	.usage = "-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		 "       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		 "       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
 	.opts = opts,
 	.nopts = MK_ARRAY_SIZE(opts),
 };
@@ -140,10 +152,123 @@ static struct mk_eve_fmt eve_fmt(const struct meerkat_params *prm, const struct 
 	return f;
 }
 
+/* ---- detection: rule-files or -S, --strict-rules, -T ------------------- */
+
+/*
+ * A classification or reference file that cannot be read is not fatal
+ * (Suricata goes on without it too): the built-in classes, or any reference
+ * type, then stand in, and the warning says so. "" means none.
+ */
+static const char *side_file(const char *path, const char *what, const char *instead)
+{
+	if (!path[0])
+		return NULL;
+	if (access(path, R_OK)) {
+		mk_warn("%s %s: %s; %s", what, path, strerror(errno), instead);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * The engine settings from the configuration's rules section (vars, rule
+ * files, side files) with -S over rule-files. A -S file is read as given,
+ * not under default-rule-path.
+ */
+static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_config *conf,
+			    struct mk_detect_cfg *dc)
+{
+	const struct mk_rules_cfg *r = &conf->rules;
+
+	_Static_assert(sizeof(struct mk_cfg_var) == sizeof(struct mk_detect_var) &&
+			       offsetof(struct mk_cfg_var, value) ==
+				       offsetof(struct mk_detect_var, value),
+		       "a configuration variable is a detection variable");
+	mk_detect_cfg_defaults(dc);
+	dc->address_vars = (const struct mk_detect_var *)r->address_groups;
+	dc->naddress_vars = r->naddress_groups;
+	dc->port_vars = (const struct mk_detect_var *)r->port_groups;
+	dc->nport_vars = r->nport_groups;
+	if (prm->n_rule_files) {
+		dc->rule_files = prm->rule_files;
+		dc->nrule_files = (unsigned int)prm->n_rule_files;
+	} else {
+		dc->rule_files = r->rule_files;
+		dc->nrule_files = r->nrule_files;
+		dc->default_rule_path = r->default_rule_path;
+	}
+	dc->strict = prm->strict_rules;
+	if (!dc->nrule_files)
+		return;
+	dc->classification_file = side_file(r->classification_file, "classification-file",
+					    "using the built-in classes");
+	dc->reference_config_file = side_file(r->reference_config_file, "reference-config-file",
+					      "any reference type accepted");
+	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
+}
+
+/*
+ * The rule engine, or none (*m NULL) when there are no rule files. The
+ * totals are logged; an engine that cannot be built is an error.
+ */
+static int detect_load(const struct meerkat_params *prm, const struct mk_config *conf,
+		       struct mk_detect_cfg *dc, struct mk_detect_master **m)
+{
+	struct mk_detect_status st;
+	int err;
+
+	*m = NULL;
+	detect_cfg_fill(prm, conf, dc);
+	if (!dc->nrule_files)
+		return 0;
+	err = mk_detect_master_new(dc, m);
+	if (err) {
+		mk_err("rules: not loaded (%s)", strerror(-err));
+		return err;
+	}
+	mk_detect_master_status(*m, &st);
+	if (st.load.failed)
+		mk_warn("rules: %s", st.last_reload_msg);
+	else
+		mk_info("rules: %s", st.last_reload_msg);
+	return 0;
+}
+
+/*
+ * -T: the configuration is valid (checked by then) and the rules load: exit
+ * 1 if the engine cannot be built, a rule fails or a side file has errors
+ * (Suricata's -T makes every rule failure fatal too).
+ */
+static int detect_test(const struct meerkat_params *prm, const struct mk_config *conf)
+{
+	struct mk_detect_master *m;
+	struct mk_detect_status st;
+	struct mk_detect_cfg dc;
+
+	if (detect_load(prm, conf, &dc, &m))
+		return 1;
+	if (!m)
+		return 0; /* no rule files: the configuration line says it all */
+	mk_detect_master_status(m, &st);
+	printf("rules: %s\n", st.last_reload_msg);
+	mk_detect_master_free(m);
+	return st.load.failed || st.load.config_errors ? 1 : 0;
+}
+
+/* outputs.eve-log.types: - alert: {payload, payload-printable} */
+static struct mk_eve_alert_opts alert_opts(const struct mk_config *conf)
+{
+	return (struct mk_eve_alert_opts){
+		.payload = conf->output.eve.alert_payload,
+		.payload_printable = conf->output.eve.alert_payload_printable,
+	};
+}
+
 /* Live mode: the options are in @conf already (mk_config_setup). */
 static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
 {
 	struct mk_live_opts lo = { 0 };
+	struct mk_detect_cfg dc;
 	int err;
 
 	err = parse_seed(prm->seed, NULL, &lo.seed);
@@ -154,8 +279,15 @@ static int run_live(const struct meerkat_params *prm, const struct mk_config *co
 	lo.eve = eve_fmt(prm, conf);
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	lo.stats_stderr = prm->verbose > 0;
+	lo.alert_opts = alert_opts(conf);
 	mk_log_route_libs();
-	return mk_live_run(conf, &lo);
+	err = detect_load(prm, conf, &dc, &lo.detect);
+	if (err)
+		return err;
+	lo.detect_cfg = &dc;
+	err = mk_live_run(conf, &lo);
+	mk_detect_master_free(lo.detect);
+	return err;
 }
 
 /* Offline mode: every input through the pipeline, then the summary. */
@@ -165,6 +297,7 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 	static const uint32_t offline_seed = MK_OFFLINE_SEED_DEFAULT;
 	struct mk_offline_opts o = { 0 };
 	struct mk_offline_stats st;
+	struct mk_detect_cfg dc;
 	int err, code = 0;
 
 	if (parse_seed(prm->seed, &offline_seed, &o.seed))
@@ -179,8 +312,12 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 	o.progress = isatty(STDERR_FILENO);
 	o.eve_truncate = prm->eve_truncate;
 	o.eve = eve_fmt(prm, conf);
+	o.alert_opts = alert_opts(conf);
+	if (detect_load(prm, conf, &dc, &o.detect))
+		return 1;
 
 	err = mk_offline_run(&o, conf, &st);
+	mk_detect_master_free(o.detect);
 	/* a run that got going has counters, whatever ended it */
 	if (st.cnt[MK_OFF_FILES] || st.cnt[MK_OFF_FILES_FAILED]) {
 		mk_offline_print_summary(stderr, &st, prm->verbose);
@@ -246,6 +383,7 @@ int main(int argc, char **argv)
 	}
 	if (prm.test_config) {
 		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		code = detect_test(&prm, &conf);
 		goto out;
 	}
 	if (prm.dump_config) {

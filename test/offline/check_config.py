@@ -55,8 +55,8 @@ def dump_keys(text):
 
 def yaml_paths(node, prefix=""):
     """Key paths of a YAML document as the dump names them: mappings nest,
-    `outputs` is Suricata's list of one-key mappings, other lists are values;
-    an event type's options (`- flow: {unreplied: full}`) are keys below it."""
+    `outputs` is Suricata's list of one-key mappings, so is an event type
+    with options in `types` (its options are keys), other lists are values."""
     if isinstance(node, dict):
         paths = set()
         for k, v in node.items():
@@ -65,16 +65,15 @@ def yaml_paths(node, prefix=""):
                 for item in v:
                     for name, sub in item.items():
                         paths |= yaml_paths(sub, "outputs." + name)
-            elif k == "types" and prefix.startswith("outputs.") and isinstance(v, list):
-                paths.add(p)
-                for item in v:
-                    if isinstance(item, dict):
-                        for name, sub in item.items():
-                            paths |= yaml_paths(sub, "%s.%s" % (p, name))
             elif isinstance(v, dict) and v:
                 paths |= yaml_paths(v, p)
             else:
                 paths.add(p)
+                if k == "types" and isinstance(v, list):
+                    for item in v:
+                        if isinstance(item, dict):
+                            for name, sub in item.items():
+                                paths |= yaml_paths(sub, "%s.%s" % (p, name))
         return paths
     return {prefix}
 

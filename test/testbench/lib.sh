@@ -38,6 +38,14 @@ exec {TB_STDOUT_FD}>&1 {TB_STDERR_FD}>&2
 TB_LOAD_LOG="" # xdp-loader's verbose output of the last tb_attach
 TB_PROG_IDS="" # ids of the programs tb_attach attached, checked gone at cleanup
 TB_SETUP_STARTED=0
+TB_WANT_QUEUES="${TB_WANT_QUEUES:-2}" # 1: a single-queue veth pair
+TB_MEERKAT="" # the meerkat binary tb_meerkat_start runs (set by the test)
+TB_CTL=""     # the meerkatctl binary
+TB_TMP=""     # scratch directory of this run (logs, eve.json, sockets), removed at cleanup
+TB_MK_PIDS="" # meerkat daemons started by tb_meerkat_start, stopped at cleanup
+TB_MK_PID=""  # the last one
+TB_MK_DIR=""  # its directory: out, err, eve.json, ctl.sock
+TB_MK_RC=""   # exit status of the last daemon once it stopped
 
 tb_log() { printf '%s: %s\n' "$TB_NAME" "$*"; }
 tb_ok() { printf '%s: ok: %s\n' "$TB_NAME" "$*"; }
@@ -87,6 +95,26 @@ tb_cleanup() {
 	exec 1>&"$TB_STDOUT_FD" 2>&"$TB_STDERR_FD"
 	set +e
 	if [ "$TB_SETUP_STARTED" -eq 1 ]; then
+		# a daemon still running holds the namespace and its program: stop it first
+		local pid
+		for pid in $TB_MK_PIDS; do
+			kill -0 "$pid" 2>/dev/null || continue
+			kill -TERM "$pid" 2>/dev/null
+			tb_wait 10 tb_pid_gone "$pid" || kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+		done
+		if [ -n "$TB_TMP" ] && [ -d "$TB_TMP" ]; then
+			# on failure the daemons' last words explain more than the assertion
+			if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+				local f
+				for f in "$TB_TMP"/*/err; do
+					[ -s "$f" ] || continue
+					printf '%s: --- last lines of %s\n' "$TB_NAME" "${f#"$TB_TMP"/}" >&2
+					tail -n 15 "$f" >&2
+				done
+			fi
+			rm -rf "$TB_TMP"
+		fi
 		# detach first so a program never outlives the test even if a netns is held open
 		if grep -qw "$TB_NS_SENSOR" <<<"$(ip netns list)"; then
 			tb_sensor xdp-loader unload "$TB_SENSOR_IF" --all >/dev/null 2>&1
@@ -106,6 +134,10 @@ tb_cleanup() {
 		grep -q "mktb-${TB_ID}-" <<<"$(ip netns list)" && left+=" netns"
 		grep -q -- "-${TB_ID}" <<<"$(ip -br link)" && left+=" veth"
 		[ -e "$TB_BPFFS" ] && left+=" bpffs($TB_BPFFS)"
+		[ -n "$TB_TMP" ] && [ -e "$TB_TMP" ] && left+=" scratch($TB_TMP)"
+		for pid in $TB_MK_PIDS; do
+			kill -0 "$pid" 2>/dev/null && left+=" meerkat(pid $pid)"
+		done
 		if [ -n "$left" ]; then
 			printf '%s: FAIL: cleanup left:%s\n' "$TB_NAME" "$left" >&2
 			[ "$rc" -eq 0 ] && rc=1
@@ -117,6 +149,7 @@ tb_cleanup() {
 }
 
 tb_prog_gone() { ! bpftool prog show id "$1" >/dev/null 2>&1; }
+tb_pid_gone() { ! kill -0 "$1" 2>/dev/null; }
 
 tb_on_signal() {
 	exec 1>&"$TB_STDOUT_FD" 2>&"$TB_STDERR_FD"
@@ -148,7 +181,8 @@ tb_setup() {
 		done
 	fi
 	# created directly inside the namespaces: the root namespace never sees them
-	if ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" numtxqueues 2 numrxqueues 2 \
+	if [ "$TB_WANT_QUEUES" -ge 2 ] &&
+		ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" numtxqueues 2 numrxqueues 2 \
 		type veth peer name "$TB_PEER_IF" netns "$TB_NS_PEER" numtxqueues 2 numrxqueues 2 \
 		2>/dev/null; then
 		TB_QUEUES=2
@@ -171,6 +205,7 @@ tb_setup() {
 	# a private bpffs for libxdp's pins (dispatcher mode); /sys is remounted by ip netns exec
 	mkdir -p "$TB_BPFFS"
 	mount -t bpf bpf "$TB_BPFFS" || tb_fail "cannot mount bpffs on $TB_BPFFS"
+	TB_TMP="$(mktemp -d "/tmp/meerkat-tb-${TB_ID}.XXXXXX")" || tb_fail "cannot create a scratch directory"
 
 	tb_wait 5 tb_link_up "$TB_NS_SENSOR" "$TB_SENSOR_IF" ||
 		tb_fail "$TB_SENSOR_IF has no carrier"
@@ -236,4 +271,102 @@ val[off:off + 4] = n.to_bytes(4, "little")
 bpftool("map", "update", "id", str(bss["id"]), "key", "0", "0", "0", "0", "value",
         *map(str, val))
 PY
+}
+
+# tb_meerkat_start NAME ARGS...: runs "$TB_MEERKAT ARGS" in the sensor
+# namespace in the background, with -l and --unix-socket in $TB_TMP/NAME
+# (stdout in out, stderr in err, eve.json, ctl.sock). Sets TB_MK_PID and
+# TB_MK_DIR. Returns once the daemon answers ping, 1 if it exited first (its
+# status in TB_MK_RC). The test's saved stdout/stderr are closed in the
+# daemon: a pipeline reading the test's output must not wait for it.
+tb_meerkat_start() {
+	local name="$1" id
+	shift
+	TB_MK_DIR="$TB_TMP/$name"
+	mkdir -p "$TB_MK_DIR"
+	# not through tb_sensor: a backgrounded function would make $! a subshell;
+	# ip netns exec and env exec, so $! is meerkat itself
+	ip netns exec "$TB_NS_SENSOR" env LIBXDP_BPFFS="$TB_BPFFS" \
+		"$TB_MEERKAT" "$@" -l "$TB_MK_DIR" --unix-socket "$TB_MK_DIR/ctl.sock" </dev/null >"$TB_MK_DIR/out" 2>"$TB_MK_DIR/err" {TB_STDOUT_FD}>&- {TB_STDERR_FD}>&- &
+	TB_MK_PID=$!
+	TB_MK_PIDS+=" $TB_MK_PID"
+	TB_MK_RC=""
+	tb_wait 30 tb_meerkat_up "$TB_MK_PID" "$TB_MK_DIR/ctl.sock" || true
+	if tb_pid_gone "$TB_MK_PID"; then
+		TB_MK_RC=0
+		wait "$TB_MK_PID" || TB_MK_RC=$?
+		return 1
+	fi
+	tb_ctl ping >/dev/null || tb_fail "meerkat (pid $TB_MK_PID) does not answer on its control socket"
+	id="$(tb_sensor_prog_id)"
+	[ -z "$id" ] || TB_PROG_IDS+=" $id"
+}
+
+tb_meerkat_up() { tb_pid_gone "$1" || tb_sensor "$TB_CTL" -s "$2" ping; }
+
+# tb_ctl ARGS...: meerkatctl against the last daemon's control socket.
+tb_ctl() { tb_sensor "$TB_CTL" -s "$TB_MK_DIR/ctl.sock" "$@"; }
+
+# tb_meerkat_stop [SIGNAL]: stops the last daemon (default SIGTERM) and waits
+# for it; its exit status in TB_MK_RC. Fails the test if it does not exit in 20 s.
+# shellcheck disable=SC2034 # TB_MK_RC is read by the tests
+tb_meerkat_stop() {
+	local sig="${1:-TERM}"
+	kill -"$sig" "$TB_MK_PID" 2>/dev/null || true
+	tb_wait 20 tb_pid_gone "$TB_MK_PID" || tb_fail "meerkat (pid $TB_MK_PID) did not exit 20 s after SIG$sig"
+	TB_MK_RC=0
+	wait "$TB_MK_PID" || TB_MK_RC=$?
+}
+
+# tb_replay [--cpu N] PCAP PPS [tcpreplay options]: replays PCAP from the
+# peer end at PPS frames a second (from CPU N); fails unless every frame was
+# sent. Prints the count.
+tb_replay() {
+	local pin=() out sent failed
+	if [ "$1" = "--cpu" ]; then
+		pin=(taskset -c "$2")
+		shift 2
+	fi
+	local pcap="$1" pps="$2"
+	shift 2
+	out="$(tb_peer "${pin[@]}" tcpreplay -i "$TB_PEER_IF" --pps="$pps" "$@" "$pcap" 2>&1)" || {
+		printf '%s\n' "$out" >&2
+		tb_fail "tcpreplay of $pcap failed"
+	}
+	sent="$(sed -n 's/.*Successful packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$out")"
+	failed="$(sed -n 's/.*Failed packets:[[:space:]]*\([0-9]*\).*/\1/p' <<<"$out")"
+	if [ -z "$sent" ] || [ "$failed" != "0" ]; then
+		printf '%s\n' "$out" >&2
+		tb_fail "tcpreplay of $pcap: ${failed:-?} frame(s) failed"
+	fi
+	printf '%s\n' "$sent"
+}
+
+# Frames the sensor veth received (its link counter).
+tb_link_rx() {
+	ip -n "$TB_NS_SENSOR" -s -j link show dev "$TB_SENSOR_IF" |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+}
+
+# tb_live_wait_taken N: waits until the daemon's workers have taken N frames
+# in total since it started (capture.sock_rx, published once a second).
+tb_live_wait_taken() {
+	tb_wait 15 tb_live_taken_ge "$1"
+}
+tb_live_taken_ge() {
+	local n
+	n="$(tb_ctl stats --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["capture"]["sock_rx"])')"
+	[ "$n" -ge "$1" ]
+}
+
+# The last EVE stats event of $TB_MK_DIR/eve.json (the final one after a clean stop).
+tb_last_stats() {
+	/usr/bin/python3 -c '
+import json, sys
+last = None
+for line in open(sys.argv[1]):
+    if "\"event_type\":\"stats\"" in line:
+        last = line
+sys.exit("no stats event in %s" % sys.argv[1]) if last is None else print(last, end="")' \
+		"$TB_MK_DIR/eve.json"
 }

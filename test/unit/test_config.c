@@ -125,7 +125,9 @@ static const char *size_text(uint64_t v, char *buf, size_t len)
 
 /*
  * YAML that sets @path to @value: nested mappings, and Suricata's list shape
- * for outputs.eve-log.*; where the value starts in *line, *col.
+ * for outputs.eve-log.* (an event type's option under its list item, the
+ * other types listed after it so that the list stays the default); where
+ * the value starts in *line, *col.
  */
 static void yaml_for(const char *path, const char *value, char *out, size_t len, unsigned int *line,
 		     unsigned int *col)
@@ -138,15 +140,16 @@ static void yaml_for(const char *path, const char *value, char *out, size_t len,
 	for (tok = strtok_r(copy, ".", &save); tok && n < 8; tok = strtok_r(NULL, ".", &save))
 		snprintf(parts[n++], sizeof(parts[0]), "%s", tok);
 	if (!strncmp(path, "outputs.eve-log.types.", 22) && n == 5) {
-		/*
-		 * an event type's option: the type is a list item with options
-		 * below it, among the default types so that only the option changes
-		 */
-		snprintf(out, len,
-			 "outputs:\n  - eve-log:\n      types:\n        - alert\n        - %s:\n"
-			 "            %s: %s\n        - stats\n",
-			 parts[3], parts[4], value);
-		*line = 6;
+		static const char *const types[] = { "alert", "flow", "stats" };
+
+		o += (size_t)snprintf(out + o, len - o,
+				      "outputs:\n  - eve-log:\n      types:\n        - %s:\n"
+				      "            %s: %s\n",
+				      parts[3], parts[4], value);
+		for (i = 0; i < MK_ARRAY_SIZE(types); i++)
+			if (strcmp(types[i], parts[3]))
+				o += (size_t)snprintf(out + o, len - o, "        - %s\n", types[i]);
+		*line = 5;
 		*col = 12 + (unsigned int)strlen(parts[4]) + 3;
 		return;
 	}
@@ -706,9 +709,11 @@ Test(config, outputs_in_suricatas_shape)
 		     NAME ":3:22: outputs.eve-log.types[1]: 'dns' is not an event type meerkat writes (alert, flow, stats)");
 	expect_error("outputs:\n  - eve-log:\n      types: [flow, flow]\n", -EINVAL,
 		     NAME ":3:21: outputs.eve-log.types[1]: 'flow' is listed twice");
-	/* Suricata's per-type options are not read yet: refused, not ignored */
-	expect_error("outputs:\n  - eve-log:\n      types:\n        - alert:\n            payload: yes\n", -EINVAL,
-		     NAME ":5:13: outputs.eve-log.types.alert.payload: unknown key");
+	/* Suricata's per-type options meerkat does not read are refused, not ignored */
+	expect_error("outputs:\n  - eve-log:\n      types:\n        - alert:\n            tagged-packets: yes\n", -EINVAL,
+		     NAME ":5:13: outputs.eve-log.types.alert.tagged-packets: unknown key");
+	expect_error("outputs:\n  - eve-log:\n      types:\n        - flow:\n            payload: yes\n", -EINVAL,
+		     NAME ":5:13: outputs.eve-log.types.flow.payload: unknown key");
 }
 
 Test(config, bypass_cidrs)

@@ -12,7 +12,9 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <net/if.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -39,37 +41,37 @@ void mk_loader_opts_default(struct mk_loader_opts *opts)
 static int opts_check(const struct mk_loader_opts *o)
 {
 	if (!o->workers || o->workers > MK_MAX_WORKERS) {
-		mk_err("meerkat: workers must be 1..%d, not %u", MK_MAX_WORKERS, o->workers);
+		mk_err("workers must be 1..%d, not %u", MK_MAX_WORKERS, o->workers);
 		return -EINVAL;
 	}
 	if (!o->queues || o->queues > MK_MAX_QUEUES) {
-		mk_err("meerkat: queues must be 1..%d, not %u", MK_MAX_QUEUES, o->queues);
+		mk_err("queues must be 1..%d, not %u", MK_MAX_QUEUES, o->queues);
 		return -EINVAL;
 	}
 	if (o->mode != MK_MODE_IDS && o->mode != MK_MODE_IPS) {
-		mk_err("meerkat: unknown mode %u", o->mode);
+		mk_err("unknown mode %u", o->mode);
 		return -EINVAL;
 	}
 	if (o->tunnel_depth > MK_TUNNEL_DEPTH_MAX) {
-		mk_err("meerkat: tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
+		mk_err("tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
 		       o->tunnel_depth);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_cookie_len != 0 && o->l2tpv3_cookie_len != 4 && o->l2tpv3_cookie_len != 8) {
-		mk_err("meerkat: L2TPv3 cookie length must be 0, 4 or 8, not %u",
+		mk_err("L2TPv3 cookie length must be 0, 4 or 8, not %u",
 		       o->l2tpv3_cookie_len);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_l2spec != MK_L2SPEC_NONE && o->l2tpv3_l2spec != MK_L2SPEC_DEFAULT) {
-		mk_err("meerkat: unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
+		mk_err("unknown L2TPv3 L2-specific sublayer %u", o->l2tpv3_l2spec);
 		return -EINVAL;
 	}
 	if (o->tunnel_off & ~MK_TUN_ALL) {
-		mk_err("meerkat: unknown tunnel decoder bits 0x%x", o->tunnel_off & ~MK_TUN_ALL);
+		mk_err("unknown tunnel decoder bits 0x%x", o->tunnel_off & ~MK_TUN_ALL);
 		return -EINVAL;
 	}
 	if (o->xsk_slots && o->xsk_slots < o->queues * o->workers) {
-		mk_err("meerkat: %u XSKMAP slots cannot hold %u queues x %u workers", o->xsk_slots,
+		mk_err("%u XSKMAP slots cannot hold %u queues x %u workers", o->xsk_slots,
 		       o->queues, o->workers);
 		return -EINVAL;
 	}
@@ -111,7 +113,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel = meerkat_bpf__open();
 	if (!skel) {
 		err = -errno;
-		mk_err("meerkat: cannot open BPF object: %s", strerror(-err));
+		mk_err("cannot open BPF object: %s", strerror(-err));
 		return err;
 	}
 	skel->rodata->mk_cfg.seed = opts->seed;
@@ -138,14 +140,14 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
 	err = bpf_map__set_max_entries(skel->maps.mk_xsks, l->xsk_slots);
 	if (err) {
-		mk_err("meerkat: cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
+		mk_err("cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
 		       strerror(-err));
 		goto err_destroy;
 	}
 
 	err = meerkat_bpf__load(skel);
 	if (err) {
-		mk_err("meerkat: cannot load BPF object (run with -v -v for the verifier log): %s",
+		mk_err("cannot load BPF object (run with -v -v for the verifier log): %s",
 		       strerror(-err));
 		goto err_destroy;
 	}
@@ -268,7 +270,7 @@ int mk_loader_itable_reset(struct mk_loader *l)
 		w = b % l->workers;
 		err = map_update(l->skel->maps.mk_itable, &b, &w, BPF_ANY);
 		if (err) {
-			mk_err("meerkat: cannot fill map mk_itable bucket %u: %s", b,
+			mk_err("cannot fill map mk_itable bucket %u: %s", b,
 			       strerror(-err));
 			return err;
 		}
@@ -280,37 +282,55 @@ int mk_loader_itable_reset(struct mk_loader *l)
  * libxdp loads the program itself when it can put it behind its dispatcher;
  * our object is already loaded, so libxdp attaches it as a single program
  * unless a dispatcher is there. Either way detach goes through libxdp too.
+ * Where the kernel refuses freplace libxdp first tries its dispatcher and
+ * libbpf warns about that failed load (advising a higher `ulimit -l`) before
+ * libxdp falls back: the libraries are quietened for the attempt and the
+ * caller reports what finally failed (-v -v shows everything).
  */
-int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
+static int attach_once(struct mk_loader *l, int ifindex, enum xdp_attach_mode mode)
 {
-	enum xdp_attach_mode mode = skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE;
-	char ifname[IF_NAMESIZE] = "?";
 	struct xdp_program *prog;
 	int err;
 
-	if (l->xdp_prog) {
-		mk_err("meerkat: already attached to ifindex %d", l->ifindex);
-		return -EBUSY;
-	}
-	if_indextoname(ifindex, ifname);
 	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
 	err = libxdp_get_error(prog);
-	if (err) {
-		mk_err("meerkat: libxdp cannot take the BPF object: %s", strerror(-err));
+	if (err)
 		return err;
-	}
+	mk_log_libs_quiet(1);
 	err = xdp_program__attach(prog, ifindex, mode, 0);
+	mk_log_libs_quiet(0);
 	if (err) {
-		mk_err("meerkat: cannot attach to %s in %s mode: %s", ifname,
-		       skb_mode ? "skb" : "native", strerror(-err));
 		xdp_program__close(prog);
 		return err;
 	}
 	l->xdp_prog = prog;
 	l->ifindex = ifindex;
 	l->attach_mode = mode;
-	mk_info("meerkat: attached to %s (%s mode)", ifname, skb_mode ? "skb" : "native");
 	return 0;
+}
+
+static const char *mode_name(bool skb_mode)
+{
+	return skb_mode ? "generic" : "native";
+}
+
+int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode)
+{
+	char ifname[IF_NAMESIZE] = "?";
+	int err;
+
+	if (l->xdp_prog) {
+		mk_err("already attached to ifindex %d", l->ifindex);
+		return -EBUSY;
+	}
+	if_indextoname(ifindex, ifname);
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
+	if (err)
+		mk_err("%s: cannot attach the XDP program in %s mode: %s", ifname,
+		       mode_name(skb_mode), strerror(-err));
+	else
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+	return err;
 }
 
 int mk_loader_detach(struct mk_loader *l)
@@ -323,7 +343,7 @@ int mk_loader_detach(struct mk_loader *l)
 	if_indextoname(l->ifindex, ifname);
 	err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
 	if (err)
-		mk_err("meerkat: cannot detach from %s: %s", ifname, strerror(-err));
+		mk_err("cannot detach from %s: %s", ifname, strerror(-err));
 	/* from_bpf_obj borrowed the object: closing the handle leaves the skeleton's fds */
 	xdp_program__close(l->xdp_prog);
 	l->xdp_prog = NULL;
@@ -336,12 +356,12 @@ int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
 	int err;
 
 	if (slot >= l->xsk_slots) {
-		mk_err("meerkat: XSKMAP slot %u out of range (%u slots)", slot, l->xsk_slots);
+		mk_err("XSKMAP slot %u out of range (%u slots)", slot, l->xsk_slots);
 		return -ERANGE;
 	}
 	err = map_update(l->skel->maps.mk_xsks, &slot, &xsk_fd, BPF_ANY);
 	if (err)
-		mk_err("meerkat: cannot put socket in map mk_xsks slot %u: %s", slot,
+		mk_err("cannot put socket in map mk_xsks slot %u: %s", slot,
 		       strerror(-err));
 	return err;
 }
@@ -351,7 +371,7 @@ int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot)
 	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_xsks), &slot) && errno != ENOENT) {
 		int err = -errno;
 
-		mk_err("meerkat: cannot clear map mk_xsks slot %u: %s", slot, strerror(-err));
+		mk_err("cannot clear map mk_xsks slot %u: %s", slot, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -366,14 +386,14 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 		if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_peer), &key) &&
 		    errno != ENOENT) {
 			err = -errno;
-			mk_err("meerkat: cannot clear map mk_peer: %s", strerror(-err));
+			mk_err("cannot clear map mk_peer: %s", strerror(-err));
 			return err;
 		}
 		return 0;
 	}
 	err = map_update(l->skel->maps.mk_peer, &key, &val, BPF_ANY);
 	if (err)
-		mk_err("meerkat: cannot put ifindex %d in map mk_peer: %s", ifindex,
+		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex,
 		       strerror(-err));
 	return err;
 }
@@ -402,7 +422,7 @@ static int cidr_key(
 		*count = &l->skel->bss->mk_cidr_v6_entries;
 		return 0;
 	}
-	mk_err("meerkat: bad CIDR (family %d, prefix length %u)", family, prefixlen);
+	mk_err("bad CIDR (family %d, prefix length %u)", family, prefixlen);
 	return -EINVAL;
 }
 
@@ -432,7 +452,7 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 		cidr_prefilter_update(l, family, addr, prefixlen, -1);
 		if (err == -EEXIST)
 			return 0;
-		mk_err("meerkat: cannot add CIDR to map %s: %s", bpf_map__name(map),
+		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
 	}
@@ -455,7 +475,7 @@ int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 
 		return err;
 	if (bpf_map_delete_elem(bpf_map__fd(map), &key)) {
 		err = -errno;
-		mk_err("meerkat: cannot delete CIDR from map %s: %s", bpf_map__name(map),
+		mk_err("cannot delete CIDR from map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
 	}
@@ -512,7 +532,7 @@ int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 		bypass_ref(l, key, -1);
 	}
 	if (err)
-		mk_err("meerkat: cannot add flow to map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot add flow to map mk_flow_bypass: %s", strerror(-err));
 	free(vals);
 	return err;
 }
@@ -523,7 +543,7 @@ int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
 
 	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
 		err = -errno;
-		mk_err("meerkat: cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
 		return err;
 	}
 	err = bypass_refs_get(l);
@@ -555,7 +575,7 @@ int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
 	}
 	if (errno != ENOENT) {
 		err = -errno;
-		mk_err("meerkat: cannot walk map mk_flow_bypass: %s", strerror(-err));
+		mk_err("cannot walk map mk_flow_bypass: %s", strerror(-err));
 		return err;
 	}
 	/* set what is needed before clearing what is not: no entry loses its bit meanwhile */
@@ -630,7 +650,7 @@ int mk_loader_stats_read(struct mk_loader *l, __u64 *out)
 	for (k = 0; k < MK_STAT_MAX; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_stats), &k, vals)) {
 			err = -errno;
-			mk_err("meerkat: cannot read map mk_stats slot %u: %s", k, strerror(-err));
+			mk_err("cannot read map mk_stats slot %u: %s", k, strerror(-err));
 			break;
 		}
 		out[k] = 0;
@@ -658,7 +678,7 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 
 	memset(set, 0, sizeof(*set));
 	if (queue >= l->queues) {
-		mk_err("meerkat: queue %u out of range (%u queues)", queue, l->queues);
+		mk_err("queue %u out of range (%u queues)", queue, l->queues);
 		return -ERANGE;
 	}
 	set->umem_size = (size_t)XSK_SET_FRAMES * l->workers * XSK_UMEM__DEFAULT_FRAME_SIZE;
@@ -667,20 +687,20 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 	if (set->umem_area == MAP_FAILED) {
 		err = -errno;
 		set->umem_area = NULL;
-		mk_err("meerkat: cannot map UMEM for %s: %s", ifname, strerror(-err));
+		mk_err("cannot map UMEM for %s: %s", ifname, strerror(-err));
 		return err;
 	}
 	err = xsk_umem__create(&set->umem, set->umem_area, set->umem_size, &set->fill, &set->comp,
 			       NULL);
 	if (err) {
-		mk_err("meerkat: cannot create UMEM on %s: %s", ifname, strerror(-err));
+		mk_err("cannot create UMEM on %s: %s", ifname, strerror(-err));
 		goto err_out;
 	}
 	for (w = 0; w < l->workers; w++) {
 		err = xsk_socket__create_shared(&set->xsks[w], ifname, queue, set->umem,
 						&set->rx[w], NULL, &set->fill, &set->comp, &xcfg);
 		if (err) {
-			mk_err("meerkat: cannot create AF_XDP socket %u on %s queue %u: %s", w,
+			mk_err("cannot create AF_XDP socket %u on %s queue %u: %s", w,
 			       ifname, queue, strerror(-err));
 			goto err_out;
 		}
@@ -727,7 +747,8 @@ const char *mk_loader_attach_mode_name(const struct mk_loader *l)
 	return l->attach_mode == XDP_MODE_SKB ? "generic" : "native";
 }
 
-int mk_loader_detach_stale(int ifindex)
+/* Detaches every meerkat_xdp linked into libxdp's dispatcher on @ifindex. */
+static int detach_stale_dispatched(int ifindex)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
@@ -737,49 +758,115 @@ int mk_loader_detach_stale(int ifindex)
 		return err == -ENOENT ? 0 : err;
 	if (!mp)
 		return 0;
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), "meerkat_xdp")) {
-			err = xdp_multiprog__detach(mp);
-			n = err ? err : 1;
+	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+		if (strcmp(xdp_program__name(p), "meerkat_xdp"))
+			continue;
+		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+		if (err) {
+			n = err;
+			break;
 		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-			if (strcmp(xdp_program__name(p), "meerkat_xdp"))
-				continue;
-			err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
-			if (err) {
-				n = err;
-				break;
-			}
-			n++;
-		}
+		n++;
 	}
 	xdp_multiprog__close(mp);
 	return n;
 }
 
-/* Names the program that keeps us off the interface in single-program mode. */
-static void explain_busy(int ifindex, const char *ifname)
+/*
+ * A meerkat program attached directly (single-program mode) is found and
+ * detached with libbpf alone: libxdp 1.3's xdp_multiprog__get_from_ifindex()
+ * keeps a duplicate of the program's fd open, which would hold the stale
+ * program (and its maps) in memory for as long as this daemon runs. The
+ * detach names the stale program (XDP_FLAGS_REPLACE), so a program attached
+ * meanwhile by someone else is never removed. Behind a dispatcher libxdp
+ * does the work. Returns 1 when one was detached, 0 when none, or -errno.
+ */
+static int detach_stale_one(int ifindex, __u32 id, __u32 mode_flag)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd, err;
+
+	fd = bpf_prog_get_fd_by_id(id);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno; /* gone meanwhile */
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	if (!strcmp(info.name, "xdp_dispatcher")) {
+		err = detach_stale_dispatched(ifindex);
+		goto out;
+	}
+	err = 0;
+	if (strcmp(info.name, "meerkat_xdp"))
+		goto out;
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_attach(ifindex, -1, mode_flag | XDP_FLAGS_REPLACE, &opts);
+	err = err ? err : 1;
+out:
+	close(fd);
+	return err;
+}
+
+int mk_loader_detach_stale(int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err, n = 0;
+
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		err = detach_stale_one(ifindex, q.drv_prog_id, XDP_FLAGS_DRV_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	if (q.skb_prog_id) {
+		err = detach_stale_one(ifindex, q.skb_prog_id, XDP_FLAGS_SKB_MODE);
+		if (err < 0)
+			return err;
+		n += err;
+	}
+	return n;
+}
+
+/*
+ * Names the program that keeps us off the interface in single-program mode.
+ * Returns 1 when it said so (one error line), 0 when it found nothing to name.
+ */
+static int explain_busy(int ifindex, const char *ifname)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
+	int said = 0;
 
 	if (libxdp_get_error(mp) || !mp)
-		return;
+		return 0;
 	p = xdp_multiprog__main_prog(mp);
-	if (xdp_multiprog__is_legacy(mp) && p)
+	if (xdp_multiprog__is_legacy(mp) && p) {
 		mk_err("%s already runs XDP program '%s' (id %u) and libxdp's dispatcher is not "
 		       "available to run both: detach it first (xdp-loader unload %s --all)",
 		       ifname, xdp_program__name(p), xdp_program__id(p), ifname);
+		said = 1;
+	}
 	xdp_multiprog__close(mp);
+	return said;
 }
 
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
 {
 	char ifname[IF_NAMESIZE] = "?";
+	const char *hint = "";
 	int err, n;
 
+	if (l->xdp_prog) {
+		mk_err("already attached to ifindex %d", l->ifindex);
+		return -EBUSY;
+	}
 	if_indextoname(ifindex, ifname);
 	n = mk_loader_detach_stale(ifindex);
 	if (n < 0) {
@@ -789,13 +876,22 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	}
 	if (n)
 		mk_warn("%s: replaced the meerkat program a previous run left attached", ifname);
-	err = mk_loader_attach(l, ifindex, skb_mode);
+	err = attach_once(l, ifindex, skb_mode ? XDP_MODE_SKB : XDP_MODE_NATIVE);
 	if (err && !skb_mode && fallback_generic && err != -EEXIST && err != -EBUSY) {
 		mk_warn("%s: native XDP refused (%s), attaching in generic mode (slower)", ifname,
 			strerror(-err));
-		err = mk_loader_attach(l, ifindex, true);
+		skb_mode = true;
+		err = attach_once(l, ifindex, XDP_MODE_SKB);
 	}
-	if (err == -EEXIST || err == -EBUSY)
-		explain_busy(ifindex, ifname);
+	if (!err) {
+		mk_info("%s: XDP program attached (%s mode)", ifname, mode_name(skb_mode));
+		return 0;
+	}
+	if ((err == -EEXIST || err == -EBUSY) && explain_busy(ifindex, ifname))
+		return err;
+	if (err == -EOPNOTSUPP && !skb_mode)
+		hint = " (no native XDP in this driver: capture.attach-mode auto or generic)";
+	mk_err("%s: cannot attach the XDP program in %s mode: %s%s", ifname, mode_name(skb_mode),
+	       strerror(-err), hint);
 	return err;
 }

@@ -177,8 +177,9 @@ int mk_xsk_sock_create(struct mk_xsk_sock *s, struct mk_xsk_umem *u,
 		if (!err) {
 			u->zero_copy = true;
 		} else if (cfg->zero_copy == MK_ZC_AUTO) {
-			mk_info("%s queue %u: zero-copy refused (%s), using copy mode", u->ifname,
-				u->queue, strerror(-err));
+			/* the run mode says it once per interface; the reason per queue is detail */
+			mk_dbg("%s queue %u: zero-copy refused (%s), using copy mode", u->ifname,
+			       u->queue, strerror(-err));
 			err = sock_bind(s, u, cfg, XDP_COPY | XDP_USE_NEED_WAKEUP);
 		}
 	}

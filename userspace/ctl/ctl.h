@@ -11,6 +11,8 @@ int ctl_stats(int argc, char **argv);	 /* ctl/stats.c; without -i: ctl_daemon_st
 int ctl_ping(int argc, char **argv);	 /* ctl/daemon.c */
 int ctl_status(int argc, char **argv);	 /* ctl/daemon.c */
 int ctl_daemon_stats(int argc, char **argv); /* ctl/daemon.c */
+int ctl_reload(int argc, char **argv);	     /* ctl/daemon.c */
+int ctl_rules(int argc, char **argv);	     /* ctl/daemon.c */
 
 /* The daemon's control socket (-s); default MK_CTL_DEFAULT_SOCKET. */
 extern const char *ctl_socket_path;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * meerkatctl commands answered by the running daemon over its control
- * socket (control/ctlsock.h): ping, status, and stats without -i.
+ * socket (control/ctlsock.h): ping, status, stats without -i, and the
+ * rules: reload and rules (ruleset-stats).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -160,6 +161,52 @@ int ctl_daemon_stats(int argc, char **argv)
 		print_flat("", m);
 		ret = 0;
 	}
+	json_decref(m);
+	return ret;
+}
+
+/* reload: the daemon rebuilds its rules from the files; the old ones stay on failure. */
+int ctl_reload(int argc, char **argv)
+{
+	static const char usage[] = "Usage: meerkatctl [-s SOCKET] reload [--json]\n\n"
+				    "Reloads the rule files of the running meerkat (as SIGUSR2), "
+				    "waits for the new\nrule set and prints it; when the new rules "
+				    "fail to load, the old ones stay\nand `meerkatctl rules` says why.\n";
+	int json = want_json(argc, argv, usage), ret;
+	json_t *m;
+
+	if (json < 0 || json == 2)
+		return json < 0 ? 2 : 0;
+	m = ask("reload-rules");
+	if (!m) {
+		/* the reason the build failed is in the rule set status */
+		m = ask("ruleset-stats");
+		if (m) {
+			fprintf(stderr, "%s\n", json_string_value(json_object_get(m, "last_message")));
+			json_decref(m);
+		}
+		return 1;
+	}
+	ret = json ? dump_json(m) : (print_flat("", m), 0);
+	json_decref(m);
+	return ret;
+}
+
+int ctl_rules(int argc, char **argv)
+{
+	static const char usage[] = "Usage: meerkatctl [-s SOCKET] rules [--json]\n\n"
+				    "The running meerkat's rule set: rules loaded and failed (by "
+				    "reason), generation,\nload time, reloads and the last reload's "
+				    "message.\n";
+	int json = want_json(argc, argv, usage), ret;
+	json_t *m;
+
+	if (json < 0 || json == 2)
+		return json < 0 ? 2 : 0;
+	m = ask("ruleset-stats");
+	if (!m)
+		return 1;
+	ret = json ? dump_json(m) : (print_flat("", m), 0);
 	json_decref(m);
 	return ret;
 }

@@ -20,6 +20,8 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "ping", ctl_ping, "ask the running meerkat for a pong" },
 	{ "status", ctl_status, "interfaces, XDP mode, program ids, queues, workers, uptime" },
 	{ "stats", ctl_stats, "every counter of the running meerkat; with -i IFACE, the XDP program's" },
+	{ "reload", ctl_reload, "reload the rules of the running meerkat (the old ones stay on failure)" },
+	{ "rules", ctl_rules, "rules loaded and failed, generation, load time, reloads" },
 };
 
 struct ctl_params {

@@ -55,6 +55,21 @@ int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 int mk_eve_flow_compact(char *buf, size_t size, const struct mk_eve_fmt *cfg,
 			const struct mk_flow *f, enum mk_flow_reason reason, uint64_t ts_us);
 
+/* The `tunnel` object's `type`: gtpu, l2tpv2, l2tpv3, vxlan, geneve, gre, erspan, ipip. */
+const char *mk_eve_tunnel_name(uint8_t type);
+
+#define MK_EVE_TUNNEL_MAX 192
+/*
+ * `"tunnel":{...}` (no leading comma) for the innermost tunnel: type, outer
+ * addresses (@family, @src, @dst; left out unless @family is IPv4 or IPv6:
+ * live capture does not carry outer IPv6 addresses), its id under its own name (GTP-U `teid`,
+ * L2TPv2 `tunnel_id` and `session_id`, L2TPv3 and ERSPAN `session_id`,
+ * VXLAN and Geneve `vni`, GRE `key`, none for IP-in-IP) and the depth, as
+ * flow and alert records write it. Returns its length or -ENOSPC.
+ */
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
+		  uint8_t family, const uint32_t *src, const uint32_t *dst);
+
 /* EVE `proto`: the IANA keyword ("TCP", "IPv6-ICMP", "GRE", ...) or the number in @tmp. */
 const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size);
 
@@ -65,6 +80,7 @@ struct mk_eve_rec {
 	uint64_t flow_id;
 	uint64_t off; /* of the line in the arena */
 	uint32_t len;
+	uint32_t key_len; /* a filter key follows the line in the arena (alerts) */
 };
 
 /* A worker's records, in the order they ended. */
@@ -77,6 +93,10 @@ struct mk_eve_buf {
 
 int mk_eve_buf_add(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
 		   uint64_t flow_id, const char *line, size_t len);
+/* The same with an opaque @key the writer's filter sees (an alert's threshold key). */
+int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
+		       uint64_t flow_id, const char *line, size_t len, const void *key,
+		       size_t key_len);
 void mk_eve_buf_free(struct mk_eve_buf *b);
 
 /*
@@ -111,5 +131,14 @@ int mk_eve_file_close(struct mk_eve_file *f);
  * the file's (out->err, out->lost).
  */
 int mk_eve_merge_write(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigned int n);
+/*
+ * The same, asking @keep (in output order) about every record that carries
+ * a key; a record it returns 0 for is not written. Stateful alert filters
+ * (threshold, detection_filter) run here so their result does not depend on
+ * the number of workers.
+ */
+typedef int (*mk_eve_keep_fn)(void *ctx, const void *key, size_t key_len);
+int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigned int n,
+			      mk_eve_keep_fn keep, void *ctx);
 
 #endif /* MK_EVE_H */

@@ -2,8 +2,9 @@
 /*
  * The output keys: `default-log-dir`, `stats`, and `outputs`, a list of
  * one-key mappings as in suricata.yaml of which meerkat writes `eve-log`.
- * Options of an event type (`- flow: {unreplied: compact}`) are rows under
- * "outputs.eve-log.types.<type>.".
+ * Options of an event type are rows under "outputs.eve-log.types.<type>.":
+ * alert's payload and payload-printable (`- alert: {payload: yes}`), flow's
+ * unreplied (`- flow: {unreplied: compact}`).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -157,6 +158,8 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_BOOL("outputs.eve-log.community-id", C, eve.community_id),
 	MK_CFG_UINT("outputs.eve-log.community-id-seed", C, eve.community_id_seed, 0, 65535),
 	MK_CFG_CUSTOM("outputs.eve-log.types", types_parse, types_dump),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.payload", C, eve.alert_payload),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C, eve.alert_payload_printable),
 	MK_CFG_ENUM("outputs.eve-log.types.flow.unreplied", C, eve.flow_unreplied, unreplied_names),
 };
 #undef C

@@ -43,6 +43,8 @@ struct mk_eve_cfg {
 	uint16_t community_id_seed; /* its seed */
 	uint32_t types;	  /* MK_EVE_TYPE_* */
 	uint8_t flow_unreplied; /* enum mk_eve_unreplied */
+	uint8_t alert_payload;		 /* types: - alert: {payload: yes}: base64 payload */
+	uint8_t alert_payload_printable; /* ... payload-printable: yes */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */
 };
 

@@ -14,6 +14,8 @@
 
 #include "stream.h"
 
+struct mk_detect_flow;
+
 enum mk_flow_proto {
 	MK_FLOW_PROTO_TCP = 0,
 	MK_FLOW_PROTO_UDP,
@@ -95,6 +97,7 @@ struct mk_flow {
 	uint8_t undo_tcp_flags;
 	uint64_t undo_last_us;
 	struct mk_tcp_session tcp; /* owned by the stream engine */
+	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
 };
 
 #define MK_FLOW_COUNTERS(X)                                                                        \

@@ -1047,6 +1047,16 @@ static int syn_after_synack(struct mk_stream_engine *eng, struct mk_tcp_session 
 		ssn_wscale(ssn);
 		return 0;
 	}
+	/*
+	 * Data already went to detection at its stream offsets: starting over
+	 * would hand out offset 0 again. The session is past a handshake to
+	 * replay; this SYN answers nothing and is left out.
+	 */
+	if (ssn->s[MK_STREAM_TO_SERVER].base_off || ssn->s[MK_STREAM_TO_CLIENT].base_off ||
+	    ssn->s[MK_STREAM_TO_SERVER].pending_gap || ssn->s[MK_STREAM_TO_CLIENT].pending_gap) {
+		STAT_INC(eng, INVALID_STATE);
+		return 0;
+	}
 	mk_tcp_session_reset(eng, ssn);
 	ssn->swapped = swapped;
 	side_syn(c, seg);
@@ -1259,6 +1269,21 @@ void mk_tcp_flags_hex(__u8 flags, char buf[3])
 	buf[0] = hex[flags >> 4];
 	buf[1] = hex[flags & 0xf];
 	buf[2] = '\0';
+}
+
+__u64 mk_tcp_session_seq_offset(const struct mk_tcp_session *ssn, int dir, __u32 seq)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir & 1];
+	__s64 off = (__s64)st->base_off + (__s32)(seq - st->base_seq);
+
+	return off < 0 ? 0 : (__u64)off;
+}
+
+__u32 mk_tcp_session_stream_size(const struct mk_tcp_session *ssn, int dir)
+{
+	const struct mk_tcp_stream *st = &ssn->s[dir & 1];
+
+	return st->next_seq - st->isn;
 }
 
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir)

@@ -295,6 +295,14 @@ __u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir);
 void mk_tcp_flags_hex(__u8 flags, char buf[3]);
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir);
 /*
+ * Stream offset (as struct mk_stream_chunk.offset) of sequence number @seq in
+ * role direction @dir, once the session has started: detection uses it to
+ * recognise a retransmitted segment's bytes.
+ */
+__u64 mk_tcp_session_seq_offset(const struct mk_tcp_session *ssn, int dir, __u32 seq);
+/* Sequence space used in role direction @dir so far, the SYN included (rule keyword stream_size). */
+__u32 mk_tcp_session_stream_size(const struct mk_tcp_session *ssn, int dir);
+/*
  * Record mode: all data released so far in @dir, concatenated (gaps left
  * out); NULL before anything was released. Valid until the next call that
  * releases data or frees the session.

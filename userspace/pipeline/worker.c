@@ -230,6 +230,8 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 	char path[4096];
 	int fd;
 
+	if (w->detect)
+		mk_detect_stream(w->detect, flow_of_session(ssn), c);
 	if (!w->cfg.dump_streams || !c->len)
 		return;
 	snprintf(path, sizeof(path), "%s/%llu.%s", w->cfg.dump_streams,
@@ -277,6 +279,70 @@ static int worker_stream(struct mk_worker *w, struct mk_flow *f, int to_client,
 	return mk_stream_packet(w->stream, &f->tcp, &seg, pkt->ts_us * 1000) == MK_STREAM_REUSE;
 }
 
+/* ---- detection ----------------------------------------------------------- */
+
+/*
+ * Inspection of a packet or a flow end runs between worker_detect_begin()
+ * and worker_detect_end(); the stream engine's chunks released in between
+ * are inspected as they come (stream_cb_data). The alerts become records.
+ */
+static void worker_detect_begin(struct mk_worker *w, const struct mk_pkt *pkt, struct mk_flow *f,
+				int to_client)
+{
+	struct mk_detect_pkt dp = { .flow = f, .to_client = to_client };
+
+	if (pkt) {
+		dp.parse = pkt->parse;
+		dp.ip = pkt->ip;
+		dp.ip_caplen = pkt->ip_caplen;
+		dp.ts_us = pkt->ts_us;
+	} else {
+		dp.ts_us = f->last_us; /* a flow end: its last packet's time */
+	}
+	w->detect_flow = f;
+	mk_detect_begin(w->detect, &dp);
+}
+
+static void worker_detect_end(struct mk_worker *w)
+{
+	const struct mk_detect_alert *a;
+	unsigned int n = mk_detect_end(w->detect, &a), i;
+
+	if (!w->cfg.log_alerts)
+		n = 0; /* outputs.eve-log.types without alert; the flow is still marked */
+	for (i = 0; i < n; i++) {
+		size_t need = mk_eve_alert_maxlen(&a[i], &w->cfg.alert_opts);
+		struct mk_detect_thresh_key key;
+		int has_key = mk_detect_alert_thresh_key(&a[i], &key), len, err;
+
+		if (need > w->alert_cap) {
+			char *l = realloc(w->alert_line, need);
+
+			if (!l) {
+				w->cnt[MK_WORKER_EVE_LOST]++;
+				continue;
+			}
+			w->alert_line = l;
+			w->alert_cap = need;
+		}
+		len = mk_eve_alert(w->alert_line, w->alert_cap, &a[i], &w->cfg.alert_opts);
+		if (len < 0)
+			err = len;
+		else if (w->ops->alert)
+			err = w->ops->alert(w->ops_ctx, w->detect_flow, a[i].ts_us, w->alert_line,
+					    (size_t)len, has_key ? &key : NULL);
+		else
+			err = w->ops->record(w->ops_ctx, w->detect_flow, a[i].ts_us, w->alert_line,
+					     (size_t)len);
+		if (err) {
+			w->cnt[MK_WORKER_EVE_LOST]++;
+			if (!w->err)
+				w->err = err;
+		}
+	}
+	w->detect_flow = NULL;
+}
+
 /* ---- flow -------------------------------------------------------------- */
 
 /*
@@ -304,15 +370,25 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 	char line[MK_EVE_LINE_MAX];
 	int n, err, unreplied = !f->pkts[0] || !f->pkts[1];
 
+	/* what the stream engine still holds is inspected at the flow's last packet time */
+	if (w->detect)
+		worker_detect_begin(w, NULL, f, 0);
 	if (f->proto_class == MK_FLOW_PROTO_TCP) {
 		mk_stream_flow_end(w->stream, &f->tcp);
 		mk_tcp_session_free(w->stream, &f->tcp);
+	}
+	if (w->detect) {
+		worker_detect_end(w);
+		mk_detect_flow_free(w->detect, f);
 	}
 	/* packets one way only: what floods, scans and backscatter leave behind */
 	if (unreplied)
 		w->cnt[MK_WORKER_FLOW_UNREPLIED]++;
 	if (!w->cfg.log_flows)
 		return;
+	/* a flow that raised an alert keeps its full record whatever the setting */
+	if (f->alerted)
+		unreplied = 0;
 	if (unreplied && w->unreplied == MK_EVE_UNREPLIED_NONE) {
 		w->cnt[MK_WORKER_FLOW_UNREPLIED_UNLOGGED]++;
 		return;
@@ -405,10 +481,12 @@ uint32_t mk_worker_steer_hash(const struct mk_parse *p, const uint8_t *ip, uint3
  * quoted flow's hash, never equal to each other, so it cannot meet an echo
  * flow (identifier in both ports) or a plain ICMP flow (ports 0). That keeps
  * the records the same whatever the number of workers, since errors quoting
- * one flow always go to the same worker.
+ * one flow always go to the same worker. @rel, @rel_to_client: the quoted
+ * flow and the error's direction in it, when it returns 1.
  */
 static int worker_icmp_error(struct mk_worker *w, const struct mk_pkt *pkt,
-			     const struct mk_flow_pkt *fp, struct mk_parse *own, int is_frame)
+			     const struct mk_flow_pkt *fp, struct mk_parse *own, int is_frame,
+			     struct mk_flow **rel, int *rel_to_client)
 {
 	const struct mk_parse *p = pkt->parse;
 	struct mk_icmp_quote q;
@@ -421,6 +499,8 @@ static int worker_icmp_error(struct mk_worker *w, const struct mk_pkt *pkt,
 	if (f) {
 		/* the quoted packet came from its client: the error travels to the client */
 		mk_flow_account_related(&w->flows, f, fp, q.from_hi == f->client_hi);
+		*rel = f;
+		*rel_to_client = q.from_hi == f->client_hi;
 		w->cnt[MK_WORKER_ICMP_ERR_QUOTED]++;
 		w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
 		return 1;
@@ -462,9 +542,16 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	else if (l4 && (p->l3.proto == MK_IPPROTO_ICMP || p->l3.proto == MK_IPPROTO_ICMPV6)) {
 		fp.icmp_type = ip[l4];
 		fp.icmp_code = ip[l4 + 1];
-		icmp = worker_icmp_error(w, pkt, &fp, &own, is_frame);
-		if (icmp == 1)
+		icmp = worker_icmp_error(w, pkt, &fp, &own, is_frame, &f, &to_client);
+		if (icmp == 1) {
+			/* rules see the error as a packet of the flow it quotes, as in Suricata */
+			if (w->detect) {
+				worker_detect_begin(w, pkt, f, to_client);
+				mk_detect_packet(w->detect);
+				worker_detect_end(w);
+			}
 			return;
+		}
 		if (icmp == 2)
 			p = &own;
 	}
@@ -474,19 +561,30 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		return;
 	}
 	w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
-	if (p->l3.proto != MK_IPPROTO_TCP || !l4)
-		return;
-	if (worker_stream(w, f, to_client, pkt, bad)) {
-		/* TCP port reuse (the stream engine decides it): this packet opens a new flow */
-		w->cnt[MK_WORKER_TCP_REUSE]++;
-		mk_flow_unaccount(&w->flows, f, &fp, to_client);
-		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
-		f = mk_flow_handle(&w->flows, p, &fp, &to_client);
-		if (!f)
-			return;
-		worker_stream(w, f, to_client, pkt, bad);
+	if (w->detect)
+		worker_detect_begin(w, pkt, f, to_client);
+	if (p->l3.proto == MK_IPPROTO_TCP && l4) {
+		if (worker_stream(w, f, to_client, pkt, bad)) {
+			/* TCP port reuse (the stream engine decides it): this packet opens a new flow */
+			w->cnt[MK_WORKER_TCP_REUSE]++;
+			mk_flow_unaccount(&w->flows, f, &fp, to_client);
+			if (w->detect)
+				worker_detect_end(w); /* before the flow end inspects its own */
+			mk_flow_table_end(&w->flows, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
+			f = mk_flow_handle(&w->flows, p, &fp, &to_client);
+			if (!f)
+				return;
+			if (w->detect)
+				worker_detect_begin(w, pkt, f, to_client);
+			worker_stream(w, f, to_client, pkt, bad);
+		}
+		worker_tcp_flow_state(w, f);
 	}
-	worker_tcp_flow_state(w, f);
+	/* as Suricata: the stream first, then the packet's own rules */
+	if (w->detect) {
+		mk_detect_packet(w->detect);
+		worker_detect_end(w);
+	}
 }
 
 /* ---- the worker's interface -------------------------------------------- */
@@ -500,6 +598,9 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
+	w->cfg.alert_opts.in_iface = cfg->eve.in_iface;
+	w->cfg.alert_opts.community_id = cfg->eve.community_id;
+	w->cfg.alert_opts.community_id_seed = cfg->eve.community_id_seed;
 	w->ops = ops;
 	w->ops_ctx = ops_ctx;
 	w->pcfg = cfg->conf->parse;
@@ -519,6 +620,11 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	err = mk_defrag_create(&dcfg, &w->defrag);
 	if (err)
 		goto fail;
+	if (cfg->detect) {
+		err = mk_detect_thread_new(cfg->detect, &w->detect);
+		if (err)
+			goto fail;
+	}
 	return 0;
 fail:
 	mk_err("worker %u: %s", cfg->id, strerror(-err));
@@ -534,6 +640,10 @@ void mk_worker_free(struct mk_worker *w)
 	if (w->defrag)
 		mk_defrag_destroy(w->defrag);
 	w->defrag = NULL;
+	mk_detect_thread_free(w->detect);
+	w->detect = NULL;
+	free(w->alert_line);
+	w->alert_line = NULL;
 }
 
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
@@ -593,6 +703,12 @@ void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w)
 	mk_stream_stats_add(&sum->stream, mk_stream_engine_stats(w->stream));
 	mk_defrag_get_stats(w->defrag, &ds);
 	mk_defrag_stats_add(&sum->defrag, &ds);
+	if (w->detect) {
+		const uint64_t *d = mk_detect_thread_counters(w->detect);
+
+		for (i = 0; i < MK_DETECT_CNT_MAX; i++)
+			sum->detect[i] += d[i];
+	}
 }
 
 int mk_worker_stats_balanced(const struct mk_worker_stats *st)
@@ -636,6 +752,8 @@ void mk_worker_stats_foreach(const struct mk_worker_stats *st,
 		fn("stream", mk_stream_stat_name(i), st->stream.c[i], arg);
 	c.group = "defrag";
 	mk_defrag_stats_foreach(&st->defrag, foreach_one, &c);
+	for (i = 0; i < MK_DETECT_CNT_MAX; i++)
+		fn("detect", mk_detect_counter_names[i], st->detect[i], arg);
 }
 
 static void print_one(const char *group, const char *name, uint64_t value, void *arg)

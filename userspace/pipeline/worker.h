@@ -7,6 +7,10 @@
  * socket received, with the parse rebuilt from the program's struct mk_meta.
  * Either way the worker trusts the parse and never parses the frame again.
  *
+ * Detection (detect/detect.h), when the run mode gives a rule engine, runs on
+ * every packet after the stream engine and on every chunk the stream engine
+ * releases; alerts become EVE records through ops.alert.
+ *
  * Nothing here knows about threads, queues, files or sockets: the run mode
  * that owns the workers gives each one two callbacks (struct mk_worker_ops):
  * where a reassembled datagram owned by another worker goes, and where a
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include "config.h"
 #include "defrag.h"
+#include "detect.h"
 #include "eve.h"
 #include "flow.h"
 #include "parse.h"
@@ -98,6 +103,15 @@ struct mk_worker_ops {
 	 */
 	int (*record)(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
 		      size_t len);
+	/*
+	 * An EVE alert record about flow @f, raised at @ts_us. @key is not NULL
+	 * when the alert's rule has a stateful filter (threshold,
+	 * detection_filter, rate_filter): the run mode passes it to
+	 * mk_detect_thresh_filter() where it puts records in output order, and
+	 * drops the record when told. NULL: alerts go to record() unfiltered.
+	 */
+	int (*alert)(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		     size_t len, const struct mk_detect_thresh_key *key);
 };
 
 struct mk_worker_cfg {
@@ -107,9 +121,16 @@ struct mk_worker_cfg {
 	uint32_t seed;		/* the hash seed the frames were parsed with */
 	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
 	int log_flows;		/* format an EVE flow record when a flow ends */
+	int log_alerts;		/* format EVE alert records (the flow is marked alerted anyway) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	/* optional EVE fields: community_id, in_iface */
 	const struct mk_config *conf;
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	/*
+	 * Alert records: payload options from outputs.eve-log.types.alert;
+	 * in_iface and community_id are taken from @eve by mk_worker_init().
+	 */
+	struct mk_eve_alert_opts alert_opts;
 };
 
 struct mk_worker {
@@ -120,6 +141,10 @@ struct mk_worker {
 	struct mk_defrag *defrag;
 	const struct mk_worker_ops *ops;
 	void *ops_ctx;
+	struct mk_detect_thread *detect; /* NULL without rules */
+	struct mk_flow *detect_flow;	 /* the flow of the packet or flow end being inspected */
+	char *alert_line;
+	size_t alert_cap;
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flows_logged;
 	int unreplied; /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
@@ -134,6 +159,7 @@ struct mk_worker_stats {
 	uint64_t flows_logged;
 	struct mk_stream_stats stream;
 	struct mk_defrag_stats defrag;
+	uint64_t detect[MK_DETECT_CNT_MAX];
 };
 
 /* 0 or -errno (logged, naming the worker). mk_worker_free() undoes a failed init too. */

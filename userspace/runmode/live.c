@@ -43,6 +43,7 @@
 #include "ctlsock.h"
 #include "eve.h"
 #include "eve_sink.h"
+#include "icmp_error.h"
 #include "link.h"
 #include "live.h"
 #include "loader.h"
@@ -62,6 +63,18 @@ static const char *const live_counter_names[MK_LIVE_CNT_MAX] = { MK_LIVE_COUNTER
 #define EVE_FLUSH_BYTES (64u << 10)
 #define HANDOFF_SLOTS 1024
 #define IDLE_POLL_MS 100
+/*
+ * Waking up costs far more than a frame (some 20 us on a 2-vCPU VM, against
+ * well under 1 us of pipeline per frame), so a worker that has emptied its
+ * rings sleeps a moment before the next pass instead of waking in poll() for
+ * every frame, as AF_PACKET's TPACKET_V3 block timeout does. The pause
+ * adapts: it halves when more than a quarter of an RX ring piled up during
+ * it and doubles when less than an eighth did, between 50 us and 5 ms. A
+ * worker that still finds a full batch never pauses.
+ */
+#define RX_PAUSE_MIN_NS 50000u
+#define RX_PAUSE_MAX_NS 5000000u
+#define RX_PAUSE_START_NS 1000000u
 
 struct live;
 
@@ -80,11 +93,16 @@ struct live_iface {
 	struct live_sock *socks;   /* [queues * W]: slot q * W + w */
 };
 
-/* A reassembled datagram on its way to the worker owning its 5-tuple. */
+/*
+ * A packet on its way to the worker that owns it: a reassembled datagram
+ * (its 5-tuple's owner), or an ICMP error frame (the owner of the flow it
+ * quotes; the program steered it by its own hash).
+ */
 struct handoff {
 	struct mk_parse parse;
 	uint64_t ts_us;
 	uint32_t len;
+	uint8_t is_frame; /* a frame from a socket, not a datagram */
 	uint8_t data[];
 };
 
@@ -110,6 +128,8 @@ struct live_worker {
 	size_t eve_len;
 	uint64_t eve_recs;
 	uint64_t last_tick_us;
+	uint32_t pause_ns;    /* the adaptive pause after an emptied pass */
+	uint32_t since_pause; /* frames taken since the last pause */
 	pthread_mutex_t snap_lock;
 	struct live_snap snap;
 };
@@ -132,6 +152,8 @@ struct live {
 	int links_open;
 	_Atomic int stop;
 	uint64_t start_mono_ns;
+	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
+	struct mk_detect_thresh *thresh;
 };
 
 static uint64_t now_real_us(void)
@@ -152,9 +174,9 @@ static uint64_t now_mono_ns(void)
 
 /* ---- the pipeline's callbacks ------------------------------------------- */
 
-static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+static int handoff_push(struct live_worker *w, unsigned int to, const struct mk_pkt *pkt,
+			int is_frame)
 {
-	struct live_worker *w = ctx;
 	struct handoff *h = malloc(sizeof(*h) + pkt->ip_caplen);
 
 	if (!h)
@@ -162,12 +184,18 @@ static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
 	h->parse = *pkt->parse;
 	h->ts_us = pkt->ts_us;
 	h->len = pkt->ip_caplen;
+	h->is_frame = (uint8_t)is_frame;
 	memcpy(h->data, pkt->ip, pkt->ip_caplen);
 	if (mk_spsc_push_ptr(&w->lv->mesh[w->id * w->lv->nworkers + to], h)) {
 		free(h);
 		return -ENOBUFS;
 	}
 	return 0;
+}
+
+static int live_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
+{
+	return handoff_push(ctx, to, pkt, 0);
 }
 
 static void worker_eve_flush(struct live_worker *w)
@@ -198,9 +226,28 @@ static int live_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, const
 	return 0;
 }
 
+/*
+ * ops.alert: threshold, detection_filter and rate_filter count across
+ * workers, in the order alerts arrive (live output has no global order).
+ */
+static int live_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+		      size_t len, const struct mk_detect_thresh_key *key)
+{
+	struct live_worker *w = ctx;
+	int keep = 1;
+
+	if (key && w->lv->thresh) {
+		pthread_mutex_lock(&w->lv->thresh_lock);
+		keep = mk_detect_thresh_filter(w->lv->thresh, key, NULL);
+		pthread_mutex_unlock(&w->lv->thresh_lock);
+	}
+	return keep ? live_record(ctx, f, ts_us, line, len) : 0;
+}
+
 static const struct mk_worker_ops live_ops = {
 	.handoff = live_handoff,
 	.record = live_record,
+	.alert = live_alert,
 };
 
 /* ---- worker ------------------------------------------------------------- */
@@ -224,10 +271,28 @@ static void worker_frame(struct live_worker *w, const struct mk_meta *m, const u
 			return;
 		}
 	}
-	pkt.parse = &p;
-	pkt.ip = frame + p.l3.l3_off;
-	pkt.ip_caplen = len - p.l3.l3_off;
-	pkt.ts_us = ts_us;
+	pkt = (struct mk_pkt){
+		.parse = &p, .ip = frame + p.l3.l3_off, .ip_caplen = len - p.l3.l3_off, .ts_us = ts_us
+	};
+	/*
+	 * The program steers an ICMP error by its own hash; the flow it quotes
+	 * may live on another worker: send it there. A full ring keeps it here,
+	 * where it forms a flow of its own (counted by the pipeline).
+	 */
+	if (w->lv->nworkers > 1 && (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6) &&
+	    mk_icmp_is_error(&p, pkt.ip, pkt.ip_caplen)) {
+		unsigned int to = w->lv->itable[mk_worker_steer_hash(&p, pkt.ip, pkt.ip_caplen,
+								     w->pipe.pcfg.seed) %
+						MK_ITABLE_SIZE];
+
+		if (to != w->id) {
+			if (!handoff_push(w, to, &pkt, 1)) {
+				w->cnt[MK_LIVE_ICMP_STEERED]++;
+				return;
+			}
+			w->cnt[MK_LIVE_ICMP_STEER_FULL]++;
+		}
+	}
 	mk_worker_packet(&w->pipe, &pkt);
 }
 
@@ -280,7 +345,10 @@ static void worker_handoffs(struct live_worker *w)
 				.parse = &h->parse, .ip = h->data, .ip_caplen = h->len, .ts_us = h->ts_us
 			};
 
-			mk_worker_datagram(&w->pipe, &pkt);
+			if (h->is_frame)
+				mk_worker_packet(&w->pipe, &pkt);
+			else
+				mk_worker_datagram(&w->pipe, &pkt);
 			free(h);
 		}
 	}
@@ -316,6 +384,25 @@ static void worker_pin(struct live_worker *w)
 		mk_warn("worker %u: cannot pin to CPU %d", w->id, w->cpu);
 }
 
+/* The rings are empty for now: let frames gather (RX_PAUSE_*). */
+static void worker_pause(struct live_worker *w)
+{
+	uint32_t ring = w->lv->cap.rx_size;
+	struct timespec ts = { 0, 0 };
+
+	if (w->since_pause > ring / 4 && w->pause_ns > RX_PAUSE_MIN_NS)
+		w->pause_ns /= 2;
+	else if (w->since_pause < ring / 8 && w->pause_ns < RX_PAUSE_MAX_NS)
+		w->pause_ns *= 2;
+	if (w->pause_ns < RX_PAUSE_MIN_NS)
+		w->pause_ns = RX_PAUSE_MIN_NS;
+	if (w->pause_ns > RX_PAUSE_MAX_NS)
+		w->pause_ns = RX_PAUSE_MAX_NS;
+	w->since_pause = 0;
+	ts.tv_nsec = w->pause_ns;
+	nanosleep(&ts, NULL);
+}
+
 static void *worker_main(void *arg)
 {
 	struct live_worker *w = arg;
@@ -324,20 +411,29 @@ static void *worker_main(void *arg)
 
 	worker_pin(w);
 	w->last_tick_us = now_real_us();
+	w->pause_ns = RX_PAUSE_START_NS;
 	for (;;) {
-		uint32_t got = 0;
+		uint32_t got = 0, n;
+		int full = 0;
 		uint64_t now;
 
-		for (i = 0; i < w->nsocks; i++)
-			got += worker_rx(w, w->socks[i]);
+		for (i = 0; i < w->nsocks; i++) {
+			n = worker_rx(w, w->socks[i]);
+			full |= n == w->lv->cap.batch;
+			got += n;
+		}
 		worker_handoffs(w);
 		now = now_real_us();
 		if (now - w->last_tick_us >= 1000000)
 			worker_second(w, now);
 		if (got) {
 			empty_passes = 0;
+			w->since_pause += got;
+			if (!full && !draining)
+				worker_pause(w);
 			continue;
 		}
+		w->since_pause = 0;
 		if (!draining && atomic_load_explicit(&w->lv->stop, memory_order_acquire)) {
 			/* the programs are detached: what is in the rings is all there is */
 			draining = 1;
@@ -385,46 +481,25 @@ static void add_pipe_counter(const char *group, const char *name, uint64_t value
  * worker's share, the pipeline's counters, EVE output, and the capture
  * accounting. @t receives the totals for the caller's checks.
  */
+static json_t *ruleset_json(struct mk_detect_master *m);
+
 static json_t *live_stats(struct live *lv, struct live_totals *t)
 {
 	json_t *root = json_object(), *xdp = json_object(), *socks = json_array(),
 	       *workers = json_array(), *cap = json_object(), *eve = json_object(), *o;
 	__u64 v[MK_STAT_MAX];
+	struct mk_stat_sums sums;
 	uint64_t written, lost, drops;
 	unsigned int i, q, w, k;
 
 	memset(t, 0, sizeof(*t));
 	json_set_u64(root, "uptime", (now_mono_ns() - lv->start_mono_ns) / 1000000000ull);
-	for (i = 0; i < lv->nifaces; i++) {
-		struct live_iface *ifc = &lv->ifaces[i];
-
-		if (!ifc->loaded || mk_loader_stats_read(&ifc->loader, v))
-			continue;
-		for (k = 0; k < MK_STAT_MAX; k++)
-			t->xdp[k] += v[k];
-		for (q = 0; q < ifc->queues; q++) {
-			for (w = 0; w < lv->nworkers; w++) {
-				struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
-				struct xdp_statistics st;
-
-				if (!ls->xs.xsk || mk_xsk_sock_stats(&ls->xs, &st))
-					continue;
-				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
-					      "worker", (int)w);
-#define X(name, doc)                                                                               \
-	json_set_u64(o, #name, st.name);                                                           \
-	t->sock.name += st.name;
-				MK_XSK_STATS(X)
-#undef X
-				json_array_append_new(socks, o);
-			}
-		}
-	}
-	for (k = 0; k < MK_STAT_MAX; k++)
-		json_set_u64(xdp, mk_stat_descs[k].name, t->xdp[k]);
-	json_object_set_new(root, "xdp", xdp);
-	json_object_set_new(root, "sockets", socks);
-
+	/*
+	 * Read in the order frames travel backwards: the workers' snapshots,
+	 * then the sockets, then the program. Counters only grow, so frames
+	 * counted downstream are always among those counted upstream and
+	 * in_flight cannot go negative.
+	 */
 	for (w = 0; w < lv->nworkers; w++) {
 		struct live_worker *lw = &lv->ws[w];
 		struct live_snap s;
@@ -442,6 +517,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 			t->live[k] += s.cnt[k];
 		for (k = 0; k < MK_WORKER_CNT_MAX; k++)
 			t->pipe.cnt[k] += s.pipe.cnt[k];
+		for (k = 0; k < MK_DETECT_CNT_MAX; k++)
+			t->pipe.detect[k] += s.pipe.detect[k];
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			t->pipe.flow_cnt[k] += s.pipe.flow_cnt[k];
 		t->pipe.flows_logged += s.pipe.flows_logged;
@@ -452,12 +529,44 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	}
 	json_object_set_new(root, "workers", workers);
 
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i];
+
+		if (!ifc->loaded)
+			continue;
+		for (q = 0; q < ifc->queues; q++) {
+			for (w = 0; w < lv->nworkers; w++) {
+				struct live_sock *ls = &ifc->socks[q * lv->nworkers + w];
+				struct xdp_statistics st;
+
+				if (!ls->xs.xsk || mk_xsk_sock_stats(&ls->xs, &st))
+					continue;
+				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
+					      "worker", (int)w);
+#define X(name, doc)                                                                               \
+	json_set_u64(o, #name, st.name);                                                           \
+	t->sock.name += st.name;
+				MK_XSK_STATS(X)
+#undef X
+				json_array_append_new(socks, o);
+			}
+		}
+		if (mk_loader_stats_read(&ifc->loader, v))
+			continue;
+		for (k = 0; k < MK_STAT_MAX; k++)
+			t->xdp[k] += v[k];
+	}
+	for (k = 0; k < MK_STAT_MAX; k++)
+		json_set_u64(xdp, mk_stat_descs[k].name, t->xdp[k]);
+	json_object_set_new(root, "xdp", xdp);
+	json_object_set_new(root, "sockets", socks);
+
 	for (k = 0; k < MK_LIVE_CNT_MAX; k++)
 		json_set_u64(cap, live_counter_names[k], t->live[k]);
 	drops = t->sock.rx_dropped + t->sock.rx_ring_full;
 	json_set_u64(cap, "kernel_packets", t->xdp[MK_STAT_REDIRECT_XSK]);
 	json_set_u64(cap, "kernel_drops", drops);
-	/* frames redirected but neither taken nor dropped yet: in the rings */
+	/* redirected, neither dropped nor taken yet (in the rings, or taken since the last snapshot) */
 	json_set_u64(cap, "in_flight", t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
 	if (lv->links_open) {
 		uint64_t downs, down_ms;
@@ -467,8 +576,16 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 		json_set_u64(cap, "link_down_ms", down_ms);
 	}
 	json_object_set_new(root, "capture", cap);
+	sums = mk_stat_sum(t->xdp);
+	json_object_set_new(root, "invariant",
+			    json_pack("{s:I,s:I,s:I,s:I,s:b}", "rx", (json_int_t)t->xdp[MK_STAT_RX],
+				      "outcome_sum", (json_int_t)sums.outcomes, "pass_error",
+				      (json_int_t)t->xdp[MK_STAT_PASS_ERROR], "err_sum",
+				      (json_int_t)sums.errors, "holds", mk_stat_invariant_holds(t->xdp)));
 
 	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
+	if (lv->opts->detect)
+		json_object_set_new(root, "rules", ruleset_json(lv->opts->detect));
 	if (lv->eve_open) {
 		mk_eve_sink_counts(&lv->eve, &written, &lost);
 		json_set_u64(eve, "written", written);
@@ -546,6 +663,68 @@ static json_t *cmd_status(void *ctx, json_t *args, const char **why)
 	json_object_set_new(r, "pid", json_integer(getpid()));
 	json_object_set_new(r, "version", json_string(MK_VERSION));
 	return r;
+}
+
+/* ---- rules: reload and rule set counters -------------------------------- */
+
+static json_t *ruleset_json(struct mk_detect_master *m)
+{
+	struct mk_detect_status st;
+	json_t *r = json_object(), *fail = json_object();
+	int i;
+
+	mk_detect_master_status(m, &st);
+	json_set_u64(r, "generation", st.generation);
+	json_set_u64(r, "rules_loaded", st.load.loaded);
+	json_set_u64(r, "rules_failed", st.load.failed);
+	for (i = 0; i < MK_DETECT_FAIL_MAX; i++)
+		json_set_u64(fail, mk_detect_fail_names[i], st.load.fail[i]);
+	json_object_set_new(r, "failed_by_reason", fail);
+	json_set_u64(r, "files", st.load.files);
+	json_set_u64(r, "without_fast_pattern", st.load.no_fast_pattern);
+	json_set_u64(r, "load_time_ms", (uint64_t)(st.load.load_s * 1000));
+	json_set_u64(r, "reloads_ok", st.reloads_ok);
+	json_set_u64(r, "reloads_failed", st.reloads_failed);
+	json_object_set_new(r, "reloading", json_boolean(st.reloading));
+	json_object_set_new(r, "last_message", json_string(st.last_reload_msg));
+	return r;
+}
+
+static json_t *cmd_ruleset_stats(void *ctx, json_t *args, const char **why)
+{
+	struct live *lv = ctx;
+
+	(void)args;
+	if (!lv->opts->detect) {
+		*why = "no rules loaded (start with -S FILE)";
+		return NULL;
+	}
+	return ruleset_json(lv->opts->detect);
+}
+
+/* Blocks this (the main) thread until the new engine is built; capture goes on. */
+static json_t *cmd_reload_rules(void *ctx, json_t *args, const char **why)
+{
+	struct live *lv = ctx;
+	int err;
+
+	(void)args;
+	if (!lv->opts->detect) {
+		*why = "no rules loaded (start with -S FILE)";
+		return NULL;
+	}
+	err = mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg);
+	if (err == -EBUSY) {
+		*why = "a reload is already running";
+		return NULL;
+	}
+	if (!err)
+		err = mk_detect_reload_wait(lv->opts->detect);
+	if (err) {
+		*why = "reload failed, the old rules stay (ruleset-stats says why)";
+		return NULL;
+	}
+	return ruleset_json(lv->opts->detect);
 }
 
 /* ---- set-up and tear-down ----------------------------------------------- */
@@ -719,8 +898,11 @@ static int workers_create(struct live *lv)
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
+			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
 			.eve = lv->opts->eve,
 			.conf = lv->conf,
+			.detect = lv->opts->detect,
+			.alert_opts = lv->opts->alert_opts,
 		};
 		unsigned int nsocks = 0;
 
@@ -878,8 +1060,13 @@ static void main_loop(struct live *lv)
 			}
 			if (si.ssi_signo == SIGHUP && lv->eve_open && !mk_eve_sink_reopen(&lv->eve))
 				mk_info("SIGHUP: %s reopened", lv->eve.path);
-			if (si.ssi_signo == SIGUSR2)
-				mk_info("SIGUSR2: no rules to reload in this build");
+			if (si.ssi_signo == SIGUSR2 && !lv->opts->detect)
+				mk_info("SIGUSR2: no rules to reload (start with -S FILE)");
+			else if (si.ssi_signo == SIGUSR2 &&
+				 mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg))
+				mk_warn("SIGUSR2: a reload is already running");
+			else if (si.ssi_signo == SIGUSR2)
+				mk_info("SIGUSR2: reloading rules in the background");
 		}
 		if (pfds[1].revents && read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
 			seconds += (uint32_t)ticks;
@@ -919,6 +1106,11 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	lv->opts = o;
 	lv->cap = c->capture;
 	lv->start_mono_ns = now_mono_ns();
+	pthread_mutex_init(&lv->thresh_lock, NULL);
+	if (o->detect && mk_detect_thresh_new(&lv->thresh)) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (!lv->cap.n_ifaces) {
 		mk_err("live mode needs an interface (-i IFACE or capture.interfaces)");
 		err = -EINVAL;
@@ -992,6 +1184,10 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 				"workers, socket mode, uptime", cmd_status, lv);
 		mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event",
 				cmd_stats, lv);
+		mk_ctl_register(&lv->ctl, "reload-rules", "reload the rule files; the old rules stay "
+				"if the new ones fail", cmd_reload_rules, lv);
+		mk_ctl_register(&lv->ctl, "ruleset-stats", "rules loaded and failed, generation, "
+				"load time, reloads", cmd_ruleset_stats, lv);
 	}
 	for (i = 0; i < lv->nifaces; i++)
 		mk_info("%s: %u queue(s) x %u worker(s), %s XDP, program id %u, %s sockets, seed %#x",
@@ -1029,6 +1225,8 @@ out:
 	if (lv->eve_open)
 		mk_eve_sink_close(&lv->eve);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	mk_detect_thresh_free(lv->thresh);
+	pthread_mutex_destroy(&lv->thresh_lock);
 	free(lv);
 	return err;
 }

@@ -10,21 +10,25 @@
  *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
  *                   end every flow, write the final stats, exit 0;
  *   SIGHUP          reopen eve.json (logrotate);
- *   SIGUSR2         reserved for reloading rules.
+ *   SIGUSR2         reload the rules (as `meerkatctl reload`): a new engine
+ *                   is built in the background and swapped in between
+ *                   packets; a failed build keeps the old rules.
  */
 #ifndef MK_LIVE_H
 #define MK_LIVE_H
 
 #include <stdint.h>
 #include "config.h"
+#include "detect.h"
 #include "eve.h"
 
 /*
  * What the live source counts per worker, besides the pipeline's own
  * counters. Every frame taken from a socket (sock_rx) either reaches the
- * pipeline (its worker_rx) or ends in user_parse_fail, and is given back to
- * its fill ring exactly once (frames_refilled equals sock_rx once the worker
- * stopped).
+ * pipeline (its worker_rx, on this worker or, for an ICMP error steered to
+ * the owner of the flow it quotes, on that one) or ends in user_parse_fail,
+ * and is given back to its fill ring exactly once (frames_refilled equals
+ * sock_rx once the worker stopped).
  */
 #define MK_LIVE_COUNTERS(X)                                                                        \
 	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")                     \
@@ -32,7 +36,9 @@
 	X(META_MISSING, "meta_missing", "frames without the program's metadata: parsed in user space") \
 	X(META_BAD, "meta_bad", "frames whose metadata points outside the frame: parsed in user space") \
 	X(USER_PARSE_FAIL, "user_parse_fail", "frames without usable metadata the parser refused: dropped") \
-	X(REFILLED, "frames_refilled", "frames given back to their fill ring")
+	X(REFILLED, "frames_refilled", "frames given back to their fill ring")                     \
+	X(ICMP_STEERED, "icmp_error_steered", "ICMP errors sent to the worker owning the flow they quote") \
+	X(ICMP_STEER_FULL, "icmp_error_steer_full", "ICMP errors kept here: the owner's ring was full")
 
 #define MK_LIVE_CNT_ENUM(name, str, doc) MK_LIVE_##name,
 enum mk_live_counter { MK_LIVE_COUNTERS(MK_LIVE_CNT_ENUM) MK_LIVE_CNT_MAX };
@@ -45,6 +51,9 @@ struct mk_live_opts {
 	int eve_truncate;	/* start eve.json empty instead of appending */
 	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;	/* print the final counters on stderr */
+	struct mk_detect_master *detect;	 /* rules; NULL: no detection */
+	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
+	struct mk_eve_alert_opts alert_opts;	 /* payload in alert records */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

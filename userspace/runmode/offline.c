@@ -278,10 +278,43 @@ static int worker_record(void *ctx, const struct mk_flow *f, uint64_t ts_us, con
 		       0;
 }
 
+/* ops.alert: like a record, with its threshold key for the writer's filter. */
+static int worker_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
+			size_t len, const struct mk_detect_thresh_key *key)
+{
+	struct worker *w = ctx;
+
+	return mk_eve_buf_add_key(&w->eve, w->epoch, ts_us, f->start_us, f->flow_id, line, len, key,
+				  key ? sizeof(*key) : 0) ?
+		       -ENOMEM :
+		       0;
+}
+
 static const struct mk_worker_ops worker_ops = {
 	.handoff = worker_handoff,
 	.record = worker_record,
+	.alert = worker_alert,
 };
+
+/* The writer's alert filters: thresholds counted in output order. */
+struct alert_filter {
+	struct mk_detect_thresh *th;
+	uint64_t dropped;
+};
+
+static int keep_alert(void *ctx, const void *key, size_t len)
+{
+	struct alert_filter *af = ctx;
+	struct mk_detect_thresh_key k;
+
+	if (len != sizeof(k))
+		return 1;
+	memcpy(&k, key, sizeof(k)); /* the arena keeps it unaligned */
+	if (mk_detect_thresh_filter(af->th, &k, NULL))
+		return 1;
+	af->dropped++;
+	return 0;
+}
 
 /* Hands the current epoch's records to the writer and starts the next epoch. */
 static void worker_seal_epoch(struct worker *w)
@@ -422,7 +455,8 @@ static void broadcast(struct worker *ws, unsigned int n, struct dispatch_state *
  * Writes every epoch that all workers have sealed. Called by the reader after
  * each tick and once at the end; a no-op without output.
  */
-static int write_sealed(struct mk_eve_file *out, struct worker *ws, unsigned int n)
+static int write_sealed(struct mk_eve_file *out, struct worker *ws, unsigned int n,
+			struct alert_filter *af)
 {
 	struct eve_chunk *got = NULL, **tail = &got, *c;
 	struct mk_eve_buf *bufs;
@@ -461,7 +495,7 @@ static int write_sealed(struct mk_eve_file *out, struct worker *ws, unsigned int
 		if (bufs)
 			bufs[i++] = c->buf;
 	if (bufs)
-		err = mk_eve_merge_write(out, bufs, nb);
+		err = mk_eve_merge_write_filter(out, bufs, nb, af->th ? keep_alert : NULL, af);
 	if (err)
 		mk_err("%s: %s", out->sink.path, strerror(-err));
 	free(bufs);
@@ -547,6 +581,7 @@ struct reader {
 	unsigned int n;
 	struct dispatch_state *disp;
 	struct mk_eve_file *eve; /* NULL: no output */
+	struct alert_filter *af;
 	const uint8_t *itable;
 	uint64_t seq, last_frag, last_tick_s, max_ts_us;
 	uint64_t t0, last_progress;
@@ -610,7 +645,7 @@ static int reader_frame(struct reader *r, const struct mk_pcap_frame *fr)
 
 		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, fr->ts_us, ++r->seq, r->last_frag);
 		t0 = thread_cpu_ns();
-		err = write_sealed(r->eve, r->ws, r->n);
+		err = write_sealed(r->eve, r->ws, r->n, r->af);
 		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
 		if (err)
 			return err;
@@ -708,12 +743,14 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	struct mk_spsc *mesh = NULL;
 	uint8_t itable[MK_ITABLE_SIZE];
 	struct dispatch_state disp = { 0 };
-	struct reader r = { .o = o, .c = c, .st = st, .disp = &disp, .itable = itable };
+	struct alert_filter af = { 0 };
+	struct reader r = { .o = o, .c = c, .st = st, .disp = &disp, .itable = itable, .af = &af };
 	unsigned int i, n = o->workers;
 	int err, ended = 0;
 	uint64_t cpu0 = thread_cpu_ns();
 
 	memset(st, 0, sizeof(*st));
+	st->detect = o->detect != NULL;
 	r.t0 = mono_ns();
 	if (!n || n > MK_MAX_WORKERS)
 		return -EINVAL;
@@ -738,6 +775,10 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	for (i = 0; i < MK_ITABLE_SIZE; i++)
 		itable[i] = (uint8_t)(i % n);
 
+	if (o->detect && mk_detect_thresh_new(&af.th)) {
+		err = -ENOMEM;
+		goto out_eve;
+	}
 	ws = calloc(n, sizeof(*ws));
 	if (!ws) {
 		err = -ENOMEM;
@@ -765,9 +806,12 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.seed = o->seed,
 			.checksum = o->checksum,
 			.log_flows = eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
+			.log_alerts = eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,
 			.conf = c,
+			.detect = o->detect,
+			.alert_opts = o->alert_opts,
 		};
 
 		ws[i].id = i;
@@ -838,7 +882,7 @@ out_join:
 	}
 	if (ended) {
 		uint64_t t0 = thread_cpu_ns();
-		int werr = write_sealed(eve, ws, n);
+		int werr = write_sealed(eve, ws, n, &af);
 
 		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
 		if (!err)
@@ -892,6 +936,8 @@ out_eve:
 		if (!err)
 			err = werr;
 	}
+	st->alerts_thresholded = af.dropped;
+	mk_detect_thresh_free(af.th);
 	return err;
 }
 
@@ -960,6 +1006,10 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 	if (st->cnt[MK_OFF_FILES_FAILED])
 		fprintf(out, "%s: input unreadable: %llu file(s), see above\n", prog,
 			(unsigned long long)st->cnt[MK_OFF_FILES_FAILED]);
+	if (st->detect)
+		fprintf(out, "%s: detection: %llu alerts raised, %llu removed by threshold filters\n",
+			prog, (unsigned long long)st->pipe.detect[MK_DETECT_CNT_ALERTS],
+			(unsigned long long)st->alerts_thresholded);
 	if (st->eve_lost || st->pipe.cnt[MK_WORKER_EVE_LOST])
 		fprintf(out, "%s: EVE records lost: %llu to write errors (eve.lost), %llu to formatting\n",
 			prog, (unsigned long long)st->eve_lost,
@@ -975,6 +1025,7 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 	/* not a drop: times the reader waited for a worker's queue */
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);
+	fprintf(out, "  detect.%-18s %llu\n", "thresholded", (unsigned long long)st->alerts_thresholded);
 	fprintf(out, "  eve.%-18s %llu\n  eve.%-18s %llu\n", "written",
 		(unsigned long long)st->eve_written, "lost", (unsigned long long)st->eve_lost);
 }
@@ -1042,6 +1093,7 @@ int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 		json_put("parse_errors", mk_stat_descs[mk_reason_stat(i)].name, st->parse_err[i],
 			 root);
 	mk_worker_stats_foreach(&st->pipe, json_put, root);
+	json_put("detect", "thresholded", st->alerts_thresholded, root);
 	/* as live mode's stats: eve.written, eve.lost */
 	json_put("eve", "written", st->eve_written, root);
 	json_put("eve", "lost", st->eve_lost, root);

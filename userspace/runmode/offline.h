@@ -54,6 +54,8 @@ struct mk_offline_opts {
 	int progress;		/* progress line on stderr (<= 4 updates/s) */
 	int eve_truncate;	/* truncate eve.json (default: append) */
 	struct mk_eve_fmt eve;	/* optional EVE fields (community_id) */
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
 };
 
 struct mk_offline_stats {
@@ -68,6 +70,8 @@ struct mk_offline_stats {
 	unsigned int nworkers;
 	uint64_t worker_rx[MK_MAX_WORKERS], worker_flows[MK_MAX_WORKERS]; /* each worker's share */
 	struct mk_worker_stats pipe; /* summed over workers */
+	int detect;		     /* rules were loaded */
+	uint64_t alerts_thresholded; /* alert records threshold/detection_filter/rate_filter removed */
 	/* the first damaged input (files_damaged counts them all) */
 	char damage_path[4096];
 	uint64_t damage_record, damage_off;

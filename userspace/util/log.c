@@ -7,6 +7,7 @@
 #include "log.h"
 
 static enum mk_log_level log_level = MK_LOG_INFO;
+static int libs_quiet;
 /* each program names itself (mk_log_init); libraries and tests log as meerkat */
 static const char *log_prog = "meerkat";
 
@@ -51,10 +52,15 @@ void mk_log(enum mk_log_level level, const char *fmt, ...)
 		fputc('\n', stderr);
 }
 
+void mk_log_libs_quiet(int quiet)
+{
+	libs_quiet = quiet;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	enum mk_log_level l = level == LIBBPF_WARN ? MK_LOG_WARN :
-			      level == LIBBPF_INFO ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
+	enum mk_log_level l = level == LIBBPF_WARN && !libs_quiet ? MK_LOG_WARN :
+			      level == LIBBPF_INFO || level == LIBBPF_WARN ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
 
 	if ((int)l > (int)log_level)
 		return 0;
@@ -64,8 +70,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
-	enum mk_log_level l = level == LIBXDP_WARN ? MK_LOG_WARN :
-			      level == LIBXDP_INFO ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
+	enum mk_log_level l = level == LIBXDP_WARN && !libs_quiet ? MK_LOG_WARN :
+			      level == LIBXDP_INFO || level == LIBXDP_WARN ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
 
 	if ((int)l > (int)log_level)
 		return 0;

@@ -21,6 +21,12 @@ enum mk_log_level mk_log_get_level(void);
 void mk_log(enum mk_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sends libbpf and libxdp messages through mk_log (warnings and up, debug with -v -v). */
 void mk_log_route_libs(void);
+/*
+ * While set, libbpf's and libxdp's warnings are shown as debug only: around
+ * a step that reports its own error (libxdp's attach, which tries its
+ * dispatcher and lets libbpf warn before it falls back).
+ */
+void mk_log_libs_quiet(int quiet);
 
 #define mk_err(...) mk_log(MK_LOG_ERROR, __VA_ARGS__)
 #define mk_warn(...) mk_log(MK_LOG_WARN, __VA_ARGS__)

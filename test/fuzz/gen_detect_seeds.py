@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""
+Seed corpora for the detection fuzz targets (OUTDIR/fuzz_<name>_corpus, where
+run-tests.sh looks): fuzz_rules gets every rule of the given rule files, one
+file each and each file whole, plus rules that stress the parser's corners;
+fuzz_eve_alert gets alerts with hostile strings in the layout its target
+documents. Plain Python, no scapy.
+
+usage: gen_detect_seeds.py OUTDIR STAMP RULEFILE...
+"""
+import os
+import struct
+import sys
+
+CORNERS = [
+    'alert tcp any any -> any any (msg:"a\\;b \\"q\\" \\\\"; content:"|00 ff|x\\:y"; nocase; sid:1;)',
+    'alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (content:"GET"; depth:3; content:"/x"; '
+    'distance:1; within:20; pcre:"/^\\/x\\d+/R"; sid:2;)',
+    'alert udp [10.0.0.0/8,!10.1.0.0/16,2001:db8::/32] [1:1024,!53] <> $SELF $ALL (sid:3;)',
+    'alert udp any any -> any any (byte_extract:2,0,len,little; byte_test:2,>,len,2,relative; '
+    'byte_jump:1,len,relative,align,post_offset -7,multiplier 3; isdataat:!len,relative; sid:4;)',
+    'alert tcp any any -> any any (flow:established,to_server; flowbits:set,a&b; flowbits:isset,c|d; '
+    'flowint:n,+,1; flowint:n,>,n; threshold:type both,track by_both,count 3,seconds 9; sid:5;)',
+    'alert icmp any any -> any any (itype:3<>9; icode:!0; icmp_id:1; icmp_seq:2; ttl:<=64; '
+    'ip_proto:!tcp; sameip; sid:6;)',
+    'alert tcp any any -> any any (flags:+S,CE; stream_size:either,>=,100; dsize:!0; '
+    'detection_filter:track by_src,count 2,seconds 1; sid:7;)',
+    'alert tcp any any -> any any (content:"abc"; startswith; endswith; fast_pattern:1,1; sid:8;)',
+    'alert tcp any any -> any any (content:"a"; depth:0; sid:9;)',
+    'alert http any any -> any any (http.uri; content:"x"; sid:10;)',
+    'alert tcp any any -> any any (msg:"unterminated; sid:11;)',
+    'alert tcp any any -> any any (pcre:"/(a+)+$/"; content:"aaaa"; sid:12;)',
+]
+
+
+def write(d, name, data):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def rule_seeds(d, files):
+    for i, c in enumerate(CORNERS):
+        write(d, 'corner_%02d' % i, c.encode() + b'\n')
+    write(d, 'all_corners', '\n'.join(CORNERS).encode())
+    for path in files:
+        text = open(path, 'rb').read()
+        base = os.path.basename(path)
+        write(d, base, text)
+        for i, rule in enumerate(text.replace(b'\\\n', b'').splitlines()):
+            if rule.strip() and not rule.startswith(b'#'):
+                write(d, '%s_%03d' % (base, i), rule + b'\n')
+
+
+def alert_seed(msg, cat, key, val, iface, fields, payload):
+    return b'\0'.join([msg, cat, key, val, iface]) + b'\0' + fields + payload
+
+
+def eve_seeds(d):
+    fields = struct.pack('!IIBBIIIHHBBBBBHHBBIBIIB', 1796269500, 77, 0, 6, 0x0a000001, 0, 0x0a000002,
+                         40000, 80, 1, 1, 0, 0, 0, 100, 0, 1, 1, 0x1234, 0, 10, 2000, 1)
+    write(d, 'plain', alert_seed(b'ET TROJAN something', b'A Network Trojan was detected', b'created_at',
+                                 b'2024_01_01', b'eth0', fields, b'GET / HTTP/1.1\r\n\r\n'))
+    write(d, 'quotes', alert_seed(b'q"\\"\\\\', b'tab\there', b'k"', b'v\\', b'if"0', fields,
+                                  b'"\\\x00\x01\xff'))
+    write(d, 'utf8', alert_seed('caf\u00e9 \u20ac \U0001f431'.encode(), b'\xc3\xa9', b'\xe2\x82\xac', b'x',
+                                b'', fields, bytes(range(256))))
+    write(d, 'bad_utf8', alert_seed(b'\xc3 \xe2\x82 \xff\xfe \xed\xa0\x80 \xc0\xaf', b'\x80',
+                                    b'\xf4\x90\x80\x80', b'\x01\x1f\x7f', b'e\xff', fields, b''))
+    v6 = fields[:4 + 4] + b'\x01' + fields[9:]
+    write(d, 'ipv6', alert_seed(b'v6', b'c', b'k', b'v', b'', v6, b'x' * 3000))
+
+
+def main():
+    out, stamp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    rule_seeds(os.path.join(out, 'fuzz_rules_corpus'), files)
+    eve_seeds(os.path.join(out, 'fuzz_eve_alert_corpus'))
+    with open(stamp, 'w') as f:
+        f.write('ok\n')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Detection at run time, on a worker: packets and reassembled TCP streams
+ * against the current engine, alerts collected per packet.
+ *
+ * Packets: the rule groups of the packet's protocol class, direction and
+ * destination port; the prefilter scans the payload once per group and
+ * yields candidate rules, which are verified in rule order together with
+ * the group's rules without fast pattern. Address-only rules are verified
+ * on the first packet of each flow direction only (Suricata's IP-only).
+ *
+ * Streams: each released chunk is appended to a per-direction window that
+ * keeps the previous stream_window bytes (and, while the stream is short,
+ * everything from its first byte, for depth/offset/^): a pattern that
+ * straddles two chunks is found, and so is a rule whose parts arrive in
+ * different chunks. The window is scanned and verified as one buffer; a
+ * match must end in the new bytes, so the same data never alerts twice for
+ * a rule and direction. A gap in the stream starts a new window.
+ *
+ * TCP rules with depth/offset also read each segment on its own; both
+ * ways of finding the same bytes give one alert (a small per-flow memory of
+ * rule, direction and stream offset), and so does a retransmitted segment.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "detect_int.h"
+
+static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
+{
+	void *scratch = NULL;
+	uint8_t *bits, *seen;
+	uint32_t *cand, *touched, i;
+
+	for (i = 0; i < e->ngroups; i++)
+		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
+			mk_prefilter_scratch_free(scratch);
+			return -ENOMEM;
+		}
+	bits = calloc(e->nrules / 8 + 1, 1);
+	cand = malloc((e->nrules + 1) * sizeof(*cand));
+	seen = calloc(e->nrules + 1, 1);
+	touched = malloc((e->nrules + 1) * sizeof(*touched));
+	if (!bits || !cand || !seen || !touched) {
+		free(bits);
+		free(cand);
+		free(seen);
+		free(touched);
+		mk_prefilter_scratch_free(scratch);
+		return -ENOMEM;
+	}
+	mk_prefilter_scratch_free(t->scratch);
+	free(t->cand_bits);
+	free(t->cand);
+	free(t->seen);
+	free(t->touched);
+	mk_detect_engine_put(t->eng);
+	t->scratch = scratch;
+	t->cand_bits = bits;
+	t->cand = cand;
+	t->seen = seen;
+	t->touched = touched;
+	t->ntouched = 0;
+	t->ncand = 0;
+	t->eng = e;
+	t->gen = gen;
+	return 0;
+}
+
+static int thread_alloc(struct mk_detect_thread **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **out)
+{
+	struct mk_detect_engine *e;
+	int err = thread_alloc(out);
+
+	if (err)
+		return err;
+	(*out)->m = m;
+	e = mk_detect_master_engine(m);
+	err = thread_adopt(*out, e, e->stats.generation);
+	if (err) {
+		mk_detect_engine_put(e);
+		free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+int mk_detect_thread_new_engine(struct mk_detect_engine *e, struct mk_detect_thread **out)
+{
+	int err = thread_alloc(out);
+
+	if (err)
+		return err;
+	err = thread_adopt(*out, mk_detect_engine_get(e), e->stats.generation);
+	if (err) {
+		mk_detect_engine_put(e);
+		free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
+void mk_detect_thread_free(struct mk_detect_thread *t)
+{
+	if (!t)
+		return;
+	mk_prefilter_scratch_free(t->scratch);
+	mk_pcre_thread_free(t);
+	free(t->cand_bits);
+	free(t->cand);
+	free(t->seen);
+	free(t->touched);
+	free(t->arena);
+	mk_detect_engine_put(t->eng);
+	free(t);
+}
+
+const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t)
+{
+	return t->cnt;
+}
+
+uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t)
+{
+	return t->gen;
+}
+
+/* ---- flow state -------------------------------------------------------------------- */
+
+struct mk_detect_flow *mk_detect_flow_state(const struct mk_match_ctx *mc)
+{
+	struct mk_detect_flow *fs;
+
+	if (!mc->flow)
+		return NULL;
+	if (mc->flow->detect)
+		return mc->flow->detect;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return NULL;
+	mc->flow->detect = fs;
+	return fs;
+}
+
+void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f)
+{
+	struct mk_detect_flow *fs = f->detect;
+
+	(void)t;
+	if (!fs)
+		return;
+	free(fs->win[0].buf);
+	free(fs->win[1].buf);
+	free(fs->bits);
+	free(fs->ints);
+	free(fs);
+	f->detect = NULL;
+}
+
+/* ---- packet decoding ------------------------------------------------------------------- */
+
+static void decode(struct mk_detect_thread *t)
+{
+	const struct mk_detect_pkt *pkt = &t->pkt;
+	const struct mk_parse *p = pkt->parse;
+	struct mk_pkt_info *pi = &t->pi;
+	uint32_t end, l4, avail;
+	const uint8_t *h;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->p = p;
+	pi->family = p->l3.family;
+	pi->proto = p->l3.proto;
+	memcpy(pi->src, p->l3.src, sizeof(pi->src));
+	memcpy(pi->dst, p->l3.dst, sizeof(pi->dst));
+	if (pkt->ip_caplen >= 9)
+		pi->ttl = pi->family == MK_FAMILY_IPV6 ? pkt->ip[7] : pkt->ip[8];
+	end = p->l3.ip_len < pkt->ip_caplen ? p->l3.ip_len : pkt->ip_caplen;
+	if (p->l3.proto == MK_IPPROTO_TCP || p->l3.proto == MK_IPPROTO_UDP ||
+	    p->l3.proto == MK_IPPROTO_SCTP) {
+		pi->has_ports = 1;
+		pi->sport = ntohs(p->l3.sport);
+		pi->dport = ntohs(p->l3.dport);
+	}
+	if (!p->l3.l4_off || p->l3.l4_off < p->l3.l3_off)
+		return;
+	l4 = (uint32_t)(p->l3.l4_off - p->l3.l3_off);
+	if (l4 >= end)
+		return;
+	h = pkt->ip + l4;
+	avail = end - l4;
+	switch (p->l3.proto) {
+	case MK_IPPROTO_TCP:
+		if (avail >= 20) {
+			uint32_t hl = (uint32_t)(h[12] >> 4) * 4;
+
+			pi->is_tcp_seg = 1;
+			pi->tcp_flags = h[13];
+			pi->tcp_seq = mk_rd32(h + 4);
+			if (hl >= 20 && hl <= avail) {
+				pi->payload = h + hl;
+				pi->payload_len = avail - hl;
+			}
+		}
+		break;
+	case MK_IPPROTO_UDP:
+		if (avail >= 8) {
+			pi->payload = h + 8;
+			pi->payload_len = avail - 8;
+		}
+		break;
+	case MK_IPPROTO_ICMP:
+	case MK_IPPROTO_ICMPV6:
+		if (avail >= 4) {
+			pi->has_icmp = 1;
+			pi->icmp_type = h[0];
+			pi->icmp_code = h[1];
+		}
+		if (avail >= 8) {
+			uint8_t ty = h[0];
+
+			pi->icmp_echo = ty == 8 || ty == 0 || ty == 128 || ty == 129;
+			pi->icmp_id = mk_rd16(h + 4);
+			pi->icmp_seq = mk_rd16(h + 6);
+			pi->payload = h + 8;
+			pi->payload_len = avail - 8;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- candidates ------------------------------------------------------------------------ */
+
+static inline void cand_add(struct mk_detect_thread *t, uint32_t rule)
+{
+	uint8_t bit = (uint8_t)(1u << (rule & 7));
+
+	if (t->cand_bits[rule >> 3] & bit)
+		return;
+	t->cand_bits[rule >> 3] |= bit;
+	t->cand[t->ncand++] = rule;
+}
+
+static void cand_reset(struct mk_detect_thread *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->ncand; i++)
+		t->cand_bits[t->cand[i] >> 3] = 0;
+	t->ncand = 0;
+}
+
+static int u32_cmp(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void cand_sort(struct mk_detect_thread *t)
+{
+	uint32_t i, j;
+
+	if (t->ncand > 16) {
+		qsort(t->cand, t->ncand, sizeof(*t->cand), u32_cmp);
+		return;
+	}
+	for (i = 1; i < t->ncand; i++) {
+		uint32_t v = t->cand[i];
+
+		for (j = i; j > 0 && t->cand[j - 1] > v; j--)
+			t->cand[j] = t->cand[j - 1];
+		t->cand[j] = v;
+	}
+}
+
+struct hit_ctx {
+	struct mk_detect_thread *t;
+	const struct mk_group *g;
+};
+
+/* A pattern seen: a rule becomes a candidate once all its indexed contents were seen. */
+static void on_hit(void *arg, uint32_t pattern)
+{
+	struct hit_ctx *hc = arg;
+	struct mk_detect_thread *t = hc->t;
+	const struct mk_group *g = hc->g;
+	const uint8_t *need = t->eng->pf_need;
+	const uint32_t *ent;
+	uint32_t n, i;
+
+	ent = mk_prefilter_rules(g->pf, pattern, &n);
+	for (i = 0; i < n; i++) {
+		uint32_t rule = ent[i] >> 3;
+
+		if (!t->seen[rule])
+			t->touched[t->ntouched++] = rule;
+		t->seen[rule] |= (uint8_t)(1u << (ent[i] & 7));
+		if (t->seen[rule] == need[rule])
+			cand_add(t, rule);
+	}
+}
+
+/* Candidates of group @g for buf[0, len): the rules without fast pattern, and those the prefilter
+ * finds. */
+static void group_candidates(struct mk_detect_thread *t, const struct mk_group *g,
+			     const uint8_t *buf, uint32_t len)
+{
+	uint32_t i;
+
+	if (!g)
+		return;
+	if (t->eng->no_prefilter) {
+		for (i = 0; i < g->all.n; i++)
+			cand_add(t, g->all.rules[i]);
+		return;
+	}
+	for (i = 0; i < g->nopf.n; i++)
+		cand_add(t, g->nopf.rules[i]);
+	if (g->pf && len) {
+		struct hit_ctx hc = {t, g};
+
+		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+		mk_prefilter_scan(g->pf, t->scratch, buf, len, on_hit, &hc);
+		for (i = 0; i < t->ntouched; i++)
+			t->seen[t->touched[i]] = 0;
+		t->ntouched = 0;
+	}
+}
+
+static const struct mk_group *port_group(const struct mk_group_set *gs, uint16_t port)
+{
+	uint32_t lo = 0, hi = gs->nports;
+
+	if (!gs->other)
+		return NULL;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (gs->ports[mid] < port)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < gs->nports && gs->ports[lo] == port ? gs->port_groups[lo] : gs->other;
+}
+
+/* ---- rule evaluation --------------------------------------------------------------------- */
+
+static bool header_dir(const struct mk_rule *r, uint8_t family, const uint32_t *src,
+		       const uint32_t *dst, uint16_t sport, uint16_t dport, int has_ports)
+{
+	if (!mk_addr_match(&r->src, family, src) || !mk_addr_match(&r->dst, family, dst))
+		return false;
+	if (!has_ports)
+		return r->sp.any && r->dp.any;
+	return mk_port_match(&r->sp, sport) && mk_port_match(&r->dp, dport);
+}
+
+bool mk_rule_header_match(const struct mk_rule *r, uint8_t family, const uint32_t *src,
+			  const uint32_t *dst, uint16_t sport, uint16_t dport, int has_ports)
+{
+	if (header_dir(r, family, src, dst, sport, dport, has_ports))
+		return true;
+	return (r->flags & MK_RF_BIDIR) && header_dir(r, family, dst, src, dport, sport, has_ports);
+}
+
+/* Runs r->match[from, to); 1 when all match. */
+static int run_match(const struct mk_match_ctx *mc, const struct mk_rule *r, uint32_t from,
+		     uint32_t to)
+{
+	uint32_t i;
+
+	for (i = from; i < to; i++)
+		if (!r->match[i].kw->match(mc, &r->match[i]))
+			return 0;
+	return 1;
+}
+
+/* Where the match list must pause for the payload: before the first flowint change. */
+static uint32_t match_split(const struct mk_rule *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nmatch; i++)
+		if (r->match[i].kw == &mk_kw_flowint && (r->flags & MK_RF_FLOWVAR_SET))
+			return i;
+	return r->nmatch;
+}
+
+static bool suppressed(const struct mk_rule *r, uint8_t family, const uint32_t *src,
+		       const uint32_t *dst)
+{
+	const struct mk_suppress *s;
+
+	for (s = r->suppress; s; s = s->next) {
+		switch (s->track) {
+		case MK_TRACK_RULE:
+			return true;
+		case MK_TRACK_SRC:
+			if (mk_addr_match(&s->addrs, family, src))
+				return true;
+			break;
+		case MK_TRACK_DST:
+			if (mk_addr_match(&s->addrs, family, dst))
+				return true;
+			break;
+		default:
+			if (mk_addr_match(&s->addrs, family, src) ||
+			    mk_addr_match(&s->addrs, family, dst))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A segment alert or an absolute stream match already reported for these bytes? */
+static bool dedup_seen(struct mk_detect_flow *fs, uint32_t rule, int dir, uint64_t end, int add)
+{
+	uint32_t i;
+
+	for (i = 0; i < MK_DEDUP_SLOTS; i++)
+		if (fs->dedup[i].used && fs->dedup[i].rule == rule && fs->dedup[i].dir == dir &&
+		    fs->dedup[i].seq_end == (uint32_t)end)
+			return true;
+	if (add) {
+		struct mk_seg_alert *s = &fs->dedup[fs->dedup_next++ % MK_DEDUP_SLOTS];
+
+		s->rule = rule;
+		s->dir = (uint8_t)dir;
+		s->used = 1;
+		s->seq_end = (uint32_t)end;
+	}
+	return false;
+}
+
+static void arena_copy(struct mk_detect_thread *t, struct mk_detect_alert *a, const uint8_t *p,
+		       uint32_t len)
+{
+	if (len > 65535)
+		len = 65535;
+	if (!len) {
+		a->payload_len = 0;
+		return;
+	}
+	if (t->arena_used + len > t->arena_cap) {
+		size_t cap = t->arena_cap ? t->arena_cap : 4096;
+		uint8_t *n;
+
+		while (cap < t->arena_used + len)
+			cap *= 2;
+		n = realloc(t->arena, cap);
+		if (!n) {
+			a->payload_len = 0;
+			return;
+		}
+		t->arena = n;
+		t->arena_cap = cap;
+	}
+	memcpy(t->arena + t->arena_used, p, len);
+	/* an offset until mk_detect_end(): the arena may move */
+	t->alert_off[a - t->alerts] = (uint32_t)t->arena_used;
+	a->payload_len = len;
+	t->arena_used += len;
+}
+
+struct alert_src {
+	uint8_t family, proto, has_ports, stream;
+	const uint32_t *src, *dst;
+	uint16_t sport, dport;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	int to_client;
+};
+
+static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
+		      const struct mk_match_ctx *mc, const struct alert_src *as)
+{
+	const struct mk_parse *p = t->pkt.parse;
+	struct mk_flow *f = mc->flow;
+	struct mk_detect_alert *a;
+	struct mk_detect_flow *fs;
+
+	if (t->nalerts == MK_ALERTS_MAX) {
+		t->cnt[MK_DETECT_CNT_ALERTS_DROPPED]++;
+		return;
+	}
+	a = &t->alerts[t->nalerts++];
+	memset(a, 0, sizeof(*a));
+	a->rule = r;
+	a->ts_us = t->pkt.ts_us;
+	a->family = as->family;
+	a->proto = as->proto;
+	memcpy(a->src, as->src, sizeof(a->src));
+	memcpy(a->dst, as->dst, sizeof(a->dst));
+	a->sport = as->sport;
+	a->dport = as->dport;
+	a->has_ports = as->has_ports;
+	a->stream = as->stream;
+	a->blocked =
+	    t->eng->inline_mode && (r->action == MK_ACTION_DROP || r->action == MK_ACTION_REJECT);
+	if (!as->stream && t->pi.has_icmp) {
+		a->has_icmp = 1;
+		a->icmp_type = t->pi.icmp_type;
+		a->icmp_code = t->pi.icmp_code;
+	}
+	if (f) {
+		a->flow_id = f->flow_id;
+		a->flow_start_us = f->start_us;
+		memcpy(a->pkts, f->pkts, sizeof(a->pkts));
+		memcpy(a->bytes, f->bytes, sizeof(a->bytes));
+		fs = mk_detect_flow_state(mc);
+		if (fs)
+			a->flow_seq = fs->alert_seq++;
+		f->alerted = 1;
+	}
+	if (p && !as->stream) {
+		a->vlan[0] = p->vlan[0];
+		a->vlan[1] = p->vlan[1];
+		if (p->tunnel_depth) {
+			a->tunnel_type = p->tunnel_type;
+			a->tunnel_depth = p->tunnel_depth;
+			a->tunnel_id = p->tunnel_id;
+			a->outer_family = p->outer_family;
+			memcpy(a->outer_src, p->outer_src, sizeof(a->outer_src));
+			memcpy(a->outer_dst, p->outer_dst, sizeof(a->outer_dst));
+		}
+	} else if (f) {
+		a->vlan[0] = f->vlan[0];
+		a->vlan[1] = f->vlan[1];
+		if (f->tunnel_depth) {
+			a->tunnel_type = f->tunnel_type;
+			a->tunnel_depth = f->tunnel_depth;
+			a->tunnel_id = f->tunnel_id;
+			a->outer_family = f->outer_family;
+			memcpy(a->outer_src, as->to_client ? f->outer_server : f->outer_client, 16);
+			memcpy(a->outer_dst, as->to_client ? f->outer_client : f->outer_server, 16);
+		}
+	}
+	arena_copy(t, a, as->payload, as->payload_len);
+	t->cnt[MK_DETECT_CNT_ALERTS]++;
+}
+
+/* What follows a full match: post-match actions, pass/drop/bypass, suppress, the alert. */
+static void on_match(struct mk_detect_thread *t, const struct mk_rule *r,
+		     const struct mk_match_ctx *mc, const struct alert_src *as, int dedup_dir,
+		     uint64_t dedup_end)
+{
+	struct mk_detect_flow *fs;
+	uint32_t i;
+
+	t->cnt[MK_DETECT_CNT_MATCHES]++;
+	if (dedup_dir >= 0) {
+		fs = mk_detect_flow_state(mc);
+		/* the same bytes already alerted for this rule: retransmission or both paths */
+		if (fs && dedup_seen(fs, r->num, dedup_dir, dedup_end, 1))
+			return;
+	}
+	for (i = 0; i < r->npost; i++)
+		r->post[i].kw->match(mc, &r->post[i]);
+	if (r->action == MK_ACTION_PASS) {
+		t->verdict |= MK_DETECT_V_PASS;
+		t->stop = 1;
+		t->nalerts = 0;
+		t->cnt[MK_DETECT_CNT_PASSED]++;
+		fs = mk_detect_flow_state(mc);
+		if (fs)
+			fs->passed = 1;
+		return;
+	}
+	if (r->flags & MK_RF_BYPASS) {
+		t->verdict |= MK_DETECT_V_BYPASS;
+		if (mc->flow)
+			mc->flow->bypassed = 1;
+	}
+	if (r->flags & MK_RF_NOALERT)
+		return;
+	if (r->suppress && suppressed(r, as->family, as->src, as->dst)) {
+		t->cnt[MK_DETECT_CNT_SUPPRESSED]++;
+		return;
+	}
+	if (t->eng->inline_mode && (r->action == MK_ACTION_DROP || r->action == MK_ACTION_REJECT)) {
+		t->verdict |= MK_DETECT_V_DROP;
+		t->stop = 1;
+		t->cnt[MK_DETECT_CNT_DROPS]++;
+		fs = mk_detect_flow_state(mc);
+		if (fs)
+			fs->dropped = 1;
+	}
+	add_alert(t, r, mc, as);
+}
+
+static bool proto_ok(const struct mk_rule *r, uint8_t proto)
+{
+	if (r->proto == MK_RP_ICMPV6)
+		return proto == MK_IPPROTO_ICMPV6;
+	if (r->proto == MK_RP_ICMP)
+		return proto == MK_IPPROTO_ICMP || proto == MK_IPPROTO_ICMPV6;
+	return true;
+}
+
+/* ---- per packet ----------------------------------------------------------------------------- */
+
+void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt)
+{
+	if (t->m && mk_detect_master_generation(t->m) != t->gen) {
+		struct mk_detect_engine *e = mk_detect_master_engine(t->m);
+
+		/* out of memory: keep the old engine and try again next packet */
+		if (thread_adopt(t, e, e->stats.generation))
+			mk_detect_engine_put(e);
+		else
+			t->cnt[MK_DETECT_CNT_RELOADS]++;
+	}
+	t->pkt = *pkt;
+	t->nalerts = 0;
+	t->arena_used = 0;
+	t->verdict = 0;
+	t->stop = 0;
+	t->have_pi = 0;
+}
+
+static bool flow_stopped(const struct mk_flow *f)
+{
+	const struct mk_detect_flow *fs = f ? f->detect : NULL;
+
+	return fs && (fs->passed || fs->dropped);
+}
+
+void mk_detect_packet(struct mk_detect_thread *t)
+{
+	const struct mk_detect_engine *e = t->eng;
+	struct mk_flow *f = t->pkt.flow;
+	const struct mk_group_set *gs;
+	struct mk_pkt_info *pi = &t->pi;
+	struct mk_match_ctx mc;
+	int pc, dir, first;
+	uint32_t i;
+
+	if (!t->pkt.parse || t->stop || flow_stopped(f) || !e->nrules)
+		return;
+	decode(t);
+	t->have_pi = 1;
+	t->cnt[MK_DETECT_CNT_PACKETS]++;
+	dir = f ? t->pkt.to_client : 0;
+	pc = pi->proto == MK_IPPROTO_TCP					? MK_PC_TCP
+	     : pi->proto == MK_IPPROTO_UDP					? MK_PC_UDP
+	     : (pi->proto == MK_IPPROTO_ICMP || pi->proto == MK_IPPROTO_ICMPV6) ? MK_PC_ICMP
+										: MK_PC_OTHER;
+	gs = &e->pkt[pc][dir];
+	group_candidates(t, gs->any, pi->payload, pi->payload_len);
+	if (pi->has_ports)
+		group_candidates(t, port_group(gs, pi->dport), pi->payload, pi->payload_len);
+	if (!t->ncand)
+		return;
+	cand_sort(t);
+	t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
+	first = !f || f->pkts[dir] == 1;
+	memset(&mc, 0, sizeof(mc));
+	mc.t = t;
+	mc.pi = pi;
+	mc.flow = f;
+	mc.fs = f ? f->detect : NULL;
+	mc.to_client = dir;
+	for (i = 0; i < t->ncand && !t->stop; i++) {
+		const struct mk_rule *r = e->rules[t->cand[i]];
+		struct alert_src as;
+		struct mk_insp in;
+		uint32_t split;
+		int dedup_dir = -1;
+		uint64_t dedup_end = 0;
+
+		if ((r->flags & MK_RF_IPONLY) && !first)
+			continue;
+		if (!proto_ok(r, pi->proto) ||
+		    !mk_rule_header_match(r, pi->family, pi->src, pi->dst, pi->sport, pi->dport,
+					  pi->has_ports))
+			continue;
+		split = match_split(r);
+		if (!run_match(&mc, r, 0, split))
+			continue;
+		if (r->npmatch) {
+			memset(&in, 0, sizeof(in));
+			in.t = t;
+			in.buf = pi->payload;
+			in.len = pi->payload_len;
+			if (!mk_payload_inspect(&in, r))
+				continue;
+			/* TCP payload: remember the bytes (retransmissions, stream path) */
+			if (pc == MK_PC_TCP && f && pi->is_tcp_seg &&
+			    f->proto_class == MK_FLOW_PROTO_TCP) {
+				int role =
+				    dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp);
+
+				dedup_dir = dir;
+				dedup_end = mk_tcp_session_seq_offset(&f->tcp, role,
+								      pi->tcp_seq + in.match_end);
+			}
+		}
+		if (!run_match(&mc, r, split, r->nmatch))
+			continue;
+		as = (struct alert_src){
+		    .family = pi->family,
+		    .proto = pi->proto,
+		    .has_ports = pi->has_ports,
+		    .src = pi->src,
+		    .dst = pi->dst,
+		    .sport = pi->sport,
+		    .dport = pi->dport,
+		    .payload = pi->payload,
+		    .payload_len = pi->payload_len,
+		    .to_client = dir,
+		};
+		on_match(t, r, &mc, &as, dedup_dir, dedup_end);
+	}
+	cand_reset(t);
+}
+
+/* ---- per stream chunk -------------------------------------------------------------------- */
+
+static int win_reserve(struct mk_stream_win *w, uint32_t add)
+{
+	uint32_t need = w->len + add, cap = w->cap ? w->cap : 4096;
+	uint8_t *n;
+
+	if (need <= w->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	n = realloc(w->buf, cap);
+	if (!n)
+		return -ENOMEM;
+	w->buf = n;
+	w->cap = cap;
+	return 0;
+}
+
+/* Drops what no later window needs: keeps the head while short, else stream_window bytes. */
+static void win_trim(const struct mk_detect_engine *e, struct mk_stream_win *w)
+{
+	uint32_t keep = e->stream_window, drop;
+
+	if (w->base == 0 && w->len <= e->stream_head)
+		return;
+	if (w->len <= keep)
+		return;
+	drop = w->len - keep;
+	memmove(w->buf, w->buf + drop, keep);
+	w->len = keep;
+	w->base += drop;
+}
+
+void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
+		      const struct mk_stream_chunk *c)
+{
+	const struct mk_detect_engine *e = t->eng;
+	const struct mk_flow_key *k = &f->key;
+	struct mk_match_ctx mc = {.t = t, .flow = f, .stream = 1};
+	struct mk_detect_flow *fs;
+	struct mk_stream_win *w;
+	const struct mk_group_set *gs;
+	const uint32_t *cli, *srv, *src, *dst;
+	uint16_t cport, sport_, dport;
+	uint32_t new_start, len, i;
+	int dir;
+
+	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
+		return;
+	fs = mk_detect_flow_state(&mc);
+	if (!fs)
+		return;
+	dir = (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1;
+	w = &fs->win[dir];
+	if (!w->started || c->gap || c->offset != w->base + w->len) {
+		if (w->started)
+			t->cnt[MK_DETECT_CNT_STREAM_RESET]++;
+		w->started = 1;
+		w->base = c->offset;
+		w->len = 0;
+	}
+	if (win_reserve(w, c->len))
+		return;
+	new_start = w->len;
+	memcpy(w->buf + w->len, c->data, c->len);
+	w->len += c->len;
+	len = w->len;
+	t->cnt[MK_DETECT_CNT_CHUNKS]++;
+	t->cnt[MK_DETECT_CNT_STREAM_BYTES] += c->len;
+
+	/* the sender of these bytes is the source */
+	cli = f->client_hi ? k->addr_hi : k->addr_lo;
+	srv = f->client_hi ? k->addr_lo : k->addr_hi;
+	cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+	sport_ = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	src = dir ? srv : cli;
+	dst = dir ? cli : srv;
+	dport = dir ? cport : sport_;
+
+	gs = &e->stream[dir];
+	/* the whole window: a rule's contents may sit in earlier chunks */
+	group_candidates(t, gs->any, w->buf, len);
+	group_candidates(t, port_group(gs, dport), w->buf, len);
+	if (t->ncand) {
+		cand_sort(t);
+		t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
+		mc.fs = fs;
+		mc.to_client = dir;
+		for (i = 0; i < t->ncand && !t->stop; i++) {
+			const struct mk_rule *r = e->rules[t->cand[i]];
+			struct alert_src as;
+			struct mk_insp in;
+			int dd = -1;
+
+			if (!mk_rule_header_match(r, k->family, src, dst, dir ? sport_ : cport,
+						  dport, 1))
+				continue;
+			if (!run_match(&mc, r, 0, match_split(r)))
+				continue;
+			memset(&in, 0, sizeof(in));
+			in.t = t;
+			in.buf = w->buf;
+			in.len = len;
+			in.abs_base = w->base;
+			in.min_end = new_start;
+			if (!mk_payload_inspect(&in, r))
+				continue;
+			if (!run_match(&mc, r, match_split(r), r->nmatch))
+				continue;
+			if (r->inspect_tcp & MK_INSPECT_PKT)
+				dd = dir; /* also read per segment: one alert for the same bytes */
+			as = (struct alert_src){
+			    .family = k->family,
+			    .proto = MK_IPPROTO_TCP,
+			    .has_ports = 1,
+			    .stream = 1,
+			    .src = src,
+			    .dst = dst,
+			    .sport = dir ? sport_ : cport,
+			    .dport = dport,
+			    .payload = w->buf,
+			    .payload_len = len,
+			    .to_client = dir,
+			};
+			on_match(t, r, &mc, &as, dd, w->base + in.match_end);
+		}
+		cand_reset(t);
+	}
+	win_trim(e, w);
+}
+
+unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nalerts; i++)
+		t->alerts[i].payload = t->alerts[i].payload_len ? t->arena + t->alert_off[i] : NULL;
+	*alerts = t->alerts;
+	return t->nalerts;
+}
+
+unsigned int mk_detect_verdict(const struct mk_detect_thread *t)
+{
+	return t->verdict;
+}
+
+void mk_detect_alert_ids(const struct mk_detect_alert *a, uint32_t *gid, uint32_t *sid)
+{
+	*gid = a->rule ? a->rule->gid : 0;
+	*sid = a->rule ? a->rule->sid : 0;
+}

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Signature detection: the Suricata rule language (packet and stream subset,
+ * docs/rules.md), Hyperscan prefilter, PCRE2, alerts.
+ *
+ * Objects and who owns them:
+ *  - struct mk_detect_cfg: plain settings filled by whoever reads the
+ *    configuration (variables, rule files, config file paths). Strings are
+ *    the filler's; the engine copies what it keeps.
+ *  - struct mk_detect_engine: built from a cfg, immutable afterwards, shared
+ *    read-only by every worker, reference counted.
+ *  - struct mk_detect_master: holds the current engine; reload builds a new
+ *    one on a background thread and swaps it in; a failed build keeps the
+ *    old engine and says why. Each swap bumps the generation.
+ *  - struct mk_detect_thread: one per worker: scratch space, the engine it
+ *    currently uses (it adopts a new one only between packets), the alerts
+ *    of the packet in progress, counters.
+ *  - per-flow state hangs off struct mk_flow (field `detect`); the worker
+ *    releases it with mk_detect_flow_free() when the flow ends.
+ *
+ * Per packet, on the worker, after defragmentation and flow lookup:
+ *
+ *	mk_detect_begin(t, &pkt);      packet context; adopts a reloaded engine
+ *	mk_detect_packet(t);           packet rules
+ *	... feed TCP to the stream engine; its data callback calls
+ *	mk_detect_stream(t, flow, chunk);
+ *	n = mk_detect_end(t, &alerts); this packet's alerts, in output order
+ *
+ * Stream data released outside of a packet (flow timeout, end of capture)
+ * is inspected the same way with pkt.parse == NULL and pkt.ts_us the time
+ * the pipeline assigns to the flow end.
+ *
+ * Nothing here orders records or reads the wall clock: stateful alert
+ * filters (threshold, detection_filter, rate_filter) run where alerts are
+ * merged in output order (mk_detect_thresh_filter()), so offline output does
+ * not depend on the number of workers.
+ */
+#ifndef MK_DETECT_H
+#define MK_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "flow.h"
+#include "parse.h"
+#include "stream.h"
+
+/* One `vars:` entry: name without '$' -> value ("[10.0.0.0/8,!10.1.0.0/16]", "80", ...). */
+struct mk_detect_var {
+	const char *name;
+	const char *value;
+};
+
+struct mk_detect_cfg {
+	const struct mk_detect_var *address_vars; /* vars.address-groups */
+	unsigned int naddress_vars;
+	const struct mk_detect_var *port_vars; /* vars.port-groups */
+	unsigned int nport_vars;
+	/*
+	 * Rule files: a name without '/' is taken relative to default_rule_path
+	 * (as Suricata's rule-files with default-rule-path). `-S FILE` replaces
+	 * the configuration's list (as Suricata's -S), which is the caller's call.
+	 */
+	const char *const *rule_files;
+	unsigned int nrule_files;
+	const char *default_rule_path;
+	const char *classification_file;   /* NULL: no classtypes (classtype then fails) */
+	const char *reference_config_file; /* NULL: no reference types (any type accepted) */
+	const char *threshold_file;	   /* NULL: none */
+	/* Rules given as text, after the files (tests, fuzzing); name used in errors. */
+	const char *rules_text;
+	const char *rules_text_name;
+	int strict;		/* --strict-rules: any rule that fails fails the build */
+	int inline_mode;	/* IPS: drop/reject drop; otherwise they alert */
+	uint32_t stream_window; /* stream bytes kept for matches across chunks; 0: 2048 */
+	uint32_t port_groups;	/* dedicated prefilter port groups per protocol/direction; 0: 16 */
+	int no_prefilter;	/* evaluate every rule (tests; the results must not change) */
+};
+
+/*
+ * Suricata's default variables (HOME_NET, EXTERNAL_NET, HTTP_PORTS, ...) and
+ * nothing else; whoever reads the configuration replaces what it defines.
+ */
+void mk_detect_cfg_defaults(struct mk_detect_cfg *c);
+
+/* Why rules were rejected: one counter each in the load summary. */
+#define MK_DETECT_FAIL_REASONS(X)                                                                  \
+	X(SYNTAX, "syntax", "malformed rule text")                                                 \
+	X(KEYWORD, "unsupported_keyword", "keyword not supported (app-layer and others)")          \
+	X(PROTOCOL, "unsupported_protocol", "rule protocol not supported")                         \
+	X(VALUE, "bad_value", "keyword value invalid")                                             \
+	X(ADDRESS, "bad_address", "address or port invalid, or variable undefined")                \
+	X(CLASSTYPE, "unknown_classtype", "classtype not in classification.config")                \
+	X(REFERENCE, "unknown_reference", "reference type not in reference.config")                \
+	X(DUPLICATE, "duplicate_sid", "gid:sid already loaded (the first one is kept)")            \
+	X(PCRE, "pcre", "regular expression does not compile")
+
+#define MK_DETECT_FAIL_ENUM(id, name, doc) MK_DETECT_FAIL_##id,
+enum mk_detect_fail { MK_DETECT_FAIL_REASONS(MK_DETECT_FAIL_ENUM) MK_DETECT_FAIL_MAX };
+#undef MK_DETECT_FAIL_ENUM
+
+extern const char *const mk_detect_fail_names[MK_DETECT_FAIL_MAX];
+
+/* What a build loaded; also shown by the stats and -T. */
+struct mk_detect_load_stats {
+	uint32_t files;	 /* rule files read */
+	uint32_t loaded; /* rules in the engine */
+	uint32_t failed; /* rules rejected */
+	uint32_t fail[MK_DETECT_FAIL_MAX];
+	uint32_t no_fast_pattern; /* payload rules checked without the prefilter */
+	uint32_t no_payload;	  /* header-only rules (checked without the prefilter) */
+	uint32_t ip_only;	  /* address-only rules: first packet of each flow direction */
+	uint32_t stream;	  /* rules inspecting reassembled TCP streams */
+	uint32_t pcre;		  /* rules with pcre */
+	uint32_t prefilter_dbs;	  /* Hyperscan databases */
+	uint32_t patterns;	  /* distinct prefilter patterns, summed over databases */
+	uint32_t config_errors;	  /* classification/reference/threshold lines rejected */
+	uint64_t prefilter_bytes;
+	double load_s;	     /* wall-clock seconds to parse and build */
+	uint64_t generation; /* 1 for the first engine, +1 per successful reload */
+};
+
+/* ---- engine --------------------------------------------------------------- */
+
+struct mk_detect_engine;
+
+/*
+ * Builds an engine. @prev (may be NULL) is the engine being replaced: flow
+ * variable ids are kept so live flows keep their flowbits across a reload.
+ * Rule errors are logged (one line each) and counted; the build fails with
+ * -EINVAL when a configuration file cannot be read, when cfg->strict and a
+ * rule failed, or -ENOMEM. An engine with zero rules is valid.
+ */
+int mk_detect_engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			   struct mk_detect_engine **out);
+struct mk_detect_engine *mk_detect_engine_get(struct mk_detect_engine *e);
+void mk_detect_engine_put(struct mk_detect_engine *e);
+const struct mk_detect_load_stats *mk_detect_engine_stats(const struct mk_detect_engine *e);
+/* One-line summary: "N rules loaded, M failed (syntax 1, ...), ..." */
+void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_t size);
+/* The rule with @gid:@sid, or NULL (tests, tools). */
+const struct mk_rule *mk_detect_engine_rule(const struct mk_detect_engine *e, uint32_t gid,
+					    uint32_t sid);
+uint32_t mk_detect_engine_nrules(const struct mk_detect_engine *e);
+
+/* ---- master: current engine and reload ------------------------------------ */
+
+struct mk_detect_master;
+
+/* Builds the first engine synchronously. 0 or -errno (then *out is NULL). */
+int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out);
+/* Waits for a reload in progress, then frees; workers must be gone. */
+void mk_detect_master_free(struct mk_detect_master *m);
+/*
+ * Starts building a new engine from @cfg (deep-copied) on a background
+ * thread; on success it becomes current, on failure the old one stays.
+ * -EBUSY while a reload is running. Returns at once.
+ */
+int mk_detect_reload(struct mk_detect_master *m, const struct mk_detect_cfg *cfg);
+/* Waits for the reload in progress (if any); returns its result (0 or -errno). */
+int mk_detect_reload_wait(struct mk_detect_master *m);
+
+struct mk_detect_status {
+	uint64_t generation;
+	uint32_t reloads_ok, reloads_failed;
+	int reloading;
+	int last_reload_err;		  /* 0 or -errno of the last finished reload */
+	char last_reload_msg[256];	  /* why it failed, or its summary */
+	struct mk_detect_load_stats load; /* of the current engine */
+};
+
+void mk_detect_master_status(struct mk_detect_master *m, struct mk_detect_status *st);
+/* A reference to the current engine; release with mk_detect_engine_put(). */
+struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
+
+/* ---- per-worker runtime --------------------------------------------------- */
+
+/* Worker counters: X(id, name, doc). */
+#define MK_DETECT_COUNTERS(X)                                                                      \
+	X(PACKETS, "packets", "packets inspected")                                                 \
+	X(CHUNKS, "stream_chunks", "reassembled stream chunks inspected")                          \
+	X(STREAM_BYTES, "stream_bytes", "reassembled stream bytes inspected")                      \
+	X(PREFILTER_SCANS, "prefilter_scans", "prefilter (Hyperscan) scans")                       \
+	X(CANDIDATES, "candidates", "rules verified after the prefilter")                          \
+	X(MATCHES, "matches", "rule matches (before noalert, suppress)")                           \
+	X(ALERTS, "alerts", "alerts raised")                                                       \
+	X(SUPPRESSED, "suppressed", "alerts removed by suppress")                                  \
+	X(ALERTS_DROPPED, "alert_overflow", "alerts lost: too many in one packet")                 \
+	X(PASSED, "pass", "packets a pass rule stopped")                                           \
+	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                       \
+	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")                     \
+	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
+	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")
+
+#define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
+enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };
+#undef MK_DETECT_CNT_ENUM
+
+extern const char *const mk_detect_counter_names[MK_DETECT_CNT_MAX];
+
+struct mk_detect_thread;
+
+/* What the pipeline knows about the packet being handled. */
+struct mk_detect_pkt {
+	const struct mk_parse *parse; /* inner parse; NULL: no packet (flow end) */
+	const uint8_t *ip;	      /* inner IP header (after defragmentation) */
+	uint32_t ip_caplen;	      /* captured bytes from @ip on */
+	uint64_t ts_us;
+	struct mk_flow *flow; /* after mk_flow_handle(); NULL: not tracked */
+	int to_client;	      /* as mk_flow_handle() said */
+};
+
+enum mk_detect_action {
+	MK_ACTION_ALERT = 0,
+	MK_ACTION_PASS,
+	MK_ACTION_DROP,
+	MK_ACTION_REJECT,
+	MK_ACTION_MAX
+};
+
+/* An alert, valid until the next mk_detect_begin() of the same thread. */
+struct mk_detect_alert {
+	const struct mk_rule *rule;
+	uint64_t ts_us;
+	uint64_t flow_id;
+	uint64_t flow_start_us;
+	uint64_t pkts[2], bytes[2]; /* the flow's, when the alert was raised */
+	uint32_t flow_seq;	    /* per-flow alert number: a stable tie-break */
+	uint32_t src[4], dst[4];    /* network order, IPv4 in [0] */
+	uint16_t sport, dport;	    /* host order */
+	uint8_t family, proto;
+	uint8_t has_ports;
+	uint8_t stream;	 /* matched the reassembled stream */
+	uint8_t blocked; /* inline drop/reject: the packet is dropped */
+	uint8_t icmp_type, icmp_code, has_icmp;
+	uint16_t vlan[2];
+	/* innermost tunnel of the packet, as the flow record prints it */
+	uint8_t tunnel_type, tunnel_depth, outer_family;
+	uint32_t tunnel_id;
+	uint32_t outer_src[4], outer_dst[4];
+	const uint8_t *payload; /* packet payload, or the inspected stream bytes */
+	uint32_t payload_len;
+};
+
+/* The alert's rule: gid and sid. */
+void mk_detect_alert_ids(const struct mk_detect_alert *a, uint32_t *gid, uint32_t *sid);
+
+/* Packet verdict flags (mk_detect_verdict). */
+#define MK_DETECT_V_DROP 0x1   /* inline: drop this packet (and the flow) */
+#define MK_DETECT_V_PASS 0x2   /* a pass rule matched: no more inspection of this flow */
+#define MK_DETECT_V_BYPASS 0x4 /* a rule with `bypass` matched: the flow is marked */
+
+int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **out);
+/* A thread bound to one fixed engine (tests, benchmarks); takes a reference. */
+int mk_detect_thread_new_engine(struct mk_detect_engine *e, struct mk_detect_thread **out);
+void mk_detect_thread_free(struct mk_detect_thread *t);
+
+void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt);
+void mk_detect_packet(struct mk_detect_thread *t);
+void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
+		      const struct mk_stream_chunk *chunk);
+unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts);
+unsigned int mk_detect_verdict(const struct mk_detect_thread *t);
+/* Releases the flow's detection state (flowbits, stream windows). */
+void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f);
+
+const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t);
+/* Generation of the engine the thread uses now. */
+uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t);
+
+/* ---- ordered alert filters: threshold, detection_filter, rate_filter ------- */
+
+/*
+ * What a stateful filter needs of an alert, by value, so the pipeline can
+ * keep it next to a formatted record until it merges records in order.
+ */
+struct mk_detect_thresh_key {
+	uint32_t gid, sid;
+	uint32_t src[4], dst[4];
+	uint64_t ts_us;
+	uint8_t family;
+	uint8_t nspec;
+	uint8_t pad[6];
+	struct mk_thresh_spec {
+		uint8_t type;  /* MK_THRESH_* in detect_threshold.h */
+		uint8_t track; /* MK_TRACK_* */
+		uint8_t new_action;
+		uint8_t pad;
+		uint32_t count;
+		uint32_t seconds;
+		uint32_t timeout;
+	} spec[2];
+};
+
+struct mk_detect_thresh;
+
+/* Fills @k; returns 0 when the alert's rule has no stateful filter (always kept). */
+int mk_detect_alert_thresh_key(const struct mk_detect_alert *a, struct mk_detect_thresh_key *k);
+int mk_detect_thresh_new(struct mk_detect_thresh **out);
+void mk_detect_thresh_free(struct mk_detect_thresh *th);
+/*
+ * Applies the filters to one alert; call in output order. Returns 1 to keep
+ * the alert, 0 to drop it. *@action (may be NULL) receives a rate_filter's
+ * new action, else stays as it was.
+ */
+int mk_detect_thresh_filter(struct mk_detect_thresh *th, const struct mk_detect_thresh_key *k,
+			    enum mk_detect_action *action);
+
+/* ---- EVE alert records (eve_alert.c) -------------------------------------- */
+
+struct mk_eve_alert_opts {
+	const char *in_iface; /* live capture interface, NULL offline */
+	int payload;	      /* "payload": base64 of the payload */
+	int payload_printable;
+	int inline_mode;	    /* action "blocked" is possible */
+	int community_id;	    /* "community_id" of the packet's tuple (Community ID v1) */
+	uint16_t community_id_seed; /* its seed */
+};
+
+#define MK_EVE_ALERT_MAX 16384
+
+/*
+ * One `alert` event, no newline: returns its length or -ENOSPC. Every string
+ * that comes from a rule or a packet is escaped, so the line is valid JSON.
+ */
+int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
+		 const struct mk_eve_alert_opts *o);
+
+/* A buffer size that always holds mk_eve_alert() of @a with @o. */
+size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_alert_opts *o);
+
+/* Appends @len bytes as a JSON string body (no quotes); returns bytes written or -ENOSPC. */
+int mk_json_escape(char *out, size_t size, const uint8_t *s, size_t len);
+
+#endif /* MK_DETECT_H */

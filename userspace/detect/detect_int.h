@@ -1,0 +1,637 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the detection module: the parsed rule, its keyword matches (one
+ * table of keywords, one file per keyword or family, as Suricata's
+ * detect-*.c), the parse environment, the engine, the worker context and
+ * the per-flow state. Nothing here is for the pipeline; it uses detect.h.
+ */
+#ifndef MK_DETECT_INT_H
+#define MK_DETECT_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+#include "detect.h"
+
+#define MK_RULE_ERR_LEN 256
+#define MK_BYTEVARS_MAX 8     /* byte_extract variables per rule */
+#define MK_DEDUP_SLOTS 16     /* per-flow memory of segment alerts (retransmissions) */
+#define MK_PF_CONTENTS_MAX 8  /* positive contents per rule the prefilter checks */
+#define MK_PF_MIN_LEN 4	      /* shorter contents are left to verification (but the fast pattern) */
+#define MK_ALERTS_MAX 64      /* alerts per packet (Suricata: packet_alert_max 15) */
+#define MK_INSPECT_STEPS 3000 /* inspection recursion budget (Suricata's default) */
+#define MK_STREAM_HEAD_MAX 65536 /* stream bytes from offset 0 kept for absolute keywords */
+
+/* ---- rule header ----------------------------------------------------------- */
+
+enum mk_rule_proto {
+	MK_RP_IP = 0,
+	MK_RP_TCP,
+	MK_RP_UDP,
+	MK_RP_ICMP, /* ICMPv4 and ICMPv6, as Suricata */
+	MK_RP_ICMPV6,
+	MK_RP_TCP_PKT,
+	MK_RP_TCP_STREAM,
+};
+
+/* Protocol classes of packets: one set of rule groups each. */
+enum mk_pclass { MK_PC_TCP = 0, MK_PC_UDP, MK_PC_ICMP, MK_PC_OTHER, MK_PC_MAX };
+
+struct mk_range4 {
+	uint32_t lo, hi; /* host order, inclusive */
+};
+
+struct mk_range6 {
+	uint8_t lo[16], hi[16]; /* network order, inclusive */
+};
+
+/* A set of addresses: sorted, merged, non-overlapping ranges per family. */
+struct mk_addr_set {
+	struct mk_range4 *v4;
+	struct mk_range6 *v6;
+	uint32_t n4, n6;
+	uint8_t any; /* every address of both families */
+};
+
+struct mk_port_range {
+	uint16_t lo, hi;
+};
+
+struct mk_port_set {
+	struct mk_port_range *r;
+	uint32_t n;
+	uint8_t any;
+};
+
+/* ---- keywords -------------------------------------------------------------- */
+
+/* What the payload inspection engine (payload.c) switches on. */
+enum mk_kw_type {
+	MK_KWT_META = 0, /* setup only (msg, sid, ...) */
+	MK_KWT_MODIFIER, /* modifies the previous content or the rule (nocase, depth, ...) */
+	MK_KWT_CONTENT,
+	MK_KWT_PCRE,
+	MK_KWT_ISDATAAT,
+	MK_KWT_BYTE_TEST,
+	MK_KWT_BYTE_JUMP,
+	MK_KWT_BYTE_EXTRACT,
+	MK_KWT_MATCH, /* non-payload match with a match() callback */
+	MK_KWT_POST,  /* action after a match (flowbits set, flowint +) */
+};
+
+/* Keyword flags. */
+#define MK_KWF_NOVALUE 0x01   /* takes no value */
+#define MK_KWF_VALUE 0x02     /* needs a value */
+#define MK_KWF_STREAM_OK 0x04 /* a match keyword that also holds on stream data (flow state) */
+#define MK_KWF_IPONLY_OK 0x08 /* does not prevent address-only (first packet) evaluation */
+
+struct mk_rule_build;
+struct mk_match_ctx;
+struct mk_sm;
+
+struct mk_kw {
+	const char *name;
+	enum mk_kw_type type;
+	uint8_t flags;
+	/* 0 or -1 with rb->err filled */
+	int (*setup)(struct mk_rule_build *rb, const char *value);
+	/* MK_KWT_MATCH: 1 match, 0 no match. MK_KWT_POST: performs the action. */
+	int (*match)(const struct mk_match_ctx *mc, const struct mk_sm *sm);
+	void (*free)(void *ctx);
+	const char *doc; /* one line for docs/rules.md */
+};
+
+/* One keyword instance in a rule. */
+struct mk_sm {
+	const struct mk_kw *kw;
+	void *ctx;
+};
+
+/* Every keyword, in the order docs/rules.md lists them; one definition each in kw_*.c. */
+/* clang-format off */
+#define MK_KEYWORD_LIST(X)                                                                         \
+	X(msg) X(sid) X(rev) X(gid) X(classtype) X(priority) X(reference) X(metadata) X(target)    \
+	X(noalert) X(bypass)                                                                       \
+	X(content) X(nocase) X(depth) X(offset) X(distance) X(within) X(startswith) X(endswith)    \
+	X(fast_pattern) X(rawbytes) X(isdataat) X(pcre) X(byte_test) X(byte_jump) X(byte_extract)  \
+	X(dsize) X(flow) X(flowbits) X(flowint) X(flags) X(stream_size) X(ttl) X(ip_proto)         \
+	X(sameip) X(itype) X(icode) X(icmp_id) X(icmp_seq) X(threshold) X(detection_filter)
+/* clang-format on */
+
+#define MK_KW_EXTERN(n) extern const struct mk_kw mk_kw_##n;
+MK_KEYWORD_LIST(MK_KW_EXTERN)
+#undef MK_KW_EXTERN
+
+/* Everything keywords live in; docs/rules.md is checked against these tables. */
+extern const struct mk_kw *const mk_keywords[];
+extern const unsigned int mk_nkeywords;
+
+struct mk_unsupported_kw {
+	const char *name;
+	const char *why;
+};
+extern const struct mk_unsupported_kw mk_unsupported_keywords[];
+extern const unsigned int mk_nunsupported_keywords;
+
+const struct mk_kw *mk_kw_lookup(const char *name);
+const struct mk_unsupported_kw *mk_kw_unsupported(const char *name);
+
+/* ---- payload keyword data (used by payload.c and the prefilter) ------------ */
+
+#define MK_CF_NEGATED 0x0001
+#define MK_CF_NOCASE 0x0002
+#define MK_CF_DEPTH 0x0004
+#define MK_CF_OFFSET 0x0008
+#define MK_CF_DISTANCE 0x0010
+#define MK_CF_WITHIN 0x0020
+#define MK_CF_STARTSWITH 0x0040
+#define MK_CF_ENDSWITH 0x0080
+#define MK_CF_FAST_PATTERN 0x0100
+#define MK_CF_FP_ONLY 0x0200
+#define MK_CF_FP_CHOP 0x0400
+#define MK_CF_RAWBYTES 0x0800
+#define MK_CF_RELATIVE_NEXT 0x1000 /* the next payload keyword is relative to this one */
+#define MK_CF_DEPTH_VAR 0x2000	   /* value is a byte_extract variable index */
+#define MK_CF_OFFSET_VAR 0x4000
+#define MK_CF_DISTANCE_VAR 0x8000
+#define MK_CF_WITHIN_VAR 0x10000
+
+struct mk_content {
+	uint8_t *pat; /* as written */
+	uint8_t *low; /* lowercased, for nocase */
+	uint32_t len;
+	uint32_t flags;				 /* MK_CF_* */
+	int32_t offset, depth, distance, within; /* or variable indexes with *_VAR */
+	uint16_t fp_off, fp_len;		 /* fast_pattern:chop */
+};
+
+struct mk_pcre {
+	void *code;	/* pcre2_code */
+	char *src;	/* the /regex/flags text, for errors and docs */
+	uint32_t flags; /* MK_PF_* */
+	uint32_t opts;	/* PCRE2 compile options */
+};
+
+#define MK_PF_NEGATED 0x01
+#define MK_PF_RELATIVE 0x02
+#define MK_PF_ANCHORED 0x04 /* ^ at the start, not multi-line: the start of the buffer */
+#define MK_PF_RELATIVE_NEXT 0x08
+
+struct mk_isdataat {
+	uint32_t n;
+	uint8_t relative, negated, var;
+};
+
+#define MK_BF_RELATIVE 0x0001
+#define MK_BF_LITTLE 0x0002
+#define MK_BF_STRING 0x0004
+#define MK_BF_NEGATED 0x0008
+#define MK_BF_ALIGN 0x0010
+#define MK_BF_FROM_BEGINNING 0x0020
+#define MK_BF_FROM_END 0x0040
+#define MK_BF_VALUE_VAR 0x0080
+#define MK_BF_OFFSET_VAR 0x0100
+#define MK_BF_BITMASK 0x0200
+#define MK_BF_DCE 0x0400
+
+enum mk_byte_op { MK_BOP_LT, MK_BOP_GT, MK_BOP_EQ, MK_BOP_LE, MK_BOP_GE, MK_BOP_AND, MK_BOP_XOR };
+
+struct mk_byte {
+	uint32_t flags; /* MK_BF_* */
+	uint8_t nbytes;
+	uint8_t base;  /* 8, 10, 16 for string */
+	uint8_t op;    /* byte_test */
+	uint8_t var;   /* byte_extract: variable slot it writes */
+	uint8_t align; /* byte_extract align 2|4 */
+	int32_t offset;
+	uint64_t value; /* byte_test value */
+	uint32_t multiplier;
+	int32_t post_offset;
+	uint32_t bitmask;
+	uint8_t bitmask_shift;
+};
+
+/* Reads and converts the bytes; shared by byte_test/jump/extract (kw_bytes.c). */
+int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint64_t *val,
+		 uint32_t *used);
+
+/* ---- rule ------------------------------------------------------------------ */
+
+/* Flow keyword bits. */
+#define MK_FLOW_F_ESTABLISHED 0x01
+#define MK_FLOW_F_NOT_ESTABLISHED 0x02
+#define MK_FLOW_F_STATELESS 0x04
+#define MK_FLOW_F_TO_SERVER 0x08
+#define MK_FLOW_F_TO_CLIENT 0x10
+#define MK_FLOW_F_ONLY_STREAM 0x20
+#define MK_FLOW_F_NO_STREAM 0x40
+
+/* Rule flags. */
+#define MK_RF_BIDIR 0x0001
+#define MK_RF_NOALERT 0x0002
+#define MK_RF_BYPASS 0x0004
+#define MK_RF_IPONLY 0x0008
+#define MK_RF_PAYLOAD 0x0010	 /* has payload keywords */
+#define MK_RF_PKT_KW 0x0020	 /* has a packet-only match keyword (flags, ttl, dsize, ...) */
+#define MK_RF_ABS_CONTENT 0x0040 /* a content with depth/offset/startswith */
+#define MK_RF_POSITIVE 0x0080	 /* has a positive content or pcre */
+#define MK_RF_TARGET_SRC 0x0100
+#define MK_RF_TARGET_DST 0x0200
+#define MK_RF_FLOWVAR_SET 0x0400 /* sets flowbits/flowint (rule ordering) */
+#define MK_RF_FLOWVAR_GET 0x0800 /* checks flowbits/flowint */
+#define MK_RF_NEEDS_FLOW 0x1000	 /* flow keyword other than stateless, flowbits, flowint */
+
+/* How a TCP packet's rule reads TCP payload. */
+#define MK_INSPECT_PKT 0x1
+#define MK_INSPECT_STREAM 0x2
+
+/* Stateful alert filter types (threshold, detection_filter, rate_filter). */
+enum {
+	MK_THRESH_NONE = 0,
+	MK_THRESH_LIMIT,
+	MK_THRESH_THRESHOLD,
+	MK_THRESH_BOTH,
+	MK_THRESH_DETECTION,
+	MK_THRESH_RATE
+};
+enum { MK_TRACK_SRC = 0, MK_TRACK_DST, MK_TRACK_RULE, MK_TRACK_BOTH, MK_TRACK_EITHER };
+
+struct mk_kv {
+	char *key, *value;
+};
+
+struct mk_class {
+	char *name, *desc;
+	int priority;
+};
+
+struct mk_rule {
+	uint32_t num; /* position in the engine's order */
+	uint32_t gid, sid, rev;
+	uint8_t action;	     /* enum mk_detect_action */
+	uint8_t proto;	     /* enum mk_rule_proto */
+	uint8_t flow;	     /* MK_FLOW_F_* */
+	uint8_t inspect_tcp; /* MK_INSPECT_* for TCP packets with payload rules */
+	uint32_t flags;	     /* MK_RF_* */
+	int priority;	     /* rule's priority, or the classtype's, or 3 */
+	struct mk_addr_set src, dst;
+	struct mk_port_set sp, dp;
+	char *msg;
+	const struct mk_class *cls; /* engine-owned */
+	struct mk_kv *refs, *meta;
+	uint32_t nrefs, nmeta;
+	struct mk_sm *pmatch, *match, *post; /* payload, packet, post-match lists */
+	uint32_t npmatch, nmatch, npost;
+	struct mk_content *fp;	      /* fast pattern, or NULL */
+	struct mk_thresh_spec thresh; /* threshold or detection_filter keyword */
+	uint32_t nbytevars;
+	uint32_t abs_extent; /* stream bytes from offset 0 its absolute keywords need */
+	char *file;
+	uint32_t line;
+	char *eve; /* precomputed, escaped part of the EVE alert object */
+	uint32_t eve_len;
+	/* from threshold.config, set by the engine */
+	struct mk_thresh_spec cfg_thresh, rate;
+	struct mk_suppress *suppress; /* list, engine-owned */
+	uint8_t cfg_thresh_set;
+};
+
+/* A flow-variable namespace (flowbits, flowint): name -> stable id. */
+struct mk_varnames {
+	char **names;
+	uint32_t n, cap;
+	uint32_t *hash; /* open addressing, id + 1; 0 = empty */
+	uint32_t hcap;
+};
+
+int mk_varnames_id(struct mk_varnames *v, const char *name, uint32_t *id);
+int mk_varnames_copy(struct mk_varnames *dst, const struct mk_varnames *src);
+void mk_varnames_free(struct mk_varnames *v);
+
+/* What rule parsing needs besides the text: variables, config tables, var ids. */
+struct mk_parse_env {
+	const struct mk_detect_cfg *cfg;
+	struct mk_class *classes;
+	uint32_t nclasses;
+	char **ref_types; /* NULL list: any type accepted */
+	uint32_t nref_types;
+	int have_ref_config;
+	struct mk_varnames flowbits, flowints;
+};
+
+/* Parse-time state of one rule. */
+struct mk_rule_build {
+	struct mk_rule *r;
+	struct mk_parse_env *env;
+	struct mk_content *last_content; /* what modifiers apply to */
+	void *last_payload;		 /* previous payload keyword (relative chains) */
+	int last_payload_type;
+	char bytevar_names[MK_BYTEVARS_MAX][32];
+	uint32_t nbytevars;
+	int seen_sid, seen_msg, seen_fast_pattern, seen_flow, seen_threshold, seen_df;
+	int seen_rev, seen_gid, seen_classtype, seen_priority, seen_target, seen_dsize;
+	uint32_t cap_p, cap_m, cap_post;
+	const char *kw; /* keyword being set up, for errors */
+	int reason;	/* enum mk_detect_fail */
+	char err[MK_RULE_ERR_LEN];
+};
+
+/* Sets rb->err/reason and returns -1. */
+int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx);
+enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
+/* byte_extract variable by name: slot index or -1. */
+int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
+
+/*
+ * Parses one rule. Returns 0 with *out set, or -1 with rb-like error text in
+ * @err and the reason in *reason, and *sid the sid when it was read.
+ */
+int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, uint32_t line,
+		  struct mk_rule **out, char *err, size_t errlen, int *reason, uint32_t *sid);
+void mk_rule_free(struct mk_rule *r);
+
+/* Address and port expressions with variables (address.c). 0 or -1, @err set. */
+int mk_addr_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_addr_set *out,
+		  char *err, size_t errlen);
+int mk_port_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_port_set *out,
+		  char *err, size_t errlen);
+void mk_addr_set_free(struct mk_addr_set *a);
+void mk_port_set_free(struct mk_port_set *p);
+bool mk_addr_match(const struct mk_addr_set *a, uint8_t family, const uint32_t *addr);
+bool mk_port_match(const struct mk_port_set *p, uint16_t port);
+
+/* Unsigned comparison values (dsize, ttl, itype, ...), as Suricata's DetectU*Parse. */
+enum mk_uint_mode {
+	MK_U_EQ,
+	MK_U_LT,
+	MK_U_GT,
+	MK_U_LE,
+	MK_U_GE,
+	MK_U_NE,
+	MK_U_RANGE,
+	MK_U_NOTRANGE
+};
+
+struct mk_uint {
+	uint8_t mode;
+	uint64_t a, b;
+};
+
+int mk_uint_parse(const char *s, uint64_t max, struct mk_uint *out);
+bool mk_uint_match(const struct mk_uint *u, uint64_t v);
+
+/* Text helpers shared by keyword setup functions. */
+#define MK_QUOTE_HINT "(a ';' inside a value must be escaped as '\\;')"
+
+char *mk_strtrim(char *s);
+int mk_parse_u32(const char *s, uint32_t *out);
+int mk_parse_i32(const char *s, int32_t *out);
+/*
+ * Strips the quotes of "..." in place and, with @unescape, the backslash of
+ * each escape; NULL when not quoted or a quote inside is not escaped.
+ */
+char *mk_unquote(char *s, int unescape);
+/* "..." with an unescaped closing quote. */
+bool mk_quoted(const char *s);
+
+/* ---- packet and match context ---------------------------------------------- */
+
+/* What the matchers read of a packet, decoded once per packet. */
+struct mk_pkt_info {
+	const struct mk_parse *p;
+	const uint8_t *payload;
+	uint32_t payload_len;
+	uint32_t src[4], dst[4];
+	uint16_t sport, dport; /* host order */
+	uint8_t family, proto, ttl, tcp_flags;
+	uint8_t has_ports, has_icmp, icmp_type, icmp_code;
+	uint8_t icmp_echo; /* id and seq are valid */
+	uint16_t icmp_id, icmp_seq;
+	uint32_t tcp_seq;
+	uint8_t is_tcp_seg; /* TCP with a readable header */
+};
+
+struct mk_detect_flow;
+
+struct mk_match_ctx {
+	struct mk_detect_thread *t;
+	const struct mk_pkt_info *pi; /* NULL on stream data */
+	struct mk_flow *flow;
+	struct mk_detect_flow *fs; /* may be NULL until needed (mk_detect_flow_state) */
+	int to_client;		   /* direction of the packet or of the stream data */
+	int stream;
+	uint32_t stream_size[2]; /* stream_size: bytes seen per direction, +1 as Suricata */
+};
+
+/* The flow's detection state, created on first use; NULL without a flow. */
+struct mk_detect_flow *mk_detect_flow_state(const struct mk_match_ctx *mc);
+
+/* ---- payload inspection (payload.c) ---------------------------------------- */
+
+struct mk_insp {
+	struct mk_detect_thread *t;
+	const uint8_t *buf;
+	uint32_t len;
+	uint64_t abs_base; /* stream offset of buf[0]; 0 for packets */
+	uint32_t min_end;  /* a match must end after this offset (stream windows); 0: none */
+	uint32_t steps;
+	uint32_t match_end; /* out: end of the last positional match */
+	uint64_t vars[MK_BYTEVARS_MAX];
+};
+
+/* 1 when the rule's payload keywords match @in's buffer. */
+int mk_payload_inspect(struct mk_insp *in, const struct mk_rule *r);
+/* Finds @c in buf[start, end); returns the position or -1. */
+int64_t mk_content_find(const struct mk_content *c, const uint8_t *buf, uint32_t start,
+			uint32_t end);
+/* pcre2_match on buf[start, len); 1 with [*ms, *me), 0 no match, -1 limit. */
+int mk_pcre_exec(struct mk_detect_thread *t, const struct mk_pcre *p, const uint8_t *buf,
+		 uint32_t len, uint32_t start, uint32_t *ms, uint32_t *me);
+void mk_pcre_thread_free(struct mk_detect_thread *t);
+
+/* ---- threshold.config and friends (config_files.c) ------------------------- */
+
+struct mk_suppress {
+	uint8_t track; /* MK_TRACK_SRC, _DST, _EITHER, or MK_TRACK_RULE: every alert */
+	struct mk_addr_set addrs;
+	struct mk_suppress *next;
+};
+
+struct mk_tcfg_entry {
+	uint32_t gid, sid; /* 0 = any */
+	int kind;	   /* 0 suppress, 1 threshold/event_filter, 2 rate_filter */
+	struct mk_thresh_spec spec;
+	uint8_t track;
+	struct mk_addr_set addrs; /* suppress ip, when given */
+	int has_addrs;
+};
+
+/* threshold/detection_filter/rate_filter options; @kind 0, 1, 2. 0 or -1 with @err. */
+int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char *err,
+		    size_t errlen);
+/* @path NULL: the built-in standard classes (defaults.c). */
+int mk_load_classification(const char *path, struct mk_parse_env *env, uint32_t *errors);
+extern const char mk_detect_builtin_classification[];
+int mk_load_reference_config(const char *path, struct mk_parse_env *env, uint32_t *errors);
+int mk_load_threshold_config(const char *path, const struct mk_detect_cfg *cfg,
+			     struct mk_tcfg_entry **out, uint32_t *n, uint32_t *errors);
+/* One threshold.config line; 0, or -1 with @err. */
+int mk_threshold_line(const char *line, const struct mk_detect_cfg *cfg, struct mk_tcfg_entry *e,
+		      char *err, size_t errlen);
+void mk_parse_env_free(struct mk_parse_env *env);
+
+/* ---- prefilter (prefilter.c) ----------------------------------------------- */
+
+struct mk_pf_db; /* one Hyperscan database and its pattern -> rules map */
+
+struct mk_rule_list {
+	uint32_t *rules; /* rule numbers, ascending */
+	uint32_t n, cap;
+};
+
+/*
+ * A group of rules a packet (or a stream window) is checked against: the
+ * prefilter for rules with a fast pattern, and the rules without one.
+ */
+struct mk_group {
+	struct mk_pf_db *pf;
+	struct mk_rule_list all; /* every rule of the group, for the no-prefilter mode */
+	struct mk_rule_list nopf;
+	uint32_t id; /* index in the engine's group array */
+};
+
+/* Per protocol class and direction: rules for any port, per-port groups and the rest. */
+struct mk_group_set {
+	struct mk_group *any;
+	uint16_t *ports; /* sorted */
+	struct mk_group **port_groups;
+	uint32_t nports;
+	struct mk_group *other;
+};
+
+int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int stream,
+		       struct mk_detect_load_stats *st);
+void mk_prefilter_free(struct mk_pf_db *pf);
+/* Scratch size: grows *scratch for this database (Hyperscan). 0 or -ENOMEM. */
+int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch);
+void mk_prefilter_scratch_free(void *scratch);
+
+typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
+/* Calls @hit for each pattern found in buf[0, len). */
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
+		      uint32_t len, mk_pf_hit_fn hit, void *ctx);
+/* Entries of a pattern: rule number << 3 | content bit. */
+const uint32_t *mk_prefilter_rules(const struct mk_pf_db *pf, uint32_t pattern, uint32_t *n);
+uint32_t mk_prefilter_maxlen(const struct mk_pf_db *pf);
+int mk_prefilter_available(void);
+
+/* ---- engine ---------------------------------------------------------------- */
+
+struct mk_sid_entry {
+	uint64_t key; /* gid << 32 | sid */
+	uint32_t rule;
+};
+
+struct mk_detect_engine {
+	_Atomic uint32_t refcnt;
+	struct mk_rule **rules;
+	uint32_t nrules;
+	struct mk_parse_env env;
+	struct mk_group_set pkt[MK_PC_MAX][2]; /* [class][to_client] */
+	struct mk_group_set stream[2];	       /* TCP streams, by data direction */
+	struct mk_group **groups;	       /* every group, by id */
+	uint32_t ngroups;
+	struct mk_sid_entry *sids; /* sorted by key */
+	struct mk_tcfg_entry *tcfg;
+	uint32_t ntcfg;
+	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
+	uint32_t stream_window;
+	uint32_t stream_head; /* bytes from stream offset 0 kept for absolute keywords */
+	uint8_t *pf_need;     /* per rule: the content bits the prefilter must see */
+	uint32_t has_stream;  /* any stream rule */
+	uint32_t has_iponly;
+	int inline_mode;
+	int no_prefilter;
+	struct mk_detect_load_stats stats;
+};
+
+uint64_t mk_detect_master_generation(struct mk_detect_master *m);
+/* The static, escaped part of a rule's EVE alert object (eve_alert.c). */
+int mk_eve_rule_prepare(struct mk_rule *r);
+
+/* ---- worker ---------------------------------------------------------------- */
+
+struct mk_detect_thread {
+	struct mk_detect_master *m; /* NULL: fixed engine */
+	struct mk_detect_engine *eng;
+	uint64_t gen;
+	void *scratch;	    /* Hyperscan scratch */
+	void *pcre_md;	    /* pcre2_match_data */
+	void *pcre_mctx;    /* pcre2_match_context */
+	void *pcre_jit;	    /* pcre2_jit_stack */
+	uint8_t *cand_bits; /* candidate bitmap, one bit per rule */
+	uint8_t *seen;	    /* per rule: contents the prefilter saw in this scan */
+	uint32_t *touched;  /* rules whose seen is not 0 */
+	uint32_t ntouched;
+	uint32_t *cand;
+	uint32_t ncand;
+	const struct mk_group *cur_group; /* prefilter callback context */
+	/* current packet */
+	struct mk_detect_pkt pkt;
+	struct mk_pkt_info pi;
+	int have_pi;
+	unsigned int verdict;
+	int stop; /* pass or drop: no more rules for this packet */
+	struct mk_detect_alert alerts[MK_ALERTS_MAX];
+	uint32_t alert_off[MK_ALERTS_MAX]; /* payload offsets in the arena */
+	unsigned int nalerts;
+	uint8_t *arena; /* payload copies of this packet's alerts */
+	size_t arena_used, arena_cap;
+	uint64_t cnt[MK_DETECT_CNT_MAX];
+};
+
+/* ---- per-flow state ---------------------------------------------------------- */
+
+/* One direction's stream window: the bytes the next inspection sees again. */
+struct mk_stream_win {
+	uint8_t *buf;
+	uint32_t len, cap;
+	uint64_t base; /* stream offset of buf[0] */
+	uint8_t started;
+};
+
+struct mk_flowint {
+	uint32_t id;
+	uint32_t value;
+};
+
+struct mk_seg_alert {
+	uint32_t rule;
+	uint8_t dir, used;
+	uint32_t seq_end; /* TCP sequence number after the match */
+};
+
+struct mk_detect_flow {
+	uint32_t *bits;
+	uint32_t nbits; /* words */
+	struct mk_flowint *ints;
+	uint32_t nints, capints;
+	uint32_t alert_seq;
+	uint8_t passed, dropped;
+	uint8_t dedup_next;
+	struct mk_seg_alert dedup[MK_DEDUP_SLOTS];
+	struct mk_stream_win win[2]; /* by data direction: [to_client] */
+};
+
+bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
+int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
+struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);
+
+/* Rule header against a packet/stream direction (detect.c). */
+bool mk_rule_header_match(const struct mk_rule *r, uint8_t family, const uint32_t *src,
+			  const uint32_t *dst, uint16_t sport, uint16_t dport, int has_ports);
+
+#endif /* MK_DETECT_INT_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The keyword registry: every supported keyword (defined in its kw_*.c
+ * file), the keywords users are likely to try that are not supported and
+ * why, and the counter and failure-reason names. docs/rules.md lists the
+ * same keywords; a test checks both stay in step.
+ */
+#include <string.h>
+#include "detect_int.h"
+
+#define MK_KW_PTR(n) &mk_kw_##n,
+const struct mk_kw *const mk_keywords[] = {MK_KEYWORD_LIST(MK_KW_PTR)};
+#undef MK_KW_PTR
+const unsigned int mk_nkeywords = MK_ARRAY_SIZE(mk_keywords);
+
+#define APP "app-layer keyword: meerkat inspects packets and streams, no protocol parsers"
+#define HTTP "HTTP buffer modifier: needs the HTTP parser (app-layer)"
+#define XFORM "buffer transform: not supported"
+
+const struct mk_unsupported_kw mk_unsupported_keywords[] = {
+    /* sticky buffers and legacy content modifiers of the app-layer */
+    {"http_uri", HTTP},
+    {"http_raw_uri", HTTP},
+    {"http_method", HTTP},
+    {"http_header", HTTP},
+    {"http_raw_header", HTTP},
+    {"http_cookie", HTTP},
+    {"http_raw_cookie", HTTP},
+    {"http_user_agent", HTTP},
+    {"http_host", HTTP},
+    {"http_raw_host", HTTP},
+    {"http_client_body", HTTP},
+    {"http_server_body", HTTP},
+    {"http_stat_code", HTTP},
+    {"http_stat_msg", HTTP},
+    {"http_request_line", HTTP},
+    {"http_response_line", HTTP},
+    {"http_content_type", HTTP},
+    {"http_content_len", HTTP},
+    {"http_start", HTTP},
+    {"http_protocol", HTTP},
+    {"http_header_names", HTTP},
+    {"http_accept", HTTP},
+    {"http_referer", HTTP},
+    {"uricontent", HTTP},
+    {"urilen", HTTP},
+    {"file_data", APP},
+    {"dns_query", APP},
+    {"tls_sni", APP},
+    {"tls_cert_subject", APP},
+    {"tls_cert_issuer", APP},
+    {"ssl_state", APP},
+    {"ssl_version", APP},
+    {"ssh_proto", APP},
+    {"ssh_software", APP},
+    {"dce_iface", APP},
+    {"dce_opnum", APP},
+    {"dce_stub_data", APP},
+    {"app-layer-protocol", APP},
+    {"app-layer-event", APP},
+    {"app-layer-state", APP},
+    {"filename", APP},
+    {"fileext", APP},
+    {"filemagic", APP},
+    {"filestore", APP},
+    {"filesize", APP},
+    {"filemd5", APP},
+    {"filesha1", APP},
+    {"filesha256", APP},
+    {"ftpbounce", APP},
+    {"ftpdata_command", APP},
+    {"krb5_msg_type", APP},
+    {"nfs_procedure", APP},
+    {"modbus", APP},
+    {"dnp3_func", APP},
+    {"dnp3_obj", APP},
+    {"enip_command", APP},
+    {"cip_service", APP},
+    {"tls.store", APP},
+    /* detection features outside the subset */
+    {"xbits", "global variables: not supported (use flowbits)"},
+    {"hostbits", "host variables: not supported (use flowbits)"},
+    {"iprep", "IP reputation: not supported"},
+    {"geoip", "GeoIP: not supported"},
+    {"dataset", "datasets: not supported"},
+    {"datarep", "datasets: not supported"},
+    {"lua", "Lua scripts: not supported"},
+    {"luajit", "Lua scripts: not supported"},
+    {"base64_decode", "base64 decoding: not supported"},
+    {"base64_data", "base64 decoding: not supported"},
+    {"byte_math", "not supported (byte_test, byte_jump and byte_extract are)"},
+    {"pkt_data", "buffer selection: the raw payload is the only buffer"},
+    {"tag", "tagging: not supported"},
+    {"replace", "payload rewriting: not supported"},
+    {"asn1", "ASN.1 decoding: not supported"},
+    {"fragbits", "IP fragment flags: fragments are reassembled before inspection"},
+    {"fragoffset", "IP fragment offset: fragments are reassembled before inspection"},
+    {"id", "IP id: not supported"},
+    {"ipopts", "IP options: not supported"},
+    {"tos", "IP TOS: not supported"},
+    {"seq", "TCP sequence number: not supported"},
+    {"ack", "TCP acknowledgment number: not supported"},
+    {"window", "TCP window: not supported"},
+    {"tcp.mss", "TCP MSS: not supported"},
+    {"tcp.hdr", "header buffers: not supported"},
+    {"udp.hdr", "header buffers: not supported"},
+    {"ipv4.hdr", "header buffers: not supported"},
+    {"ipv6.hdr", "header buffers: not supported"},
+    {"icmpv4.hdr", "header buffers: not supported"},
+    {"icmpv6.hdr", "header buffers: not supported"},
+    {"entropy", "not supported"},
+    {"bsize", "buffer size of app-layer buffers: not supported (dsize is)"},
+    {"absent", "app-layer buffers: not supported"},
+    {"prefilter", "explicit prefilter choice: not supported (fast_pattern is)"},
+    {"config", "not supported"},
+    {"requires", "not supported"},
+    {"decode-event", "decoder events: not supported"},
+    {"stream-event", "stream events: not supported"},
+    {"engine-event", "engine events: not supported"},
+    {"to_lowercase", XFORM},
+    {"to_uppercase", XFORM},
+    {"to_md5", XFORM},
+    {"to_sha1", XFORM},
+    {"to_sha256", XFORM},
+    {"strip_whitespace", XFORM},
+    {"compress_whitespace", XFORM},
+    {"url_decode", XFORM},
+    {"dotprefix", XFORM},
+    {"xor", XFORM},
+    {"pcrexform", XFORM},
+    {"header_lowercase", XFORM},
+    {"strip_pseudo_headers", XFORM},
+    {"from_base64", XFORM},
+};
+const unsigned int mk_nunsupported_keywords = MK_ARRAY_SIZE(mk_unsupported_keywords);
+
+/* Name prefixes of the app-layer's sticky buffers and keywords. */
+static const char *const app_prefixes[] = {
+    "http.", "http2.", "dns.",	"tls.",	  "ssh.",	"smb.",	      "krb5.",	  "sip.",  "dhcp.",
+    "snmp.", "mqtt.",  "rfb.",	"quic.",  "ike.",	"ja3",	      "ja4",	  "file.", "ftp.",
+    "smtp.", "email.", "ldap.", "pgsql.", "websocket.", "nfs.",	      "dcerpc.",  "dnp3",  "modbus",
+    "enip",  "cip",    "rdp.",	"sip_",	  "tftp.",	"bittorrent", "template", "frame", "tls_",
+    "ssl_",  "http_",  "dns_",	"ssh_",	  "dce_",	"krb5_",      "snmp_",	  "ike_",
+};
+
+const struct mk_kw *mk_kw_lookup(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < mk_nkeywords; i++)
+		if (!strcmp(mk_keywords[i]->name, name))
+			return mk_keywords[i];
+	return NULL;
+}
+
+const struct mk_unsupported_kw *mk_kw_unsupported(const char *name)
+{
+	static const struct mk_unsupported_kw app = {NULL, APP};
+	unsigned int i;
+
+	for (i = 0; i < mk_nunsupported_keywords; i++)
+		if (!strcmp(mk_unsupported_keywords[i].name, name))
+			return &mk_unsupported_keywords[i];
+	for (i = 0; i < MK_ARRAY_SIZE(app_prefixes); i++)
+		if (!strncmp(name, app_prefixes[i], strlen(app_prefixes[i])))
+			return &app;
+	return NULL;
+}
+
+#define MK_NAME(id, name, doc) name,
+const char *const mk_detect_fail_names[MK_DETECT_FAIL_MAX] = {MK_DETECT_FAIL_REASONS(MK_NAME)};
+const char *const mk_detect_counter_names[MK_DETECT_CNT_MAX] = {MK_DETECT_COUNTERS(MK_NAME)};
+#undef MK_NAME

@@ -1,0 +1,1150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The engine builder and its holder.
+ *
+ * Build: configuration files, then every rule file (one rule per line,
+ * '\' continues a line, '#' comments), each rule parsed on its own so one
+ * bad rule costs only itself; duplicates of a gid:sid keep the higher rev.
+ * Rules are then ordered as Suricata orders them (action: pass, drop,
+ * reject, alert; rules that set flowbits/flowint before rules that read
+ * them; priority; file order), grouped, and each group's fast patterns
+ * compiled into a prefilter:
+ *
+ *   packet groups:  [protocol class][direction] -> any-port rules, a group
+ *                   per busy destination port, one group for other ports
+ *   stream groups:  [direction of the data]     -> the same, TCP stream rules
+ *
+ * A packet is checked against its class/direction's any-port group and the
+ * group of its destination port, so rules for other protocols, directions
+ * and ports are never looked at. The engine is immutable afterwards.
+ *
+ * Holder (struct mk_detect_master): the current engine behind a mutex and a
+ * generation counter. A reload builds on its own thread and swaps under the
+ * mutex; workers compare the generation (one atomic load per packet) and
+ * adopt the new engine between packets, dropping their reference to the
+ * old one, which is freed when the last worker lets go (RCU by reference
+ * counting). A failed build leaves the current engine in place.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "detect_int.h"
+#include "log.h"
+
+#define PORT_GROUPS_DEFAULT 16
+#define STREAM_WINDOW_DEFAULT 1024
+#define STREAM_HEAD_CAP 4096
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct build {
+	struct mk_detect_engine *e;
+	const struct mk_detect_cfg *cfg;
+	struct mk_rule **rules;
+	uint32_t n, cap;
+	char *why; /* first fatal error, for the reload status */
+	size_t whylen;
+};
+
+__attribute__((format(printf, 2, 3))) static void set_why(struct build *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!b->why || b->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->why, b->whylen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- rule files ------------------------------------------------------------------- */
+
+static int rule_cmp_sid(const void *x, const void *y)
+{
+	const struct mk_sid_entry *a = x, *b = y;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct sid_hash {
+	uint64_t *keys; /* gid << 32 | sid, 0 = empty */
+	uint32_t *idx;
+	uint32_t cap, n;
+};
+
+static int sid_hash_find(struct sid_hash *h, uint64_t key, uint32_t *idx)
+{
+	uint32_t k;
+
+	if (!h->cap)
+		return 0;
+	for (k = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (h->cap - 1); h->keys[k];
+	     k = (k + 1) & (h->cap - 1))
+		if (h->keys[k] == key) {
+			*idx = h->idx[k];
+			return 1;
+		}
+	return 0;
+}
+
+static int sid_hash_put(struct sid_hash *h, uint64_t key, uint32_t idx)
+{
+	uint32_t k, i;
+
+	if ((h->n + 1) * 2 > h->cap) {
+		struct sid_hash n = {0};
+
+		n.cap = h->cap ? h->cap * 2 : 1024;
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.idx = calloc(n.cap, sizeof(*n.idx));
+		if (!n.keys || !n.idx) {
+			free(n.keys);
+			free(n.idx);
+			return -ENOMEM;
+		}
+		for (i = 0; i < h->cap; i++)
+			if (h->keys[i])
+				sid_hash_put(&n, h->keys[i], h->idx[i]);
+		free(h->keys);
+		free(h->idx);
+		*h = n;
+	}
+	for (k = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 32) & (h->cap - 1); h->keys[k];
+	     k = (k + 1) & (h->cap - 1))
+		if (h->keys[k] == key) {
+			h->idx[k] = idx;
+			return 0;
+		}
+	h->keys[k] = key;
+	h->idx[k] = idx;
+	h->n++;
+	return 0;
+}
+
+static int add_rule_text(struct build *b, struct sid_hash *sh, const char *text, const char *file,
+			 uint32_t line)
+{
+	struct mk_detect_load_stats *st = &b->e->stats;
+	struct mk_rule *r;
+	char err[MK_RULE_ERR_LEN + 64];
+	int reason;
+	uint32_t sid, dup;
+	uint64_t key;
+
+	if (mk_rule_parse(&b->e->env, text, file, line, &r, err, sizeof(err), &reason, &sid)) {
+		if (sid)
+			mk_err("%s:%u: sid %u: %s", file, line, sid, err);
+		else
+			mk_err("%s:%u: %s", file, line, err);
+		st->failed++;
+		st->fail[reason]++;
+		return 0;
+	}
+	key = (uint64_t)r->gid << 32 | r->sid;
+	if (sid_hash_find(sh, key, &dup)) {
+		struct mk_rule *old = b->rules[dup];
+
+		st->failed++;
+		st->fail[MK_DETECT_FAIL_DUPLICATE]++;
+		if (r->rev > old->rev) {
+			mk_err(
+			    "%s:%u: sid %u: duplicate of %s:%u (rev %u): this rev %u replaces it",
+			    file, line, r->sid, old->file, old->line, old->rev, r->rev);
+			b->rules[dup] = r;
+			mk_rule_free(old);
+		} else {
+			mk_err("%s:%u: sid %u: duplicate of %s:%u: ignored", file, line, r->sid,
+			       old->file, old->line);
+			mk_rule_free(r);
+		}
+		return 0;
+	}
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 256;
+		struct mk_rule **n = realloc(b->rules, cap * sizeof(*n));
+
+		if (!n) {
+			mk_rule_free(r);
+			return -ENOMEM;
+		}
+		b->rules = n;
+		b->cap = cap;
+	}
+	if (sid_hash_put(sh, key, b->n)) {
+		mk_rule_free(r);
+		return -ENOMEM;
+	}
+	b->rules[b->n++] = r;
+	return 0;
+}
+
+/* Feeds every complete rule of a stream of lines to add_rule_text. */
+static int load_lines(struct build *b, struct sid_hash *sh, FILE *f, const char *name)
+{
+	char *line = NULL, *acc = NULL;
+	size_t cap = 0, alen = 0;
+	uint32_t no = 0, start = 0;
+	ssize_t n;
+	int err = 0;
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		char *s = line;
+		size_t l;
+		int cont;
+
+		no++;
+		if (memchr(line, '\0', (size_t)n)) {
+			mk_err("%s:%u: NUL byte in the line: ignored", name, no);
+			b->e->stats.failed++;
+			b->e->stats.fail[MK_DETECT_FAIL_SYNTAX]++;
+			continue;
+		}
+		l = strlen(s);
+		while (l && (s[l - 1] == '\n' || s[l - 1] == '\r'))
+			s[--l] = '\0';
+		cont = l && s[l - 1] == '\\';
+		if (cont)
+			s[--l] = '\0';
+		if (!alen) {
+			const char *t = s + strspn(s, " \t");
+
+			if (!*t || *t == '#')
+				continue;
+			start = no;
+		}
+		{
+			char *na = realloc(acc, alen + l + 1);
+
+			if (!na) {
+				err = -ENOMEM;
+				break;
+			}
+			acc = na;
+			memcpy(acc + alen, s, l);
+			alen += l;
+			acc[alen] = '\0';
+		}
+		if (cont)
+			continue;
+		err = add_rule_text(b, sh, mk_strtrim(acc), name, start);
+		alen = 0;
+		if (err)
+			break;
+	}
+	if (!err && alen)
+		err = add_rule_text(b, sh, mk_strtrim(acc), name, start);
+	free(line);
+	free(acc);
+	return err;
+}
+
+static int load_file(struct build *b, struct sid_hash *sh, const char *file)
+{
+	char path[4096];
+	FILE *f;
+	int err;
+
+	if (!strchr(file, '/') && b->cfg->default_rule_path)
+		snprintf(path, sizeof(path), "%s/%s", b->cfg->default_rule_path, file);
+	else
+		snprintf(path, sizeof(path), "%s", file);
+	f = fopen(path, "r");
+	if (!f) {
+		err = -errno;
+		mk_err("%s: %s", path, strerror(-err));
+		set_why(b, "%s: %s", path, strerror(-err));
+		return err;
+	}
+	b->e->stats.files++;
+	err = load_lines(b, sh, f, path);
+	fclose(f);
+	return err;
+}
+
+/* ---- ordering ------------------------------------------------------------------------ */
+
+static int action_rank(uint8_t a)
+{
+	return a == MK_ACTION_PASS ? 0 : a == MK_ACTION_DROP ? 1 : a == MK_ACTION_REJECT ? 2 : 3;
+}
+
+static int flowvar_rank(uint32_t f)
+{
+	int set = !!(f & MK_RF_FLOWVAR_SET), get = !!(f & MK_RF_FLOWVAR_GET);
+
+	return set && !get ? 0 : set && get ? 1 : get ? 2 : 3;
+}
+
+static int rule_order(const void *x, const void *y)
+{
+	const struct mk_rule *a = *(struct mk_rule *const *)x, *b = *(struct mk_rule *const *)y;
+	int d;
+
+	d = action_rank(a->action) - action_rank(b->action);
+	if (d)
+		return d;
+	d = flowvar_rank(a->flags) - flowvar_rank(b->flags);
+	if (d)
+		return d;
+	d = a->priority - b->priority;
+	if (d)
+		return d;
+	/* file order: the num assigned while loading */
+	return a->num < b->num ? -1 : a->num > b->num;
+}
+
+/* ---- groups ------------------------------------------------------------------------------ */
+
+static struct mk_group *group_new(struct mk_detect_engine *e)
+{
+	struct mk_group *g = calloc(1, sizeof(*g)), **n;
+
+	if (!g)
+		return NULL;
+	n = realloc(e->groups, (e->ngroups + 1) * sizeof(*n));
+	if (!n) {
+		free(g);
+		return NULL;
+	}
+	e->groups = n;
+	g->id = e->ngroups;
+	e->groups[e->ngroups++] = g;
+	return g;
+}
+
+static int list_push(struct mk_rule_list *l, uint32_t v)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		uint32_t *n = realloc(l->rules, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->rules = n;
+		l->cap = cap;
+	}
+	l->rules[l->n++] = v;
+	return 0;
+}
+
+/* The destination ports a rule can match: dp, or dp and sp for <>. NULL: any. */
+static int rule_ports(const struct mk_rule *r, const struct mk_port_set **a,
+		      const struct mk_port_set **b)
+{
+	*a = &r->dp;
+	*b = (r->flags & MK_RF_BIDIR) ? &r->sp : NULL;
+	return r->dp.any || (*b && (*b)->any);
+}
+
+static bool ports_cover(const struct mk_rule *r, uint16_t port)
+{
+	return mk_port_match(&r->dp, port) ||
+	       ((r->flags & MK_RF_BIDIR) && mk_port_match(&r->sp, port));
+}
+
+static uint64_t ports_count(const struct mk_port_set *p)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; p && i < p->n; i++)
+		n += (uint64_t)p->r[i].hi - p->r[i].lo + 1;
+	return n;
+}
+
+struct port_count {
+	uint16_t port;
+	uint32_t n;
+};
+
+static int pc_cmp(const void *x, const void *y)
+{
+	const struct port_count *a = x, *b = y;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+static int u16_cmp(const void *x, const void *y)
+{
+	return (int)*(const uint16_t *)x - (int)*(const uint16_t *)y;
+}
+
+/* Builds one group set from the rules in @sel (rule numbers, ascending). */
+static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const uint32_t *sel,
+		     uint32_t nsel, int ported, int stream, uint32_t max_groups)
+{
+	struct port_count *pc = NULL;
+	uint32_t i, k, np = 0;
+	int err = -ENOMEM;
+
+	gs->any = group_new(e);
+	if (!gs->any)
+		return -ENOMEM;
+	if (ported) {
+		uint16_t *votes = NULL;
+		uint32_t nv = 0, cap = 0;
+
+		/* rules naming few ports vote for dedicated groups: sort the votes, count runs */
+		for (i = 0; i < nsel; i++) {
+			const struct mk_rule *r = e->rules[sel[i]];
+			const struct mk_port_set *a, *b, *set[2];
+			uint32_t s2, p;
+
+			if (rule_ports(r, &a, &b) || ports_count(a) + ports_count(b) > 64)
+				continue;
+			set[0] = a;
+			set[1] = b;
+			for (s2 = 0; s2 < 2; s2++)
+				for (k = 0; set[s2] && k < set[s2]->n; k++)
+					for (p = set[s2]->r[k].lo; p <= set[s2]->r[k].hi; p++) {
+						if (nv == cap) {
+							uint16_t *nw;
+
+							cap = cap ? cap * 2 : 256;
+							nw = realloc(votes, cap * sizeof(*nw));
+							if (!nw) {
+								free(votes);
+								goto out;
+							}
+							votes = nw;
+						}
+						votes[nv++] = (uint16_t)p;
+					}
+		}
+		if (nv)
+			qsort(votes, nv, sizeof(*votes), u16_cmp);
+		pc = calloc(nv ? nv : 1, sizeof(*pc));
+		if (!pc) {
+			free(votes);
+			goto out;
+		}
+		for (i = 0; i < nv; i++) {
+			if (np && pc[np - 1].port == votes[i])
+				pc[np - 1].n++;
+			else
+				pc[np++] = (struct port_count){votes[i], 1};
+		}
+		free(votes);
+		qsort(pc, np, sizeof(*pc), pc_cmp);
+		if (np > max_groups)
+			np = max_groups;
+		gs->nports = np;
+		gs->ports = calloc(np ? np : 1, sizeof(*gs->ports));
+		gs->port_groups = calloc(np ? np : 1, sizeof(*gs->port_groups));
+		if (!gs->ports || !gs->port_groups)
+			goto out;
+		for (i = 0; i < np; i++)
+			gs->ports[i] = pc[i].port;
+		qsort(gs->ports, np, sizeof(*gs->ports), u16_cmp);
+		for (i = 0; i < np; i++) {
+			gs->port_groups[i] = group_new(e);
+			if (!gs->port_groups[i])
+				goto out;
+		}
+		gs->other = group_new(e);
+		if (!gs->other)
+			goto out;
+	}
+	for (i = 0; i < nsel; i++) {
+		const struct mk_rule *r = e->rules[sel[i]];
+		const struct mk_port_set *a, *b;
+		uint64_t covered_top = 0;
+
+		if (!ported || rule_ports(r, &a, &b)) {
+			if (list_push(&gs->any->all, sel[i]))
+				goto out;
+			continue;
+		}
+		for (k = 0; k < gs->nports; k++)
+			if (ports_cover(r, gs->ports[k])) {
+				covered_top++;
+				if (list_push(&gs->port_groups[k]->all, sel[i]))
+					goto out;
+			}
+		/* ports outside the dedicated ones: the other group */
+		if (ports_count(a) + ports_count(b) > covered_top &&
+		    list_push(&gs->other->all, sel[i]))
+			goto out;
+	}
+	/* without the prefilter every rule of a group is verified: nothing to compile */
+	if (e->no_prefilter) {
+		err = 0;
+		goto out;
+	}
+	err = mk_prefilter_build(gs->any, e->rules, stream, &e->stats);
+	for (i = 0; !err && i < gs->nports; i++)
+		err = mk_prefilter_build(gs->port_groups[i], e->rules, stream, &e->stats);
+	if (!err && gs->other)
+		err = mk_prefilter_build(gs->other, e->rules, stream, &e->stats);
+out:
+	free(pc);
+	return err;
+}
+
+static bool rule_in_class(const struct mk_rule *r, int pc)
+{
+	switch (r->proto) {
+	case MK_RP_IP:
+		/* ports in an ip rule: only packets that have ports */
+		return (r->sp.any && r->dp.any) || pc == MK_PC_TCP || pc == MK_PC_UDP;
+	case MK_RP_TCP:
+	case MK_RP_TCP_PKT:
+	case MK_RP_TCP_STREAM:
+		return pc == MK_PC_TCP;
+	case MK_RP_UDP:
+		return pc == MK_PC_UDP;
+	default:
+		return pc == MK_PC_ICMP;
+	}
+}
+
+static bool rule_in_dir(const struct mk_rule *r, int to_client)
+{
+	if (r->flow & MK_FLOW_F_TO_SERVER)
+		return !to_client;
+	if (r->flow & MK_FLOW_F_TO_CLIENT)
+		return to_client;
+	return true;
+}
+
+/* The content bits the prefilter indexes for each rule (prefilter.c): its positive contents. */
+static int build_pf_need(struct mk_detect_engine *e)
+{
+	uint32_t i, k;
+
+	e->pf_need = calloc(e->nrules ? e->nrules : 1, 1);
+	if (!e->pf_need)
+		return -ENOMEM;
+	for (i = 0; i < e->nrules; i++) {
+		const struct mk_rule *r = e->rules[i];
+		uint32_t n = 0;
+
+		/* the same selection as mk_prefilter_build() */
+		for (k = 0; k < r->npmatch; k++) {
+			const struct mk_content *c = r->pmatch[k].ctx;
+
+			if (r->pmatch[k].kw->type == MK_KWT_CONTENT &&
+			    !(c->flags & MK_CF_NEGATED) && (c == r->fp || c->len >= MK_PF_MIN_LEN))
+				n++;
+		}
+		if (n > MK_PF_CONTENTS_MAX)
+			n = MK_PF_CONTENTS_MAX;
+		e->pf_need[i] = (uint8_t)((1u << n) - 1);
+	}
+	return 0;
+}
+
+static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
+{
+	uint32_t *sel = malloc((e->nrules ? e->nrules : 1) * sizeof(*sel)), n, i;
+	int pc, d, err = 0;
+
+	if (!sel)
+		return -ENOMEM;
+	for (pc = 0; pc < MK_PC_MAX && !err; pc++) {
+		for (d = 0; d < 2 && !err; d++) {
+			for (i = 0, n = 0; i < e->nrules; i++) {
+				const struct mk_rule *r = e->rules[i];
+
+				if (!rule_in_class(r, pc) || !rule_in_dir(r, d))
+					continue;
+				if (pc == MK_PC_TCP && !(r->inspect_tcp & MK_INSPECT_PKT))
+					continue;
+				sel[n++] = i;
+			}
+			err = build_set(e, &e->pkt[pc][d], sel, n,
+					pc == MK_PC_TCP || pc == MK_PC_UDP, 0, max_groups);
+		}
+	}
+	for (d = 0; d < 2 && !err; d++) {
+		for (i = 0, n = 0; i < e->nrules; i++) {
+			const struct mk_rule *r = e->rules[i];
+
+			if (!rule_in_class(r, MK_PC_TCP) || !rule_in_dir(r, d) ||
+			    !(r->inspect_tcp & MK_INSPECT_STREAM))
+				continue;
+			sel[n++] = i;
+			e->has_stream = 1;
+			if (r->abs_extent > e->stream_head)
+				e->stream_head = r->abs_extent;
+		}
+		err = build_set(e, &e->stream[d], sel, n, 1, 1, max_groups);
+	}
+	free(sel);
+	if (e->stream_head > STREAM_HEAD_CAP)
+		e->stream_head = STREAM_HEAD_CAP;
+	return err;
+}
+
+/* ---- threshold.config --------------------------------------------------------------- */
+
+static int apply_tcfg(struct mk_detect_engine *e)
+{
+	uint32_t i, k;
+
+	for (k = 0; k < e->ntcfg; k++) {
+		struct mk_tcfg_entry *t = &e->tcfg[k];
+		int hit = 0;
+
+		for (i = 0; i < e->nrules; i++) {
+			struct mk_rule *r = e->rules[i];
+
+			if ((t->gid && t->gid != r->gid) || (t->sid && t->sid != r->sid))
+				continue;
+			hit = 1;
+			if (t->kind == 0) {
+				struct mk_suppress *s = calloc(1, sizeof(*s));
+
+				if (!s)
+					return -ENOMEM;
+				s->track = t->track;
+				/* the entry owns the addresses; the list entry borrows them */
+				s->addrs = t->addrs;
+				s->next = r->suppress;
+				r->suppress = s;
+			} else if (t->kind == 1) {
+				/* threshold.config replaces the rule's own threshold */
+				r->cfg_thresh = t->spec;
+				r->cfg_thresh_set = 1;
+			} else {
+				r->rate = t->spec;
+			}
+		}
+		if (!hit)
+			mk_warn("threshold.config: gen_id %u, sig_id %u matches no loaded rule",
+				t->gid, t->sid);
+	}
+	return 0;
+}
+
+/* ---- engine -------------------------------------------------------------------------- */
+
+static void group_free(struct mk_group *g)
+{
+	mk_prefilter_free(g->pf);
+	free(g->all.rules);
+	free(g->nopf.rules);
+	free(g);
+}
+
+static void set_free(struct mk_group_set *gs)
+{
+	free(gs->ports);
+	free(gs->port_groups);
+}
+
+static void engine_free(struct mk_detect_engine *e)
+{
+	uint32_t i;
+	int pc, d;
+
+	for (i = 0; i < e->nrules; i++) {
+		struct mk_suppress *s = e->rules[i]->suppress, *n;
+
+		for (; s; s = n) {
+			n = s->next;
+			free(s);
+		}
+		mk_rule_free(e->rules[i]);
+	}
+	free(e->rules);
+	for (i = 0; i < e->ngroups; i++)
+		group_free(e->groups[i]);
+	free(e->groups);
+	for (pc = 0; pc < MK_PC_MAX; pc++)
+		for (d = 0; d < 2; d++)
+			set_free(&e->pkt[pc][d]);
+	for (d = 0; d < 2; d++)
+		set_free(&e->stream[d]);
+	for (i = 0; i < e->ntcfg; i++)
+		mk_addr_set_free(&e->tcfg[i].addrs);
+	free(e->tcfg);
+	free(e->sids);
+	free(e->pf_need);
+	mk_parse_env_free(&e->env);
+	free(e);
+}
+
+int mk_eve_rule_prepare(struct mk_rule *r);
+
+static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			struct mk_detect_engine **out, char *why, size_t whylen)
+{
+	struct build b = {.cfg = cfg, .why = why, .whylen = whylen};
+	struct sid_hash sh = {0};
+	struct mk_detect_engine *e;
+	double t0 = mono_s();
+	uint32_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = '\0';
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	b.e = e;
+	atomic_init(&e->refcnt, 1);
+	e->env.cfg = cfg;
+	e->inline_mode = cfg->inline_mode;
+	e->no_prefilter = cfg->no_prefilter;
+	e->stream_window = cfg->stream_window ? cfg->stream_window : STREAM_WINDOW_DEFAULT;
+	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
+		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = mk_load_classification(cfg->classification_file, &e->env, &e->stats.config_errors);
+	if (err) {
+		set_why(&b, "%s: %s",
+			cfg->classification_file ? cfg->classification_file : "classes",
+			strerror(-err));
+		goto fail;
+	}
+	if (cfg->reference_config_file) {
+		err = mk_load_reference_config(cfg->reference_config_file, &e->env,
+					       &e->stats.config_errors);
+		if (err) {
+			set_why(&b, "%s: %s", cfg->reference_config_file, strerror(-err));
+			goto fail;
+		}
+	}
+	for (i = 0; i < cfg->nrule_files; i++) {
+		err = load_file(&b, &sh, cfg->rule_files[i]);
+		if (err)
+			goto fail;
+	}
+	if (cfg->rules_text) {
+		FILE *f = fmemopen((void *)cfg->rules_text, strlen(cfg->rules_text), "r");
+
+		if (!f) {
+			err = strlen(cfg->rules_text) ? -errno : 0;
+		} else {
+			err = load_lines(&b, &sh, f,
+					 cfg->rules_text_name ? cfg->rules_text_name : "rules");
+			fclose(f);
+		}
+		if (err)
+			goto fail;
+	}
+	if (cfg->strict && e->stats.failed) {
+		mk_err("--strict-rules: %u rule(s) failed to load", e->stats.failed);
+		set_why(&b, "%u rule(s) failed to load (strict)", e->stats.failed);
+		err = -EINVAL;
+		goto fail;
+	}
+	if (cfg->threshold_file) {
+		err = mk_load_threshold_config(cfg->threshold_file, cfg, &e->tcfg, &e->ntcfg,
+					       &e->stats.config_errors);
+		if (err) {
+			set_why(&b, "%s: %s", cfg->threshold_file, strerror(-err));
+			goto fail;
+		}
+	}
+	/* order: file order first (num), then Suricata's ordering */
+	for (i = 0; i < b.n; i++)
+		b.rules[i]->num = i;
+	if (b.n)
+		qsort(b.rules, b.n, sizeof(*b.rules), rule_order);
+	e->rules = b.rules;
+	e->nrules = b.n;
+	b.rules = NULL;
+	e->sids = calloc(e->nrules ? e->nrules : 1, sizeof(*e->sids));
+	if (!e->sids) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < e->nrules; i++) {
+		struct mk_rule *r = e->rules[i];
+
+		r->num = i;
+		e->sids[i].key = (uint64_t)r->gid << 32 | r->sid;
+		e->sids[i].rule = i;
+		if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
+			e->stats.no_fast_pattern++;
+		if (!(r->flags & MK_RF_PAYLOAD))
+			e->stats.no_payload++;
+		if (r->flags & MK_RF_IPONLY) {
+			e->stats.ip_only++;
+			e->has_iponly = 1;
+		}
+		if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
+		    rule_in_class(r, MK_PC_TCP))
+			e->stats.stream++;
+		{
+			uint32_t k;
+
+			for (k = 0; k < r->npmatch; k++)
+				if (r->pmatch[k].kw->type == MK_KWT_PCRE) {
+					e->stats.pcre++;
+					break;
+				}
+		}
+		if (mk_eve_rule_prepare(r)) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (e->nrules)
+		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
+	err = apply_tcfg(e);
+	if (!err)
+		err = build_pf_need(e);
+	if (!err)
+		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
+	if (err) {
+		set_why(&b, "building the rule groups: %s", strerror(-err));
+		goto fail;
+	}
+	e->stats.loaded = e->nrules;
+	e->stats.load_s = mono_s() - t0;
+	e->stats.generation = prev ? prev->stats.generation + 1 : 1;
+	e->env.cfg = NULL; /* the caller's; not kept */
+	free(sh.keys);
+	free(sh.idx);
+	*out = e;
+	return 0;
+fail:
+	if (!err)
+		err = -EINVAL;
+	set_why(&b, "%s", strerror(-err));
+	for (i = 0; i < b.n && b.rules; i++)
+		mk_rule_free(b.rules[i]);
+	free(b.rules);
+	free(sh.keys);
+	free(sh.idx);
+	engine_free(e);
+	return err;
+}
+
+int mk_detect_engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			   struct mk_detect_engine **out)
+{
+	return engine_build(cfg, prev, out, NULL, 0);
+}
+
+struct mk_detect_engine *mk_detect_engine_get(struct mk_detect_engine *e)
+{
+	atomic_fetch_add_explicit(&e->refcnt, 1, memory_order_relaxed);
+	return e;
+}
+
+void mk_detect_engine_put(struct mk_detect_engine *e)
+{
+	if (e && atomic_fetch_sub_explicit(&e->refcnt, 1, memory_order_acq_rel) == 1)
+		engine_free(e);
+}
+
+const struct mk_detect_load_stats *mk_detect_engine_stats(const struct mk_detect_engine *e)
+{
+	return &e->stats;
+}
+
+uint32_t mk_detect_engine_nrules(const struct mk_detect_engine *e)
+{
+	return e->nrules;
+}
+
+const struct mk_rule *mk_detect_engine_rule(const struct mk_detect_engine *e, uint32_t gid,
+					    uint32_t sid)
+{
+	uint64_t key = (uint64_t)gid << 32 | sid;
+	uint32_t lo = 0, hi = e->nrules;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (e->sids[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->nrules && e->sids[lo].key == key ? e->rules[e->sids[lo].rule] : NULL;
+}
+
+void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_t size)
+{
+	const struct mk_detect_load_stats *s = &e->stats;
+	size_t n;
+	int i, first = 1;
+
+	n = (size_t)snprintf(buf, size, "%u rules loaded from %u file(s), %u failed", s->loaded,
+			     s->files, s->failed);
+	for (i = 0; i < MK_DETECT_FAIL_MAX && n < size; i++) {
+		if (!s->fail[i])
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s %u", first ? " (" : ", ",
+				      mk_detect_fail_names[i], s->fail[i]);
+		first = 0;
+	}
+	if (!first && n < size)
+		n += (size_t)snprintf(buf + n, size - n, ")");
+	if (n < size)
+		snprintf(buf + n, size - n,
+			 "; %u without fast pattern, %u header-only (%u address-only), %u stream, "
+			 "%u pcre; "
+			 "%u prefilter databases, %u patterns; %.3f s; generation %llu",
+			 s->no_fast_pattern, s->no_payload, s->ip_only, s->stream, s->pcre,
+			 s->prefilter_dbs, s->patterns, s->load_s,
+			 (unsigned long long)s->generation);
+}
+
+/* ---- master -------------------------------------------------------------------------- */
+
+/* A deep copy of a cfg: reload keeps it while the caller's strings may go away. */
+struct cfg_copy {
+	struct mk_detect_cfg cfg;
+	struct mk_detect_var *avars, *pvars;
+	char **files;
+};
+
+static char *sdup(const char *s, int *fail)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*fail = 1;
+	return d;
+}
+
+static void cfg_copy_free(struct cfg_copy *c)
+{
+	unsigned int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->cfg.naddress_vars; i++) {
+		free((char *)c->avars[i].name);
+		free((char *)c->avars[i].value);
+	}
+	for (i = 0; i < c->cfg.nport_vars; i++) {
+		free((char *)c->pvars[i].name);
+		free((char *)c->pvars[i].value);
+	}
+	for (i = 0; i < c->cfg.nrule_files; i++)
+		free(c->files[i]);
+	free(c->avars);
+	free(c->pvars);
+	free(c->files);
+	free((char *)c->cfg.default_rule_path);
+	free((char *)c->cfg.classification_file);
+	free((char *)c->cfg.reference_config_file);
+	free((char *)c->cfg.threshold_file);
+	free((char *)c->cfg.rules_text);
+	free((char *)c->cfg.rules_text_name);
+	free(c);
+}
+
+static struct cfg_copy *cfg_copy(const struct mk_detect_cfg *src)
+{
+	struct cfg_copy *c = calloc(1, sizeof(*c));
+	unsigned int i;
+	int fail = 0;
+
+	if (!c)
+		return NULL;
+	c->cfg = *src;
+	c->avars = calloc(src->naddress_vars + 1, sizeof(*c->avars));
+	c->pvars = calloc(src->nport_vars + 1, sizeof(*c->pvars));
+	c->files = calloc(src->nrule_files + 1, sizeof(*c->files));
+	if (!c->avars || !c->pvars || !c->files) {
+		c->cfg.naddress_vars = c->cfg.nport_vars = c->cfg.nrule_files = 0;
+		cfg_copy_free(c);
+		return NULL;
+	}
+	for (i = 0; i < src->naddress_vars; i++) {
+		c->avars[i].name = sdup(src->address_vars[i].name, &fail);
+		c->avars[i].value = sdup(src->address_vars[i].value, &fail);
+	}
+	for (i = 0; i < src->nport_vars; i++) {
+		c->pvars[i].name = sdup(src->port_vars[i].name, &fail);
+		c->pvars[i].value = sdup(src->port_vars[i].value, &fail);
+	}
+	for (i = 0; i < src->nrule_files; i++)
+		c->files[i] = sdup(src->rule_files[i], &fail);
+	c->cfg.address_vars = c->avars;
+	c->cfg.port_vars = c->pvars;
+	c->cfg.rule_files = (const char *const *)c->files;
+	c->cfg.default_rule_path = sdup(src->default_rule_path, &fail);
+	c->cfg.classification_file = sdup(src->classification_file, &fail);
+	c->cfg.reference_config_file = sdup(src->reference_config_file, &fail);
+	c->cfg.threshold_file = sdup(src->threshold_file, &fail);
+	c->cfg.rules_text = sdup(src->rules_text, &fail);
+	c->cfg.rules_text_name = sdup(src->rules_text_name, &fail);
+	if (fail) {
+		cfg_copy_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct mk_detect_master {
+	pthread_mutex_t lock;
+	struct mk_detect_engine *cur;
+	_Atomic uint64_t gen;
+	pthread_t thread;
+	int thread_live; /* started and not joined */
+	int reloading;
+	int last_err;
+	uint32_t reloads_ok, reloads_failed;
+	char last_msg[256];
+	struct cfg_copy *pending;
+};
+
+int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out)
+{
+	struct mk_detect_master *m = calloc(1, sizeof(*m));
+	int err;
+
+	*out = NULL;
+	if (!m)
+		return -ENOMEM;
+	err = engine_build(cfg, NULL, &m->cur, m->last_msg, sizeof(m->last_msg));
+	if (err) {
+		free(m);
+		return err;
+	}
+	pthread_mutex_init(&m->lock, NULL);
+	atomic_init(&m->gen, m->cur->stats.generation);
+	mk_detect_engine_summary(m->cur, m->last_msg, sizeof(m->last_msg));
+	*out = m;
+	return 0;
+}
+
+static void *reload_main(void *arg)
+{
+	struct mk_detect_master *m = arg;
+	struct mk_detect_engine *prev, *e = NULL, *old = NULL;
+	char why[256];
+	int err;
+
+	pthread_mutex_lock(&m->lock);
+	prev = mk_detect_engine_get(m->cur);
+	pthread_mutex_unlock(&m->lock);
+	err = engine_build(&m->pending->cfg, prev, &e, why, sizeof(why));
+	mk_detect_engine_put(prev);
+
+	pthread_mutex_lock(&m->lock);
+	if (!err) {
+		old = m->cur;
+		e->stats.generation = atomic_load(&m->gen) + 1;
+		m->cur = e;
+		atomic_store_explicit(&m->gen, e->stats.generation, memory_order_release);
+		m->reloads_ok++;
+		mk_detect_engine_summary(e, m->last_msg, sizeof(m->last_msg));
+		mk_info("rule reload: %s", m->last_msg);
+	} else {
+		m->reloads_failed++;
+		snprintf(m->last_msg, sizeof(m->last_msg), "reload failed, old rules kept: %.200s",
+			 why[0] ? why : strerror(-err));
+		mk_err("%s", m->last_msg);
+	}
+	m->last_err = err;
+	m->reloading = 0;
+	pthread_mutex_unlock(&m->lock);
+	mk_detect_engine_put(old);
+	return NULL;
+}
+
+int mk_detect_reload(struct mk_detect_master *m, const struct mk_detect_cfg *cfg)
+{
+	int err;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->reloading) {
+		pthread_mutex_unlock(&m->lock);
+		return -EBUSY;
+	}
+	if (m->thread_live) {
+		/* finished (reloading is 0): reap it before starting the next */
+		pthread_mutex_unlock(&m->lock);
+		pthread_join(m->thread, NULL);
+		pthread_mutex_lock(&m->lock);
+		m->thread_live = 0;
+	}
+	cfg_copy_free(m->pending);
+	m->pending = cfg_copy(cfg);
+	if (!m->pending) {
+		pthread_mutex_unlock(&m->lock);
+		return -ENOMEM;
+	}
+	m->reloading = 1;
+	err = -pthread_create(&m->thread, NULL, reload_main, m);
+	if (err)
+		m->reloading = 0;
+	else
+		m->thread_live = 1;
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+int mk_detect_reload_wait(struct mk_detect_master *m)
+{
+	int live, err;
+
+	pthread_mutex_lock(&m->lock);
+	live = m->thread_live;
+	m->thread_live = 0;
+	pthread_mutex_unlock(&m->lock);
+	if (live)
+		pthread_join(m->thread, NULL);
+	pthread_mutex_lock(&m->lock);
+	err = m->last_err;
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+void mk_detect_master_status(struct mk_detect_master *m, struct mk_detect_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&m->lock);
+	st->generation = atomic_load(&m->gen);
+	st->reloads_ok = m->reloads_ok;
+	st->reloads_failed = m->reloads_failed;
+	st->reloading = m->reloading;
+	st->last_reload_err = m->last_err;
+	snprintf(st->last_reload_msg, sizeof(st->last_reload_msg), "%s", m->last_msg);
+	st->load = m->cur->stats;
+	pthread_mutex_unlock(&m->lock);
+}
+
+struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m)
+{
+	struct mk_detect_engine *e;
+
+	pthread_mutex_lock(&m->lock);
+	e = mk_detect_engine_get(m->cur);
+	pthread_mutex_unlock(&m->lock);
+	return e;
+}
+
+uint64_t mk_detect_master_generation(struct mk_detect_master *m)
+{
+	return atomic_load_explicit(&m->gen, memory_order_acquire);
+}
+
+void mk_detect_master_free(struct mk_detect_master *m)
+{
+	if (!m)
+		return;
+	mk_detect_reload_wait(m);
+	mk_detect_engine_put(m->cur);
+	cfg_copy_free(m->pending);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
