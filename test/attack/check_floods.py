@@ -10,8 +10,9 @@ small enough that the flood overflows them. Checked for every flood:
 - the table under attack stays within its configured size and counts what
   it refused or evicted, by reason, exactly as the flood predicts;
 - the real sessions keep their flow records (one each, every packet, state
-  closed) and their requests and responses are reassembled (--dump-streams
-  holds each trigger), which is what detection needs to alert on them.
+  closed, alerted), their requests and responses are reassembled
+  (--dump-streams holds each trigger) and raise their alerts: one rule
+  matches each request, one each response.
 
 SYN flood also: `outputs.eve-log.types.flow.unreplied` full, compact and none
 are counted and shaped as documented, and with `none` memory stays flat.
@@ -56,7 +57,7 @@ def run(pcap, name, config, *args, flood_check=None):
     cfg = os.path.join(d, "meerkat.yaml")
     with open(cfg, "w") as f:
         f.write(config)
-    p = subprocess.run([MEERKAT, "-r", pcap, "-c", cfg, "-l", d, "--eve-truncate",
+    p = subprocess.run([MEERKAT, "-r", pcap, "-c", cfg, "-l", d, "--eve-truncate", "-S", RULES,
                         "--dump-streams", os.path.join(d, "streams"),
                         "--stats-json", os.path.join(d, "stats.json"), *args],
                        capture_output=True, text=True)
@@ -66,14 +67,14 @@ def run(pcap, name, config, *args, flood_check=None):
     with open(os.path.join(d, "stats.json")) as f:
         st = json.load(f)
     rss = st["peak_rss_kb"]
-    # the real sessions' records, and every flood record checked by @flood_check
+    # the real sessions' records, every alert, and every flood record checked by @flood_check
     recs, nrecs, bad = [], 0, 0
     with open(os.path.join(d, "eve.json")) as f:
         for line in f:
             r = json.loads(line)
             nrecs += 1
             if r.get("src_ip", "").startswith("198.51.100.") or \
-               r.get("dest_ip", "").startswith("198.51.100."):
+               r.get("dest_ip", "").startswith("198.51.100.") or r["event_type"] != "flow":
                 recs.append(r)
             elif flood_check and not flood_check(r):
                 bad += 1
@@ -95,8 +96,17 @@ def run(pcap, name, config, *args, flood_check=None):
 
 def real_sessions(name, exp, st, recs, data, closed=True):
     check(st["balanced"], "%s: accounting balanced" % name)
+    alerts = [r for r in recs if r["event_type"] == "alert"]
+    check(len(alerts) == 2 * len(exp["sessions"]), "%s: %d alerts, want one per request and "
+          "one per response (%d)" % (name, len(alerts), 2 * len(exp["sessions"])))
     for s in exp["sessions"]:
-        mine = [r for r in recs if r.get("src_ip") == s["src_ip"] or r.get("dest_ip") == s["src_ip"]]
+        sids = sorted(a["alert"]["signature_id"] for a in alerts
+                      if a["src_ip"] == s["src_ip"] and a["src_port"] == s["src_port"] or
+                      a["dest_ip"] == s["src_ip"] and a["dest_port"] == s["src_port"])
+        check(sids == [9000001, 9000002], "%s: session %s raised its two alerts (%s)"
+              % (name, s["name"], sids))
+        mine = [r for r in recs if r["event_type"] == "flow" and
+                (r.get("src_ip") == s["src_ip"] or r.get("dest_ip") == s["src_ip"])]
         if not check(len(mine) == 1, "%s: session %s has one flow record (has %d)"
                      % (name, s["name"], len(mine))):
             continue
@@ -112,18 +122,26 @@ def real_sessions(name, exp, st, recs, data, closed=True):
               % (name, s["name"], fl["reason"]))
         if closed:
             check(fl["state"] == "closed", "%s: session %s closed (%s)" % (name, s["name"], fl["state"]))
+        check(fl["alerted"], "%s: session %s: flow record says alerted" % (name, s["name"]))
         check(s["trigger"].encode() in data and s["response"].encode() in data,
               "%s: session %s: request and response reassembled" % (name, s["name"]))
 
 
 os.makedirs(WORK, exist_ok=True)
+# what detection must still see through every flood: each request and each response
+RULES = os.path.join(WORK, "attack.rules")
+with open(RULES, "w") as f:
+    f.write('alert tcp any any -> any 80 (msg:"attack test: request"; flow:to_server; '
+            'content:"meerkat-attack-trigger-"; sid:9000001; rev:1;)\n'
+            'alert tcp any 80 -> any any (msg:"attack test: response"; flow:to_client; '
+            'content:"meerkat-attack-response-"; sid:9000002; rev:1;)\n')
 
 # ---- SYN flood: half-open flows from spoofed sources, no reply ----------------
 N = 100000
 TABLE = "flow:\n  prealloc: 4096\n  hash-size: 4096\n"
 pcap, exp = gen("syn", "syn", "--count", str(N))
 for mode in ("full", "compact", "none"):
-    cfg = TABLE + ("outputs:\n  - eve-log:\n      types:\n        - flow:\n"
+    cfg = TABLE + ("outputs:\n  - eve-log:\n      types:\n        - alert\n        - flow:\n"
                    "            unreplied: %s\n" % mode)
     name = "syn-" + mode
     if mode == "full":
@@ -144,15 +162,16 @@ for mode in ("full", "compact", "none"):
     check(f["flow_alloc_fail"] == 0 and w["no_flow"] == 0, "%s: no packet went without a flow" % name)
     check(w["flow_unreplied"] == N, "%s: %d unreplied flows counted, want %d" % (name, w["flow_unreplied"], N))
     if mode == "full":
-        check(st["eve_records"] == N + 3 and w["flows_logged"] == N + 3 and not st["eve_flood_bad"],
+        check(st["eve_records"] == N + 3 + 6 and w["flows_logged"] == N + 3 and not st["eve_flood_bad"],
               "full: every flow logged, flood records full ones")
     elif mode == "compact":
-        check(w["flow_unreplied_compact"] == N and st["eve_records"] == N + 3,
+        check(w["flow_unreplied_compact"] == N and st["eve_records"] == N + 3 + 6,
               "compact: counted, all logged")
         check(not st["eve_flood_bad"], "compact: every flood record has the documented shape")
     else:
-        check(w["flow_unreplied_unlogged"] == N and st["eve_records"] == 3 and w["flows_logged"] == 3,
-              "none: %d not logged, counted; the 3 sessions logged" % w["flow_unreplied_unlogged"])
+        check(w["flow_unreplied_unlogged"] == N and st["eve_records"] == 3 + 6 and w["flows_logged"] == 3,
+              "none: %d not logged, counted; the 3 sessions and their alerts logged"
+              % w["flow_unreplied_unlogged"])
         # nothing grows with the flood: tables are preallocated, no records are held
         check(0 < rss < 64 * 1024, "none: peak RSS %d MB < 64 MB" % (rss // 1024))
 

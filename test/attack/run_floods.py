@@ -117,7 +117,8 @@ only = a.only.split(",")
 if "syn" in only:
     pcap = gen("syn", "--count", n(1000000))
     for mode in ("full", "compact", "none"):
-        cfg = "outputs:\n  - eve-log:\n      types:\n        - flow:\n            unreplied: %s\n" % mode
+        cfg = ("outputs:\n  - eve-log:\n      types:\n        - alert\n        - flow:\n"
+               "            unreplied: %s\n" % mode)
         for name, b in bins:
             if name == "baseline":
                 if mode != "full":
