@@ -1144,12 +1144,6 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	err = workers_create(lv);
 	if (err)
 		goto out;
-	/* without it capture still runs; only the gaps go uncounted */
-	if (!mk_link_watch_open(&lv->links)) {
-		lv->links_open = 1;
-		for (i = 0; i < lv->nifaces; i++)
-			mk_link_watch_add(&lv->links, lv->ifaces[i].ifindex, lv->ifaces[i].name);
-	}
 	for (i = 0; i < lv->nifaces; i++) {
 		struct live_iface *ifc = &lv->ifaces[i];
 
@@ -1159,6 +1153,15 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 		if (err)
 			goto out;
 		attached++;
+	}
+	/*
+	 * Without it capture still runs; only the gaps go uncounted. After the
+	 * attach, so that a refused attach is the one error the operator reads.
+	 */
+	if (!mk_link_watch_open(&lv->links)) {
+		lv->links_open = 1;
+		for (i = 0; i < lv->nifaces; i++)
+			mk_link_watch_add(&lv->links, lv->ifaces[i].ifindex, lv->ifaces[i].name);
 	}
 	/*
 	 * Everything that needs root's capabilities is done: from here on the
