@@ -416,8 +416,13 @@ static void hash_next(struct hashflood *hf, uint32_t *src, uint16_t *sport)
 {
 	for (;;) {
 		uint64_t i = hf->tried++;
-		uint32_t s = spoofed(i >> 6), a[4] = { htonl(s) }, b[4] = { htonl(SERVER) };
-		uint16_t p = (uint16_t)(1024 + (i & 63));
+		/*
+		 * 1024 ports per address: 2^34 distinct candidates, where 64 ports
+		 * repeated tuples after 2^30 (four fifths of the way into 10,000 flows
+		 * for a 65536-bucket table and two workers)
+		 */
+		uint32_t s = spoofed(i >> 10), a[4] = { htonl(s) }, b[4] = { htonl(SERVER) };
+		uint16_t p = (uint16_t)(1024 + (i & 1023));
 		struct mk_flow_key k;
 		uint32_t h;
 
