@@ -587,9 +587,12 @@ static double one_thread(const char *pcap, const char *rules)
 	dc.nrule_files = rules ? 1 : 0;
 	dc.stream_window = stream_window;
 	if (!h || h_init_cfg(h, &dc) || mk_pcap_open(&src, pcap, NULL)) {
+		if (h)
+			h_free(h);
 		free(h);
 		return -1;
 	}
+	h->no_collect = 1;
 	t0 = cpu_s();
 	while (mk_pcap_next(&src, &fr) == 1)
 		if (!fr.non_ip && !fr.link_error)
