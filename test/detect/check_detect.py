@@ -151,6 +151,11 @@ def check_config(gen_dir, exp):
         return path
 
     out = os.path.join(WORK, "out-cfg")
+    # without a configuration the default side files are missing here: a quiet run
+    shutil.rmtree(out, ignore_errors=True)
+    p = run([MEERKAT, "-r", pcap, "-l", out, "-S", RULES])
+    check("classification-file" not in p.stderr and "reference-config-file" not in p.stderr,
+          "default side files missing: no warning: %r" % p.stderr)
     shutil.rmtree(out, ignore_errors=True)
     p = run([MEERKAT, "-r", pcap, "-l", out, "-c", conf(["alert", "flow"])])
     check("classification-file %s: No such file or directory; using the built-in classes"
