@@ -99,6 +99,12 @@ def check_capture(name, gen_dir, exp):
         check("flow" in a and a["flow"]["pkts_toserver"] + a["flow"]["pkts_toclient"] >= 1,
               "%s: alert flow object" % name)
     alerted = {a["flow_id"] for a in alerts}
+    # community_id is the flow's (on by default), the ICMP error's alert included
+    flow_cid = {r["flow_id"]: r.get("community_id") for r in recs if r["event_type"] == "flow"}
+    for a in alerts:
+        check(a.get("community_id") and a["community_id"] == flow_cid.get(a["flow_id"]),
+              "%s: sid %d community_id %s, its flow's %s" % (name, a["alert"]["signature_id"],
+              a.get("community_id"), flow_cid.get(a["flow_id"])))
     # the ICMP error's alert belongs to the UDP flow it quotes
     udp = {r["flow_id"] for r in recs if r["event_type"] == "flow" and r["proto"] == "UDP"}
     for a in alerts:

@@ -186,6 +186,52 @@ Test(packet, icmp_v4_and_v6)
 	harness_free(h);
 }
 
+/* A flow record's community_id, read from the worker's EVE output (the last flow record). */
+static char *flow_community_id(const char *eve, char *out, size_t size)
+{
+	const char *p = strstr(eve, "\"event_type\":\"flow\""), *c;
+
+	cr_assert_not_null(p, "no flow record in %s", eve);
+	c = strstr(p, "\"community_id\":\"");
+	cr_assert_not_null(c, "no community_id in %s", p);
+	c += strlen("\"community_id\":\"");
+	snprintf(out, size, "%.*s", (int)strcspn(c, "\""), c);
+	return out;
+}
+
+Test(packet, icmp_error_alert_has_the_quoted_flows_community_id)
+{
+	struct harness *h = harness_rules(
+	    "alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
+	    "alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
+	struct frame d, e;
+	char *out = NULL, cid[40];
+	size_t outlen = 0;
+
+	h->eve_opts.community_id = 1;
+	h->eve = open_memstream(&out, &outlen);
+	/* a datagram, then the port unreachable quoting its IP header and UDP header */
+	frame_udp(&d, "10.0.0.1", 1800, "10.0.0.2", 1818, "knock", 5, 64, 0);
+	h_frame(h, d.b, d.len, MK_START_ETH, T0);
+	frame_icmp(&e, "10.0.0.2", "10.0.0.1", 3, 3, 0, 0, d.b + 14, 28);
+	h_frame(h, e.b, e.len, MK_START_ETH, T0 + 1);
+	h_finish(h);
+	fclose(h->eve);
+	h->eve = NULL;
+	cr_assert_eq(h_count(h, 1), 1);
+	cr_assert_eq(h_count(h, 2), 1);
+	flow_community_id(out, cid, sizeof(cid));
+	cr_assert_str_eq(h->alerts[0].community_id, cid, "the datagram's alert");
+	cr_assert_str_eq(h->alerts[1].community_id, cid,
+			 "the ICMP error's alert has the UDP flow's community_id");
+	cr_assert_str_eq(h->alerts[1].proto, "ICMP", "it is still about the ICMP packet");
+	cr_assert_str_eq(h->alerts[1].src, "10.0.0.2");
+	cr_assert_null(strstr(strstr(out, "\"event_type\":\"flow\""), "\"proto\":\"ICMP\""),
+		       "no flow of its own");
+	free(out);
+	harness_free(h);
+}
+
 Test(packet, address_only_rules_first_packet_each_direction)
 {
 	struct harness *h = harness_rules("alert ip any any -> any any (msg:\"any\"; sid:1;)\n"

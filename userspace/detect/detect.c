@@ -482,6 +482,25 @@ struct alert_src {
 	int to_client;
 };
 
+/* The flow's tuple as its record's community_id reads it (community_id.h). */
+static void flow_tuple(struct mk_detect_alert *a, const struct mk_flow *f)
+{
+	const struct mk_flow_key *k = &f->key;
+
+	a->has_flow_tuple = 1;
+	a->flow_family = k->family;
+	a->flow_proto = k->proto;
+	memcpy(a->flow_src, f->client_hi ? k->addr_hi : k->addr_lo, sizeof(a->flow_src));
+	memcpy(a->flow_dst, f->client_hi ? k->addr_lo : k->addr_hi, sizeof(a->flow_dst));
+	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6) {
+		a->flow_sport = f->icmp_type;
+		a->flow_dport = f->icmp_code;
+	} else {
+		a->flow_sport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+		a->flow_dport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	}
+}
+
 static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
 		      const struct mk_match_ctx *mc, const struct alert_src *as)
 {
@@ -522,6 +541,7 @@ static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
 		if (fs)
 			a->flow_seq = fs->alert_seq++;
 		f->alerted = 1;
+		flow_tuple(a, f);
 	}
 	if (p && !as->stream) {
 		a->vlan[0] = p->vlan[0];

@@ -240,6 +240,14 @@ struct mk_detect_alert {
 	uint32_t outer_src[4], outer_dst[4];
 	const uint8_t *payload; /* packet payload, or the inspected stream bytes */
 	uint32_t payload_len;
+	/*
+	 * The flow's tuple, client to server (ICMP: its first packet's type and
+	 * code), when the alert has a flow: its community_id is the flow's, as
+	 * Suricata's, also for an ICMP error raised on the flow it quotes.
+	 */
+	uint8_t has_flow_tuple, flow_family, flow_proto;
+	uint16_t flow_sport, flow_dport;
+	uint32_t flow_src[4], flow_dst[4];
 };
 
 /* The alert's rule: gid and sid. */
@@ -313,7 +321,7 @@ struct mk_eve_alert_opts {
 	int payload;	      /* "payload": base64 of the payload */
 	int payload_printable;
 	int inline_mode;	    /* action "blocked" is possible */
-	int community_id;	    /* "community_id" of the packet's tuple (Community ID v1) */
+	int community_id;	    /* "community_id" of the flow (else the packet's tuple), v1 */
 	uint16_t community_id_seed; /* its seed */
 };
 
