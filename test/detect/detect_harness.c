@@ -152,6 +152,11 @@ static void sync_opts(struct harness *h)
 	h->w.cfg.eve.community_id_seed = h->eve_opts.community_id_seed;
 }
 
+void h_set_checksum(struct harness *h, int on)
+{
+	h->w.cfg.checksum = on;
+}
+
 static void after(struct harness *h)
 {
 	if (h->t)

@@ -62,6 +62,8 @@ int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg);
 int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg);
 void h_free(struct harness *h);
 
+/* Checksums validated as meerkat -r does by default (frames built by tests have none: off). */
+void h_set_checksum(struct harness *h, int on);
 /* One frame (Ethernet, or raw IP with @start MK_START_IP). */
 void h_frame(struct harness *h, const uint8_t *frame, uint32_t len, int start, uint64_t ts_us);
 /* Ends every flow (releases streams, writes flow records). */

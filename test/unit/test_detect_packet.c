@@ -416,6 +416,52 @@ Test(stream, out_of_order_and_retransmitted)
 	harness_free(h);
 }
 
+/* @n bytes of filler that holds none of the test patterns, as one chunk. */
+static void conv_filler(struct conv *c, int from_client, uint32_t n)
+{
+	char buf[1500];
+
+	memset(buf, '.', sizeof(buf));
+	while (n) {
+		uint32_t k = n < 1400 ? n : 1400;
+
+		buf[k] = '\0';
+		conv_data(c, from_client, buf);
+		buf[k] = '.';
+		n -= k;
+	}
+}
+
+Test(stream, relative_parts_further_apart_than_the_window)
+{
+	struct harness *h = harness_rules(
+	    "alert tcp any any -> any 80 (msg:\"4 KiB apart\"; content:\"FIRST-PART-XYZ\"; "
+	    "content:\"second\"; distance:0; sid:20;)\n"
+	    "alert tcp any any -> any 80 (msg:\"within\"; content:\"FIRST-PART-XYZ\"; "
+	    "content:\"second\"; distance:0; within:100; sid:21;)\n"
+	    "alert tcp any any -> any 80 (msg:\"beyond the reach\"; content:\"FIRST-PART-ABC\"; "
+	    "content:\"third\"; distance:0; sid:22;)\n"
+	    "alert tcp any any -> any 80 (msg:\"the earlier part far back\"; content:\"early\"; "
+	    "content:\"LATE-AND-RARE-PART\"; distance:0; sid:23;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40010, "10.0.0.2", 80, T0);
+	conv_data(&c, 1, "early, then FIRST-PART-XYZ");
+	conv_filler(&c, 1, 4200);
+	conv_data(&c, 1, "the second part");
+	conv_data(&c, 1, "FIRST-PART-ABC");
+	conv_filler(&c, 1, 20000);
+	conv_data(&c, 1, "a third part, LATE-AND-RARE-PART");
+	conv_close(&c);
+	h_finish(h);
+	cr_assert_eq(h_count(h, 20), 1, "the anchor's window is kept while the rule waits");
+	cr_assert_eq(h_count(h, 21), 0, "within still counts");
+	cr_assert_eq(h_count(h, 22), 0, "more than stream_reach (16 KiB) after the anchor");
+	cr_assert_eq(h_count(h, 23), 0,
+		     "a part before the anchor further back than stream_window (1 KiB)");
+	harness_free(h);
+}
+
 Test(stream, released_at_flow_end)
 {
 	struct harness *h = harness_rules(STREAM_RULES);
