@@ -292,6 +292,24 @@ static void on_hit(void *arg, uint32_t pattern)
 }
 
 /*
+ * A rule verified without the prefilter: in a stream window it is armed as
+ * the prefilter would arm it, when its anchor is in buf[0, len), so the
+ * window keeps the same bytes either way.
+ */
+static void cand_add_plain(struct mk_detect_thread *t, uint32_t rule, const uint8_t *buf,
+			   uint32_t len, struct mk_stream_win *w)
+{
+	struct mk_content a;
+
+	cand_add(t, rule);
+	if (!w || !t->eng->rules[rule]->anchor[0])
+		return;
+	mk_prefilter_anchor(t->eng->rules[rule], 0, &a);
+	if (mk_content_find(&a, buf, 0, len) >= 0)
+		arm_rule(t, w, rule);
+}
+
+/*
  * Candidates of group @g for buf[0, len): the rules without fast pattern,
  * and the rules whose anchor the prefilter found; those are also armed in
  * stream window @w when not NULL.
@@ -305,11 +323,11 @@ static void group_candidates(struct mk_detect_thread *t, const struct mk_group *
 		return;
 	if (t->eng->no_prefilter) {
 		for (i = 0; i < g->all.n; i++)
-			cand_add(t, g->all.rules[i]);
+			cand_add_plain(t, g->all.rules[i], buf, len, w);
 		return;
 	}
 	for (i = 0; i < g->nopf.n; i++)
-		cand_add(t, g->nopf.rules[i]);
+		cand_add_plain(t, g->nopf.rules[i], buf, len, w);
 	if (!g->pf || !len)
 		return;
 	t->cur_pf = g->pf;
@@ -904,7 +922,9 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 
 	g = port_group(&e->stream[dir], srv_port);
 	/* the new bytes, and enough before them for a pattern that straddles */
-	from = g->pf && new_start > g->pf->maxlen - 1 ? new_start - (g->pf->maxlen - 1) : 0;
+	from = g->anchor_maxlen && new_start > g->anchor_maxlen - 1
+		   ? new_start - (g->anchor_maxlen - 1)
+		   : 0;
 	/* anchors seen before: the rest of the rule may be in these bytes */
 	for (i = 0; i < w->narmed; i++)
 		cand_add(t, w->armed[i].rule);

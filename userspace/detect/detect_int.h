@@ -516,7 +516,8 @@ struct mk_group {
 	 * payload bytes (depth/offset), so a scan reads no further; 0: all.
 	 */
 	uint32_t scan_bound;
-	uint32_t id; /* index in the engine's group array */
+	uint32_t anchor_maxlen; /* the longest anchor: a stream scan's overlap */
+	uint32_t id;		/* index in the engine's group array */
 };
 
 /*
@@ -538,6 +539,8 @@ struct mk_group_set {
  * set, for streams and for packets). 0 or -ENOMEM.
  */
 int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules);
+/* The bytes the prefilter looks for as rule @r's anchor, as a content (mk_content_find()). */
+void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *out);
 /* @pkt: a packet group (packet anchors, scan_bound set). 0 or -errno. */
 int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st);

@@ -501,6 +501,16 @@ static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const 
 		    list_push(&gs->other->all, sel[i]))
 			return -ENOMEM;
 	}
+	for (i = 0; i <= gs->nports; i++) {
+		struct mk_group *g = i < gs->nports ? gs->port_groups[i] : gs->other;
+		struct mk_content a;
+
+		for (k = 0; k < g->all.n; k++) {
+			mk_prefilter_anchor(e->rules[g->all.rules[k]], pkt, &a);
+			if (a.len > g->anchor_maxlen)
+				g->anchor_maxlen = a.len;
+		}
+	}
 	/* without the prefilter every rule of a group is verified: nothing to compile */
 	if (e->no_prefilter)
 		return 0;
@@ -794,7 +804,7 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	if (e->nrules)
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
 	err = apply_tcfg(e);
-	if (!err && !e->no_prefilter)
+	if (!err)
 		err = mk_prefilter_anchors(e->rules, e->nrules);
 	if (!err)
 		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);

@@ -268,8 +268,6 @@ int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules)
 	uint32_t i;
 	int err = 0;
 
-	if (!mk_prefilter_available())
-		return 0;
 	for (i = 0; i < nrules && !err; i++) {
 		struct count_ctx cc = {&t, i};
 
@@ -287,6 +285,25 @@ int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules)
 	}
 	table_free(&t);
 	return err;
+}
+
+void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *out)
+{
+	const struct mk_content *c = r->anchor[!!pkt];
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return;
+	out->flags = c->flags & MK_CF_NOCASE;
+	out->pat = c->pat;
+	out->low = c->low;
+	out->len = c->len;
+	if (c == r->fp && (c->flags & MK_CF_FP_CHOP)) {
+		out->pat += c->fp_off;
+		if (out->low)
+			out->low += c->fp_off;
+		out->len = c->fp_len;
+	}
 }
 
 static int list_add(struct mk_rule_list *l, uint32_t v)
@@ -367,7 +384,7 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt
 		uint32_t n;
 		int64_t id;
 
-		if (!c) {
+		if (!c || !mk_prefilter_available()) {
 			if (list_add(&g->nopf, g->all.rules[i]))
 				goto out;
 			continue;
