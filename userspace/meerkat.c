@@ -206,11 +206,11 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 	dc->strict = prm->strict_rules;
 	if (!dc->nrule_files)
 		return;
-	dc->classification_file =
-		side_file(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT,
-			  "classification-file", "using the built-in classes");
-	dc->reference_config_file = side_file(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT,
-					      "reference-config-file", "any reference type accepted");
+	dc->classification_file = side_file(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT,
+					    "classification-file", "using the built-in classes");
+	dc->reference_config_file =
+	    side_file(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT, "reference-config-file",
+		      "any reference type accepted");
 	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
 }
 

@@ -459,7 +459,7 @@ static void content_text(char *out, size_t size)
  */
 static void port_spec(char *out, size_t size, int udp)
 {
-	static const uint16_t tcp_services[] = {21,   22,   23,   25,   110,  139,  143,  445,
+	static const uint16_t tcp_services[] = {21,   22,   23,	  25,	110,  139,  143,  445,
 						1433, 3306, 3389, 5432, 5900, 6379, 8443, 9200};
 	static const uint16_t udp_services[] = {69, 123, 137, 161, 500, 1900, 5060, 11211};
 	uint32_t r = rnd() % 100;
@@ -512,10 +512,12 @@ static int write_rules(const char *path, unsigned int n)
 		port_spec(ports, sizeof(ports), udp);
 		if (!udp && dir < 90)
 			len += snprintf(extra + len, sizeof(extra) - (size_t)len,
-					"flow:established,%s; ", to_client ? "to_client" : "to_server");
+					"flow:established,%s; ",
+					to_client ? "to_client" : "to_server");
 		if (i % 1000 == 7) {
 			/* a phrase of the traffic: two words, as the text writes them */
-			snprintf(c1, sizeof(c1), "%s %s", words[rnd() % NWORDS], words[rnd() % NWORDS]);
+			snprintf(c1, sizeof(c1), "%s %s", words[rnd() % NWORDS],
+				 words[rnd() % NWORDS]);
 		} else if (rnd() % 100 < 15) {
 			/* a common fast pattern (5 bytes or more) whose verification then fails */
 			const char *w;

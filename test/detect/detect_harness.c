@@ -56,7 +56,8 @@ static void collect(struct harness *h, const char *line, size_t len)
 	o->dport = (uint16_t)json_integer_value(json_object_get(j, "dest_port"));
 	copy_str(o->proto, sizeof(o->proto), json_object_get(j, "proto"));
 	o->stream = json_integer_value(json_object_get(j, "stream")) != 0;
-	copy_str(o->tunnel, sizeof(o->tunnel), json_object_get(json_object_get(j, "tunnel"), "type"));
+	copy_str(o->tunnel, sizeof(o->tunnel),
+		 json_object_get(json_object_get(j, "tunnel"), "type"));
 	o->vlan = (uint16_t)json_integer_value(json_array_get(json_object_get(j, "vlan"), 0));
 	copy_str(o->community_id, sizeof(o->community_id), json_object_get(j, "community_id"));
 	v = json_object_get(j, "payload");
@@ -64,8 +65,8 @@ static void collect(struct harness *h, const char *line, size_t len)
 		size_t n = json_string_length(v);
 		const char *s = json_string_value(v);
 
-		o->payload_len = (uint32_t)(n / 4 * 3 - (n && s[n - 1] == '=') -
-					    (n > 1 && s[n - 2] == '='));
+		o->payload_len =
+		    (uint32_t)(n / 4 * 3 - (n && s[n - 1] == '=') - (n > 1 && s[n - 2] == '='));
 	}
 	json_decref(j);
 }

@@ -372,8 +372,7 @@ Test(engine, prefilter_agrees_with_plain_evaluation)
 }
 
 /* Random conversations on port 80, both ways, chunks of 1-400 bytes, through the stream. */
-static void run_random_streams(struct mk_detect_cfg *cfg, unsigned int *counts,
-			       unsigned int nrules)
+static void run_random_streams(struct mk_detect_cfg *cfg, unsigned int *counts, unsigned int nrules)
 {
 	struct harness h;
 	char data[512];
@@ -423,11 +422,12 @@ Test(engine, stream_prefilter_agrees_with_plain_evaluation)
 		word(w3, 2 + (int)rnd(3));
 		switch (rnd(5)) {
 		case 0:
-			snprintf(extra, sizeof(extra), "content:\"%s\"; distance:%u; ", w2, rnd(300));
+			snprintf(extra, sizeof(extra), "content:\"%s\"; distance:%u; ", w2,
+				 rnd(300));
 			break;
 		case 1:
-			snprintf(extra, sizeof(extra), "content:\"%s\"; distance:0; within:%u; ", w2,
-				 (unsigned int)strlen(w2) + rnd(200));
+			snprintf(extra, sizeof(extra), "content:\"%s\"; distance:0; within:%u; ",
+				 w2, (unsigned int)strlen(w2) + rnd(200));
 			break;
 		case 2:
 			snprintf(extra, sizeof(extra), "content:\"%s\"; content:\"%s\"; ", w2, w3);
@@ -439,10 +439,10 @@ Test(engine, stream_prefilter_agrees_with_plain_evaluation)
 			snprintf(extra, sizeof(extra), "pcre:\"/%s.{0,40}%s/R\"; ", w2, w3);
 			break;
 		}
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
-				      "alert tcp any any -> any 80 (content:\"%s\"; %s%s%ssid:%u;)\n",
-				      w1, rnd(3) ? "" : "nocase; ", extra,
-				      rnd(4) ? "" : "flow:to_client; ", i + 1);
+		o += (size_t)snprintf(
+		    text + o, sizeof(text) - o,
+		    "alert tcp any any -> any 80 (content:\"%s\"; %s%s%ssid:%u;)\n", w1,
+		    rnd(3) ? "" : "nocase; ", extra, rnd(4) ? "" : "flow:to_client; ", i + 1);
 	}
 	run_random_streams(&cfg, with, N);
 	cfg.no_prefilter = 1;
@@ -715,6 +715,11 @@ Test(engine, docs_list_every_keyword)
 	for (i = 0; i < MK_DETECT_FAIL_MAX; i++) {
 		snprintf(name, sizeof(name), "`%s`", mk_detect_fail_names[i]);
 		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not name reason %s",
+				   name);
+	}
+	for (i = 0; i < MK_DETECT_CNT_MAX; i++) {
+		snprintf(name, sizeof(name), "| `%s` |", mk_detect_counter_names[i]);
+		cr_assert_not_null(strstr(doc, name), "docs/rules.md does not list counter %s",
 				   name);
 	}
 	free(doc);

@@ -201,9 +201,9 @@ static char *flow_community_id(const char *eve, char *out, size_t size)
 
 Test(packet, icmp_error_alert_has_the_quoted_flows_community_id)
 {
-	struct harness *h = harness_rules(
-	    "alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
-	    "alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
+	struct harness *h =
+	    harness_rules("alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
+			  "alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
 	struct frame d, e;
 	char *out = NULL, cid[40];
 	size_t outlen = 0;

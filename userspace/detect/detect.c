@@ -3,19 +3,23 @@
  * Detection at run time, on a worker: packets and reassembled TCP streams
  * against the current engine, alerts collected per packet.
  *
- * Packets: the rule groups of the packet's protocol class, direction and
- * destination port; the prefilter scans the payload once per group and
- * yields candidate rules, which are verified in rule order together with
- * the group's rules without fast pattern. Address-only rules are verified
- * on the first packet of each flow direction only (Suricata's IP-only).
+ * Packets: the one rule group of the packet's protocol class, direction
+ * and server port; the prefilter scans the payload once (no further than
+ * the group's furthest depth) and yields the rules whose anchor it found,
+ * which are verified in rule order together with the group's rules without
+ * fast pattern. Address-only rules are verified on the first packet of
+ * each flow direction only (Suricata's IP-only).
  *
- * Streams: each released chunk is appended to a per-direction window that
- * keeps the previous stream_window bytes (and, while the stream is short,
- * everything from its first byte, for depth/offset/^): a pattern that
- * straddles two chunks is found, and so is a rule whose parts arrive in
- * different chunks. The window is scanned and verified as one buffer; a
- * match must end in the new bytes, so the same data never alerts twice for
- * a rule and direction. A gap in the stream starts a new window.
+ * Streams: each released chunk is scanned once (with the longest anchor's
+ * length before it, for patterns that straddle chunks) and inspected
+ * together with a per-direction window of earlier bytes: the last
+ * stream_window bytes (while the stream is short, everything from its first
+ * byte, for depth/offset/^) and, while a rule is armed (its anchor was
+ * seen), everything since the window its anchor was found in, up to
+ * stream_reach bytes, so the rule's later parts can still meet it. Armed
+ * rules are verified on every chunk until their anchor leaves the window.
+ * A match must end in the new bytes, so the same data never alerts twice
+ * for a rule and direction. A gap in the stream starts a new window.
  *
  * TCP rules with depth/offset also read each segment on its own; both
  * ways of finding the same bytes give one alert (a small per-flow memory of
@@ -774,8 +778,8 @@ static int buf_reserve(uint8_t **buf, uint32_t *cap, uint32_t need)
  * stream_reach bytes. @data is the window and its new chunk, @len bytes
  * from stream offset w->base. Rules whose anchor is trimmed away disarm.
  */
-static void win_keep(const struct mk_detect_engine *e, struct mk_stream_win *w,
-		     const uint8_t *data, uint32_t len)
+static void win_keep(const struct mk_detect_engine *e, struct mk_stream_win *w, const uint8_t *data,
+		     uint32_t len)
 {
 	uint64_t end = w->base + len, from;
 	uint32_t keep, i, n = 0;

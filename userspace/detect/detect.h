@@ -78,8 +78,8 @@ struct mk_detect_cfg {
 	 * later parts may come that much later; 0: 16384 (docs/rules.md).
 	 */
 	uint32_t stream_reach;
-	uint32_t port_groups;	/* dedicated prefilter port groups per protocol/direction; 0: 16 */
-	int no_prefilter;	/* evaluate every rule (tests; the results must not change) */
+	uint32_t port_groups; /* dedicated prefilter port groups per protocol/direction; 0: 16 */
+	int no_prefilter;     /* evaluate every rule (tests; the results must not change) */
 };
 
 /*
@@ -195,7 +195,7 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                       \
 	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")                     \
 	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
-	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                       \
+	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
 	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,

@@ -551,8 +551,8 @@ void mk_prefilter_scratch_free(void *scratch);
 
 typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
 /* Calls @hit once for each pattern found in buf[0, len). */
-int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
-		      uint32_t len, mk_pf_hit_fn hit, void *ctx);
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf, uint32_t len,
+		      mk_pf_hit_fn hit, void *ctx);
 int mk_prefilter_available(void);
 
 /* ---- engine ---------------------------------------------------------------- */
@@ -577,7 +577,7 @@ struct mk_detect_engine {
 	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
 	uint32_t stream_window;
 	uint32_t stream_reach; /* bytes a window may keep for an armed rule */
-	uint32_t stream_head; /* bytes from stream offset 0 kept for absolute keywords */
+	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;  /* any stream rule */
 	uint32_t has_iponly;
 	int inline_mode;

@@ -7,15 +7,18 @@
  * bad rule costs only itself; duplicates of a gid:sid keep the higher rev.
  * Rules are then ordered as Suricata orders them (action: pass, drop,
  * reject, alert; rules that set flowbits/flowint before rules that read
- * them; priority; file order), grouped, and each group's fast patterns
- * compiled into a prefilter:
+ * them; priority; file order), each rule's prefilter anchors chosen
+ * (prefilter.c), the rules grouped, and each group's anchors compiled into
+ * one Hyperscan database:
  *
- *   packet groups:  [protocol class][direction] -> any-port rules, a group
- *                   per busy destination port, one group for other ports
+ *   packet groups:  [protocol class][direction] -> a group per busy server
+ *                   port, one for the other ports; each with the any-port
+ *                   rules too
  *   stream groups:  [direction of the data]     -> the same, TCP stream rules
  *
- * A packet is checked against its class/direction's any-port group and the
- * group of its destination port, so rules for other protocols, directions
+ * The server port is the destination towards the server and the source
+ * back, as Suricata keys its groups, so a packet (or a stream chunk) meets
+ * exactly one group: one scan, and rules for other protocols, directions
  * and ports are never looked at. The engine is immutable afterwards.
  *
  * Holder (struct mk_detect_master): the current engine behind a mutex and a

@@ -496,8 +496,8 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
 }
 #endif
 
-int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
-		      uint32_t len, mk_pf_hit_fn hit, void *ctx)
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf, uint32_t len,
+		      mk_pf_hit_fn hit, void *ctx)
 {
 #ifdef MK_HAVE_HYPERSCAN
 	struct scan_ctx sc = {hit, ctx};
