@@ -1331,3 +1331,21 @@ Test(unit, stream_evasion_dup_syn_other_isn_first)
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
 	expect_data(C2S, "real");
 }
+
+/*
+ * Found by fuzz_stream: a session picked up from a SYN/ACK had released data
+ * when a SYN with another ISN came; starting over handed out stream offset
+ * 0 again. Once data is out, such a SYN answers nothing and is left out.
+ */
+Test(unit, stream_late_syn_after_synack_keeps_offsets)
+{
+	/* the fuzzer's input, in words: a SYN/ACK with data, data on a RST that is
+	 * then resumed, then SYNs with other ISNs */
+	pkt(S2C, MK_TCP_SYN | A, SISN, CISN + 1, "abcdefghijkl");
+	pkt(C2S, MK_TCP_RST | MK_TCP_PSH, CISN + 1, SISN + 13, "hello world!");
+	pkt(C2S, 0x20, CISN + 16, SISN + 13, "urgent data!");
+	pkt(C2S, MK_TCP_SYN, CISN + 542, 0, "xy");
+	pkt(C2S, MK_TCP_SYN, CISN + 1077, 0, "a syn with more data than the first one had");
+	mk_stream_flow_end(eng, &ssn);
+	cr_expect_eq(col.bad_off, 0, "stream offsets went back");
+}

@@ -935,6 +935,16 @@ static int syn_after_synack(struct mk_stream_engine *eng, struct mk_tcp_session 
 		ssn_wscale(ssn);
 		return 0;
 	}
+	/*
+	 * Data already went to detection at its stream offsets: starting over
+	 * would hand out offset 0 again. The session is past a handshake to
+	 * replay; this SYN answers nothing and is left out.
+	 */
+	if (ssn->s[MK_STREAM_TO_SERVER].base_off || ssn->s[MK_STREAM_TO_CLIENT].base_off ||
+	    ssn->s[MK_STREAM_TO_SERVER].pending_gap || ssn->s[MK_STREAM_TO_CLIENT].pending_gap) {
+		STAT_INC(eng, INVALID_STATE);
+		return 0;
+	}
 	mk_tcp_session_reset(eng, ssn);
 	ssn->swapped = swapped;
 	side_syn(c, seg);
