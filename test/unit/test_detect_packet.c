@@ -462,6 +462,32 @@ Test(stream, relative_parts_further_apart_than_the_window)
 	harness_free(h);
 }
 
+Test(stream, longer_windows_within_the_worker_budget)
+{
+	struct mk_detect_cfg cfg = test_cfg;
+	struct harness *h = calloc(1, sizeof(*h));
+	struct conv a, b;
+
+	/* room for one flow's longer window (its buffer and a copy), not two */
+	cfg.stream_reach_budget = 14 << 10;
+	cfg.rules_text = "alert tcp any any -> any 80 (content:\"FIRST-PART-XYZ\"; "
+			 "content:\"second\"; distance:0; sid:20;)\n";
+	cr_assert_eq(h_init_cfg(h, &cfg), 0);
+	conv_open(&a, h, "10.0.0.1", 40020, "10.0.0.2", 80, T0);
+	conv_open(&b, h, "10.0.0.3", 40021, "10.0.0.2", 80, T0 + 100);
+	conv_data(&a, 1, "FIRST-PART-XYZ");
+	conv_data(&b, 1, "FIRST-PART-XYZ");
+	conv_filler(&a, 1, 4200);
+	conv_filler(&b, 1, 4200);
+	conv_data(&a, 1, "the second part");
+	conv_data(&b, 1, "the second part");
+	h_finish(h);
+	cr_assert_eq(h_count(h, 20), 1, "the first flow keeps its window, the second stays plain");
+	cr_assert_str_eq(h->alerts[0].src, "10.0.0.1");
+	cr_assert(mk_detect_thread_counters(h->t)[MK_DETECT_CNT_REACH_LIMITED] > 0);
+	harness_free(h);
+}
+
 Test(stream, released_at_flow_end)
 {
 	struct harness *h = harness_rules(STREAM_RULES);

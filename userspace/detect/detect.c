@@ -147,9 +147,9 @@ void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f)
 {
 	struct mk_detect_flow *fs = f->detect;
 
-	(void)t;
 	if (!fs)
 		return;
+	t->large_bytes -= fs->win[0].large + fs->win[1].large;
 	free(fs->win[0].buf);
 	free(fs->win[1].buf);
 	free(fs->win[0].armed);
@@ -772,21 +772,49 @@ static int buf_reserve(uint8_t **buf, uint32_t *cap, uint32_t need)
 }
 
 /*
+ * A window's buffer holds @keep bytes, grown or (back from an armed rule's
+ * reach) shrunk; a buffer beyond the plain window's size counts in the
+ * worker's large_bytes. 0 or -ENOMEM.
+ */
+static int win_size(struct mk_detect_thread *t, struct mk_stream_win *w, uint32_t keep)
+{
+	const struct mk_detect_engine *e = t->eng;
+	uint8_t *n;
+
+	if (keep <= e->win_small && w->cap > e->win_small) {
+		n = realloc(w->buf, e->win_small);
+		if (n) {
+			w->buf = n;
+			w->cap = e->win_small;
+		}
+	} else if (buf_reserve(&w->buf, &w->cap, keep)) {
+		return -ENOMEM;
+	}
+	t->large_bytes -= w->large;
+	w->large = w->cap > e->win_small ? w->cap : 0;
+	t->large_bytes += w->large;
+	return 0;
+}
+
+/*
  * What the next chunk is inspected with: the head of the stream while it is
  * short (absolute keywords), else the last stream_window bytes, and while a
  * rule is armed everything since the window its anchor was found in, up to
- * stream_reach bytes. @data is the window and its new chunk, @len bytes
- * from stream offset w->base. Rules whose anchor is trimmed away disarm.
+ * stream_reach bytes, as long as the worker's large windows stay within
+ * its budget (reach_budget). @data is the window and its new chunk, @len bytes from
+ * stream offset w->base. Rules whose anchor is trimmed away disarm.
  */
-static void win_keep(const struct mk_detect_engine *e, struct mk_stream_win *w, const uint8_t *data,
+static void win_keep(struct mk_detect_thread *t, struct mk_stream_win *w, const uint8_t *data,
 		     uint32_t len)
 {
-	uint64_t end = w->base + len, from;
+	const struct mk_detect_engine *e = t->eng;
+	uint64_t end = w->base + len, from, plain;
 	uint32_t keep, i, n = 0;
 
-	from = end - (len < e->stream_window ? len : e->stream_window);
+	plain = end - (len < e->stream_window ? len : e->stream_window);
 	if (w->base == 0 && len <= e->stream_head)
-		from = 0;
+		plain = 0;
+	from = plain;
 	for (i = 0; i < w->narmed; i++)
 		if (w->armed[i].from < from)
 			from = w->armed[i].from;
@@ -794,8 +822,14 @@ static void win_keep(const struct mk_detect_engine *e, struct mk_stream_win *w, 
 		from = end - e->stream_reach;
 	if (from < w->base)
 		from = w->base;
+	if (from < plain && end - from > e->win_small &&
+	    t->large_bytes - w->large + 2 * (end - from) > e->reach_budget) {
+		/* the worker holds enough large windows: this one stays plain */
+		from = plain;
+		t->cnt[MK_DETECT_CNT_REACH_LIMITED]++;
+	}
 	keep = (uint32_t)(end - from);
-	if (buf_reserve(&w->buf, &w->cap, keep)) {
+	if (win_size(t, w, keep)) {
 		/* out of memory: the next chunk starts a window of its own */
 		w->started = 0;
 		w->len = 0;
@@ -821,6 +855,10 @@ static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32
 {
 	uint64_t until = t->arm_until;
 	uint32_t lo = 0, hi = w->narmed, i, old;
+
+	/* a rule that is its anchor alone matched or not where the anchor is */
+	if (t->eng->rules[rule]->npmatch < 2)
+		return;
 
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
@@ -979,7 +1017,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		}
 		cand_reset(t);
 	}
-	win_keep(e, w, buf, len);
+	win_keep(t, w, buf, len);
 }
 
 unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts)

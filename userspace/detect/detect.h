@@ -78,6 +78,8 @@ struct mk_detect_cfg {
 	 * later parts may come that much later; 0: 16384 (docs/rules.md).
 	 */
 	uint32_t stream_reach;
+	/* a worker's buffers for such longer windows, in bytes; 0: 64 MiB */
+	uint64_t stream_reach_budget;
 	uint32_t port_groups; /* dedicated prefilter port groups per protocol/direction; 0: 16 */
 	int no_prefilter;     /* evaluate every rule (tests; the results must not change) */
 };
@@ -196,7 +198,8 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")                     \
 	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
 	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
-	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window")
+	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window") \
+	X(REACH_LIMITED, "reach_limited", "windows kept plain for an armed rule: worker budget full")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };

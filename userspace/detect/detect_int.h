@@ -577,6 +577,8 @@ struct mk_detect_engine {
 	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
 	uint32_t stream_window;
 	uint32_t stream_reach; /* bytes a window may keep for an armed rule */
+	uint32_t win_small;    /* a plain window's buffer: stream_window or head, rounded up */
+	uint64_t reach_budget; /* a worker's buffers of longer windows (armed rules), bytes */
 	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;  /* any stream rule */
 	uint32_t has_iponly;
@@ -608,6 +610,7 @@ struct mk_detect_thread {
 	/* a stream window and its new chunk, contiguous, while one is inspected */
 	uint8_t *sbuf;
 	uint32_t sbuf_cap;
+	uint64_t large_bytes; /* buffers of windows kept beyond win_small (armed rules) */
 	/* current packet */
 	struct mk_detect_pkt pkt;
 	struct mk_pkt_info pi;
@@ -642,6 +645,7 @@ struct mk_armed {
 struct mk_stream_win {
 	uint8_t *buf;
 	uint32_t len, cap;
+	uint32_t large; /* cap, when counted in the worker's large_bytes */
 	uint64_t base; /* stream offset of buf[0] */
 	uint8_t started;
 	uint64_t gen; /* engine generation the armed rules belong to */

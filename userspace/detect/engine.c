@@ -41,6 +41,7 @@
 #define PORT_GROUPS_DEFAULT 16
 #define STREAM_WINDOW_DEFAULT 1024
 #define STREAM_REACH_DEFAULT 16384
+#define REACH_BUDGET_DEFAULT (64ull << 20)
 #define STREAM_HEAD_CAP 4096
 
 static double mono_s(void)
@@ -590,6 +591,9 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 	free(sel);
 	if (e->stream_head > STREAM_HEAD_CAP)
 		e->stream_head = STREAM_HEAD_CAP;
+	e->win_small = 256;
+	while (e->win_small < e->stream_window || e->win_small < e->stream_head)
+		e->win_small *= 2;
 	return err;
 }
 
@@ -708,6 +712,7 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	e->stream_reach = cfg->stream_reach ? cfg->stream_reach : STREAM_REACH_DEFAULT;
 	if (e->stream_reach < e->stream_window)
 		e->stream_reach = e->stream_window;
+	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget : REACH_BUDGET_DEFAULT;
 	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
 		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
 		err = -ENOMEM;
