@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Seeded hash of the canonical flow key (Bob Jenkins' lookup3, as the
- * kernel's jhash2) over only the words of the key that can be set: 6 for an
- * IPv4 key (whose address words 1-3 are zero by construction), all 12 for
- * IPv6. The key is already symmetric, so the hash is too; the seed is chosen
- * at random when the sensor starts and handed to the XDP program as read-only
- * data, so nobody outside can aim flows at one worker (test/unit/test_hash.c
- * checks that flows made to collide under one seed do not under another).
+ * The seeded flow hash of the canonical flow key, and the tunnel context.
+ *
+ * Flow hash: NH (the compression function of UMAC, RFC 4418) over the words
+ * of the key that can be set (6 for IPv4, whose address words 1-3 are zero by
+ * construction; all 12 for IPv6), then a 64-bit finaliser. NH adds a key word
+ * to each message word (mod 2^32) and sums the 64-bit products of the pairs:
+ * one multiply per two words, no rotations (which BPF lacks), so it costs the
+ * XDP program a fraction of jhash2. For a random key, two different messages
+ * of one length collide with probability at most 2^-32, whatever the
+ * messages: collisions cannot be found without the key. The key is expanded
+ * from the 32-bit seed (chosen at random when the sensor starts) by
+ * splitmix64, by the loader into the program's read-only data and here, once
+ * per seed, for user space; test/unit/test_hash.c checks that flows made to
+ * collide under one seed spread under another, and the spread over buckets.
+ * The key is already symmetric, so the hash is too.
  */
 #ifndef MK_HASH_H
 #define MK_HASH_H
@@ -14,6 +22,7 @@
 #include "compat.h"
 #include "flow_key.h"
 
+/* Bob Jenkins' lookup3, as the kernel's jhash2: the tunnel context, and user space's own tables. */
 #define MK_JHASH_INITVAL 0xdeadbeefu
 
 MK_INLINE __u32 mk_rol32(__u32 w, unsigned int s)
@@ -73,7 +82,106 @@ MK_INLINE __u32 mk_jhash_words(const __u32 *k, __u32 n, __u32 initval)
 	return c;
 }
 
-MK_INLINE __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
+/* The NH key: one word per key word hashed (12 for IPv6; IPv4 uses the first 6). */
+#define MK_HASH_KEY_WORDS 12
+
+struct mk_hash_key {
+	__u32 k[MK_HASH_KEY_WORDS];
+};
+_Static_assert(sizeof(struct mk_hash_key) == 48, "hash key layout is shared with BPF");
+
+/* splitmix64 (Steele, Lea, Flood 2014): the NH key of @seed, 64 bits at a time. */
+MK_INLINE void mk_hash_key_init(struct mk_hash_key *hk, __u32 seed)
+{
+	__u64 x = seed, z;
+	int i;
+
+	for (i = 0; i < MK_HASH_KEY_WORDS / 2; i++) {
+		x += 0x9e3779b97f4a7c15ull;
+		z = x;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		hk->k[2 * i] = (__u32)z;
+		hk->k[2 * i + 1] = (__u32)(z >> 32);
+	}
+}
+
+/* One NH pair: (a + ka mod 2^32) * (b + kb mod 2^32), a 64-bit product. */
+MK_INLINE __u64 mk_nh_pair(__u32 a, __u32 b, __u32 ka, __u32 kb)
+{
+	return (__u64)(__u32)(a + ka) * (__u32)(b + kb);
+}
+
+/* MurmurHash3's fmix64: every bit of the NH sum reaches every bit of the hash. */
+MK_INLINE __u32 mk_hash_final(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return (__u32)x;
+}
+
+/*
+ * Key words as they lie in memory (two 16-bit fields, or two bytes and the
+ * zero padding), built in registers: the XDP program then hashes without
+ * reading back the key it stored field by field, which on x86 stalls each
+ * word load that spans narrower stores (store-to-load forwarding fails).
+ */
+MK_INLINE __u32 mk_key_word16(__u16 first, __u16 second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)first | (__u32)second << 16;
+#else
+	return (__u32)first << 16 | (__u32)second;
+#endif
+}
+
+MK_INLINE __u32 mk_key_word8(__u8 first, __u8 second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)first | (__u32)second << 8;
+#else
+	return (__u32)first << 24 | (__u32)second << 16;
+#endif
+}
+
+/*
+ * The hash of an IPv4 key from its six words (addr_lo[0], addr_hi[0], ports,
+ * VLANs, tunnel context, protocol and family), so the XDP fast path can hash
+ * from registers.
+ */
+MK_INLINE __u32 mk_flow_hash_v4_words(__u32 lo, __u32 hi, __u32 ports, __u32 vlans, __u32 ctx,
+				      __u32 proto_family, const struct mk_hash_key *hk)
+{
+	return mk_hash_final(mk_nh_pair(lo, hi, hk->k[0], hk->k[1]) +
+			     mk_nh_pair(ports, vlans, hk->k[2], hk->k[3]) +
+			     mk_nh_pair(ctx, proto_family, hk->k[4], hk->k[5]));
+}
+
+/*
+ * The flow hash of a key from its parts: the address words of the lo and hi
+ * endpoints, the ports, VLANs, tunnel context and protocol/family words, and
+ * the family (an IPv4 key hashes over its six words that can be set).
+ */
+MK_INLINE __u32 mk_flow_hash_from(const __u32 *lo, const __u32 *hi, __u32 ports, __u32 vlans,
+				  __u32 ctx, __u32 proto_family, __u8 family,
+				  const struct mk_hash_key *hk)
+{
+	if (family == MK_FAMILY_IPV4)
+		return mk_flow_hash_v4_words(lo[0], hi[0], ports, vlans, ctx, proto_family, hk);
+	return mk_hash_final(mk_nh_pair(lo[0], lo[1], hk->k[0], hk->k[1]) +
+			     mk_nh_pair(lo[2], lo[3], hk->k[2], hk->k[3]) +
+			     mk_nh_pair(hi[0], hi[1], hk->k[4], hk->k[5]) +
+			     mk_nh_pair(hi[2], hi[3], hk->k[6], hk->k[7]) +
+			     mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
+			     mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
+}
+
+/* The flow hash of @key under the NH key @hk (what the XDP program computes). */
+MK_INLINE __u32 mk_flow_hash_keyed(const struct mk_flow_key *key, const struct mk_hash_key *hk)
 {
 	__u32 w[sizeof(*key) / 4];
 
@@ -83,14 +191,42 @@ MK_INLINE __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
 	 * was before its ports, VLANs and protocol were stored.
 	 */
 	mk_memcpy(w, key, sizeof(w));
-	if (key->family == MK_FAMILY_IPV4) {
-		/* addr_lo[0], addr_hi[0], ports, VLANs, tunnel context, protocol and family */
-		__u32 v[6] = {w[0], w[4], w[8], w[9], w[10], w[11]};
-
-		return mk_jhash_words(v, 6, seed);
-	}
-	return mk_jhash_words(w, sizeof(w) / 4, seed);
+	return mk_flow_hash_from(&w[0], &w[4], w[8], w[9], w[10], w[11], key->family, hk);
 }
+
+#ifndef __bpf__
+/*
+ * The NH key of @seed, expanded once per thread and seed: a thread keeps the
+ * last two seeds it used (the flow table hashes under seed and ~seed).
+ */
+static inline const struct mk_hash_key *mk_hash_key_of(__u32 seed)
+{
+	static __thread struct {
+		struct mk_hash_key hk;
+		__u32 seed;
+		__u8 valid;
+	} cache[2];
+	static __thread unsigned int next;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (cache[i].valid && cache[i].seed == seed)
+			return &cache[i].hk;
+	}
+	i = next;
+	next ^= 1;
+	mk_hash_key_init(&cache[i].hk, seed);
+	cache[i].seed = seed;
+	cache[i].valid = 1;
+	return &cache[i].hk;
+}
+
+/* The seeded flow hash, as the XDP program computes it with the key of @seed. */
+static inline __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
+{
+	return mk_flow_hash_keyed(key, mk_hash_key_of(seed));
+}
+#endif
 
 /*
  * Tunnel context: the tunnel type and the *ordered* outer address pair,

@@ -7,6 +7,7 @@
 #define MK_MAP_TYPES_H
 
 #include "compat.h"
+#include "flow_key.h"
 
 #define MK_ITABLE_SIZE 256  /* indirection table buckets: worker = itable[hash % 256] */
 #define MK_MAX_WORKERS 64
@@ -14,7 +15,7 @@
 #define MK_TUNNEL_DEPTH_MAX 3 /* compiled bound; the runtime depth is <= this */
 #define MK_TUNNEL_DEPTH_DEFAULT 2
 
-/* Flow bypass map value (LRU_PERCPU_HASH keyed by struct mk_flow_key). */
+/* Flow bypass counters, per CPU: in mk_bypass_counters (by table slot) and mk_flow_bypass. */
 struct mk_bypass_value {
 	__u64 packets;
 	__u64 bytes;
@@ -28,6 +29,51 @@ struct mk_bypass_value {
 _Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is shared");
 
 /*
+ * Flow bypass table: where the loader puts a bypassed flow first, so that a
+ * hit costs the program array reads the verifier inlines instead of a hash
+ * map lookup (a helper call, jhash of the key, a bucket walk and a memcmp,
+ * every call and return paid twice under the return-stack mitigations). Sets
+ * of MK_BYPASS_TABLE_WAYS ways indexed by the seeded flow hash (an attacker
+ * cannot aim flows at one set), in an ARRAY (mk_bypass_table, mmap'ed by the
+ * loader); the counters of slot set * WAYS + way live in a PERCPU_ARRAY
+ * (mk_bypass_counters), so the program updates them without atomics as
+ * before. A flow whose set is full goes to mk_flow_bypass (the LRU per-CPU
+ * hash), which the program asks after the table. Lookups stay exact: a way
+ * matches on its tag and then on the whole key.
+ */
+#define MK_BYPASS_TABLE_SETS 16384u
+#define MK_BYPASS_TABLE_WAYS 4u
+#define MK_BYPASS_TABLE_SLOTS (MK_BYPASS_TABLE_SETS * MK_BYPASS_TABLE_WAYS)
+
+struct mk_bypass_way {
+	/*
+	 * mk_bypass_tag(hash) while the way holds a flow, 0 while it is free.
+	 * The loader writes the key first and the tag last (and clears the tag
+	 * first), so the program never takes a half-written key for a flow.
+	 */
+	__u32 tag;
+	__u32 pad;
+	struct mk_flow_key key;
+};
+_Static_assert(sizeof(struct mk_bypass_way) == 56, "bypass way layout is shared");
+
+struct mk_bypass_set {
+	struct mk_bypass_way way[MK_BYPASS_TABLE_WAYS];
+};
+_Static_assert(sizeof(struct mk_bypass_set) == 224, "bypass set layout is shared");
+
+MK_INLINE __u32 mk_bypass_set_of(__u32 hash)
+{
+	return hash & (MK_BYPASS_TABLE_SETS - 1);
+}
+
+/* Never 0, which marks a free way. */
+MK_INLINE __u32 mk_bypass_tag(__u32 hash)
+{
+	return hash | 1;
+}
+
+/*
  * Prefilters: bitmaps in the program's .bss that user space (the loader)
  * keeps next to a map, so that the common case, no entry, costs a bit test
  * instead of a lookup. A set bit only says "look in the map": the answer is
@@ -37,23 +83,17 @@ _Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is sha
  * maps without the bitmaps (bpftool, another loader) simply leaves it off.
  */
 #define MK_BYPASS_PREFILTER_BITS (1u << 20) /* indexed by the flow hash: 128 KiB */
-#define MK_CIDR_PREFILTER_BITS (1u << 16)   /* per family, indexed by address: 8 KiB */
+#define MK_CIDR_PREFILTER_BITS (1u << 16)   /* IPv6, indexed by address: 8 KiB */
 
 enum mk_prefilter {
-	MK_PREFILTER_BYPASS = 1 << 0, /* mk_bypass_bits matches mk_flow_bypass */
-	MK_PREFILTER_CIDR = 1 << 1,   /* mk_cidr4_bits/mk_cidr6_bits match the CIDR tries */
+	MK_PREFILTER_BYPASS = 1 << 0, /* mk_bypass_bits matches the flow bypass table and map */
+	MK_PREFILTER_CIDR = 1 << 1,   /* mk_cidr4_dir and mk_cidr6_bits match the CIDR tries */
 };
 
 /* Flow bypass prefilter bit of a flow: its seeded hash, which the program has anyway. */
 MK_INLINE __u32 mk_bypass_bit(__u32 hash)
 {
 	return hash & (MK_BYPASS_PREFILTER_BITS - 1);
-}
-
-/* CIDR prefilter bit of an IPv4 address (network byte order): its top 16 bits. */
-MK_INLINE __u32 mk_cidr4_bit(__u32 addr)
-{
-	return __builtin_bswap32(addr) >> 16;
 }
 
 /*
@@ -66,6 +106,45 @@ MK_INLINE __u32 mk_cidr6_bit(__u32 word0)
 	__u32 w = __builtin_bswap32(word0);
 
 	return (w ^ (w >> 16)) & 0xffff;
+}
+
+/*
+ * IPv4 CIDR table: the IPv4 CIDR list answered in at most three array reads
+ * per address, no trie walk (DIR-16-8-8, after Gupta, Lin and McKeown's
+ * DIR-24-8). mk_cidr4_dir (.data.prefilter) has one entry per /16 (index: the top 16
+ * bits of the address): MK_CIDR4_NONE when no prefix touches the /16,
+ * MK_CIDR4_ALL when a prefix of /16 or shorter covers it, MK_CIDR4_TRIE to
+ * ask the LPM trie, else the index of a chunk of mk_cidr4_l2: one entry per
+ * /24 of the /16, with the same values, an index there naming a chunk of
+ * mk_cidr4_l3: one bit per address of the /24. The LPM trie stays the list
+ * user space reads and the fallback: the loader keeps both, gives each /16
+ * and /24 that needs one a chunk (there is one for every prefix the trie can
+ * hold, so MK_CIDR4_TRIE only appears while freed chunks wait out
+ * MK_CIDR4_REUSE_NS), writes a chunk before it links it, and reuses a chunk
+ * it unlinked only after MK_CIDR4_REUSE_NS, so the program always follows a
+ * whole chain.
+ */
+#define MK_CIDR4_NONE 0x0000u
+#define MK_CIDR4_ALL 0xffffu
+#define MK_CIDR4_TRIE 0xfffeu
+#define MK_CIDR4_L2_CHUNKS 16384u /* chunk indexes 1..16384; 0 is MK_CIDR4_NONE */
+#define MK_CIDR4_L3_CHUNKS 16384u
+#define MK_CIDR4_REUSE_NS 100000000ull /* 100 ms: far longer than any program run */
+
+struct mk_cidr4_l2 {
+	__u16 e[256]; /* per /24: MK_CIDR4_NONE, _ALL, _TRIE or a chunk of mk_cidr4_l3 */
+};
+_Static_assert(sizeof(struct mk_cidr4_l2) == 512, "cidr4 l2 layout is shared");
+
+struct mk_cidr4_l3 {
+	__u64 bits[4]; /* per address of the /24: bit (a & 63) of word (a >> 6) */
+};
+_Static_assert(sizeof(struct mk_cidr4_l3) == 32, "cidr4 l3 layout is shared");
+
+/* An entry that names a chunk (as opposed to NONE, ALL or TRIE). */
+MK_INLINE int mk_cidr4_is_chunk(__u16 e)
+{
+	return e != MK_CIDR4_NONE && e != MK_CIDR4_ALL && e != MK_CIDR4_TRIE;
 }
 
 /* CIDR bypass LPM trie keys; prefixlen counts bits of addr. */

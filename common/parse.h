@@ -902,9 +902,14 @@ MK_SUBPROG int mk_parse_tunnel_level(struct mk_frame *f, const struct mk_parse_c
 	return mk_tunnel_level(f, cfg, p);
 }
 
-/* Flags, canonical key and hash of the innermost level, once p->l3 and the tunnels are known. */
-MK_INLINE void mk_parse_finish(const struct mk_parse_cfg *cfg, struct mk_parse *p)
+/*
+ * Flags, canonical key and hash of the innermost level, once p->l3 and the
+ * tunnels are known; @hk is the NH key of the configured seed.
+ */
+MK_INLINE void mk_parse_finish(const struct mk_hash_key *hk, struct mk_parse *p)
 {
+	int rev;
+
 	if (p->l3.frag != MK_FRAG_NONE)
 		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
 	if (p->tunnel_depth)
@@ -914,14 +919,20 @@ MK_INLINE void mk_parse_finish(const struct mk_parse_cfg *cfg, struct mk_parse *
 	if (p->l3.family == MK_FAMILY_IPV6)
 		p->flags |= MK_META_F_IPV6;
 
-	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
+	if (rev)
 		p->flags |= MK_META_F_REVERSE;
 	p->key.vlan[0] = p->vlan[0];
 	p->key.vlan[1] = p->vlan[1];
 	p->key.tunnel_ctx = p->tunnel_ctx;
 	p->key.proto = p->l3.proto;
 	p->key.family = p->l3.family;
-	p->hash = mk_flow_hash(&p->key, cfg->seed);
+	/* from the parts, not the key just stored (mk_key_word16) */
+	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
+				    rev ? mk_key_word16(p->l3.dport, p->l3.sport)
+					: mk_key_word16(p->l3.sport, p->l3.dport),
+				    mk_key_word16(p->vlan[0], p->vlan[1]), p->tunnel_ctx,
+				    mk_key_word8(p->l3.proto, p->l3.family), p->l3.family, hk);
 }
 
 /* A 32-bit load at any alignment: one load in BPF (the JIT allows it), memcpy in C. */
@@ -947,35 +958,6 @@ MK_INLINE __u16 mk_load16(const __u8 *p)
 	memcpy(&v, p, 2);
 	return v;
 #endif
-}
-
-/* The seeded hash of an IPv4 key from its words, without storing it first (= mk_flow_hash). */
-MK_INLINE __u32 mk_flow_hash_v4(__u32 lo, __u32 hi, __u32 ports, __u32 vlans, __u32 ctx,
-				__u32 proto_family, __u32 seed)
-{
-	__u32 v[6] = {lo, hi, ports, vlans, ctx, proto_family};
-
-	return mk_jhash_words(v, 6, seed);
-}
-
-/* The key's last word: protocol, family and padding, as they lie in memory. */
-MK_INLINE __u32 mk_key_proto_word(__u8 proto, __u8 family)
-{
-	__u8 b[4] = {proto, family, 0, 0};
-	__u32 w;
-
-	mk_memcpy(&w, b, 4);
-	return w;
-}
-
-/* The key's ports word (port_lo, then port_hi, as they lie in memory). */
-MK_INLINE __u32 mk_key_ports_word(__u16 lo, __u16 hi)
-{
-	__u16 b[2] = {lo, hi};
-	__u32 w;
-
-	mk_memcpy(&w, b, 4);
-	return w;
 }
 
 /*
@@ -1048,7 +1030,8 @@ MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
 }
 
 MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cfg,
-			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
+			       __u32 l3_off, __u16 vlan)
 {
 	__u32 ip_len, ports, src, dst, lo, hi;
 	__u16 sport, dport;
@@ -1088,16 +1071,19 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	p->key.port_hi = rev ? sport : dport;
 	if (rev)
 		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash_v4(lo, hi, mk_key_ports_word(p->key.port_lo, p->key.port_hi), vlan,
-				  0, mk_key_proto_word(ip[9], MK_FAMILY_IPV4), cfg->seed);
+	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_word16(p->key.port_lo, p->key.port_hi),
+					mk_key_word16(vlan, 0), 0,
+					mk_key_word8(ip[9], MK_FAMILY_IPV4), hk);
 	return MK_FAST_FLOW;
 }
 
 MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
-			       struct mk_parse *p, const __u8 *ip, __u32 l3_off, __u16 vlan)
+			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
+			       __u32 l3_off, __u16 vlan)
 {
 	__u32 ip_len, ports;
-	int kind, truncated;
+	int kind, truncated, rev;
+	__u16 sport, dport;
 	__u8 proto;
 
 	if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f) || (ip[0] >> 4) != 6)
@@ -1121,9 +1107,15 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	if (kind == MK_FAST_TUNNEL)
 		return kind;
 	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
-	if (mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport))
+	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
+	if (rev)
 		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash(&p->key, cfg->seed);
+	sport = (__u16)ports;
+	dport = (__u16)(ports >> 16);
+	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
+				    rev ? mk_key_word16(dport, sport) : mk_key_word16(sport, dport),
+				    mk_key_word16(vlan, 0), 0, mk_key_word8(proto, MK_FAMILY_IPV6),
+				    MK_FAMILY_IPV6, hk);
 	return MK_FAST_FLOW;
 }
 
@@ -1141,7 +1133,7 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
  * start.
  */
 MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
-			    struct mk_parse *p)
+			    const struct mk_hash_key *hk, struct mk_parse *p)
 {
 	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f);
 	__u32 l3_off = MK_ETH_HLEN;
@@ -1157,9 +1149,9 @@ MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 		l3_off = MK_ETH_HLEN + 4;
 	}
 	if (type == __builtin_bswap16(MK_ETH_P_IPV4))
-		return mk_parse_fast_v4(f, cfg, p, d + l3_off, l3_off, vlan);
+		return mk_parse_fast_v4(f, cfg, hk, p, d + l3_off, l3_off, vlan);
 	if (type == __builtin_bswap16(MK_ETH_P_IPV6))
-		return mk_parse_fast_v6(f, cfg, p, d + l3_off, l3_off, vlan);
+		return mk_parse_fast_v6(f, cfg, hk, p, d + l3_off, l3_off, vlan);
 	return MK_FAST_NO;
 }
 
@@ -1209,7 +1201,7 @@ MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start,
  * long as the level before was stripped.
  */
 MK_INLINE int mk_parse_levels(struct mk_frame *f, __u32 first, const struct mk_parse_cfg *cfg,
-			      struct mk_parse *p)
+			      const struct mk_hash_key *hk, struct mk_parse *p)
 {
 	__u32 level;
 	int ret;
@@ -1223,41 +1215,45 @@ MK_INLINE int mk_parse_levels(struct mk_frame *f, __u32 first, const struct mk_p
 		if (ret != MK_LEVEL_NEXT)
 			break;
 	}
-	mk_parse_finish(cfg, p);
+	mk_parse_finish(hk, p);
 	return MK_PARSE_IP;
 }
 
 /* Everything but the fast path: the general parser, deeper tunnel levels, the key. */
-MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start,
-				     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+MK_INLINE int mk_parse_frame_general(struct mk_frame *f, int start, const struct mk_parse_cfg *cfg,
+				     const struct mk_hash_key *hk, struct mk_parse *p)
 {
 	int ret;
 
 	ret = mk_parse_general(f, start, cfg, p);
 	if (ret != MK_PARSE_IP)
 		return ret;
-	return mk_parse_levels(f, 1, cfg, p);
+	return mk_parse_levels(f, 1, cfg, hk, p);
 }
 
+#ifndef __bpf__
 /*
  * Parses one frame: returns enum mk_parse_status and fills @p. On
  * MK_PARSE_IP, p->key is canonical, p->hash seeded, and the offsets point
  * into the frame as received (before decapsulation). Ethernet frames try
- * the fast path first.
+ * the fast path first. (The XDP program makes the same calls with the NH
+ * key the loader expanded into its read-only data.)
  */
-MK_INLINE int mk_parse_frame(struct mk_frame *f, int start,
-			     const struct mk_parse_cfg *cfg, struct mk_parse *p)
+static inline int mk_parse_frame(struct mk_frame *f, int start, const struct mk_parse_cfg *cfg,
+				 struct mk_parse *p)
 {
+	const struct mk_hash_key *hk = mk_hash_key_of(cfg->seed);
 	int fast = MK_FAST_NO;
 
 	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY))
-		fast = mk_parse_fast(f, cfg, p);
+		fast = mk_parse_fast(f, cfg, hk, p);
 	if (fast == MK_FAST_FLOW)
 		return MK_PARSE_IP;
 	if (fast == MK_FAST_TUNNEL)
-		return mk_parse_levels(f, 0, cfg, p);
-	return mk_parse_frame_general(f, start, cfg, p);
+		return mk_parse_levels(f, 0, cfg, hk, p);
+	return mk_parse_frame_general(f, start, cfg, hk, p);
 }
+#endif
 
 /* Bytes to strip so the frame starts with an Ethernet header and the inner IP packet. */
 MK_INLINE __u32 mk_decap_strip(const struct mk_parse *p)

@@ -38,7 +38,44 @@ struct {
 	__type(value, __u32);
 } mk_cidr_v6 SEC(".maps");
 
-/* Flows whose packets no longer need inspection: one entry per flow (canonical key). */
+/* The IPv4 CIDR table's second and third levels (common/map_types.h), mmap'ed by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MK_CIDR4_L2_CHUNKS + 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct mk_cidr4_l2);
+} mk_cidr4_l2 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MK_CIDR4_L3_CHUNKS + 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct mk_cidr4_l3);
+} mk_cidr4_l3 SEC(".maps");
+
+/*
+ * Flows whose packets no longer need inspection, one entry per flow
+ * (canonical key): the table first (common/map_types.h), mmap'ed by the
+ * loader, with its per-CPU counters by slot...
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MK_BYPASS_TABLE_SETS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct mk_bypass_set);
+} mk_bypass_table SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MK_BYPASS_TABLE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mk_bypass_value);
+} mk_bypass_counters SEC(".maps");
+
+/* ... and the flows whose set was full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
 	__uint(max_entries, 65536);

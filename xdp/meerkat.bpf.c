@@ -26,6 +26,14 @@ const volatile struct mk_parse_cfg mk_cfg = {
 	.l2tpv3_cookie_len = 0,
 	.l2tpv3_l2spec = MK_L2SPEC_NONE,
 };
+/*
+ * The flow hash's NH key, mk_hash_key_init(mk_cfg.seed), set by the loader
+ * with the seed; the initial value is seed 0's (test/unit/test_hash.c).
+ */
+const volatile struct mk_hash_key mk_hash_key = {
+    .k = {0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
+	  0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c},
+};
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
@@ -39,11 +47,15 @@ __u8 mk_bench_save[48];
 __u32 mk_cidr_v4_entries = 0;
 __u32 mk_cidr_v6_entries = 0;
 
-/* Prefilters kept by user space (common/map_types.h): which ones, and their bits. */
+/*
+ * Prefilters kept by user space (common/map_types.h): which ones, and their
+ * bits. The tables live in a section (a map) of their own so that .bss, which
+ * xdp-loader users and the testbench edit with bpftool, stays a few words.
+ */
 __u32 mk_prefilter = 0;
-__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64];
-__u64 mk_cidr4_bits[MK_CIDR_PREFILTER_BITS / 64];
-__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64];
+__u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
+__u16 mk_cidr4_dir[65536] SEC(".data.prefilter"); /* the IPv4 CIDR table's first level, one entry per /16 */
+__u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64] SEC(".data.prefilter");
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
 struct {
@@ -70,39 +82,65 @@ static __always_inline int bit_set(const __u64 *bits, __u32 i)
 	return (bits[i >> 6] >> (i & 63)) & 1;
 }
 
-/* Is the prefilter bit of address @a set, or is there no prefilter to ask? */
-static __always_inline int cidr_may_match(const __u32 *a, int v6)
+/* Is the IPv6 prefilter bit of address @a set, or is there no prefilter to ask? */
+static __always_inline int cidr6_may_match(const __u32 *a)
 {
 	if (!(mk_prefilter & MK_PREFILTER_CIDR))
 		return 1;
-	return v6 ? bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1))
-		  : bit_set(mk_cidr4_bits, mk_cidr4_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+	return bit_set(mk_cidr6_bits, mk_cidr6_bit(a[0]) & (MK_CIDR_PREFILTER_BITS - 1));
+}
+
+/*
+ * Is IPv4 address @addr (network byte order) in the CIDR list? The table
+ * (common/map_types.h) answers in at most three array reads, which the
+ * verifier inlines; the LPM trie only where the table says MK_CIDR4_TRIE, or
+ * when user space does not keep the table (mk_prefilter).
+ */
+static __always_inline int cidr4_match(__u32 addr)
+{
+	struct mk_lpm_v4_key k = {.prefixlen = 32};
+	__u32 a = __builtin_bswap32(addr), id;
+	const struct mk_cidr4_l2 *l2;
+	const struct mk_cidr4_l3 *l3;
+	__u16 e;
+
+	if (!(mk_prefilter & MK_PREFILTER_CIDR))
+		goto trie;
+	e = mk_cidr4_dir[a >> 16];
+	if (mk_cidr4_is_chunk(e)) {
+		id = e;
+		l2 = bpf_map_lookup_elem(&mk_cidr4_l2, &id);
+		if (!l2)
+			goto trie;
+		e = l2->e[(a >> 8) & 0xff];
+		if (mk_cidr4_is_chunk(e)) {
+			id = e;
+			l3 = bpf_map_lookup_elem(&mk_cidr4_l3, &id);
+			if (!l3)
+				goto trie;
+			return (l3->bits[(a >> 6) & 3] >> (a & 63)) & 1;
+		}
+	}
+	if (e != MK_CIDR4_TRIE)
+		return e == MK_CIDR4_ALL;
+trie:
+	__builtin_memcpy(k.addr, &addr, 4);
+	return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
 }
 
 static __always_inline int cidr_bypassed(const struct mk_parse *p)
 {
-	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries) {
-		struct mk_lpm_v4_key k = { .prefixlen = 32 };
-
-		if (cidr_may_match(p->l3.src, 0)) {
-			__builtin_memcpy(k.addr, &p->l3.src[0], 4);
-			if (bpf_map_lookup_elem(&mk_cidr_v4, &k))
-				return 1;
-		}
-		if (!cidr_may_match(p->l3.dst, 0))
-			return 0;
-		__builtin_memcpy(k.addr, &p->l3.dst[0], 4);
-		return bpf_map_lookup_elem(&mk_cidr_v4, &k) != NULL;
-	}
+	if (p->l3.family == MK_FAMILY_IPV4 && mk_cidr_v4_entries)
+		return cidr4_match(p->l3.src[0]) || cidr4_match(p->l3.dst[0]);
 	if (p->l3.family == MK_FAMILY_IPV6 && mk_cidr_v6_entries) {
 		struct mk_lpm_v6_key k = { .prefixlen = 128 };
 
-		if (cidr_may_match(p->l3.src, 1)) {
+		if (cidr6_may_match(p->l3.src)) {
 			__builtin_memcpy(k.addr, p->l3.src, 16);
 			if (bpf_map_lookup_elem(&mk_cidr_v6, &k))
 				return 1;
 		}
-		if (!cidr_may_match(p->l3.dst, 1))
+		if (!cidr6_may_match(p->l3.dst))
 			return 0;
 		__builtin_memcpy(k.addr, p->l3.dst, 16);
 		return bpf_map_lookup_elem(&mk_cidr_v6, &k) != NULL;
@@ -119,6 +157,36 @@ static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
 		return outcome(drop_stat, XDP_DROP);
 	ret = bpf_redirect_map(&mk_peer, 0, XDP_PASS);
 	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
+}
+
+/* The whole 48-byte key, a word at a time (both sides are 8-byte aligned). */
+static __always_inline int key_eq(const struct mk_flow_key *a, const struct mk_flow_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
+		(x[5] ^ y[5])) == 0;
+}
+
+/*
+ * The counters of a bypassed flow, or NULL: the table's set for its hash
+ * (array reads the verifier inlines, no call), then the LRU map that holds
+ * the flows whose set was full.
+ */
+static __always_inline struct mk_bypass_value *bypass_lookup(const struct mk_parse *p)
+{
+	__u32 set = mk_bypass_set_of(p->hash), tag = mk_bypass_tag(p->hash), w, slot;
+	const struct mk_bypass_set *s = bpf_map_lookup_elem(&mk_bypass_table, &set);
+
+	if (s) {
+		for (w = 0; w < MK_BYPASS_TABLE_WAYS; w++) {
+			if (s->way[w].tag != tag || !key_eq(&s->way[w].key, &p->key))
+				continue;
+			slot = set * MK_BYPASS_TABLE_WAYS + w;
+			return bpf_map_lookup_elem(&mk_bypass_counters, &slot);
+		}
+	}
+	return bpf_map_lookup_elem(&mk_flow_bypass, &p->key);
 }
 
 /* Info counters: only for frames that carry tunnels or fragments. */
@@ -157,6 +225,7 @@ int meerkat_xdp(struct xdp_md *ctx)
 	struct mk_parse p;
 	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
 	const struct mk_parse_cfg *fast_cfg;
+	const struct mk_hash_key *hk;
 	struct mk_meta *meta;
 	int ret, fast;
 
@@ -168,11 +237,13 @@ int meerkat_xdp(struct xdp_md *ctx)
 	 */
 	fast_cfg = (const struct mk_parse_cfg *)&mk_cfg;
 	barrier_var(fast_cfg);
+	hk = (const struct mk_hash_key *)&mk_hash_key;
+	barrier_var(hk);
 
 	/* one counter per frame, its outcome: rx is their sum, derived in user space */
 	fast = MK_FAST_NO;
 	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
-		fast = mk_parse_fast(ctx, fast_cfg, &p);
+		fast = mk_parse_fast(ctx, fast_cfg, hk, &p);
 	if (fast == MK_FAST_FLOW) {
 		ret = MK_PARSE_IP;
 	} else {
@@ -190,9 +261,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 
 		/* a tunnel behind plain outer headers goes on from the fast path's level */
 		if (fast == MK_FAST_TUNNEL)
-			ret = mk_parse_levels(ctx, 0, &cfg, &p);
+			ret = mk_parse_levels(ctx, 0, &cfg, hk, &p);
 		else
-			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, &p);
+			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, hk, &p);
 	}
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
@@ -205,10 +276,10 @@ int meerkat_xdp(struct xdp_md *ctx)
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
-	/* most flows are not bypassed: a clear prefilter bit saves the hash-map lookup */
+	/* most flows are not bypassed: a clear prefilter bit saves the lookups */
 	if (!(mk_prefilter & MK_PREFILTER_BYPASS) ||
 	    bit_set(mk_bypass_bits, mk_bypass_bit(p.hash))) {
-		bv = bpf_map_lookup_elem(&mk_flow_bypass, &p.key);
+		bv = bypass_lookup(&p);
 		if (bv) {
 			/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
 			bv->packets += 1;

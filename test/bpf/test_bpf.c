@@ -26,12 +26,14 @@
 #include <bpf/bpf.h>
 #include <criterion/criterion.h>
 #include "fixture.h"
+#include "cidr4_dir.h"
+#include "hash.h"
 #include "loader.h"
 #include "log.h"
-#include "meerkat.skel.h" /* .bss counters the CIDR test reads */
 #include "meta.h"
 #include "parse.h"
 #include "stats.h"
+#include "meerkat.skel.h" /* .bss counters the CIDR test reads (needs the types above) */
 
 #ifdef MK_FIXTURE_SEED
 #define TEST_SEED MK_FIXTURE_SEED /* the generator's expected hashes were made with it */
@@ -368,7 +370,7 @@ static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run 
 		cr_expect_eq(m->outer_dst, odst[0], "%s: outer_dst", fx->name);
 	}
 #ifdef MK_FIXTURE_SEED
-	/* the generator's own jhash2 over the documented key layout */
+	/* the generator's own NH over the documented key layout */
 	cr_expect_eq(m->hash, fx->hash, "%s: hash 0x%08x, the table says 0x%08x", fx->name, m->hash,
 		     fx->hash);
 	cr_expect_eq(m->tunnel_ctx, fx->tunnel_ctx, "%s: tunnel_ctx 0x%08x, the table says 0x%08x",
@@ -643,7 +645,7 @@ Test(bpf, flow_bypass_prefilter)
 	need_root();
 	cr_assert_not_null(fx, "the fixture table has no plain IPv4 flow with a reverse");
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	bits = h.l.skel->bss->mk_bypass_bits;
+	bits = h.l.skel->data_prefilter->mk_bypass_bits;
 	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
 	cr_assert_eq(h.l.skel->bss->mk_prefilter & MK_PREFILTER_BYPASS, MK_PREFILTER_BYPASS);
 	run_twin(&h, fx->frame, fx->len, &t);
@@ -670,9 +672,14 @@ Test(bpf, flow_bypass_prefilter)
 	cr_assert_eq(mk_loader_bypass_del(&h.l, &b), 0);
 	cr_assert_not(bit_is_set(bits, bit), "bit %u left set with no flow behind it", bit);
 
-	/* stale bit: the entry goes without the loader (as LRU eviction does) */
+	/* stale bit: the entry goes without the loader (as LRU eviction does to the map's) */
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
-	cr_assert_eq(bpf_map_delete_elem(fd, &t.p.key), 0);
+	{
+		struct mk_bypass_set *set = &h.l.bypass_table[mk_bypass_set_of(t.p.hash)];
+
+		cr_assert_eq(set->way[0].tag, mk_bypass_tag(t.p.hash), "not in the table's way 0");
+		set->way[0].tag = 0;
+	}
 	cr_assert(bit_is_set(bits, bit));
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_REDIRECT, "%s: a stale bit bypassed the flow", fx->name);
@@ -703,6 +710,137 @@ Test(bpf, flow_bypass_prefilter)
 	harness_down(&h);
 }
 
+/* Flows whose hash puts them in one set of the bypass table under TEST_SEED. */
+static void same_set_flows(const struct mk_flow_key *k, struct mk_flow_key *out, unsigned int n)
+{
+	__u32 set = mk_bypass_set_of(mk_flow_hash(k, TEST_SEED)), i, found = 1;
+
+	out[0] = *k;
+	for (i = 1; found < n && i < 1u << 24; i++) {
+		other_flow(k, i * 2654435761u, &out[found]);
+		if (mk_bypass_set_of(mk_flow_hash(&out[found], TEST_SEED)) == set &&
+		    memcmp(&out[found], k, sizeof(*k)))
+			found++;
+	}
+	cr_assert_eq(found, n, "only %u flows found in set %u", found, set);
+}
+
+/*
+ * The fixture's frame (untagged IPv4 without options, key @orig) with the
+ * ports of @k, which other_flow() made from @orig.
+ */
+static void frame_with_ports(const struct mk_fixture *fx, const struct mk_flow_key *k,
+			     const struct mk_flow_key *orig, __u8 *buf)
+{
+	__u32 l4 = MK_ETH_HLEN + 20;
+
+	memcpy(buf, fx->frame, fx->len);
+	/* the fixture's frame goes lo -> hi or hi -> lo; keep its direction */
+	if (!memcmp(buf + l4, &orig->port_lo, 2)) {
+		memcpy(buf + l4, &k->port_lo, 2);
+		memcpy(buf + l4 + 2, &k->port_hi, 2);
+	} else {
+		memcpy(buf + l4, &k->port_hi, 2);
+		memcpy(buf + l4 + 2, &k->port_lo, 2);
+	}
+}
+
+static int count_walk(const struct mk_flow_key *key, const struct mk_bypass_value *sum, void *ctx)
+{
+	__u64 *c = ctx;
+
+	(void)key;
+	c[0]++;
+	c[1] += sum->packets;
+	return 0;
+}
+
+/*
+ * The bypass table and its overflow: four flows of one set take its four
+ * ways, a fifth goes to the LRU map; the program drops all five and counts
+ * each on its own entry; a freed way takes the next flow; the walk sees
+ * table and map.
+ */
+Test(bpf, flow_bypass_table)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	struct mk_flow_key k[6];
+	static struct run r;
+	static struct twin t;
+	struct mk_bypass_value v;
+	struct harness h;
+	__u8 buf[OUT_MAX];
+	__u64 walked[2] = {0, 0};
+	unsigned int i, pass;
+	int fd;
+
+	need_root();
+	cr_assert_not_null(fx);
+	cr_assert_lt(fx->len, sizeof(buf));
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
+	run_twin(&h, fx->frame, fx->len, &t);
+	cr_assert_eq(t.p.l3.proto, MK_IPPROTO_TCP);
+	cr_assert_eq(t.p.l3.l4_off, MK_ETH_HLEN + 20, "%s: not untagged IPv4 without options",
+		     fx->name);
+	same_set_flows(&t.p.key, k, 6);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(mk_loader_bypass_add(&h.l, &k[i]), 0);
+	for (i = 0; i < 4; i++)
+		cr_assert_neq(bpf_map_lookup_elem(fd, &k[i], &v), 0, "flow %u in the map", i);
+	{
+		__u8 vals[512 * 24];
+
+		cr_assert_leq(libbpf_num_possible_cpus(), 512);
+		cr_assert_eq(bpf_map_lookup_elem(fd, &k[4], vals), 0, "fifth flow not in the map");
+	}
+	for (pass = 1; pass <= 2; pass++) {
+		for (i = 0; i < 6; i++) {
+			frame_with_ports(fx, &k[i], &t.p.key, buf);
+			run_frame(&h, buf, fx->len, &r);
+			cr_assert_eq(r.retval, i < 5 ? XDP_DROP : XDP_REDIRECT, "flow %u, pass %u",
+				     i, pass);
+			assert_accounting(&r, fx->name, fx->len);
+		}
+	}
+	for (i = 0; i < 5; i++) {
+		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[i], &v), 0);
+		cr_assert_eq(v.packets, 2, "flow %u: %llu packets", i,
+			     (unsigned long long)v.packets);
+		cr_assert_eq(v.bytes, 2ull * fx->len);
+	}
+	cr_assert_eq(mk_loader_bypass_walk(&h.l, count_walk, walked), 0);
+	cr_assert_eq(walked[0], 5);
+	cr_assert_eq(walked[1], 10);
+
+	/* a freed way: its flow is inspected again, the next flow of the set takes it */
+	cr_assert_eq(mk_loader_bypass_del(&h.l, &k[1]), 0);
+	frame_with_ports(fx, &k[1], &t.p.key, buf);
+	run_frame(&h, buf, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_REDIRECT, "deleted flow still bypassed");
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[5]), 0);
+	cr_assert_neq(bpf_map_lookup_elem(fd, &k[5], &v), 0,
+		      "sixth flow in the map, not the table");
+	frame_with_ports(fx, &k[5], &t.p.key, buf);
+	run_frame(&h, buf, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_DROP);
+	/* re-adding resets the counters, wherever the flow is */
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[0]), 0);
+	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[4]), 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[0], &v), 0);
+	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[4], &v), 0);
+	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[1], &v), -ENOENT);
+	for (i = 0; i < 6; i++) {
+		if (i != 1)
+			cr_assert_eq(mk_loader_bypass_del(&h.l, &k[i]), 0);
+	}
+	cr_assert_eq(mk_loader_bypass_prefilter_rebuild(&h.l), 0);
+	cr_assert_not(bit_is_set(h.l.skel->data_prefilter->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
+	harness_down(&h);
+}
+
 /*
  * Bypass state survives a restart in a pinned map: the next load finds the
  * previous run's flows, and sets their prefilter bits before relying on
@@ -717,6 +855,8 @@ Test(bpf, flow_bypass_pinned_restart)
 	struct harness h;
 	struct mk_loader_opts o;
 	struct mk_loader l2;
+	struct mk_flow_key k[5];
+	struct mk_bypass_value v;
 	unsigned int w;
 
 	need_root();
@@ -737,6 +877,10 @@ Test(bpf, flow_bypass_pinned_restart)
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &t.p.key), 0);
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed before the restart", fx->name);
+	/* and one flow in the map: the set of the first one, full */
+	same_set_flows(&t.p.key, k, 5);
+	for (w = 1; w < 5; w++)
+		cr_assert_eq(mk_loader_bypass_add(&h.l, &k[w]), 0);
 
 	/* the restart: another seed, so the flow's bit moves; the entry must still be found */
 	o.seed = TEST_SEED ^ 0x5a5a5a5a;
@@ -749,6 +893,13 @@ Test(bpf, flow_bypass_pinned_restart)
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: the pinned entry was lost to the prefilter",
 		     fx->name);
+	/* moved to its set under the new seed, with the packet it counted */
+	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
+	cr_assert_eq(v.packets, 2);
+	for (w = 1; w < 5; w++) {
+		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[w], &v), 0, "flow %u lost", w);
+		cr_assert_eq(mk_loader_bypass_del(&h.l, &k[w]), 0);
+	}
 	cr_assert_eq(mk_loader_bypass_del(&h.l, &t.p.key), 0);
 	run_frame(&h, fx->frame, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_REDIRECT);
@@ -856,11 +1007,23 @@ Test(bpf, cidr_bypass_v6)
 	cidr_case(fx, AF_INET6);
 }
 
+/* Entries of the IPv4 CIDR table's first level that are not MK_CIDR4_NONE. */
+static __u32 dir_used(const __u16 *d4)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < MK_CIDR4_DIR_ENTRIES; i++)
+		n += d4[i] != MK_CIDR4_NONE;
+	return n;
+}
+
 /*
- * The CIDR prefilter: one bit per IPv4 /16 and per folded IPv6 /32 that a
- * prefix covers, kept by the loader. Short prefixes set every bit they
- * cover, deleting clears them, an address whose bit is set by another prefix
- * is looked up and not bypassed, and with the prefilter off lookups go on.
+ * The quick answers next to the CIDR tries, kept by the loader: the IPv4
+ * table (a /8 makes 256 /16s ALL, a /20 gives its /16 a chunk with 16 /24s
+ * ALL, a /25 gives its /24 a chunk of address bits; an address next to a
+ * prefix is answered without the trie and not bypassed; a /16 or /24 marked
+ * TRIE is looked up in the trie), the IPv6 prefilter bits (one per folded
+ * /32), and with the prefilter off the tries are searched as before.
  */
 Test(bpf, cidr_prefilter)
 {
@@ -870,53 +1033,82 @@ Test(bpf, cidr_prefilter)
 	const struct mk_fixture *fx = plain_flow(4, false), *fx6 = plain_flow(6, false);
 	static struct run r;
 	struct harness h;
-	__u64 *b4, *b6;
-	__u32 i, w, set;
+	__u64 *b6;
+	__u16 *d4, e;
+	__u32 i, w, set, h16;
 
 	need_root();
 	cr_assert_not_null(fx);
 	cr_assert_not_null(fx6);
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	b4 = h.l.skel->bss->mk_cidr4_bits;
-	b6 = h.l.skel->bss->mk_cidr6_bits;
+	d4 = h.l.skel->data_prefilter->mk_cidr4_dir;
+	b6 = h.l.skel->data_prefilter->mk_cidr6_bits;
 
-	/* a /8 covers 256 /16 bits, a /20 one */
+	/* a /8 makes 256 /16s ALL; a /20 inside one of them adds nothing */
 	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, n8, 8), 0);
 	cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, n20, 20), 0);
-	for (i = 0, set = 0; i < MK_CIDR_PREFILTER_BITS; i++)
-		set += bit_is_set(b4, i);
-	cr_assert_eq(set, 256, "%u IPv4 bits set for a /8 inside which sits a /20", set);
-	cr_assert(bit_is_set(b4, 100 << 8 | 255));
+	cr_assert_eq(dir_used(d4), 256, "%u IPv4 /16s used for a /8 holding a /20", dir_used(d4));
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(d4[100 << 8 | i], MK_CIDR4_ALL);
 	cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, n8, 8), 0);
-	for (i = 0, set = 0; i < MK_CIDR_PREFILTER_BITS; i++)
-		set += bit_is_set(b4, i);
-	cr_assert_eq(set, 1, "%u IPv4 bits left for one /20", set);
-	cr_assert(bit_is_set(b4, 100 << 8 | 8));
-
-	/* the fixture's source shares its /16 with a prefix it is not in: looked up, missed */
+	cr_assert_eq(dir_used(d4), 1, "%u IPv4 /16s left for one /20", dir_used(d4));
+	e = d4[100 << 8 | 8];
+	cr_assert(mk_cidr4_is_chunk(e), "the /20's /16 has no chunk: %#x", e);
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(h.l.cidr4_l2[e].e[i], i >= 16 && i < 32 ? MK_CIDR4_ALL : MK_CIDR4_NONE,
+			     "/24 %u", i);
 	cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, n20, 20), 0);
+	cr_assert_eq(dir_used(d4), 0);
+
+	/* the fixture's source shares its /24 with a prefix it is not in: answered, missed */
+	h16 = (__u32)fx->src[0] << 8 | fx->src[1];
 	{
 		__u8 near[4];
 
 		memcpy(near, fx->src, 4);
 		near[3] ^= 0x80;
 		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, near, 25), 0);
-		cr_assert(bit_is_set(b4, (__u32)fx->src[0] << 8 | fx->src[1]));
+		e = d4[h16];
+		cr_assert(mk_cidr4_is_chunk(e));
+		cr_assert(mk_cidr4_is_chunk(h.l.cidr4_l2[e].e[fx->src[2]]));
 		run_frame(&h, fx->frame, fx->len, &r);
 		cr_assert_eq(r.retval, XDP_REDIRECT, "%s: bypassed by a prefix it is not in",
 			     fx->name);
+		/* a /24 left to the trie (as when chunks run short): the trie answers, exactly */
+		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->dst, 32), 0);
+		{
+			__u32 dh = (__u32)fx->dst[0] << 8 | fx->dst[1];
+			__u16 *e2 = &h.l.cidr4_l2[d4[dh]].e[fx->dst[2]], saved = *e2;
+
+			*e2 = MK_CIDR4_TRIE;
+			run_frame(&h, fx->frame, fx->len, &r);
+			cr_assert_eq(r.retval, XDP_DROP, "%s: /24 marked TRIE not looked up",
+				     fx->name);
+			*e2 = saved;
+		}
+		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, fx->dst, 32), 0);
+		/* a /16 left to the trie: missed there too */
+		e = d4[h16];
+		d4[h16] = MK_CIDR4_TRIE;
+		run_frame(&h, fx->frame, fx->len, &r);
+		cr_assert_eq(r.retval, XDP_REDIRECT, "%s: the trie found a prefix it is not in",
+			     fx->name);
+		d4[h16] = e;
 		/* prefilter off: the tries are searched as before, and the answer is the same */
 		h.l.skel->bss->mk_prefilter &= ~MK_PREFILTER_CIDR;
 		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, fx->dst, 32), 0);
-		memset(b4, 0, MK_CIDR_PREFILTER_BITS / 8);
+		e = d4[h16];
+		memset(d4, 0, MK_CIDR4_DIR_ENTRIES * sizeof(*d4));
 		run_frame(&h, fx->frame, fx->len, &r);
 		cr_assert_eq(r.retval, XDP_DROP, "%s: not bypassed with the prefilter off",
 			     fx->name);
 		h.l.skel->bss->mk_prefilter |= MK_PREFILTER_CIDR;
 		run_frame(&h, fx->frame, fx->len, &r);
-		cr_assert_eq(r.retval, XDP_REDIRECT, "cleared bits are read again once it is on");
+		cr_assert_eq(r.retval, XDP_REDIRECT, "a cleared table is read again once it is on");
+		d4[h16] = e;
 		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, near, 25), 0);
 		cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, fx->dst, 32), 0);
+		cr_assert_eq(dir_used(d4), 0);
 	}
 
 	/* IPv6: a /20 covers 2^12 folded /32s, a /40 one */
@@ -943,6 +1135,87 @@ Test(bpf, cidr_prefilter)
 }
 
 /* IPS: a CIDR-bypassed frame goes to the peer exactly as it arrived. */
+static __u32 rnd32(__u64 *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (__u32)((*s * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/*
+ * The program's IPv4 CIDR answer against brute force: 400 random prefixes
+ * (/12 to /32) around the fixture's addresses, then 300 frames with random
+ * addresses near them; each is dropped exactly when a prefix covers its
+ * source or destination. Half the prefixes go again and 300 more frames run.
+ */
+Test(bpf, cidr4_table_exact, .timeout = 120)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	static struct {
+		__u32 addr, len;
+	} pf[400];
+	static struct run r;
+	__u8 buf[OUT_MAX];
+	struct harness h;
+	__u64 s = 0x5eed;
+	__u32 base, i, k, n = 0, round, drops = 0;
+
+	need_root();
+	cr_assert_not_null(fx);
+	cr_assert_lt(fx->len, sizeof(buf));
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	memcpy(&base, fx->src, 4);
+	base = ntohl(base);
+	while (n < MK_ARRAY_SIZE(pf)) {
+		__u32 len = 8 + rnd32(&s) % 25,
+		      a = (base ^ (rnd32(&s) & 0x000fffff)) & (~0u << (32 - len));
+		__u32 be = htonl(a);
+
+		for (k = 0; k < n && !(pf[k].addr == a && pf[k].len == len); k++)
+			;
+		if (k < n || len < 12) /* keep much of the space outside the list */
+			continue;
+		cr_assert_eq(mk_loader_cidr_add(&h.l, AF_INET, &be, len), 0);
+		pf[n].addr = a;
+		pf[n++].len = len;
+	}
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 300; i++) {
+			__u32 a[2], be, want = 0, j;
+
+			for (j = 0; j < 2; j++) {
+				a[j] = base ^ (rnd32(&s) & (0x000fffff >> (rnd32(&s) % 20)));
+				for (k = 0; k < n; k++)
+					want |=
+					    ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) == 0;
+			}
+			memcpy(buf, fx->frame, fx->len);
+			be = htonl(a[0]);
+			memcpy(buf + MK_ETH_HLEN + 12, &be, 4);
+			be = htonl(a[1]);
+			memcpy(buf + MK_ETH_HLEN + 16, &be, 4);
+			run_frame(&h, buf, fx->len, &r);
+			cr_assert_eq(r.retval, want ? XDP_DROP : XDP_REDIRECT,
+				     "%08x -> %08x: verdict %u, %s the list", a[0], a[1], r.retval,
+				     want ? "in" : "not in");
+			drops += want;
+		}
+		/* half the list goes: the table is rewritten in place under the program */
+		for (k = 0; k < n / 2; k++) {
+			__u32 be2 = htonl(pf[k].addr);
+
+			cr_assert_eq(mk_loader_cidr_del(&h.l, AF_INET, &be2, pf[k].len), 0);
+		}
+		memmove(pf, pf + n / 2, (n - n / 2) * sizeof(pf[0]));
+		n -= n / 2;
+	}
+	cr_log_info("%u of 600 frames in the list", drops);
+	cr_assert_gt(drops, 60u, "too few frames in the list to mean anything");
+	cr_assert_lt(drops, 540u, "too few frames outside the list to mean anything");
+	harness_down(&h);
+}
+
 Test(bpf, cidr_bypass_ips)
 {
 	const struct mk_fixture *fx = plain_flow(4, true);
@@ -966,6 +1239,24 @@ Test(bpf, cidr_bypass_ips)
 	cr_assert_arr_eq(r.frame, fx->frame, fx->len, "%s: forwarded frame was rewritten",
 			 fx->name);
 	harness_down(&h);
+}
+
+/*
+ * The program's NH key as compiled is seed 0's, so a program loaded without
+ * meerkat's loader (xdp-loader) still hashes as user space does with seed 0;
+ * the loader overwrites it with the expansion of the configured seed.
+ */
+Test(bpf, hash_key_default)
+{
+	struct meerkat_bpf *skel = meerkat_bpf__open();
+	struct mk_hash_key want;
+
+	cr_assert_not_null(skel, "cannot open the BPF object");
+	mk_hash_key_init(&want, 0);
+	cr_expect_arr_eq((const void *)&skel->rodata->mk_hash_key, &want, sizeof(want),
+			 "xdp/meerkat.bpf.c's initial mk_hash_key is not mk_hash_key_init(0)");
+	cr_expect_eq(skel->rodata->mk_cfg.seed, 0);
+	meerkat_bpf__destroy(skel);
 }
 
 /* Both directions of every flow reach the same worker, whatever the number of workers. */

@@ -3,7 +3,11 @@
  * The seeded flow hash: symmetric for both directions of 100,000 random IPv4
  * and 100,000 random IPv6 flows (as keys, and as frames through the parser),
  * dependent on the seed, spread evenly over the 256 indirection buckets, and
- * not floodable: flows crafted to collide under one seed spread under another.
+ * not floodable: flows crafted to collide under one seed spread under another,
+ * both flows found colliding by chance and flows built to collide with the
+ * knowledge of one seed's key. The definition (NH keyed by splitmix64 of the
+ * seed, fmix64) is pinned by a known answer and rewritten here from its
+ * formula; the fixtures pin it once more against the Python generator.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -225,6 +229,43 @@ Test(hash, every_field_counts)
 	}
 }
 
+/* splitmix64 from 0 starts 0xe220a8397b1dcdaf (the published sequence): the key expansion. */
+Test(hash, key_expansion_known_answer)
+{
+	struct mk_hash_key hk;
+
+	mk_hash_key_init(&hk, 0);
+	cr_expect_eq(hk.k[0], 0x7b1dcdafu);
+	cr_expect_eq(hk.k[1], 0xe220a839u);
+	cr_expect_eq(hk.k[2], 0xa1b965f4u);
+	cr_expect_eq(hk.k[3], 0x6e789e6au);
+	mk_hash_key_init(&hk, 1);
+	cr_expect_neq(hk.k[0], 0x7b1dcdafu, "the seed does not enter the key");
+	/* the per-thread cache gives the expansion of the seed asked for, whichever slot */
+	cr_expect_eq(mk_hash_key_of(0)->k[11], 0x53cb9f0cu);
+	cr_expect_eq(mk_hash_key_of(1)->k[0], hk.k[0]);
+	cr_expect_eq(mk_hash_key_of(2)->k[0] == hk.k[0], 0);
+	cr_expect_eq(mk_hash_key_of(0)->k[11], 0x53cb9f0cu);
+}
+
+/* NH, written out: sum of ((w[2i] + k[2i]) mod 2^32) * ((w[2i+1] + k[2i+1]) mod 2^32), fmix64. */
+static __u32 nh_reference(const __u32 *w, unsigned int n, __u32 seed)
+{
+	struct mk_hash_key hk;
+	__u64 x = 0;
+	unsigned int i;
+
+	mk_hash_key_init(&hk, seed);
+	for (i = 0; i < n; i += 2)
+		x += (__u64)(__u32)(w[i] + hk.k[i]) * (__u64)(__u32)(w[i + 1] + hk.k[i + 1]);
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return (__u32)x;
+}
+
 /* An IPv4 flow hashes over its 6 set words: what the program and offline mode both compute. */
 Test(hash, ipv4_hashes_set_words)
 {
@@ -242,10 +283,12 @@ Test(hash, ipv4_hashes_set_words)
 	k.family = MK_FAMILY_IPV4;
 	memcpy(w, &k, sizeof(w));
 	v[0] = w[0], v[1] = w[4], v[2] = w[8], v[3] = w[9], v[4] = w[10], v[5] = w[11];
-	cr_expect_eq(mk_flow_hash(&k, 77), mk_jhash_words(v, 6, 77));
+	cr_expect_eq(mk_flow_hash(&k, 77), nh_reference(v, 6, 77));
+	cr_expect_eq(mk_flow_hash(&k, 77),
+		     mk_flow_hash_v4_words(v[0], v[1], v[2], v[3], v[4], v[5], mk_hash_key_of(77)));
 	k.family = MK_FAMILY_IPV6;
 	memcpy(w, &k, sizeof(w));
-	cr_expect_eq(mk_flow_hash(&k, 77), mk_jhash_words(w, 12, 77));
+	cr_expect_eq(mk_flow_hash(&k, 77), nh_reference(w, 12, 77));
 }
 
 /*
@@ -320,4 +363,102 @@ Test(hash, flood_ipv4, .timeout = 120)
 Test(hash, flood_ipv6, .timeout = 120)
 {
 	flood(MK_FAMILY_IPV6);
+}
+
+/*
+ * Collisions built with the knowledge of seed a's key, the attack a keyed
+ * hash must survive: NH's pair (x + ka)(y + kb) is a product of two 32-bit
+ * factors, so swapping them (x' = (y + kb) - ka, y' = (x + ka) - kb) gives
+ * another pair with the same product. Every such pair collides in full under
+ * seed a; under seed b the pairs must collide no more often than chance, and
+ * one crafted 64-flow multicollision must spread over the buckets.
+ */
+static void crafted(int family)
+{
+	struct mk_hash_key ka;
+	__u64 s = 0xc4af7ed + family;
+	__u32 a = (__u32)rng_next(&s), b = (__u32)rng_next(&s), i, j, both = 0, buckets = 0;
+	__u8 seen[MK_ITABLE_SIZE] = {0};
+	struct mk_flow_key multi[64];
+
+	mk_hash_key_init(&ka, a);
+	for (i = 0; i < 20000; i++) {
+		struct mk_flow_key x, y;
+		struct tuple t;
+		__u32 fx, fy;
+
+		random_tuple(&s, family, &t);
+		tuple_key(&t, 0, &x);
+		y = x;
+		/* the address pair is the attacker's to choose: words 0 and 4 form NH's first pair
+		 * for IPv4 (0 and 1 for IPv6, whose second address word takes key word 1) */
+		if (family == MK_FAMILY_IPV4) {
+			fx = x.addr_lo[0] + ka.k[0];
+			fy = x.addr_hi[0] + ka.k[1];
+			y.addr_lo[0] = fy - ka.k[0];
+			y.addr_hi[0] = fx - ka.k[1];
+		} else {
+			fx = x.addr_lo[0] + ka.k[0];
+			fy = x.addr_lo[1] + ka.k[1];
+			y.addr_lo[0] = fy - ka.k[0];
+			y.addr_lo[1] = fx - ka.k[1];
+		}
+		if (!memcmp(&x, &y, sizeof(x)))
+			continue;
+		cr_assert_eq(mk_flow_hash(&x, a), mk_flow_hash(&y, a), "pair %u not built right",
+			     i);
+		both += mk_flow_hash(&x, b) == mk_flow_hash(&y, b);
+	}
+	cr_log_info("IPv%d: 20000 pairs built to collide under seed a, %u collide under seed b",
+		    family, both);
+	cr_expect_leq(both, 1u, "IPv%d: %u of 20000 crafted pairs collide under seed b too", family,
+		      both);
+
+	if (family != MK_FAMILY_IPV6)
+		return;
+	/*
+	 * 64 IPv6 flows with one hash under seed a: in each of the first three
+	 * NH pairs (address words) the factors are (r0 << 16) << t and
+	 * (r1 << 16) >> t, whose product does not depend on t = 0..3.
+	 */
+	for (i = 0; i < 64; i++) {
+		__u64 s0 = 0x5a5a;
+		__u32 w[12];
+		struct tuple t;
+
+		random_tuple(&s0, MK_FAMILY_IPV6, &t);
+		tuple_key(&t, 0, &multi[i]);
+		memcpy(w, &multi[i], sizeof(w));
+		for (j = 0; j < 3; j++) {
+			__u32 sh = (i >> (2 * j)) & 3, r0 = (0x0123 + j * 0x111) << 16,
+			      r1 = (0x0456 + j * 0x222) << 16;
+
+			w[2 * j] = (r0 << sh) - ka.k[2 * j];
+			w[2 * j + 1] = (r1 >> sh) - ka.k[2 * j + 1];
+		}
+		memcpy(&multi[i], w, sizeof(w));
+	}
+	for (i = 1; i < 64; i++)
+		cr_assert_eq(mk_flow_hash(&multi[i], a), mk_flow_hash(&multi[0], a),
+			     "multicollision member %u not built right", i);
+	for (i = 0; i < 64; i++) {
+		__u32 bk = mk_flow_hash(&multi[i], b) % MK_ITABLE_SIZE;
+
+		buckets += !seen[bk];
+		seen[bk] = 1;
+	}
+	/* 64 flows thrown at random into 256 buckets fill about 56; one bucket is the attack */
+	cr_log_info("a 64-flow multicollision under seed a fills %u buckets under seed b", buckets);
+	cr_expect_geq(buckets, 45u, "a multicollision under seed a fills only %u buckets under b",
+		      buckets);
+}
+
+Test(hash, crafted_collisions_ipv4)
+{
+	crafted(MK_FAMILY_IPV4);
+}
+
+Test(hash, crafted_collisions_ipv6)
+{
+	crafted(MK_FAMILY_IPV6);
 }

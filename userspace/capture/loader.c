@@ -25,6 +25,7 @@
 #include "meta.h"
 #include "stats.h"
 #include "meerkat.skel.h"
+#include "cidr4_dir.h"
 #include "loader.h"
 #include "log.h"
 
@@ -79,13 +80,17 @@ static int opts_check(const struct mk_loader_opts *o)
 }
 
 /*
- * Maps whose state must survive a restart: the flow bypass map. libbpf
- * reuses a compatible map already pinned at the path, or pins the new one
- * there at load. Everything else is rebuilt from the configuration.
+ * Maps whose state must survive a restart: the flow bypass table, its
+ * counters and the flow bypass map. libbpf reuses a compatible map already
+ * pinned at the path, or pins the new one there at load. Everything else is
+ * rebuilt from the configuration.
  */
 static int pin_maps(struct meerkat_bpf *skel, const char *dir)
 {
+	struct bpf_map *maps[] = {skel->maps.mk_bypass_table, skel->maps.mk_bypass_counters,
+				  skel->maps.mk_flow_bypass};
 	char path[PATH_MAX];
+	unsigned int i;
 	int err;
 
 	if (mkdir(dir, 0700) && errno != EEXIST) {
@@ -93,11 +98,49 @@ static int pin_maps(struct meerkat_bpf *skel, const char *dir)
 		mk_err("%s: %s (is a bpffs mounted there?)", dir, strerror(-err));
 		return err;
 	}
-	snprintf(path, sizeof(path), "%s/mk_flow_bypass", dir);
-	err = bpf_map__set_pin_path(skel->maps.mk_flow_bypass, path);
-	if (err)
-		mk_err("%s: cannot pin map mk_flow_bypass: %s", path, strerror(-err));
-	return err;
+	for (i = 0; i < MK_ARRAY_SIZE(maps); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_map__name(maps[i]));
+		err = bpf_map__set_pin_path(maps[i], path);
+		if (err) {
+			mk_err("%s: cannot pin map %s: %s", path, bpf_map__name(maps[i]),
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+#define BYPASS_TABLE_BYTES (MK_BYPASS_TABLE_SETS * sizeof(struct mk_bypass_set))
+#define CIDR4_L2_BYTES ((MK_CIDR4_L2_CHUNKS + 1) * sizeof(struct mk_cidr4_l2))
+#define CIDR4_L3_BYTES ((MK_CIDR4_L3_CHUNKS + 1) * sizeof(struct mk_cidr4_l3))
+
+/* An mmap of a BPF_F_MMAPABLE array map, or NULL (logged). */
+static void *map_mmap(struct bpf_map *map, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+
+	if (p != MAP_FAILED)
+		return p;
+	mk_err("cannot map %s: %s", bpf_map__name(map), strerror(errno));
+	return NULL;
+}
+
+/* Unmaps what mk_loader_open mapped and frees the IPv4 CIDR table's state. */
+static void loader_unmap(struct mk_loader *l)
+{
+	if (l->cidr4)
+		mk_cidr4_dir_free(l->cidr4);
+	free(l->cidr4);
+	if (l->bypass_table)
+		munmap(l->bypass_table, BYPASS_TABLE_BYTES);
+	if (l->cidr4_l2)
+		munmap(l->cidr4_l2, CIDR4_L2_BYTES);
+	if (l->cidr4_l3)
+		munmap(l->cidr4_l3, CIDR4_L3_BYTES);
+	l->cidr4 = NULL;
+	l->bypass_table = NULL;
+	l->cidr4_l2 = NULL;
+	l->cidr4_l3 = NULL;
 }
 
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
@@ -117,6 +160,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		return err;
 	}
 	skel->rodata->mk_cfg.seed = opts->seed;
+	mk_hash_key_init((struct mk_hash_key *)&skel->rodata->mk_hash_key, opts->seed);
 	skel->rodata->mk_cfg.tunnel_depth = opts->tunnel_depth;
 	skel->rodata->mk_cfg.l2tpv3_cookie_len = opts->l2tpv3_cookie_len;
 	skel->rodata->mk_cfg.l2tpv3_l2spec = opts->l2tpv3_l2spec;
@@ -152,6 +196,20 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		goto err_destroy;
 	}
 	l->skel = skel;
+	l->bypass_table = map_mmap(skel->maps.mk_bypass_table, BYPASS_TABLE_BYTES);
+	l->cidr4_l2 = map_mmap(skel->maps.mk_cidr4_l2, CIDR4_L2_BYTES);
+	l->cidr4_l3 = map_mmap(skel->maps.mk_cidr4_l3, CIDR4_L3_BYTES);
+	l->cidr4 = calloc(1, sizeof(*l->cidr4));
+	if (!l->bypass_table || !l->cidr4_l2 || !l->cidr4_l3 || !l->cidr4) {
+		err = -ENOMEM;
+		goto err_close;
+	}
+	err = mk_cidr4_dir_init(l->cidr4, skel->data_prefilter->mk_cidr4_dir, l->cidr4_l2, l->cidr4_l3);
+	if (err) {
+		free(l->cidr4);
+		l->cidr4 = NULL;
+		goto err_close;
+	}
 	err = mk_loader_itable_reset(l);
 	if (err)
 		goto err_close;
@@ -173,6 +231,7 @@ err_close:
 	l->skel = NULL;
 	free(l->bypass_refs);
 	l->bypass_refs = NULL;
+	loader_unmap(l);
 err_destroy:
 	meerkat_bpf__destroy(skel);
 	return err;
@@ -182,9 +241,9 @@ void mk_loader_close(struct mk_loader *l)
 {
 	if (l->xdp_prog)
 		mk_loader_detach(l);
+	loader_unmap(l);
 	meerkat_bpf__destroy(l->skel);
 	free(l->bypass_refs);
-	free(l->cidr4_refs);
 	free(l->cidr6_refs);
 	memset(l, 0, sizeof(*l));
 }
@@ -200,19 +259,12 @@ static void bit_clear(__u64 *bits, __u32 i)
 	__atomic_fetch_and(&bits[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELAXED);
 }
 
-/* The CIDR prefilter bits a prefix covers: [*first, *first + *count), or every bit. */
-static void cidr_bits(int family, const void *addr, __u32 prefixlen, __u32 *first, __u32 *count)
+/* The IPv6 CIDR prefilter bits a prefix covers: [*first, *first + *count), or every bit. */
+static void cidr6_bits(const void *addr, __u32 prefixlen, __u32 *first, __u32 *count)
 {
 	__u32 w;
 
 	memcpy(&w, addr, 4);
-	if (family == AF_INET) {
-		/* bit = top 16 bits: a /L below 16 covers 2^(16-L) consecutive bits */
-		*first = mk_cidr4_bit(w);
-		*count = prefixlen >= 16 ? 1 : 1u << (16 - prefixlen);
-		*first &= ~(*count - 1);
-		return;
-	}
 	/* bit = high16 ^ low16 of the first word: a /L (16 <= L < 32) covers 2^(32-L) */
 	if (prefixlen < 16) {
 		*first = 0;
@@ -224,26 +276,35 @@ static void cidr_bits(int family, const void *addr, __u32 prefixlen, __u32 *firs
 	*first = (w ^ (w >> 16)) & 0xffff;
 }
 
+/*
+ * The program's quick answer next to the tries: the IPv4 CIDR table
+ * (cidr4_dir.c), the IPv6 prefilter bits.
+ */
 static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr,
 				 __u32 prefixlen, int delta)
 {
-	__u32 **refs = family == AF_INET ? &l->cidr4_refs : &l->cidr6_refs;
-	__u64 *bits = family == AF_INET ? l->skel->bss->mk_cidr4_bits : l->skel->bss->mk_cidr6_bits;
-	__u32 first, count, i;
+	__u64 *bits = l->skel->data_prefilter->mk_cidr6_bits;
+	__u32 first, count, i, a;
 
-	if (!*refs) {
-		*refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(**refs));
-		if (!*refs)
+	if (family == AF_INET) {
+		memcpy(&a, addr, 4);
+		a = __builtin_bswap32(a);
+		return delta > 0 ? mk_cidr4_dir_add(l->cidr4, a, prefixlen)
+				 : mk_cidr4_dir_del(l->cidr4, a, prefixlen);
+	}
+	if (!l->cidr6_refs) {
+		l->cidr6_refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(*l->cidr6_refs));
+		if (!l->cidr6_refs)
 			return -ENOMEM;
 	}
-	cidr_bits(family, addr, prefixlen, &first, &count);
+	cidr6_bits(addr, prefixlen, &first, &count);
 	for (i = 0; i < count; i++) {
 		/* covered bits differ only in their low bits, which xor with nothing else */
 		__u32 b = first ^ i;
 
-		if (delta > 0 && (*refs)[b]++ == 0)
+		if (delta > 0 && l->cidr6_refs[b]++ == 0)
 			bit_set(bits, b);
-		else if (delta < 0 && (*refs)[b] && --(*refs)[b] == 0)
+		else if (delta < 0 && l->cidr6_refs[b] && --l->cidr6_refs[b] == 0)
 			bit_clear(bits, b);
 	}
 	return 0;
@@ -443,18 +504,33 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 	err = cidr_key(l, family, addr, prefixlen, (void *)&key, &map, &count);
 	if (err)
 		return err;
-	/* the prefilter bit first: a frame may find the bit without the prefix, not the reverse */
-	err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
-	if (err)
-		return err;
+	/*
+	 * IPv6: the prefilter bit first, a frame may find the bit without the
+	 * prefix, not the reverse. IPv4: the trie first, which also says whether
+	 * the prefix is new, then the table that answers for it.
+	 */
+	if (family == AF_INET6) {
+		err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
+		if (err)
+			return err;
+	}
 	err = map_update(map, &key, &one, BPF_NOEXIST);
 	if (err) {
-		cidr_prefilter_update(l, family, addr, prefixlen, -1);
+		if (family == AF_INET6)
+			cidr_prefilter_update(l, family, addr, prefixlen, -1);
 		if (err == -EEXIST)
 			return 0;
 		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map),
 		       strerror(-err));
 		return err;
+	}
+	if (family == AF_INET) {
+		err = cidr_prefilter_update(l, family, addr, prefixlen, +1);
+		if (err) {
+			bpf_map_delete_elem(bpf_map__fd(map), &key);
+			mk_err("cannot add CIDR to the IPv4 CIDR table: %s", strerror(-err));
+			return err;
+		}
 	}
 	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -495,76 +571,251 @@ static int bypass_refs_get(struct mk_loader *l)
 	return l->bypass_refs ? 0 : -ENOMEM;
 }
 
-static void bypass_ref(struct mk_loader *l, const struct mk_flow_key *key, int delta)
+static void bypass_ref(struct mk_loader *l, __u32 hash, int delta)
 {
-	__u32 b = mk_bypass_bit(mk_flow_hash(key, l->seed));
+	__u32 b = mk_bypass_bit(hash);
 	__u8 *r = &l->bypass_refs[b];
 
 	if (delta > 0) {
 		if (*r < UINT8_MAX && (*r)++ == 0)
-			bit_set(l->skel->bss->mk_bypass_bits, b);
+			bit_set(l->skel->data_prefilter->mk_bypass_bits, b);
 	} else if (*r && *r < UINT8_MAX && --(*r) == 0) {
-		bit_clear(l->skel->bss->mk_bypass_bits, b);
+		bit_clear(l->skel->data_prefilter->mk_bypass_bits, b);
 	}
+}
+
+/* Per-CPU values for one entry: @ncpus slots of struct mk_bypass_value, zeroed. */
+static void *bypass_vals(int ncpus)
+{
+	return calloc(ncpus, percpu_value_size(sizeof(struct mk_bypass_value)));
+}
+
+static void bypass_sum(const void *vals, int ncpus, struct mk_bypass_value *sum)
+{
+	size_t vsz = percpu_value_size(sizeof(struct mk_bypass_value));
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < ncpus; i++) {
+		const struct mk_bypass_value *v = (const void *)((const __u8 *)vals + i * vsz);
+
+		sum->packets += v->packets;
+		sum->bytes += v->bytes;
+		if (v->last_seen_ns > sum->last_seen_ns)
+			sum->last_seen_ns = v->last_seen_ns;
+	}
+}
+
+/* The table slot holding @key (whose hash is @hash), or -ENOENT. */
+static int table_find(const struct mk_loader *l, const struct mk_flow_key *key, __u32 hash)
+{
+	__u32 set = mk_bypass_set_of(hash), w;
+	const struct mk_bypass_set *s = &l->bypass_table[set];
+
+	for (w = 0; w < MK_BYPASS_TABLE_WAYS; w++) {
+		if (__atomic_load_n(&s->way[w].tag, __ATOMIC_ACQUIRE) == mk_bypass_tag(hash) &&
+		    !memcmp(&s->way[w].key, key, sizeof(*key)))
+			return (int)(set * MK_BYPASS_TABLE_WAYS + w);
+	}
+	return -ENOENT;
+}
+
+static struct mk_bypass_way *table_way(const struct mk_loader *l, __u32 slot)
+{
+	return &l->bypass_table[slot / MK_BYPASS_TABLE_WAYS].way[slot % MK_BYPASS_TABLE_WAYS];
+}
+
+/* Frees a way: the tag first, so the program stops matching before the key goes. */
+static void table_clear(struct mk_loader *l, __u32 slot)
+{
+	struct mk_bypass_way *way = table_way(l, slot);
+
+	__atomic_store_n(&way->tag, 0, __ATOMIC_RELEASE);
+	memset(&way->key, 0, sizeof(way->key));
+}
+
+static int counters_write(struct mk_loader *l, __u32 slot, const void *vals)
+{
+	int err = map_update(l->skel->maps.mk_bypass_counters, &slot, vals, BPF_ANY);
+
+	if (err)
+		mk_err("cannot write slot %u of map mk_bypass_counters: %s", slot, strerror(-err));
+	return err;
+}
+
+/*
+ * Puts a flow that is in neither place into a free way of its set, counters
+ * (@vals, per CPU) first and the tag last, or into the LRU map when the set
+ * is full. Does not touch the prefilter.
+ */
+static int bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, __u32 hash,
+			 const void *vals)
+{
+	struct mk_bypass_set *s = &l->bypass_table[mk_bypass_set_of(hash)];
+	__u32 w, slot;
+	int err;
+
+	for (w = 0; w < MK_BYPASS_TABLE_WAYS; w++) {
+		if (__atomic_load_n(&s->way[w].tag, __ATOMIC_ACQUIRE))
+			continue;
+		slot = mk_bypass_set_of(hash) * MK_BYPASS_TABLE_WAYS + w;
+		err = counters_write(l, slot, vals);
+		if (err)
+			return err;
+		memcpy(&s->way[w].key, key, sizeof(*key));
+		__atomic_store_n(&s->way[w].tag, mk_bypass_tag(hash), __ATOMIC_RELEASE);
+		return 0;
+	}
+	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_NOEXIST);
+	if (err)
+		mk_err("cannot add flow to map mk_flow_bypass: %s", strerror(-err));
+	return err;
 }
 
 int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 {
-	int ncpus = libbpf_num_possible_cpus();
+	int ncpus = libbpf_num_possible_cpus(), slot, err;
+	__u32 hash = mk_flow_hash(key, l->seed);
 	void *vals;
-	int err;
 
 	if (ncpus < 0)
 		return ncpus;
 	err = bypass_refs_get(l);
 	if (err)
 		return err;
-	vals = calloc(ncpus, percpu_value_size(sizeof(struct mk_bypass_value)));
+	vals = bypass_vals(ncpus);
 	if (!vals)
 		return -ENOMEM;
-	/* a new entry counts in the prefilter; re-adding one resets its counters only */
-	bypass_ref(l, key, +1);
-	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		bypass_ref(l, key, -1);
-		err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_EXIST);
-	} else if (err) {
-		bypass_ref(l, key, -1);
+	/* a flow already there keeps its place and gets its counters reset */
+	slot = table_find(l, key, hash);
+	if (slot >= 0) {
+		err = counters_write(l, (__u32)slot, vals);
+		goto out;
 	}
+	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_EXIST);
+	if (err != -ENOENT) {
+		if (err)
+			mk_err("cannot reset flow in map mk_flow_bypass: %s", strerror(-err));
+		goto out;
+	}
+	/* a new entry counts in the prefilter, its bit set before the entry exists */
+	bypass_ref(l, hash, +1);
+	err = bypass_insert(l, key, hash, vals);
 	if (err)
-		mk_err("cannot add flow to map mk_flow_bypass: %s", strerror(-err));
+		bypass_ref(l, hash, -1);
+out:
 	free(vals);
 	return err;
 }
 
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
 {
-	int err;
+	__u32 hash = mk_flow_hash(key, l->seed);
+	int slot, err;
 
-	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
+	err = bypass_refs_get(l);
+	if (err)
+		return err;
+	slot = table_find(l, key, hash);
+	if (slot >= 0) {
+		table_clear(l, (__u32)slot);
+	} else if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key)) {
 		err = -errno;
 		mk_err("cannot delete flow from map mk_flow_bypass: %s", strerror(-err));
 		return err;
 	}
-	err = bypass_refs_get(l);
-	if (err)
-		return err;
-	bypass_ref(l, key, -1);
+	bypass_ref(l, hash, -1);
 	return 0;
+}
+
+/* A table entry the rebuild moves: its key, old slot and counters. */
+struct bypass_move {
+	struct mk_flow_key key;
+	__u32 slot;
+	void *vals;
+};
+
+/*
+ * Moves the table entries that are not where this seed puts them (a pinned
+ * table from a run with another seed): all are taken out first, so they can
+ * take each other's ways, then put back with their counters.
+ */
+static int table_migrate(struct mk_loader *l, int ncpus)
+{
+	int fd = bpf_map__fd(l->skel->maps.mk_bypass_counters);
+	struct bypass_move *mv = NULL;
+	__u32 slot, n = 0, i;
+	int err = 0;
+
+	for (slot = 0; slot < MK_BYPASS_TABLE_SLOTS; slot++) {
+		const struct mk_bypass_way *way = table_way(l, slot);
+		__u32 hash;
+
+		if (!way->tag)
+			continue;
+		hash = mk_flow_hash(&way->key, l->seed);
+		if (way->tag == mk_bypass_tag(hash) &&
+		    mk_bypass_set_of(hash) == slot / MK_BYPASS_TABLE_WAYS)
+			continue;
+		if (!mv) {
+			mv = calloc(MK_BYPASS_TABLE_SLOTS, sizeof(*mv));
+			if (!mv)
+				return -ENOMEM;
+		}
+		mv[n].key = way->key;
+		mv[n].slot = slot;
+		mv[n].vals = bypass_vals(ncpus);
+		if (!mv[n].vals) {
+			err = -ENOMEM;
+			goto out;
+		}
+		n++;
+		if (bpf_map_lookup_elem(fd, &slot, mv[n - 1].vals)) {
+			err = -errno;
+			mk_err("cannot read slot %u of map mk_bypass_counters: %s", slot,
+			       strerror(-err));
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		table_clear(l, mv[i].slot);
+	for (i = 0; i < n && !err; i++)
+		err = bypass_insert(l, &mv[i].key, mk_flow_hash(&mv[i].key, l->seed), mv[i].vals);
+	if (n)
+		mk_info("bypass table: %u flows moved to their sets under this seed", n);
+out:
+	for (i = 0; i < n; i++)
+		free(mv[i].vals);
+	free(mv);
+	return err;
 }
 
 int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
 {
-	int fd = bpf_map__fd(l->skel->maps.mk_flow_bypass);
+	int fd = bpf_map__fd(l->skel->maps.mk_flow_bypass), ncpus = libbpf_num_possible_cpus();
 	struct mk_flow_key key, next;
-	__u64 *bits = l->skel->bss->mk_bypass_bits;
-	__u32 i;
+	__u64 *bits = l->skel->data_prefilter->mk_bypass_bits;
+	__u32 i, slot;
 	int err;
 
+	if (ncpus < 0)
+		return ncpus;
 	err = bypass_refs_get(l);
+	if (!err)
+		err = table_migrate(l, ncpus);
 	if (err)
 		return err;
 	memset(l->bypass_refs, 0, MK_BYPASS_PREFILTER_BITS);
+	for (slot = 0; slot < MK_BYPASS_TABLE_SLOTS; slot++) {
+		const struct mk_bypass_way *way = table_way(l, slot);
+		__u8 *r;
+
+		if (!way->tag)
+			continue;
+		r = &l->bypass_refs[mk_bypass_bit(mk_flow_hash(&way->key, l->seed))];
+		if (*r < UINT8_MAX)
+			(*r)++;
+	}
 	for (err = bpf_map_get_next_key(fd, NULL, &next); !err;
 	     err = bpf_map_get_next_key(fd, &key, &next)) {
 		__u8 *r = &l->bypass_refs[mk_bypass_bit(mk_flow_hash(&next, l->seed))];
@@ -593,31 +844,76 @@ int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l)
 int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 			  struct mk_bypass_value *sum)
 {
-	size_t vsz = percpu_value_size(sizeof(struct mk_bypass_value));
-	int ncpus = libbpf_num_possible_cpus();
-	__u8 *vals;
-	int err, i;
+	int ncpus = libbpf_num_possible_cpus(), slot, err = 0;
+	void *vals;
 
 	if (ncpus < 0)
 		return ncpus;
-	vals = calloc(ncpus, vsz);
+	vals = bypass_vals(ncpus);
 	if (!vals)
 		return -ENOMEM;
 	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key, vals)) {
-		err = -errno; /* -ENOENT is an answer, not a failure: the caller logs */
-		goto out;
-	}
-	for (i = 0; i < ncpus; i++) {
-		const struct mk_bypass_value *v = (const void *)(vals + i * vsz);
+	slot = table_find(l, key, mk_flow_hash(key, l->seed));
+	if (slot >= 0) {
+		__u32 k = (__u32)slot;
 
-		sum->packets += v->packets;
-		sum->bytes += v->bytes;
-		if (v->last_seen_ns > sum->last_seen_ns)
-			sum->last_seen_ns = v->last_seen_ns;
+		if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_bypass_counters), &k, vals)) {
+			err = -errno;
+			mk_err("cannot read slot %u of map mk_bypass_counters: %s", k,
+			       strerror(-err));
+		}
+	} else if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.mk_flow_bypass), key, vals)) {
+		err = -errno; /* -ENOENT is an answer, not a failure: the caller logs */
 	}
-	err = 0;
-out:
+	if (!err)
+		bypass_sum(vals, ncpus, sum);
+	free(vals);
+	return err;
+}
+
+int mk_loader_bypass_walk(struct mk_loader *l,
+			  int (*fn)(const struct mk_flow_key *key,
+				    const struct mk_bypass_value *sum, void *ctx),
+			  void *ctx)
+{
+	int cfd = bpf_map__fd(l->skel->maps.mk_bypass_counters);
+	int mfd = bpf_map__fd(l->skel->maps.mk_flow_bypass);
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	struct mk_flow_key key, next;
+	struct mk_bypass_value sum;
+	bool first = true;
+	__u32 slot;
+	void *vals;
+
+	if (ncpus < 0)
+		return ncpus;
+	vals = bypass_vals(ncpus);
+	if (!vals)
+		return -ENOMEM;
+	for (slot = 0; slot < MK_BYPASS_TABLE_SLOTS && !err; slot++) {
+		const struct mk_bypass_way *way = table_way(l, slot);
+
+		if (!__atomic_load_n(&way->tag, __ATOMIC_ACQUIRE))
+			continue;
+		key = way->key;
+		if (bpf_map_lookup_elem(cfd, &slot, vals)) {
+			err = -errno;
+			mk_err("cannot read slot %u of map mk_bypass_counters: %s", slot,
+			       strerror(-err));
+			break;
+		}
+		bypass_sum(vals, ncpus, &sum);
+		err = fn(&key, &sum, ctx);
+	}
+	/* the map: an entry deleted under the walk ends it early, as get_next_key does */
+	while (!err && !bpf_map_get_next_key(mfd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(mfd, &key, vals))
+			continue; /* evicted or deleted meanwhile */
+		bypass_sum(vals, ncpus, &sum);
+		err = fn(&key, &sum, ctx);
+	}
 	free(vals);
 	return err;
 }

@@ -22,6 +22,7 @@
 
 struct meerkat_bpf;
 struct xdp_program;
+struct mk_cidr4_dir;
 
 struct mk_loader_opts {
 	__u32 seed;		/* hash seed; callers pick a random one for live capture */
@@ -37,7 +38,7 @@ struct mk_loader_opts {
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
 	bool general_only;	/* tests only: no fast path (MK_PARSE_F_GENERAL_ONLY) */
 	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
-	const char *pin_dir;	/* bpffs directory: pin (or reuse) the flow bypass map there */
+	const char *pin_dir;	/* bpffs directory: pin (or reuse) the flow bypass maps there */
 };
 
 /* Defaults: 1 worker, 1 queue, IDS, default tunnel depth, no cookie, seed 0. */
@@ -57,8 +58,11 @@ struct mk_loader {
 	 * a bit is cleared when its last entry goes. Allocated on first use.
 	 */
 	__u8 *bypass_refs; /* saturates at 255: such a bit stays until a rebuild */
-	__u32 *cidr4_refs;
 	__u32 *cidr6_refs;
+	struct mk_bypass_set *bypass_table; /* mk_bypass_table, mmap'ed */
+	struct mk_cidr4_dir *cidr4;	    /* the IPv4 CIDR table's user-space state */
+	struct mk_cidr4_l2 *cidr4_l2;	    /* mk_cidr4_l2, mk_cidr4_l3, mmap'ed */
+	struct mk_cidr4_l3 *cidr4_l3;
 };
 
 int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts);
@@ -99,22 +103,35 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
 
 /*
- * Flow bypass: key is canonical (struct mk_parse.key). Both keep the
- * prefilter bitmap in step (set on insert, cleared with the last entry of its
- * bit); the bypass module's expiry deletes through mk_loader_bypass_del too.
+ * Flow bypass: key is canonical (struct mk_parse.key). A flow goes into the
+ * bypass table (common/map_types.h) when its set has a free way, else into
+ * the LRU map mk_flow_bypass; re-adding one resets its counters. Both keep
+ * the prefilter bitmap in step (set on insert, cleared with the last entry
+ * of its bit); the bypass module's expiry deletes through
+ * mk_loader_bypass_del too. One thread at a time (the bypass module's).
  */
 int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key);
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key);
 /*
- * Recomputes the bypass prefilter from the map's entries: entries the LRU
- * evicted leave bits set (each costs the program one lookup per frame of a
- * flow that maps to it) until this runs. Call it from the thread that owns
- * the bypass map, e.g. after an expiry walk.
+ * Recomputes the bypass prefilter from the table and the map: entries the
+ * LRU evicted leave bits set (each costs the program one lookup per frame of
+ * a flow that maps to it) until this runs. Table entries placed under
+ * another seed (a pinned table from the previous run) move to their set
+ * under this one, counters and all, or into the map when it is full. Call it
+ * from the thread that owns the bypass maps, e.g. after an expiry walk.
  */
 int mk_loader_bypass_prefilter_rebuild(struct mk_loader *l);
 /* Sums the per-CPU value: packets and bytes added, last_seen_ns the latest. */
 int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 			  struct mk_bypass_value *sum);
+/*
+ * Calls @fn for every bypassed flow, table and map, with its summed
+ * counters (the expiry walk); stops at the first nonzero return, and returns it.
+ */
+int mk_loader_bypass_walk(struct mk_loader *l,
+			  int (*fn)(const struct mk_flow_key *key,
+				    const struct mk_bypass_value *sum, void *ctx),
+			  void *ctx);
 
 /* Sums the per-CPU counters into out[MK_STAT_MAX]. */
 int mk_loader_stats_read(struct mk_loader *l, __u64 *out);
