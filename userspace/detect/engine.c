@@ -1038,6 +1038,35 @@ int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_maste
 	return 0;
 }
 
+/*
+ * A reload must not take detection away by accident (docs/security.md): a
+ * rule file cut short or overwritten while an update was writing it shows
+ * as rules that no longer parse, or as no rule at all, and without
+ * --strict-rules that engine would build. Unsupported keywords are not such
+ * a sign (an update of a Suricata rule set brings new ones, skipped as at
+ * start), so only these two refuse an engine that built. Returns 0 or
+ * -EINVAL with @why.
+ */
+static int reload_refused(const struct mk_detect_engine *prev, const struct mk_detect_engine *e,
+			  char *why, size_t len)
+{
+	const struct mk_detect_load_stats *o = mk_detect_engine_stats(prev);
+	const struct mk_detect_load_stats *n = mk_detect_engine_stats(e);
+
+	if (o->loaded && !n->loaded && n->failed) {
+		snprintf(why, len, "the rule files load no rule now (%u failed, see above), the "
+			 "rules in force %u", n->failed, o->loaded);
+		return -EINVAL;
+	}
+	if (n->fail[MK_DETECT_FAIL_SYNTAX] > o->fail[MK_DETECT_FAIL_SYNTAX]) {
+		snprintf(why, len, "%u rule(s) do not parse (%u in the rules in force, see above): "
+			 "a rule file damaged or cut short?", n->fail[MK_DETECT_FAIL_SYNTAX],
+			 o->fail[MK_DETECT_FAIL_SYNTAX]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void *reload_main(void *arg)
 {
 	struct mk_detect_master *m = arg;
@@ -1049,6 +1078,13 @@ static void *reload_main(void *arg)
 	prev = mk_detect_engine_get(m->cur);
 	pthread_mutex_unlock(&m->lock);
 	err = engine_build(&m->pending->cfg, prev, &e, why, sizeof(why));
+	if (!err) {
+		err = reload_refused(prev, e, why, sizeof(why));
+		if (err) {
+			mk_detect_engine_put(e);
+			e = NULL;
+		}
+	}
 	mk_detect_engine_put(prev);
 
 	pthread_mutex_lock(&m->lock);

@@ -77,6 +77,7 @@ struct mk_defrag_stats {
 #undef MK_DEFRAG_STAT_FIELD
 	/* gauges, not counters */
 	__u64 mem_used;
+	__u64 mem_peak; /* the most mem_used ever was (summed over workers: an upper bound) */
 	__u64 trackers_used;
 };
 
