@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of TCP session tracking and reassembly (userspace/pipeline/stream.c).
+ * Unit tests of TCP session tracking and reassembly (userspace/tracking/stream.c).
  * Each test drives one session through mk_stream_packet() the way a worker
  * would and checks states, counters and the released bytes (record mode).
  */
