@@ -949,7 +949,8 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	if (buf_reserve(&t->sbuf, &t->sbuf_cap, len))
 		return;
 	buf = t->sbuf;
-	memcpy(buf, w->buf, w->len);
+	if (w->len) /* a window not started yet has no buffer */
+		memcpy(buf, w->buf, w->len);
 	memcpy(buf + new_start, c->data, c->len);
 	t->cnt[MK_DETECT_CNT_CHUNKS]++;
 	t->cnt[MK_DETECT_CNT_STREAM_BYTES] += c->len;
