@@ -7,7 +7,7 @@ PKGS=(
 	build-essential pkg-config meson ninja-build
 	clang llvm libclang-rt-14-dev
 	libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev linux-libc-dev
-	libjansson-dev libpcap-dev nettle-dev libpcre2-dev libhyperscan-dev libyaml-dev
+	libjansson-dev libpcap-dev nettle-dev libpcre2-dev libhyperscan-dev libyaml-dev libcap-ng-dev
 	libcriterion-dev
 	iproute2 ethtool tcpreplay tshark python3-scapy python3-yaml
 	shellcheck

@@ -4,8 +4,10 @@
 # meerkat's test command (README, CI): on Debian 12 as root,
 #   1. deps.sh (installs what is missing),
 #   2. build/ with -Dwerror=true, every meson suite (unit, bpf, root testbench...),
-#   3. build-asan/: gcc with AddressSanitizer + UndefinedBehaviorSanitizer,
-#      the unit and offline suites (meerkat -r on generated and malformed traffic),
+#   3. build-asan/: gcc with AddressSanitizer + UndefinedBehaviorSanitizer
+#      (LeakSanitizer included on x86-64), the unit, offline and attack suites
+#      (meerkat -r on generated, malformed and attack traffic) and the live
+#      daemon under faults on the testbench (suite faults, root only),
 #   4. build-fuzz/ (when test/fuzz exists): clang libFuzzer targets, each
 #      fuzz_* run for FUZZ_SECONDS (default 20) on its seed corpus.
 # Every stage runs even when an earlier one failed. The last line is always
@@ -107,11 +109,12 @@ else
 fi
 
 if [ "${SKIP_ASAN:-0}" != 1 ]; then
-	step "build-asan/: gcc -fsanitize=address,undefined, unit and offline suites"
+	step "build-asan/: gcc -fsanitize=address,undefined, unit, offline, attack and faults suites"
 	if CC=gcc meson_setup build-asan -Db_sanitize=address,undefined &&
 		ninja -C build-asan; then
 		UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-			run_meson_tests build-asan "build-asan" --suite unit --suite offline
+			run_meson_tests build-asan "build-asan" --suite unit --suite offline --suite attack \
+			--suite faults
 	else
 		fail_stage "build-asan/ did not build"
 	fi

@@ -157,14 +157,20 @@ static struct mk_eve_fmt eve_fmt(const struct meerkat_params *prm, const struct 
 /*
  * A classification or reference file that cannot be read is not fatal
  * (Suricata goes on without it too): the built-in classes, or any reference
- * type, then stand in, and the warning says so. "" means none.
+ * type, then stand in. A warning says so when the configuration chose the
+ * file; the default path missing is the ordinary case of a sensor without
+ * those files and is only an info line. "" means none.
  */
-static const char *side_file(const char *path, const char *what, const char *instead)
+static const char *side_file(const char *path, const char *def, const char *what,
+			     const char *instead)
 {
 	if (!path[0])
 		return NULL;
 	if (access(path, R_OK)) {
-		mk_warn("%s %s: %s; %s", what, path, strerror(errno), instead);
+		if (strcmp(path, def))
+			mk_warn("%s %s: %s; %s", what, path, strerror(errno), instead);
+		else
+			mk_info("%s %s: %s; %s", what, path, strerror(errno), instead);
 		return NULL;
 	}
 	return path;
@@ -200,10 +206,11 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 	dc->strict = prm->strict_rules;
 	if (!dc->nrule_files)
 		return;
-	dc->classification_file = side_file(r->classification_file, "classification-file",
-					    "using the built-in classes");
-	dc->reference_config_file = side_file(r->reference_config_file, "reference-config-file",
-					      "any reference type accepted");
+	dc->classification_file = side_file(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT,
+					    "classification-file", "using the built-in classes");
+	dc->reference_config_file =
+	    side_file(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT, "reference-config-file",
+		      "any reference type accepted");
 	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
 }
 

@@ -15,8 +15,8 @@ GTP-U, the L2TPv2 and the VXLAN capture, with 1 and 2 workers:
 that rules come from the YAML configuration as from -S (rule-files under
 default-rule-path, address and port groups, threshold-file, an unreadable
 classification-file, alert payload options, community_id, an alert-less
-types list), that the test pipeline (MK_DETECT_PCAP) agrees on the plain
-capture, that -T and --strict-rules fail on a bad rule file and name file,
+types list), that the test driver (MK_DETECT_PCAP, one worker on one
+thread) agrees on the plain capture with and without the prefilter, that -T and --strict-rules fail on a bad rule file and name file,
 line, sid and keyword, and that -T passes on the shipped rules.
 """
 import collections
@@ -99,6 +99,12 @@ def check_capture(name, gen_dir, exp):
         check("flow" in a and a["flow"]["pkts_toserver"] + a["flow"]["pkts_toclient"] >= 1,
               "%s: alert flow object" % name)
     alerted = {a["flow_id"] for a in alerts}
+    # community_id is the flow's (on by default), the ICMP error's alert included
+    flow_cid = {r["flow_id"]: r.get("community_id") for r in recs if r["event_type"] == "flow"}
+    for a in alerts:
+        check(a.get("community_id") and a["community_id"] == flow_cid.get(a["flow_id"]),
+              "%s: sid %d community_id %s, its flow's %s" % (name, a["alert"]["signature_id"],
+              a.get("community_id"), flow_cid.get(a["flow_id"])))
     # the ICMP error's alert belongs to the UDP flow it quotes
     udp = {r["flow_id"] for r in recs if r["event_type"] == "flow" and r["proto"] == "UDP"}
     for a in alerts:
@@ -151,6 +157,11 @@ def check_config(gen_dir, exp):
         return path
 
     out = os.path.join(WORK, "out-cfg")
+    # without a configuration the default side files are missing here: a quiet run
+    shutil.rmtree(out, ignore_errors=True)
+    p = run([MEERKAT, "-r", pcap, "-l", out, "-S", RULES])
+    check("classification-file" not in p.stderr and "reference-config-file" not in p.stderr,
+          "default side files missing: no warning: %r" % p.stderr)
     shutil.rmtree(out, ignore_errors=True)
     p = run([MEERKAT, "-r", pcap, "-l", out, "-c", conf(["alert", "flow"])])
     check("classification-file %s: No such file or directory; using the built-in classes"
@@ -209,14 +220,17 @@ def main():
 
     check_config(gen_dir, exp)
 
-    # the test pipeline (single thread) agrees with meerkat -r
+    # one worker on one thread (the test driver) agrees with meerkat -r, and
+    # so does every rule verified on every packet: the prefilter drops no alert
     if DRIVER:
-        out = os.path.join(WORK, "driver.json")
-        run([DRIVER, "-r", os.path.join(gen_dir, "plain.pcap"), "-S", RULES, "-o", out])
-        with open(out) as f:
-            drv = [json.loads(line) for line in f if '"event_type":"alert"' in line]
-        check(collections.Counter(key(a) for a in drv) == collections.Counter(key(a) for a in plain),
-              "the test pipeline and meerkat -r disagree")
+        want = collections.Counter(key(a) for a in plain)
+        for extra in ([], ["--no-prefilter"]):
+            out = os.path.join(WORK, "driver.json")
+            run([DRIVER, "-r", os.path.join(gen_dir, "plain.pcap"), "-S", RULES, "-o", out] + extra)
+            with open(out) as f:
+                drv = [json.loads(line) for line in f if '"event_type":"alert"' in line]
+            check(collections.Counter(key(a) for a in drv) == want,
+                  "the test driver %s and meerkat -r disagree" % " ".join(extra))
 
     # rule errors: one line naming file, line, sid and keyword; -T and --strict-rules fail
     bad = os.path.join(WORK, "bad.rules")

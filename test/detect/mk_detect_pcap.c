@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Test driver: runs a capture through the single-threaded test pipeline
- * (detect_harness.c) with a rule set and writes EVE alert and flow records.
- * For the detection tests and the benchmark before and besides meerkat -r.
+ * Test driver: runs a capture through one worker of the pipeline on this
+ * thread (detect_harness.c) with a rule set and writes EVE alert and flow
+ * records. Unlike meerkat -r it can turn the prefilter off (--no-prefilter:
+ * every rule of a group verified on every packet), which the end-to-end test
+ * uses to check that the prefilter changes no alert.
  *
  * usage: mk_detect_pcap -r FILE [-S RULES]... [-o EVE] [-c CLASSIFICATION]
  *        [-R REFERENCE] [-t THRESHOLD] [-a NAME=VALUE]... [-p NAME=VALUE]...
@@ -45,7 +47,8 @@ int main(int argc, char **argv)
 	struct mk_detect_cfg cfg = {0};
 	struct mk_pcap_source src;
 	struct mk_pcap_frame fr;
-	struct harness h;
+	struct mk_eve_alert_opts opts = {0};
+	static struct harness h;
 	unsigned int na = 0, np = 0, nf = 0;
 	int c, err, ret;
 
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'P':
-			h.eve_opts.payload = 1;
+			opts.payload = 1;
 			break;
 		case 'N':
 			cfg.no_prefilter = 1;
@@ -115,12 +118,9 @@ int main(int argc, char **argv)
 	}
 	cfg.rule_files = files;
 	cfg.nrule_files = nf;
-	{
-		struct mk_eve_alert_opts opts = h.eve_opts;
-
-		err = h_init_cfg(&h, &cfg);
-		h.eve_opts = opts;
-	}
+	err = h_init_cfg(&h, &cfg);
+	h.eve_opts = opts;
+	h.no_collect = 1;
 	if (err) {
 		fprintf(stderr, "%s: engine: %s\n", argv[0], strerror(-err));
 		return 1;
@@ -151,9 +151,9 @@ int main(int argc, char **argv)
 
 		mk_detect_engine_summary(h.eng, sum, sizeof(sum));
 		fprintf(stderr, "rules: %s\n", sum);
-		fprintf(stderr, "%llu packets, %u alerts, %llu flows\n",
-			(unsigned long long)h.packets, h.nalerts,
-			(unsigned long long)h.flows_logged);
+		fprintf(stderr, "%llu packets, %llu alerts, %llu flows\n",
+			(unsigned long long)h.packets, (unsigned long long)h.alert_records,
+			(unsigned long long)h_flows_logged(&h));
 		for (i = 0; i < MK_DETECT_CNT_MAX; i++)
 			fprintf(stderr, "  %-24s %llu\n", mk_detect_counter_names[i],
 				(unsigned long long)cnt[i]);

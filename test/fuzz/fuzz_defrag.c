@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for IP fragment reassembly (userspace/pipeline/defrag.c). The input
+ * libFuzzer target for IP fragment reassembly (userspace/tracking/defrag.c). The input
  * is a byte of configuration (overlap policy, limits) and then records, each
  *
  *	ctl, ts_delta, len, body...

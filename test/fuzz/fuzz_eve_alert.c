@@ -16,6 +16,7 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "community_id.h"
 #include "detect_int.h"
 #include "fuzz.h"
 
@@ -126,6 +127,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = take8(&c);
 	a.stream = v & 1;
 	o.community_id = !!(v & 2);
+	/* an alert with a flow: its community_id is the flow's tuple's, the other way round */
+	if (v & 4) {
+		a.has_flow_tuple = 1;
+		a.flow_family = a.family;
+		a.flow_proto = a.proto;
+		memcpy(a.flow_src, a.dst, sizeof(a.flow_src));
+		memcpy(a.flow_dst, a.src, sizeof(a.flow_dst));
+		a.flow_sport = a.dport;
+		a.flow_dport = (uint16_t)(a.sport ^ (v >> 3));
+	}
 	a.blocked = take8(&c) & 1;
 	a.has_icmp = take8(&c) & 1;
 	a.icmp_type = take8(&c);
@@ -167,6 +178,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(o.community_id
 		  ? json_string_length(cid) == 30 && !strncmp(json_string_value(cid), "1:", 2)
 		  : cid == NULL);
+	if (o.community_id && a.has_flow_tuple) {
+		char want[MK_COMMUNITY_ID_LEN];
+
+		mk_community_id(want, o.community_id_seed, a.flow_family, a.flow_src, a.flow_dst,
+				a.flow_proto, a.flow_sport, a.flow_dport);
+		CHECK(!strcmp(json_string_value(cid), want));
+	}
 	/* too small a buffer is refused, never overrun */
 	CHECK(mk_eve_alert(buf, (size_t)n, &a, &o) == -ENOSPC);
 	json_decref(j);

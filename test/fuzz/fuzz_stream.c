@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target for TCP session tracking and reassembly
- * (userspace/pipeline/stream.c). The input is a configuration byte, two ISNs, then
+ * (userspace/tracking/stream.c). The input is a configuration byte, two ISNs, then
  * one record per segment of one session:
  *
  *	ctl, flags, seq_delta(2), ack_delta(2), window, len, payload...

@@ -186,6 +186,52 @@ Test(packet, icmp_v4_and_v6)
 	harness_free(h);
 }
 
+/* A flow record's community_id, read from the worker's EVE output (the last flow record). */
+static char *flow_community_id(const char *eve, char *out, size_t size)
+{
+	const char *p = strstr(eve, "\"event_type\":\"flow\""), *c;
+
+	cr_assert_not_null(p, "no flow record in %s", eve);
+	c = strstr(p, "\"community_id\":\"");
+	cr_assert_not_null(c, "no community_id in %s", p);
+	c += strlen("\"community_id\":\"");
+	snprintf(out, size, "%.*s", (int)strcspn(c, "\""), c);
+	return out;
+}
+
+Test(packet, icmp_error_alert_has_the_quoted_flows_community_id)
+{
+	struct harness *h =
+	    harness_rules("alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
+			  "alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
+	struct frame d, e;
+	char *out = NULL, cid[40];
+	size_t outlen = 0;
+
+	h->eve_opts.community_id = 1;
+	h->eve = open_memstream(&out, &outlen);
+	/* a datagram, then the port unreachable quoting its IP header and UDP header */
+	frame_udp(&d, "10.0.0.1", 1800, "10.0.0.2", 1818, "knock", 5, 64, 0);
+	h_frame(h, d.b, d.len, MK_START_ETH, T0);
+	frame_icmp(&e, "10.0.0.2", "10.0.0.1", 3, 3, 0, 0, d.b + 14, 28);
+	h_frame(h, e.b, e.len, MK_START_ETH, T0 + 1);
+	h_finish(h);
+	fclose(h->eve);
+	h->eve = NULL;
+	cr_assert_eq(h_count(h, 1), 1);
+	cr_assert_eq(h_count(h, 2), 1);
+	flow_community_id(out, cid, sizeof(cid));
+	cr_assert_str_eq(h->alerts[0].community_id, cid, "the datagram's alert");
+	cr_assert_str_eq(h->alerts[1].community_id, cid,
+			 "the ICMP error's alert has the UDP flow's community_id");
+	cr_assert_str_eq(h->alerts[1].proto, "ICMP", "it is still about the ICMP packet");
+	cr_assert_str_eq(h->alerts[1].src, "10.0.0.2");
+	cr_assert_null(strstr(strstr(out, "\"event_type\":\"flow\""), "\"proto\":\"ICMP\""),
+		       "no flow of its own");
+	free(out);
+	harness_free(h);
+}
+
 Test(packet, address_only_rules_first_packet_each_direction)
 {
 	struct harness *h = harness_rules("alert ip any any -> any any (msg:\"any\"; sid:1;)\n"
@@ -367,6 +413,78 @@ Test(stream, out_of_order_and_retransmitted)
 	h_finish(h);
 	cr_assert_eq(h_count(h, 1), 2, "one per occurrence; copies do not alert again");
 	cr_assert_eq(h_count(h, 2), 1, "the GET segment seen three times alerts once");
+	harness_free(h);
+}
+
+/* @n bytes of filler that holds none of the test patterns, as one chunk. */
+static void conv_filler(struct conv *c, int from_client, uint32_t n)
+{
+	char buf[1500];
+
+	memset(buf, '.', sizeof(buf));
+	while (n) {
+		uint32_t k = n < 1400 ? n : 1400;
+
+		buf[k] = '\0';
+		conv_data(c, from_client, buf);
+		buf[k] = '.';
+		n -= k;
+	}
+}
+
+Test(stream, relative_parts_further_apart_than_the_window)
+{
+	struct harness *h = harness_rules(
+	    "alert tcp any any -> any 80 (msg:\"4 KiB apart\"; content:\"FIRST-PART-XYZ\"; "
+	    "content:\"second\"; distance:0; sid:20;)\n"
+	    "alert tcp any any -> any 80 (msg:\"within\"; content:\"FIRST-PART-XYZ\"; "
+	    "content:\"second\"; distance:0; within:100; sid:21;)\n"
+	    "alert tcp any any -> any 80 (msg:\"beyond the reach\"; content:\"FIRST-PART-ABC\"; "
+	    "content:\"third\"; distance:0; sid:22;)\n"
+	    "alert tcp any any -> any 80 (msg:\"the earlier part far back\"; content:\"early\"; "
+	    "content:\"LATE-AND-RARE-PART\"; distance:0; sid:23;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40010, "10.0.0.2", 80, T0);
+	conv_data(&c, 1, "early, then FIRST-PART-XYZ");
+	conv_filler(&c, 1, 4200);
+	conv_data(&c, 1, "the second part");
+	conv_data(&c, 1, "FIRST-PART-ABC");
+	conv_filler(&c, 1, 20000);
+	conv_data(&c, 1, "a third part, LATE-AND-RARE-PART");
+	conv_close(&c);
+	h_finish(h);
+	cr_assert_eq(h_count(h, 20), 1, "the anchor's window is kept while the rule waits");
+	cr_assert_eq(h_count(h, 21), 0, "within still counts");
+	cr_assert_eq(h_count(h, 22), 0, "more than stream_reach (16 KiB) after the anchor");
+	cr_assert_eq(h_count(h, 23), 0,
+		     "a part before the anchor further back than stream_window (1 KiB)");
+	harness_free(h);
+}
+
+Test(stream, longer_windows_within_the_worker_budget)
+{
+	struct mk_detect_cfg cfg = test_cfg;
+	struct harness *h = calloc(1, sizeof(*h));
+	struct conv a, b;
+
+	/* room for one flow's longer window (its buffer and a copy), not two */
+	cfg.stream_reach_budget = 14 << 10;
+	cfg.rules_text = "alert tcp any any -> any 80 (content:\"FIRST-PART-XYZ\"; "
+			 "content:\"second\"; distance:0; sid:20;)\n";
+	cr_assert_eq(h_init_cfg(h, &cfg), 0);
+	conv_open(&a, h, "10.0.0.1", 40020, "10.0.0.2", 80, T0);
+	conv_open(&b, h, "10.0.0.3", 40021, "10.0.0.2", 80, T0 + 100);
+	conv_data(&a, 1, "FIRST-PART-XYZ");
+	conv_data(&b, 1, "FIRST-PART-XYZ");
+	conv_filler(&a, 1, 4200);
+	conv_filler(&b, 1, 4200);
+	conv_data(&a, 1, "the second part");
+	conv_data(&b, 1, "the second part");
+	h_finish(h);
+	cr_assert_eq(h_count(h, 20), 1, "the first flow keeps its window, the second stays plain");
+	cr_assert_str_eq(h->alerts[0].src, "10.0.0.1");
+	cr_assert(mk_detect_thread_counters(h->t)[MK_DETECT_CNT_REACH_LIMITED] > 0);
 	harness_free(h);
 }
 

@@ -321,3 +321,113 @@ Test(flow, memcap_lowers_the_entry_limit)
 	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), -EINVAL);
 	setup();
 }
+
+/* A SYN from @ip:@sp to 10.0.0.2:80 whose packet hash is forced to @hash. */
+static struct mk_flow *syn_hashed(const char *ip, uint16_t sp, uint32_t hash, uint64_t ts)
+{
+	struct mk_parse p = test_parse(ip, sp, "10.0.0.2", 80, MK_IPPROTO_TCP);
+	struct mk_flow_pkt fp = { .ts_us = ts, .len = 54, .tcp_flags = MK_TCP_SYN };
+	int tc;
+
+	p.hash = hash;
+	return mk_flow_handle(&t, &p, &fp, &tc);
+}
+
+Test(flow, full_table_evicts_unanswered_flows_before_sessions)
+{
+	char ip[32];
+	int i;
+
+	mk_flow_table_free(&t);
+	setup_n(8);
+	/* two answered UDP exchanges, the oldest flows of the table */
+	pkt("10.0.9.1", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0, 60, 0, NULL);
+	pkt("10.0.0.2", 53, "10.0.9.1", 1, MK_IPPROTO_UDP, TEST_T0 + 1, 60, 0, NULL);
+	pkt("10.0.9.2", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 2, 60, 0, NULL);
+	pkt("10.0.0.2", 53, "10.0.9.2", 1, MK_IPPROTO_UDP, TEST_T0 + 3, 60, 0, NULL);
+	/* then a flood of one-way SYNs, far more than the table holds */
+	for (i = 0; i < 100; i++) {
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 200, i % 200 + 1);
+		pkt(ip, 1234, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 10 + (uint64_t)i, 54,
+		    MK_TCP_SYN, NULL);
+	}
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_FORCED], 100 - 6);
+	for (i = 0; i < 16; i++)
+		cr_assert_eq(ended.f[i].state, MK_FLOW_STATE_NEW, "only flood flows were evicted");
+	/* the two exchanges are still the same flows, with their packets */
+	cr_assert_eq(pkt("10.0.9.1", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 200, 60, 0,
+			 NULL)->pkts[0], 2);
+	cr_assert_eq(pkt("10.0.9.2", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 201, 60, 0,
+			 NULL)->pkts[0], 2);
+	/* with nothing but answered flows left, the least recently seen goes */
+	mk_flow_table_free(&t);
+	setup_n(2);
+	pkt("10.0.9.1", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0, 60, 0, NULL);
+	pkt("10.0.0.2", 53, "10.0.9.1", 1, MK_IPPROTO_UDP, TEST_T0 + 1, 60, 0, NULL);
+	pkt("10.0.9.2", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 2, 60, 0, NULL);
+	pkt("10.0.0.2", 53, "10.0.9.2", 1, MK_IPPROTO_UDP, TEST_T0 + 3, 60, 0, NULL);
+	pkt("10.0.9.3", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 4, 60, 0, NULL);
+	cr_assert_eq(ended.n, 1);
+	cr_assert_eq(ended.f[0].start_us, TEST_T0);
+}
+
+Test(flow, bucket_chain_is_capped_and_evicts_unanswered_first)
+{
+	struct mk_flow_cfg cfg;
+	struct mk_flow *f;
+	char ip[32];
+	int i;
+
+	mk_flow_table_free(&t);
+	mk_flow_cfg_defaults(&cfg);
+	cfg.max_flows = 1024;
+	cfg.hash_size = 1024;
+	cfg.max_chain = 8;
+	memset(&ended, 0, sizeof(ended));
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, on_end, &ended), 0);
+	/* an established session in the bucket every flow below collides into */
+	f = syn_hashed("10.0.9.1", 1, 0xabcd1234, TEST_T0);
+	{
+		struct mk_parse p = test_parse("10.0.0.2", 80, "10.0.9.1", 1, MK_IPPROTO_TCP);
+		struct mk_flow_pkt fp = { .ts_us = TEST_T0 + 1, .len = 54,
+					  .tcp_flags = MK_TCP_SYN | MK_TCP_ACK };
+		int tc;
+
+		p.hash = 0xabcd1234;
+		cr_assert_eq(mk_flow_handle(&t, &p, &fp, &tc), f);
+		fp.tcp_flags = MK_TCP_ACK;
+		p = test_parse("10.0.9.1", 1, "10.0.0.2", 80, MK_IPPROTO_TCP);
+		p.hash = 0xabcd1234;
+		fp.ts_us = TEST_T0 + 2;
+		cr_assert_eq(mk_flow_handle(&t, &p, &fp, &tc), f);
+	}
+	cr_assert_eq(f->state, MK_FLOW_STATE_ESTABLISHED);
+	/* 200 crafted collisions: the chain never grows past 8, the session stays */
+	for (i = 0; i < 200; i++) {
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 200, i % 200 + 1);
+		syn_hashed(ip, 4321, 0xabcd1234, TEST_T0 + 10 + (uint64_t)i);
+	}
+	cr_assert_eq(t.chain_max, 8, "no lookup walked more than max_chain entries");
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_CHAIN_EVICT], 200 - 7);
+	cr_assert_eq(t.cnt[MK_FLOW_CNT_END_FORCED], 200 - 7);
+	cr_assert_eq(mk_flow_table_active(&t), 8);
+	cr_assert_eq(mk_flow_lookup(&t, &f->key, 0xabcd1234), f, "the answered flow was kept");
+	for (i = 0; i < 16; i++)
+		cr_assert_eq(ended.f[i].state, MK_FLOW_STATE_NEW);
+	/* the oldest of the crafted ones went first: the last seven remain */
+	cr_assert_eq(ended.f[0].start_us, TEST_T0 + 10);
+}
+
+Test(flow, bucket_chain_cap_automatic_value)
+{
+	struct mk_flow_cfg cfg;
+
+	mk_flow_table_free(&t);
+	mk_flow_cfg_defaults(&cfg);
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, NULL, NULL), 0);
+	cr_assert_eq(t.max_chain, 32, "65536 flows in 65536 buckets: at least 32");
+	mk_flow_table_free(&t);
+	cfg.hash_size = 1024;
+	cr_assert_eq(mk_flow_table_init(&t, &cfg, TEST_SEED, NULL, NULL), 0);
+	cr_assert_eq(t.max_chain, 256, "64 flows per bucket on average: four times that");
+}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of TCP session tracking and reassembly (userspace/pipeline/stream.c).
+ * Unit tests of TCP session tracking and reassembly (userspace/tracking/stream.c).
  * Each test drives one session through mk_stream_packet() the way a worker
  * would and checks states, counters and the released bytes (record mode).
  */
@@ -16,6 +16,7 @@
 
 static struct mk_stream_engine *eng;
 static struct mk_tcp_session ssn;
+static struct mk_tcp_session ssn2; /* a second session, for memory pressure between sessions */
 
 struct collect {
 	int chunks;
@@ -32,8 +33,10 @@ static void on_data(void *user, struct mk_tcp_session *s, const struct mk_stream
 {
 	struct collect *co = user;
 
-	(void)s;
 	co->chunks++;
+	/* offsets are per session: tests with a second session check its bytes instead */
+	if (s != &ssn)
+		return;
 	if (c->offset != co->next_off[c->dir] + c->gap)
 		co->bad_off++;
 	co->next_off[c->dir] = c->offset + c->len;
@@ -1330,6 +1333,126 @@ Test(unit, stream_evasion_dup_syn_other_isn_first)
 	pkt(S2C, A, SISN + 1, CISN + 5, NULL);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
 	expect_data(C2S, "real");
+}
+
+/* ---- under attack (docs/security.md) ---- */
+
+static int pktw(struct mk_tcp_session *s, int dir, __u8 flags, __u32 seq, __u32 ack, __u16 win,
+		const void *data, __u32 len)
+{
+	struct mk_tcp_seg seg = {
+	    .payload = data,
+	    .len = len,
+	    .seq = seq,
+	    .ack = ack,
+	    .window = win,
+	    .flags = flags,
+	    .dir = (__u8)dir,
+	    .wscale = -1,
+	    .csum_ok = 1,
+	};
+
+	return mk_stream_packet(eng, s, &seg, 1);
+}
+
+static void handshake_of(struct mk_tcp_session *s, __u32 cisn, __u32 sisn)
+{
+	pktw(s, C2S, MK_TCP_SYN, cisn, 0, 65535, NULL, 0);
+	pktw(s, S2C, MK_TCP_SYN | A, sisn, cisn + 1, 65535, NULL, 0);
+	pktw(s, C2S, A, cisn + 1, sisn + 1, 65535, NULL, 0);
+	cr_assert_eq(mk_tcp_session_state(s), MK_TCP_ESTABLISHED);
+}
+
+Test(unit, stream_evasion_zero_window_probe)
+{
+	handshake(CISN, SISN);
+	/* the server's window closes; the client probes it with a byte the server drops */
+	pktw(&ssn, S2C, A, SISN + 1, CISN + 1, 0, NULL, 0);
+	pktw(&ssn, C2S, PA, CISN + 1, SISN + 1, 65535, "X", 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_ZERO_WINDOW), 1);
+	/* the window opens; what the server reads is the copy sent now */
+	pktw(&ssn, S2C, A, SISN + 1, CISN + 1, 65535, NULL, 0);
+	pktw(&ssn, C2S, PA, CISN + 1, SISN + 1, 65535, "Yes", 3);
+	pktw(&ssn, S2C, A, SISN + 1, CISN + 4, 65535, NULL, 0);
+	expect_data(C2S, "Yes");
+	cr_expect_eq(stat(MK_STREAM_STAT_OVERLAP_DIFF), 0, "the probe's byte was never held");
+}
+
+Test(unit, stream_memcap_reclaims_out_of_order_data_for_in_order_data)
+{
+	char seg[MK_STREAM_SEG_DATA];
+	int i;
+
+	cfg_start(small_memcap);
+	mk_tcp_session_init(&ssn2);
+	/* an attacker's session fills the pool with data behind a hole never filled */
+	handshake_of(&ssn2, 7000, 9000);
+	memset(seg, 'o', sizeof(seg));
+	for (i = 0; i < 8; i++)
+		pktw(&ssn2, C2S, PA, 7000 + 2 + (__u32)i * sizeof(seg), 9001, 65535, seg,
+		     sizeof(seg));
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP), 4, "out-of-order data is refused at the cap");
+	/* a real session's request still finds room: the attacker's segments go */
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /trigger");
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP), 4, "the request was not refused");
+	cr_expect_eq(stat(MK_STREAM_STAT_RECLAIM_OOO), 4);
+	cr_expect_eq(stat(MK_STREAM_STAT_RECLAIM_OOO_BYTES), 4 * sizeof(seg));
+	pkt(S2C, A, SISN + 1, CISN + 13, NULL);
+	expect_data(C2S, "GET /trigger");
+	/* the attacker's bytes are a gap now, reported as such */
+	mk_stream_flow_end(eng, &ssn2);
+	cr_expect_eq(mk_tcp_session_data(&ssn2, C2S, &(__u64){ 0 }), NULL);
+	mk_tcp_session_free(eng, &ssn2);
+}
+
+Test(unit, stream_memcap_releases_unacked_data_early_for_in_order_data)
+{
+	char seg[MK_STREAM_SEG_DATA], want[4 * MK_STREAM_SEG_DATA];
+	const __u8 *got;
+	__u64 len;
+	int i;
+
+	cfg_start(small_memcap);
+	mk_tcp_session_init(&ssn2);
+	/* a session whose in-order data is never ACKed holds the whole pool */
+	handshake_of(&ssn2, 7000, 9000);
+	for (i = 0; i < 4; i++) {
+		memset(seg, 'a' + i, sizeof(seg));
+		memcpy(want + i * sizeof(seg), seg, sizeof(seg));
+		pktw(&ssn2, C2S, PA, 7001 + (__u32)i * sizeof(seg), 9001, 65535, seg, sizeof(seg));
+	}
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP), 0);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /trigger");
+	cr_expect_eq(stat(MK_STREAM_STAT_MEMCAP), 0, "the request was not refused");
+	cr_expect_eq(stat(MK_STREAM_STAT_RECLAIM_EARLY), 1);
+	cr_expect_eq(stat(MK_STREAM_STAT_RECLAIM_EARLY_BYTES), sizeof(want));
+	/* the other session's data went to detection whole and in order, before its ACK */
+	got = mk_tcp_session_data(&ssn2, C2S, &len);
+	cr_assert_eq(len, sizeof(want));
+	cr_assert(!memcmp(got, want, sizeof(want)));
+	pkt(S2C, A, SISN + 1, CISN + 13, NULL);
+	expect_data(C2S, "GET /trigger");
+	/* its ACK, when it comes, releases nothing twice */
+	pktw(&ssn2, S2C, A, 9001, 7001 + sizeof(want), 65535, NULL, 0);
+	mk_tcp_session_data(&ssn2, C2S, &len);
+	cr_expect_eq(len, sizeof(want));
+	mk_tcp_session_free(eng, &ssn2);
+}
+
+Test(unit, stream_mem_peak_stays_under_the_cap)
+{
+	char seg[MK_STREAM_SEG_DATA];
+	int i;
+
+	cfg_start(small_memcap);
+	handshake(CISN, SISN);
+	memset(seg, 'p', sizeof(seg));
+	for (i = 0; i < 64; i++)
+		pktl(C2S, PA, CISN + 2 + (__u32)i * sizeof(seg), SISN + 1, seg, sizeof(seg));
+	cr_expect_gt(stat(MK_STREAM_STAT_MEM_PEAK), 0);
+	cr_expect_leq(stat(MK_STREAM_STAT_MEM_PEAK), 4 * (MK_STREAM_SEG_DATA + 64));
 }
 
 /*

@@ -7,8 +7,9 @@
  * keys as full paths from the top of the YAML file ("flow.hash-size",
  * "flow-timeouts.tcp.new"), each naming its type, bounds and field, plus the
  * module's defaults and cross-key checks. control/config.c registers the
- * tables, walks the YAML tree and finds a key's row by its path; a key
- * without a row is an error. Adding a setting is one row in its module.
+ * tables; control/cfg_yaml.c walks the YAML tree and finds a key's row by
+ * its path; a key without a row is an error. Adding a setting is one row in
+ * its module.
  *
  * Rows are matched by path: a row "decoder.vxlan.enabled" makes `decoder`
  * and `decoder.vxlan` mappings of the file, so nested sections need no
@@ -16,7 +17,7 @@
  *
  * Keys whose value is a list or a map (interfaces, rule files, variables,
  * outputs) use MK_CFG_CUSTOM and read the YAML node through the small API at
- * the end of this file; libyaml stays inside config.c.
+ * the end of this file; libyaml stays inside cfg_yaml.c.
  */
 #ifndef MK_CFG_KEYS_H
 #define MK_CFG_KEYS_H
@@ -141,5 +142,37 @@ char *mk_cfg_strdup(struct mk_cfg_ctx *x, const char *s);
 
 /* For dump functions: @s as --dump-config prints a string (quoted when it must be). */
 void mk_cfg_print_str(FILE *out, const char *s);
+/* A node's kind as messages name it ("a mapping"). */
+const char *mk_cfg_kind_name(enum mk_cfg_kind k);
+
+/* ---- for the registry of tables (control/config.c) ------------------------------------- */
+
+#define MK_CFG_PATH_MAX 256 /* longest key path; longer ones match no row anyway */
+#define MK_CFG_SHOW_MAX 48  /* bytes of a value quoted in a message */
+
+/* A module's table and where its struct lies in the structure being loaded. */
+struct mk_cfg_module {
+	const struct mk_cfg_table *table;
+	size_t off;
+};
+
+/*
+ * Loads the YAML document of @len bytes at @buf (@name in messages) into the
+ * modules' structs at @base + off; lists and strings go into memory chained
+ * at *@mem (mk_cfg_mem_free). 0, or -errno with the error logged as one line.
+ */
+int mk_cfg_load(const struct mk_cfg_module *mods, unsigned int nmods, void *base, void **mem,
+		const char *buf, size_t len, const char *name);
+void mk_cfg_mem_free(void **mem);
+/* Logs @line as one error line: control bytes from the file become '?'. */
+void mk_cfg_log_line(char *line);
+/* @s as a message quotes it: at most MK_CFG_SHOW_MAX bytes, control bytes as '?'. */
+const char *mk_cfg_show(const char *s, char *buf, size_t len);
+/* Decimal, or hex with 0x; -EINVAL or -ERANGE. */
+int mk_cfg_parse_number(const char *s, uint64_t *out);
+/* An integer field of 1, 2, 4 or 8 bytes. */
+uint64_t mk_cfg_field_get(const void *field, size_t size);
+/* The value of a key that is not MK_CFG_CUSTOM, as --dump-config prints it. */
+void mk_cfg_dump_value(FILE *out, const struct mk_cfg_key *k, const char *field);
 
 #endif /* MK_CFG_KEYS_H */

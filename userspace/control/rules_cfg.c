@@ -228,8 +228,8 @@ static void rules_defaults(void *base)
 	r->port_groups = default_port_groups;
 	r->nport_groups = MK_ARRAY_SIZE(default_port_groups);
 	strcpy(r->default_rule_path, "/var/lib/meerkat/rules");
-	strcpy(r->classification_file, "/etc/meerkat/classification.config");
-	strcpy(r->reference_config_file, "/etc/meerkat/reference.config");
+	strcpy(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT);
+	strcpy(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT);
 }
 
 const struct mk_cfg_table mk_rules_cfg_table = {

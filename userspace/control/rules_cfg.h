@@ -15,6 +15,9 @@
 #define MK_RULES_CFG_H
 
 #define MK_RULES_PATH_MAX 256
+/* The side files' default paths: a run that sets neither finds them missing quietly. */
+#define MK_RULES_CLASSIFICATION_DEFAULT "/etc/meerkat/classification.config"
+#define MK_RULES_REFERENCE_DEFAULT "/etc/meerkat/reference.config"
 
 /* One variable: name without '$' -> value ("[10.0.0.0/8,!10.1.0.0/16]", "80", ...). */
 struct mk_cfg_var {

@@ -3,19 +3,23 @@
  * Detection at run time, on a worker: packets and reassembled TCP streams
  * against the current engine, alerts collected per packet.
  *
- * Packets: the rule groups of the packet's protocol class, direction and
- * destination port; the prefilter scans the payload once per group and
- * yields candidate rules, which are verified in rule order together with
- * the group's rules without fast pattern. Address-only rules are verified
- * on the first packet of each flow direction only (Suricata's IP-only).
+ * Packets: the one rule group of the packet's protocol class, direction
+ * and server port; the prefilter scans the payload once (no further than
+ * the group's furthest depth) and yields the rules whose anchor it found,
+ * which are verified in rule order together with the group's rules without
+ * fast pattern. Address-only rules are verified on the first packet of
+ * each flow direction only (Suricata's IP-only).
  *
- * Streams: each released chunk is appended to a per-direction window that
- * keeps the previous stream_window bytes (and, while the stream is short,
- * everything from its first byte, for depth/offset/^): a pattern that
- * straddles two chunks is found, and so is a rule whose parts arrive in
- * different chunks. The window is scanned and verified as one buffer; a
- * match must end in the new bytes, so the same data never alerts twice for
- * a rule and direction. A gap in the stream starts a new window.
+ * Streams: each released chunk is scanned once (with the longest anchor's
+ * length before it, for patterns that straddle chunks) and inspected
+ * together with a per-direction window of earlier bytes: the last
+ * stream_window bytes (while the stream is short, everything from its first
+ * byte, for depth/offset/^) and, while a rule is armed (its anchor was
+ * seen), everything since the window its anchor was found in, up to
+ * stream_reach bytes, so the rule's later parts can still meet it. Armed
+ * rules are verified on every chunk until their anchor leaves the window.
+ * A match must end in the new bytes, so the same data never alerts twice
+ * for a rule and direction. A gap in the stream starts a new window.
  *
  * TCP rules with depth/offset also read each segment on its own; both
  * ways of finding the same bytes give one alert (a small per-flow memory of
@@ -30,8 +34,8 @@
 static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
 {
 	void *scratch = NULL;
-	uint8_t *bits, *seen;
-	uint32_t *cand, *touched, i;
+	uint8_t *bits;
+	uint32_t *cand, i;
 
 	for (i = 0; i < e->ngroups; i++)
 		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
@@ -40,28 +44,19 @@ static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, 
 		}
 	bits = calloc(e->nrules / 8 + 1, 1);
 	cand = malloc((e->nrules + 1) * sizeof(*cand));
-	seen = calloc(e->nrules + 1, 1);
-	touched = malloc((e->nrules + 1) * sizeof(*touched));
-	if (!bits || !cand || !seen || !touched) {
+	if (!bits || !cand) {
 		free(bits);
 		free(cand);
-		free(seen);
-		free(touched);
 		mk_prefilter_scratch_free(scratch);
 		return -ENOMEM;
 	}
 	mk_prefilter_scratch_free(t->scratch);
 	free(t->cand_bits);
 	free(t->cand);
-	free(t->seen);
-	free(t->touched);
 	mk_detect_engine_put(t->eng);
 	t->scratch = scratch;
 	t->cand_bits = bits;
 	t->cand = cand;
-	t->seen = seen;
-	t->touched = touched;
-	t->ntouched = 0;
 	t->ncand = 0;
 	t->eng = e;
 	t->gen = gen;
@@ -115,9 +110,8 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 	mk_pcre_thread_free(t);
 	free(t->cand_bits);
 	free(t->cand);
-	free(t->seen);
-	free(t->touched);
 	free(t->arena);
+	free(t->sbuf);
 	mk_detect_engine_put(t->eng);
 	free(t);
 }
@@ -153,11 +147,13 @@ void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f)
 {
 	struct mk_detect_flow *fs = f->detect;
 
-	(void)t;
 	if (!fs)
 		return;
+	t->large_bytes -= fs->win[0].large + fs->win[1].large;
 	free(fs->win[0].buf);
 	free(fs->win[1].buf);
+	free(fs->win[0].armed);
+	free(fs->win[1].armed);
 	free(fs->bits);
 	free(fs->ints);
 	free(fs);
@@ -283,37 +279,47 @@ static void cand_sort(struct mk_detect_thread *t)
 	}
 }
 
-struct hit_ctx {
-	struct mk_detect_thread *t;
-	const struct mk_group *g;
-};
+static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32_t rule);
 
-/* A pattern seen: a rule becomes a candidate once all its indexed contents were seen. */
+/* A pattern the scan reported (once per scan: the database says SINGLEMATCH). */
 static void on_hit(void *arg, uint32_t pattern)
 {
-	struct hit_ctx *hc = arg;
-	struct mk_detect_thread *t = hc->t;
-	const struct mk_group *g = hc->g;
-	const uint8_t *need = t->eng->pf_need;
-	const uint32_t *ent;
-	uint32_t n, i;
+	struct mk_detect_thread *t = arg;
+	const struct mk_pf_db *pf = t->cur_pf;
+	uint32_t i;
 
-	ent = mk_prefilter_rules(g->pf, pattern, &n);
-	for (i = 0; i < n; i++) {
-		uint32_t rule = ent[i] >> 3;
-
-		if (!t->seen[rule])
-			t->touched[t->ntouched++] = rule;
-		t->seen[rule] |= (uint8_t)(1u << (ent[i] & 7));
-		if (t->seen[rule] == need[rule])
-			cand_add(t, rule);
+	for (i = pf->off[pattern]; i < pf->off[pattern + 1]; i++) {
+		cand_add(t, pf->rules[i]);
+		if (t->cur_win)
+			arm_rule(t, t->cur_win, pf->rules[i]);
 	}
 }
 
-/* Candidates of group @g for buf[0, len): the rules without fast pattern, and those the prefilter
- * finds. */
+/*
+ * A rule verified without the prefilter: in a stream window it is armed as
+ * the prefilter would arm it, when its anchor is in buf[0, len), so the
+ * window keeps the same bytes either way.
+ */
+static void cand_add_plain(struct mk_detect_thread *t, uint32_t rule, const uint8_t *buf,
+			   uint32_t len, struct mk_stream_win *w)
+{
+	struct mk_content a;
+
+	cand_add(t, rule);
+	if (!w || !t->eng->rules[rule]->anchor[0])
+		return;
+	mk_prefilter_anchor(t->eng->rules[rule], 0, &a);
+	if (mk_content_find(&a, buf, 0, len) >= 0)
+		arm_rule(t, w, rule);
+}
+
+/*
+ * Candidates of group @g for buf[0, len): the rules without fast pattern,
+ * and the rules whose anchor the prefilter found; those are also armed in
+ * stream window @w when not NULL.
+ */
 static void group_candidates(struct mk_detect_thread *t, const struct mk_group *g,
-			     const uint8_t *buf, uint32_t len)
+			     const uint8_t *buf, uint32_t len, struct mk_stream_win *w)
 {
 	uint32_t i;
 
@@ -321,28 +327,24 @@ static void group_candidates(struct mk_detect_thread *t, const struct mk_group *
 		return;
 	if (t->eng->no_prefilter) {
 		for (i = 0; i < g->all.n; i++)
-			cand_add(t, g->all.rules[i]);
+			cand_add_plain(t, g->all.rules[i], buf, len, w);
 		return;
 	}
 	for (i = 0; i < g->nopf.n; i++)
-		cand_add(t, g->nopf.rules[i]);
-	if (g->pf && len) {
-		struct hit_ctx hc = {t, g};
-
-		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
-		mk_prefilter_scan(g->pf, t->scratch, buf, len, on_hit, &hc);
-		for (i = 0; i < t->ntouched; i++)
-			t->seen[t->touched[i]] = 0;
-		t->ntouched = 0;
-	}
+		cand_add_plain(t, g->nopf.rules[i], buf, len, w);
+	if (!g->pf || !len)
+		return;
+	t->cur_pf = g->pf;
+	t->cur_win = w;
+	t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+	mk_prefilter_scan(g->pf, t->scratch, buf, len, on_hit, t);
 }
 
+/* The group of server port @port: its own, or the other ports' group. */
 static const struct mk_group *port_group(const struct mk_group_set *gs, uint16_t port)
 {
 	uint32_t lo = 0, hi = gs->nports;
 
-	if (!gs->other)
-		return NULL;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -482,6 +484,25 @@ struct alert_src {
 	int to_client;
 };
 
+/* The flow's tuple as its record's community_id reads it (community_id.h). */
+static void flow_tuple(struct mk_detect_alert *a, const struct mk_flow *f)
+{
+	const struct mk_flow_key *k = &f->key;
+
+	a->has_flow_tuple = 1;
+	a->flow_family = k->family;
+	a->flow_proto = k->proto;
+	memcpy(a->flow_src, f->client_hi ? k->addr_hi : k->addr_lo, sizeof(a->flow_src));
+	memcpy(a->flow_dst, f->client_hi ? k->addr_lo : k->addr_hi, sizeof(a->flow_dst));
+	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6) {
+		a->flow_sport = f->icmp_type;
+		a->flow_dport = f->icmp_code;
+	} else {
+		a->flow_sport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+		a->flow_dport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	}
+}
+
 static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
 		      const struct mk_match_ctx *mc, const struct alert_src *as)
 {
@@ -522,6 +543,7 @@ static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
 		if (fs)
 			a->flow_seq = fs->alert_seq++;
 		f->alerted = 1;
+		flow_tuple(a, f);
 	}
 	if (p && !as->stream) {
 		a->vlan[0] = p->vlan[0];
@@ -641,10 +663,11 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	const struct mk_detect_engine *e = t->eng;
 	struct mk_flow *f = t->pkt.flow;
 	const struct mk_group_set *gs;
+	const struct mk_group *g;
 	struct mk_pkt_info *pi = &t->pi;
 	struct mk_match_ctx mc;
 	int pc, dir, first;
-	uint32_t i;
+	uint32_t i, scan;
 
 	if (!t->pkt.parse || t->stop || flow_stopped(f) || !e->nrules)
 		return;
@@ -657,9 +680,12 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	     : (pi->proto == MK_IPPROTO_ICMP || pi->proto == MK_IPPROTO_ICMPV6) ? MK_PC_ICMP
 										: MK_PC_OTHER;
 	gs = &e->pkt[pc][dir];
-	group_candidates(t, gs->any, pi->payload, pi->payload_len);
-	if (pi->has_ports)
-		group_candidates(t, port_group(gs, pi->dport), pi->payload, pi->payload_len);
+	/* one group: the server's port, the destination towards it, the source back */
+	g = pi->has_ports ? port_group(gs, dir ? pi->sport : pi->dport) : gs->other;
+	scan = pi->payload_len;
+	if (g->scan_bound && g->scan_bound < scan)
+		scan = g->scan_bound; /* every anchor lies within depth: no further */
+	group_candidates(t, g, pi->payload, scan, NULL);
 	if (!t->ncand)
 		return;
 	cand_sort(t);
@@ -725,40 +751,164 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	cand_reset(t);
 }
 
-/* ---- per stream chunk -------------------------------------------------------------------- */
+/* ---- stream windows ------------------------------------------------------------------------ */
 
-static int win_reserve(struct mk_stream_win *w, uint32_t add)
+/* Grows a buffer to @need bytes (rounded up). 0 or -ENOMEM. */
+static int buf_reserve(uint8_t **buf, uint32_t *cap, uint32_t need)
 {
-	uint32_t need = w->len + add, cap = w->cap ? w->cap : 4096;
+	uint32_t c = *cap ? *cap : 256;
 	uint8_t *n;
 
-	if (need <= w->cap)
+	if (need <= *cap)
 		return 0;
-	while (cap < need)
-		cap *= 2;
-	n = realloc(w->buf, cap);
+	while (c < need)
+		c *= 2;
+	n = realloc(*buf, c);
 	if (!n)
 		return -ENOMEM;
-	w->buf = n;
-	w->cap = cap;
+	*buf = n;
+	*cap = c;
 	return 0;
 }
 
-/* Drops what no later window needs: keeps the head while short, else stream_window bytes. */
-static void win_trim(const struct mk_detect_engine *e, struct mk_stream_win *w)
+/*
+ * A window's buffer holds @keep bytes, grown or (back from an armed rule's
+ * reach) shrunk; a buffer beyond the plain window's size counts in the
+ * worker's large_bytes. 0 or -ENOMEM.
+ */
+static int win_size(struct mk_detect_thread *t, struct mk_stream_win *w, uint32_t keep)
 {
-	uint32_t keep = e->stream_window, drop;
+	const struct mk_detect_engine *e = t->eng;
+	uint8_t *n;
 
-	if (w->base == 0 && w->len <= e->stream_head)
-		return;
-	if (w->len <= keep)
-		return;
-	drop = w->len - keep;
-	memmove(w->buf, w->buf + drop, keep);
-	w->len = keep;
-	w->base += drop;
+	if (keep <= e->win_small && w->cap > e->win_small) {
+		n = realloc(w->buf, e->win_small);
+		if (n) {
+			w->buf = n;
+			w->cap = e->win_small;
+		}
+	} else if (buf_reserve(&w->buf, &w->cap, keep)) {
+		return -ENOMEM;
+	}
+	t->large_bytes -= w->large;
+	w->large = w->cap > e->win_small ? w->cap : 0;
+	t->large_bytes += w->large;
+	return 0;
 }
 
+/*
+ * What the next chunk is inspected with: the head of the stream while it is
+ * short (absolute keywords), else the last stream_window bytes, and while a
+ * rule is armed everything since the window its anchor was found in, up to
+ * stream_reach bytes, as long as the worker's large windows stay within
+ * its budget (reach_budget). @data is the window and its new chunk, @len bytes from
+ * stream offset w->base. Rules whose anchor is trimmed away disarm.
+ */
+static void win_keep(struct mk_detect_thread *t, struct mk_stream_win *w, const uint8_t *data,
+		     uint32_t len)
+{
+	const struct mk_detect_engine *e = t->eng;
+	uint64_t end = w->base + len, from, plain;
+	uint32_t keep, i, n = 0;
+
+	plain = end - (len < e->stream_window ? len : e->stream_window);
+	if (w->base == 0 && len <= e->stream_head)
+		plain = 0;
+	from = plain;
+	for (i = 0; i < w->narmed; i++)
+		if (w->armed[i].from < from)
+			from = w->armed[i].from;
+	if (end - from > e->stream_reach)
+		from = end - e->stream_reach;
+	if (from < w->base)
+		from = w->base;
+	if (from < plain && end - from > e->win_small &&
+	    t->large_bytes - w->large + 2 * (end - from) > e->reach_budget) {
+		/* the worker holds enough large windows: this one stays plain */
+		from = plain;
+		t->cnt[MK_DETECT_CNT_REACH_LIMITED]++;
+	}
+	keep = (uint32_t)(end - from);
+	if (win_size(t, w, keep)) {
+		/* out of memory: the next chunk starts a window of its own */
+		w->started = 0;
+		w->len = 0;
+		w->narmed = 0;
+		return;
+	}
+	memmove(w->buf, data + len - keep, keep);
+	w->base = from;
+	w->len = keep;
+	for (i = 0; i < w->narmed; i++)
+		if (w->armed[i].until > w->base)
+			w->armed[n++] = w->armed[i];
+	w->narmed = n;
+}
+
+/* ---- armed rules: anchors seen in a direction's window ------------------------------------ */
+
+/*
+ * Arms @rule in window @w until the end of its bytes (the list is sorted by
+ * rule; MK_ARMED_MAX entries at most).
+ */
+static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32_t rule)
+{
+	uint64_t until = t->arm_until;
+	uint32_t lo = 0, hi = w->narmed, i, old;
+
+	/* a rule that is its anchor alone matched or not where the anchor is */
+	if (t->eng->rules[rule]->npmatch < 2)
+		return;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (w->armed[mid].rule < rule)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < w->narmed && w->armed[lo].rule == rule) {
+		/* the latest occurrence of the anchor is the one kept */
+		w->armed[lo].until = until;
+		w->armed[lo].from = w->base;
+		return;
+	}
+	if (w->narmed == MK_ARMED_MAX) {
+		/* full: the entry whose anchor is oldest goes (counted) */
+		for (i = 1, old = 0; i < w->narmed; i++)
+			if (w->armed[i].until < w->armed[old].until)
+				old = i;
+		memmove(w->armed + old, w->armed + old + 1,
+			(w->narmed - old - 1) * sizeof(*w->armed));
+		w->narmed--;
+		if (old < lo)
+			lo--;
+		t->cnt[MK_DETECT_CNT_ARMED_DROPPED]++;
+	}
+	if (w->narmed == w->caparmed) {
+		uint32_t cap = w->caparmed ? w->caparmed * 2 : 8;
+		struct mk_armed *n = realloc(w->armed, cap * sizeof(*n));
+
+		if (!n)
+			return; /* out of memory: the rule is only not armed */
+		w->armed = n;
+		w->caparmed = cap;
+	}
+	memmove(w->armed + lo + 1, w->armed + lo, (w->narmed - lo) * sizeof(*w->armed));
+	w->armed[lo] = (struct mk_armed){rule, until, w->base};
+	w->narmed++;
+}
+
+/* ---- per stream chunk -------------------------------------------------------------------- */
+
+/*
+ * A released chunk: appended to its direction's window, the new bytes (and
+ * the longest pattern's length before them) scanned once. The candidates
+ * are the rules whose anchor the scan found and the rules armed by an
+ * anchor in an earlier chunk that is still in the window; they are verified
+ * on the whole window, a match counting only when it ends in the new bytes.
+ */
 void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		      const struct mk_stream_chunk *c)
 {
@@ -767,10 +917,11 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	struct mk_match_ctx mc = {.t = t, .flow = f, .stream = 1};
 	struct mk_detect_flow *fs;
 	struct mk_stream_win *w;
-	const struct mk_group_set *gs;
+	const struct mk_group *g;
 	const uint32_t *cli, *srv, *src, *dst;
-	uint16_t cport, sport_, dport;
-	uint32_t new_start, len, i;
+	uint16_t cport, srv_port;
+	uint32_t new_start, len, from, i;
+	uint8_t *buf;
 	int dir;
 
 	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
@@ -786,13 +937,21 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		w->started = 1;
 		w->base = c->offset;
 		w->len = 0;
+		w->narmed = 0;
 	}
-	if (win_reserve(w, c->len))
-		return;
+	if (w->gen != t->gen) {
+		w->narmed = 0; /* rule numbers of another engine */
+		w->gen = t->gen;
+	}
+	/* the window and the chunk, contiguous in the worker's buffer */
 	new_start = w->len;
-	memcpy(w->buf + w->len, c->data, c->len);
-	w->len += c->len;
-	len = w->len;
+	len = w->len + c->len;
+	if (buf_reserve(&t->sbuf, &t->sbuf_cap, len))
+		return;
+	buf = t->sbuf;
+	if (w->len) /* a window not started yet has no buffer */
+		memcpy(buf, w->buf, w->len);
+	memcpy(buf + new_start, c->data, c->len);
 	t->cnt[MK_DETECT_CNT_CHUNKS]++;
 	t->cnt[MK_DETECT_CNT_STREAM_BYTES] += c->len;
 
@@ -800,15 +959,20 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	cli = f->client_hi ? k->addr_hi : k->addr_lo;
 	srv = f->client_hi ? k->addr_lo : k->addr_hi;
 	cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
-	sport_ = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	srv_port = ntohs(f->client_hi ? k->port_lo : k->port_hi);
 	src = dir ? srv : cli;
 	dst = dir ? cli : srv;
-	dport = dir ? cport : sport_;
 
-	gs = &e->stream[dir];
-	/* the whole window: a rule's contents may sit in earlier chunks */
-	group_candidates(t, gs->any, w->buf, len);
-	group_candidates(t, port_group(gs, dport), w->buf, len);
+	g = port_group(&e->stream[dir], srv_port);
+	/* the new bytes, and enough before them for a pattern that straddles */
+	from = g->anchor_maxlen && new_start > g->anchor_maxlen - 1
+		   ? new_start - (g->anchor_maxlen - 1)
+		   : 0;
+	/* anchors seen before: the rest of the rule may be in these bytes */
+	for (i = 0; i < w->narmed; i++)
+		cand_add(t, w->armed[i].rule);
+	t->arm_until = w->base + len;
+	group_candidates(t, g, buf + from, len - from, w);
 	if (t->ncand) {
 		cand_sort(t);
 		t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
@@ -820,14 +984,14 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 			struct mk_insp in;
 			int dd = -1;
 
-			if (!mk_rule_header_match(r, k->family, src, dst, dir ? sport_ : cport,
-						  dport, 1))
+			if (!mk_rule_header_match(r, k->family, src, dst, dir ? srv_port : cport,
+						  dir ? cport : srv_port, 1))
 				continue;
 			if (!run_match(&mc, r, 0, match_split(r)))
 				continue;
 			memset(&in, 0, sizeof(in));
 			in.t = t;
-			in.buf = w->buf;
+			in.buf = buf;
 			in.len = len;
 			in.abs_base = w->base;
 			in.min_end = new_start;
@@ -844,9 +1008,9 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 			    .stream = 1,
 			    .src = src,
 			    .dst = dst,
-			    .sport = dir ? sport_ : cport,
-			    .dport = dport,
-			    .payload = w->buf,
+			    .sport = dir ? srv_port : cport,
+			    .dport = dir ? cport : srv_port,
+			    .payload = buf,
 			    .payload_len = len,
 			    .to_client = dir,
 			};
@@ -854,7 +1018,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		}
 		cand_reset(t);
 	}
-	win_trim(e, w);
+	win_keep(t, w, buf, len);
 }
 
 unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts)

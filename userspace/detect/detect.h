@@ -72,9 +72,16 @@ struct mk_detect_cfg {
 	const char *rules_text_name;
 	int strict;		/* --strict-rules: any rule that fails fails the build */
 	int inline_mode;	/* IPS: drop/reject drop; otherwise they alert */
-	uint32_t stream_window; /* stream bytes kept for matches across chunks; 0: 2048 */
-	uint32_t port_groups;	/* dedicated prefilter port groups per protocol/direction; 0: 16 */
-	int no_prefilter;	/* evaluate every rule (tests; the results must not change) */
+	uint32_t stream_window; /* stream bytes kept for matches across chunks; 0: 1024 */
+	/*
+	 * Stream bytes a window may keep while a rule's anchor is in it, so its
+	 * later parts may come that much later; 0: 16384 (docs/rules.md).
+	 */
+	uint32_t stream_reach;
+	/* a worker's buffers for such longer windows, in bytes; 0: 64 MiB */
+	uint64_t stream_reach_budget;
+	uint32_t port_groups; /* dedicated prefilter port groups per protocol/direction; 0: 16 */
+	int no_prefilter;     /* evaluate every rule (tests; the results must not change) */
 };
 
 /*
@@ -190,7 +197,9 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 	X(DROPS, "drop", "packets a drop/reject rule dropped (inline only)")                       \
 	X(PCRE_LIMIT, "pcre_limit", "pcre matches stopped by the match limit")                     \
 	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
-	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")
+	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
+	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window") \
+	X(REACH_LIMITED, "reach_limited", "windows kept plain for an armed rule: worker budget full")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };
@@ -240,6 +249,14 @@ struct mk_detect_alert {
 	uint32_t outer_src[4], outer_dst[4];
 	const uint8_t *payload; /* packet payload, or the inspected stream bytes */
 	uint32_t payload_len;
+	/*
+	 * The flow's tuple, client to server (ICMP: its first packet's type and
+	 * code), when the alert has a flow: its community_id is the flow's, as
+	 * Suricata's, also for an ICMP error raised on the flow it quotes.
+	 */
+	uint8_t has_flow_tuple, flow_family, flow_proto;
+	uint16_t flow_sport, flow_dport;
+	uint32_t flow_src[4], flow_dst[4];
 };
 
 /* The alert's rule: gid and sid. */
@@ -313,7 +330,7 @@ struct mk_eve_alert_opts {
 	int payload;	      /* "payload": base64 of the payload */
 	int payload_printable;
 	int inline_mode;	    /* action "blocked" is possible */
-	int community_id;	    /* "community_id" of the packet's tuple (Community ID v1) */
+	int community_id;	    /* "community_id" of the flow (else the packet's tuple), v1 */
 	uint16_t community_id_seed; /* its seed */
 };
 

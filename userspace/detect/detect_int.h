@@ -22,6 +22,7 @@
 #define MK_ALERTS_MAX 64      /* alerts per packet (Suricata: packet_alert_max 15) */
 #define MK_INSPECT_STEPS 3000 /* inspection recursion budget (Suricata's default) */
 #define MK_STREAM_HEAD_MAX 65536 /* stream bytes from offset 0 kept for absolute keywords */
+#define MK_ARMED_MAX 256	 /* rules armed per stream direction (anchors in the window) */
 
 /* ---- rule header ----------------------------------------------------------- */
 
@@ -284,6 +285,8 @@ struct mk_rule {
 	struct mk_sm *pmatch, *match, *post; /* payload, packet, post-match lists */
 	uint32_t npmatch, nmatch, npost;
 	struct mk_content *fp;	      /* fast pattern, or NULL */
+	/* the content the prefilter indexes the rule by: [0] streams, [1] packets; NULL: none */
+	const struct mk_content *anchor[2];
 	struct mk_thresh_spec thresh; /* threshold or detection_filter keyword */
 	uint32_t nbytevars;
 	uint32_t abs_extent; /* stream bytes from offset 0 its absolute keywords need */
@@ -485,7 +488,14 @@ void mk_parse_env_free(struct mk_parse_env *env);
 
 /* ---- prefilter (prefilter.c) ----------------------------------------------- */
 
-struct mk_pf_db; /* one Hyperscan database and its pattern -> rules map */
+/* One Hyperscan database and its pattern -> rules map. */
+struct mk_pf_db {
+	void *db;	 /* hs_database_t */
+	uint32_t npat;	 /* distinct patterns */
+	uint32_t maxlen; /* the longest pattern, for scan overlaps */
+	uint32_t *off;	 /* rules anchored by pattern p: rules[off[p], off[p + 1]) */
+	uint32_t *rules; /* rule numbers, ascending per pattern */
+};
 
 struct mk_rule_list {
 	uint32_t *rules; /* rule numbers, ascending */
@@ -493,26 +503,46 @@ struct mk_rule_list {
 };
 
 /*
- * A group of rules a packet (or a stream window) is checked against: the
- * prefilter for rules with a fast pattern, and the rules without one.
+ * The rules a packet (or a stream chunk) is checked against: one group per
+ * packet, so one scan. The prefilter indexes the rules with a fast pattern;
+ * the others (nopf) are verified every time.
  */
 struct mk_group {
 	struct mk_pf_db *pf;
 	struct mk_rule_list all; /* every rule of the group, for the no-prefilter mode */
 	struct mk_rule_list nopf;
-	uint32_t id; /* index in the engine's group array */
+	/*
+	 * Packet groups: every indexed rule's anchor lies within this many
+	 * payload bytes (depth/offset), so a scan reads no further; 0: all.
+	 */
+	uint32_t scan_bound;
+	uint32_t anchor_maxlen; /* the longest anchor: a stream scan's overlap */
+	uint32_t id;		/* index in the engine's group array */
 };
 
-/* Per protocol class and direction: rules for any port, per-port groups and the rest. */
+/*
+ * Per protocol class and direction, as Suricata's: the groups are keyed by
+ * the server's port (the destination port of packets to the server, the
+ * source port of packets to the client), each holding the rules for that
+ * port and the rules for any port; every other port has the `other` group.
+ * Classes without ports have `other` only.
+ */
 struct mk_group_set {
-	struct mk_group *any;
 	uint16_t *ports; /* sorted */
 	struct mk_group **port_groups;
 	uint32_t nports;
 	struct mk_group *other;
 };
 
-int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int stream,
+/*
+ * Chooses each rule's anchors (prefilter.c: its rarest content over the
+ * set, for streams and for packets). 0 or -ENOMEM.
+ */
+int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules);
+/* The bytes the prefilter looks for as rule @r's anchor, as a content (mk_content_find()). */
+void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *out);
+/* @pkt: a packet group (packet anchors, scan_bound set). 0 or -errno. */
+int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st);
 void mk_prefilter_free(struct mk_pf_db *pf);
 /* Scratch size: grows *scratch for this database (Hyperscan). 0 or -ENOMEM. */
@@ -520,12 +550,9 @@ int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch);
 void mk_prefilter_scratch_free(void *scratch);
 
 typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
-/* Calls @hit for each pattern found in buf[0, len). */
-int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
-		      uint32_t len, mk_pf_hit_fn hit, void *ctx);
-/* Entries of a pattern: rule number << 3 | content bit. */
-const uint32_t *mk_prefilter_rules(const struct mk_pf_db *pf, uint32_t pattern, uint32_t *n);
-uint32_t mk_prefilter_maxlen(const struct mk_pf_db *pf);
+/* Calls @hit once for each pattern found in buf[0, len). */
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf, uint32_t len,
+		      mk_pf_hit_fn hit, void *ctx);
 int mk_prefilter_available(void);
 
 /* ---- engine ---------------------------------------------------------------- */
@@ -549,8 +576,10 @@ struct mk_detect_engine {
 	uint32_t ntcfg;
 	struct mk_suppress *suppress_pool; /* owns the suppress lists rules point to */
 	uint32_t stream_window;
-	uint32_t stream_head; /* bytes from stream offset 0 kept for absolute keywords */
-	uint8_t *pf_need;     /* per rule: the content bits the prefilter must see */
+	uint32_t stream_reach; /* bytes a window may keep for an armed rule */
+	uint32_t win_small;    /* a plain window's buffer: stream_window or head, rounded up */
+	uint64_t reach_budget; /* a worker's buffers of longer windows (armed rules), bytes */
+	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;  /* any stream rule */
 	uint32_t has_iponly;
 	int inline_mode;
@@ -573,12 +602,15 @@ struct mk_detect_thread {
 	void *pcre_mctx;    /* pcre2_match_context */
 	void *pcre_jit;	    /* pcre2_jit_stack */
 	uint8_t *cand_bits; /* candidate bitmap, one bit per rule */
-	uint8_t *seen;	    /* per rule: contents the prefilter saw in this scan */
-	uint32_t *touched;  /* rules whose seen is not 0 */
-	uint32_t ntouched;
 	uint32_t *cand;
 	uint32_t ncand;
-	const struct mk_group *cur_group; /* prefilter callback context */
+	const struct mk_pf_db *cur_pf; /* prefilter callback context */
+	struct mk_stream_win *cur_win; /* ... and the window it arms rules in, or NULL */
+	uint64_t arm_until;	       /* ... until this stream offset */
+	/* a stream window and its new chunk, contiguous, while one is inspected */
+	uint8_t *sbuf;
+	uint32_t sbuf_cap;
+	uint64_t large_bytes; /* buffers of windows kept beyond win_small (armed rules) */
 	/* current packet */
 	struct mk_detect_pkt pkt;
 	struct mk_pkt_info pi;
@@ -595,12 +627,30 @@ struct mk_detect_thread {
 
 /* ---- per-flow state ---------------------------------------------------------- */
 
-/* One direction's stream window: the bytes the next inspection sees again. */
+/*
+ * A rule whose anchor the prefilter saw in a direction's stream: verified on
+ * every chunk while the anchor can still be in the window (its other parts
+ * may come later).
+ */
+struct mk_armed {
+	uint32_t rule;
+	uint64_t until; /* the anchor ended at or before this stream offset */
+	uint64_t from;	/* the window started here when it was seen: kept while armed */
+};
+
+/*
+ * One direction's stream window: the bytes the next inspection sees again
+ * (a chunk is inspected together with them, in the worker's buffer).
+ */
 struct mk_stream_win {
 	uint8_t *buf;
 	uint32_t len, cap;
+	uint32_t large; /* cap, when counted in the worker's large_bytes */
 	uint64_t base; /* stream offset of buf[0] */
 	uint8_t started;
+	uint64_t gen; /* engine generation the armed rules belong to */
+	struct mk_armed *armed;
+	uint32_t narmed, caparmed;
 };
 
 struct mk_flowint {

@@ -7,15 +7,18 @@
  * bad rule costs only itself; duplicates of a gid:sid keep the higher rev.
  * Rules are then ordered as Suricata orders them (action: pass, drop,
  * reject, alert; rules that set flowbits/flowint before rules that read
- * them; priority; file order), grouped, and each group's fast patterns
- * compiled into a prefilter:
+ * them; priority; file order), each rule's prefilter anchors chosen
+ * (prefilter.c), the rules grouped, and each group's anchors compiled into
+ * one Hyperscan database:
  *
- *   packet groups:  [protocol class][direction] -> any-port rules, a group
- *                   per busy destination port, one group for other ports
+ *   packet groups:  [protocol class][direction] -> a group per busy server
+ *                   port, one for the other ports; each with the any-port
+ *                   rules too
  *   stream groups:  [direction of the data]     -> the same, TCP stream rules
  *
- * A packet is checked against its class/direction's any-port group and the
- * group of its destination port, so rules for other protocols, directions
+ * The server port is the destination towards the server and the source
+ * back, as Suricata keys its groups, so a packet (or a stream chunk) meets
+ * exactly one group: one scan, and rules for other protocols, directions
  * and ports are never looked at. The engine is immutable afterwards.
  *
  * Holder (struct mk_detect_master): the current engine behind a mutex and a
@@ -37,6 +40,8 @@
 
 #define PORT_GROUPS_DEFAULT 16
 #define STREAM_WINDOW_DEFAULT 1024
+#define STREAM_REACH_DEFAULT 16384
+#define REACH_BUDGET_DEFAULT (64ull << 20)
 #define STREAM_HEAD_CAP 4096
 
 static double mono_s(void)
@@ -337,19 +342,17 @@ static int list_push(struct mk_rule_list *l, uint32_t v)
 	return 0;
 }
 
-/* The destination ports a rule can match: dp, or dp and sp for <>. NULL: any. */
-static int rule_ports(const struct mk_rule *r, const struct mk_port_set **a,
+/*
+ * The server ports a rule can match in direction @to_client (its key): the
+ * destination ports towards the server, the source ports towards the
+ * client; both for <>. Returns 1 when that is any port.
+ */
+static int rule_ports(const struct mk_rule *r, int to_client, const struct mk_port_set **a,
 		      const struct mk_port_set **b)
 {
-	*a = &r->dp;
-	*b = (r->flags & MK_RF_BIDIR) ? &r->sp : NULL;
-	return r->dp.any || (*b && (*b)->any);
-}
-
-static bool ports_cover(const struct mk_rule *r, uint16_t port)
-{
-	return mk_port_match(&r->dp, port) ||
-	       ((r->flags & MK_RF_BIDIR) && mk_port_match(&r->sp, port));
+	*a = to_client ? &r->sp : &r->dp;
+	*b = (r->flags & MK_RF_BIDIR) ? (to_client ? &r->dp : &r->sp) : NULL;
+	return (*a)->any || (*b && (*b)->any);
 }
 
 static uint64_t ports_count(const struct mk_port_set *p)
@@ -381,116 +384,146 @@ static int u16_cmp(const void *x, const void *y)
 	return (int)*(const uint16_t *)x - (int)*(const uint16_t *)y;
 }
 
-/* Builds one group set from the rules in @sel (rule numbers, ascending). */
-static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const uint32_t *sel,
-		     uint32_t nsel, int ported, int stream, uint32_t max_groups)
+/* The ports most rules name get groups of their own: rules naming few ports vote. */
+static int pick_ports(struct mk_detect_engine *e, struct mk_group_set *gs, const uint32_t *sel,
+		      uint32_t nsel, int to_client, uint32_t max_groups)
 {
 	struct port_count *pc = NULL;
-	uint32_t i, k, np = 0;
-	int err = -ENOMEM;
+	uint16_t *votes = NULL;
+	uint32_t nv = 0, cap = 0, np = 0, nany = 0, i, k;
 
-	gs->any = group_new(e);
-	if (!gs->any)
-		return -ENOMEM;
-	if (ported) {
-		uint16_t *votes = NULL;
-		uint32_t nv = 0, cap = 0;
-
-		/* rules naming few ports vote for dedicated groups: sort the votes, count runs */
-		for (i = 0; i < nsel; i++) {
-			const struct mk_rule *r = e->rules[sel[i]];
-			const struct mk_port_set *a, *b, *set[2];
-			uint32_t s2, p;
-
-			if (rule_ports(r, &a, &b) || ports_count(a) + ports_count(b) > 64)
-				continue;
-			set[0] = a;
-			set[1] = b;
-			for (s2 = 0; s2 < 2; s2++)
-				for (k = 0; set[s2] && k < set[s2]->n; k++)
-					for (p = set[s2]->r[k].lo; p <= set[s2]->r[k].hi; p++) {
-						if (nv == cap) {
-							uint16_t *nw;
-
-							cap = cap ? cap * 2 : 256;
-							nw = realloc(votes, cap * sizeof(*nw));
-							if (!nw) {
-								free(votes);
-								goto out;
-							}
-							votes = nw;
-						}
-						votes[nv++] = (uint16_t)p;
-					}
-		}
-		if (nv)
-			qsort(votes, nv, sizeof(*votes), u16_cmp);
-		pc = calloc(nv ? nv : 1, sizeof(*pc));
-		if (!pc) {
-			free(votes);
-			goto out;
-		}
-		for (i = 0; i < nv; i++) {
-			if (np && pc[np - 1].port == votes[i])
-				pc[np - 1].n++;
-			else
-				pc[np++] = (struct port_count){votes[i], 1};
-		}
-		free(votes);
-		qsort(pc, np, sizeof(*pc), pc_cmp);
-		if (np > max_groups)
-			np = max_groups;
-		gs->nports = np;
-		gs->ports = calloc(np ? np : 1, sizeof(*gs->ports));
-		gs->port_groups = calloc(np ? np : 1, sizeof(*gs->port_groups));
-		if (!gs->ports || !gs->port_groups)
-			goto out;
-		for (i = 0; i < np; i++)
-			gs->ports[i] = pc[i].port;
-		qsort(gs->ports, np, sizeof(*gs->ports), u16_cmp);
-		for (i = 0; i < np; i++) {
-			gs->port_groups[i] = group_new(e);
-			if (!gs->port_groups[i])
-				goto out;
-		}
-		gs->other = group_new(e);
-		if (!gs->other)
-			goto out;
-	}
 	for (i = 0; i < nsel; i++) {
 		const struct mk_rule *r = e->rules[sel[i]];
-		const struct mk_port_set *a, *b;
-		uint64_t covered_top = 0;
+		const struct mk_port_set *a, *b, *set[2];
+		uint32_t s2, p;
 
-		if (!ported || rule_ports(r, &a, &b)) {
-			if (list_push(&gs->any->all, sel[i]))
-				goto out;
+		if (rule_ports(r, to_client, &a, &b)) {
+			nany++;
 			continue;
 		}
-		for (k = 0; k < gs->nports; k++)
-			if (ports_cover(r, gs->ports[k])) {
-				covered_top++;
-				if (list_push(&gs->port_groups[k]->all, sel[i]))
-					goto out;
-			}
-		/* ports outside the dedicated ones: the other group */
-		if (ports_count(a) + ports_count(b) > covered_top &&
+		if (ports_count(a) + ports_count(b) > 64)
+			continue;
+		set[0] = a;
+		set[1] = b;
+		for (s2 = 0; s2 < 2; s2++)
+			for (k = 0; set[s2] && k < set[s2]->n; k++)
+				for (p = set[s2]->r[k].lo; p <= set[s2]->r[k].hi; p++) {
+					if (nv == cap) {
+						uint16_t *nw;
+
+						cap = cap ? cap * 2 : 256;
+						nw = realloc(votes, cap * sizeof(*nw));
+						if (!nw)
+							goto fail;
+						votes = nw;
+					}
+					votes[nv++] = (uint16_t)p;
+				}
+	}
+	if (nv)
+		qsort(votes, nv, sizeof(*votes), u16_cmp);
+	pc = calloc(nv ? nv : 1, sizeof(*pc));
+	if (!pc)
+		goto fail;
+	for (i = 0; i < nv; i++) {
+		if (np && pc[np - 1].port == votes[i])
+			pc[np - 1].n++;
+		else
+			pc[np++] = (struct port_count){votes[i], 1};
+	}
+	qsort(pc, np, sizeof(*pc), pc_cmp);
+	/*
+	 * Each group holds the any-port rules too and costs their compile
+	 * again: a port gets a group when 1 in 200 rules of the set name it
+	 * (4 at least), most named first, while the copies of the any-port
+	 * rules stay below the set's size; the rest share the other group.
+	 */
+	while (np && pc[np - 1].n < (nsel / 200 > 4 ? nsel / 200 : 4))
+		np--;
+	if (np > max_groups)
+		np = max_groups;
+	if (nany && np > nsel / nany)
+		np = nsel / nany;
+	gs->nports = np;
+	gs->ports = calloc(np ? np : 1, sizeof(*gs->ports));
+	gs->port_groups = calloc(np ? np : 1, sizeof(*gs->port_groups));
+	if (!gs->ports || !gs->port_groups)
+		goto fail;
+	for (i = 0; i < np; i++)
+		gs->ports[i] = pc[i].port;
+	qsort(gs->ports, np, sizeof(*gs->ports), u16_cmp);
+	free(votes);
+	free(pc);
+	return 0;
+fail:
+	free(votes);
+	free(pc);
+	return -ENOMEM;
+}
+
+/*
+ * Builds one group set from the rules in @sel (rule numbers, ascending):
+ * with @ported, a group per chosen server port with its rules and the
+ * any-port rules, and the other group with the any-port rules and those of
+ * the remaining ports; without, one group. Each group gets its database.
+ */
+static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const uint32_t *sel,
+		     uint32_t nsel, int ported, int to_client, int pkt, uint32_t max_groups)
+{
+	uint32_t i, k;
+	int err;
+
+	if (ported) {
+		err = pick_ports(e, gs, sel, nsel, to_client, max_groups);
+		if (err)
+			return err;
+		for (i = 0; i < gs->nports; i++) {
+			gs->port_groups[i] = group_new(e);
+			if (!gs->port_groups[i])
+				return -ENOMEM;
+		}
+	}
+	gs->other = group_new(e);
+	if (!gs->other)
+		return -ENOMEM;
+	for (i = 0; i < nsel; i++) {
+		const struct mk_rule *r = e->rules[sel[i]];
+		const struct mk_port_set *a = NULL, *b = NULL;
+		uint64_t covered = 0;
+		int any = !ported || rule_ports(r, to_client, &a, &b);
+
+		for (k = 0; k < gs->nports; k++) {
+			if (!any && !mk_port_match(a, gs->ports[k]) &&
+			    !(b && mk_port_match(b, gs->ports[k])))
+				continue;
+			covered++;
+			if (list_push(&gs->port_groups[k]->all, sel[i]))
+				return -ENOMEM;
+		}
+		/* any port, or ports without a group of their own */
+		if ((any || ports_count(a) + ports_count(b) > covered) &&
 		    list_push(&gs->other->all, sel[i]))
-			goto out;
+			return -ENOMEM;
+	}
+	for (i = 0; i <= gs->nports; i++) {
+		struct mk_group *g = i < gs->nports ? gs->port_groups[i] : gs->other;
+		struct mk_content a;
+
+		for (k = 0; k < g->all.n; k++) {
+			mk_prefilter_anchor(e->rules[g->all.rules[k]], pkt, &a);
+			if (a.len > g->anchor_maxlen)
+				g->anchor_maxlen = a.len;
+		}
 	}
 	/* without the prefilter every rule of a group is verified: nothing to compile */
-	if (e->no_prefilter) {
-		err = 0;
-		goto out;
+	if (e->no_prefilter)
+		return 0;
+	for (i = 0; i < gs->nports; i++) {
+		err = mk_prefilter_build(gs->port_groups[i], e->rules, pkt, &e->stats);
+		if (err)
+			return err;
 	}
-	err = mk_prefilter_build(gs->any, e->rules, stream, &e->stats);
-	for (i = 0; !err && i < gs->nports; i++)
-		err = mk_prefilter_build(gs->port_groups[i], e->rules, stream, &e->stats);
-	if (!err && gs->other)
-		err = mk_prefilter_build(gs->other, e->rules, stream, &e->stats);
-out:
-	free(pc);
-	return err;
+	return mk_prefilter_build(gs->other, e->rules, pkt, &e->stats);
 }
 
 static bool rule_in_class(const struct mk_rule *r, int pc)
@@ -519,33 +552,6 @@ static bool rule_in_dir(const struct mk_rule *r, int to_client)
 	return true;
 }
 
-/* The content bits the prefilter indexes for each rule (prefilter.c): its positive contents. */
-static int build_pf_need(struct mk_detect_engine *e)
-{
-	uint32_t i, k;
-
-	e->pf_need = calloc(e->nrules ? e->nrules : 1, 1);
-	if (!e->pf_need)
-		return -ENOMEM;
-	for (i = 0; i < e->nrules; i++) {
-		const struct mk_rule *r = e->rules[i];
-		uint32_t n = 0;
-
-		/* the same selection as mk_prefilter_build() */
-		for (k = 0; k < r->npmatch; k++) {
-			const struct mk_content *c = r->pmatch[k].ctx;
-
-			if (r->pmatch[k].kw->type == MK_KWT_CONTENT &&
-			    !(c->flags & MK_CF_NEGATED) && (c == r->fp || c->len >= MK_PF_MIN_LEN))
-				n++;
-		}
-		if (n > MK_PF_CONTENTS_MAX)
-			n = MK_PF_CONTENTS_MAX;
-		e->pf_need[i] = (uint8_t)((1u << n) - 1);
-	}
-	return 0;
-}
-
 static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 {
 	uint32_t *sel = malloc((e->nrules ? e->nrules : 1) * sizeof(*sel)), n, i;
@@ -565,7 +571,7 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 				sel[n++] = i;
 			}
 			err = build_set(e, &e->pkt[pc][d], sel, n,
-					pc == MK_PC_TCP || pc == MK_PC_UDP, 0, max_groups);
+					pc == MK_PC_TCP || pc == MK_PC_UDP, d, 1, max_groups);
 		}
 	}
 	for (d = 0; d < 2 && !err; d++) {
@@ -580,11 +586,14 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 			if (r->abs_extent > e->stream_head)
 				e->stream_head = r->abs_extent;
 		}
-		err = build_set(e, &e->stream[d], sel, n, 1, 1, max_groups);
+		err = build_set(e, &e->stream[d], sel, n, 1, d, 0, max_groups);
 	}
 	free(sel);
 	if (e->stream_head > STREAM_HEAD_CAP)
 		e->stream_head = STREAM_HEAD_CAP;
+	e->win_small = 256;
+	while (e->win_small < e->stream_window || e->win_small < e->stream_head)
+		e->win_small *= 2;
 	return err;
 }
 
@@ -672,7 +681,6 @@ static void engine_free(struct mk_detect_engine *e)
 		mk_addr_set_free(&e->tcfg[i].addrs);
 	free(e->tcfg);
 	free(e->sids);
-	free(e->pf_need);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
@@ -701,6 +709,10 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	e->inline_mode = cfg->inline_mode;
 	e->no_prefilter = cfg->no_prefilter;
 	e->stream_window = cfg->stream_window ? cfg->stream_window : STREAM_WINDOW_DEFAULT;
+	e->stream_reach = cfg->stream_reach ? cfg->stream_reach : STREAM_REACH_DEFAULT;
+	if (e->stream_reach < e->stream_window)
+		e->stream_reach = e->stream_window;
+	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget : REACH_BUDGET_DEFAULT;
 	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
 		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
 		err = -ENOMEM;
@@ -801,7 +813,7 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
 	err = apply_tcfg(e);
 	if (!err)
-		err = build_pf_need(e);
+		err = mk_prefilter_anchors(e->rules, e->nrules);
 	if (!err)
 		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
 	if (err) {
@@ -1026,6 +1038,35 @@ int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_maste
 	return 0;
 }
 
+/*
+ * A reload must not take detection away by accident (docs/security.md): a
+ * rule file cut short or overwritten while an update was writing it shows
+ * as rules that no longer parse, or as no rule at all, and without
+ * --strict-rules that engine would build. Unsupported keywords are not such
+ * a sign (an update of a Suricata rule set brings new ones, skipped as at
+ * start), so only these two refuse an engine that built. Returns 0 or
+ * -EINVAL with @why.
+ */
+static int reload_refused(const struct mk_detect_engine *prev, const struct mk_detect_engine *e,
+			  char *why, size_t len)
+{
+	const struct mk_detect_load_stats *o = mk_detect_engine_stats(prev);
+	const struct mk_detect_load_stats *n = mk_detect_engine_stats(e);
+
+	if (o->loaded && !n->loaded && n->failed) {
+		snprintf(why, len, "the rule files load no rule now (%u failed, see above), the "
+			 "rules in force %u", n->failed, o->loaded);
+		return -EINVAL;
+	}
+	if (n->fail[MK_DETECT_FAIL_SYNTAX] > o->fail[MK_DETECT_FAIL_SYNTAX]) {
+		snprintf(why, len, "%u rule(s) do not parse (%u in the rules in force, see above): "
+			 "a rule file damaged or cut short?", n->fail[MK_DETECT_FAIL_SYNTAX],
+			 o->fail[MK_DETECT_FAIL_SYNTAX]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void *reload_main(void *arg)
 {
 	struct mk_detect_master *m = arg;
@@ -1037,6 +1078,13 @@ static void *reload_main(void *arg)
 	prev = mk_detect_engine_get(m->cur);
 	pthread_mutex_unlock(&m->lock);
 	err = engine_build(&m->pending->cfg, prev, &e, why, sizeof(why));
+	if (!err) {
+		err = reload_refused(prev, e, why, sizeof(why));
+		if (err) {
+			mk_detect_engine_put(e);
+			e = NULL;
+		}
+	}
 	mk_detect_engine_put(prev);
 
 	pthread_mutex_lock(&m->lock);

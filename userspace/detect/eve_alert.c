@@ -378,10 +378,14 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 	if (o->community_id) {
 		char cid[MK_COMMUNITY_ID_LEN];
 
-		/* symmetric: the flow record's value for the flow's own packets */
-		mk_community_id(cid, o->community_id_seed, a->family, a->src, a->dst, a->proto,
-				a->has_icmp ? a->icmp_type : a->sport,
-				a->has_icmp ? a->icmp_code : a->dport);
+		/* the flow's, as Suricata's: an ICMP error's alert has the quoted flow's */
+		if (a->has_flow_tuple)
+			mk_community_id(cid, o->community_id_seed, a->flow_family, a->flow_src,
+					a->flow_dst, a->flow_proto, a->flow_sport, a->flow_dport);
+		else
+			mk_community_id(cid, o->community_id_seed, a->family, a->src, a->dst,
+					a->proto, a->has_icmp ? a->icmp_type : a->sport,
+					a->has_icmp ? a->icmp_code : a->dport);
 		sb_printf(&sb, ",\"community_id\":\"%s\"", cid);
 	}
 	if (a->tunnel_depth) {

@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The prefilter: each rule group's literal patterns in one Hyperscan
- * database (block mode, one report per pattern and scan). Every positive
- * content of a rule goes in, not only its fast pattern: a rule is verified
- * with its full option chain only when the scan saw all of them (up to
- * eight, and none shorter than MK_PF_MIN_LEN besides the fast pattern;
- * the rest are left to verification), since each must be somewhere
- * in the buffer for the rule to match. A rule whose fast pattern is common
- * but whose other contents are rare thus costs a table update, not a
- * search. Identical patterns of different rules are one Hyperscan pattern;
- * each maps to (rule, content bit) entries.
+ * database (block mode, one report per pattern and scan).
+ *
+ * A rule is in its groups' databases by one content only, its anchor:
+ * among its positive contents (the fast pattern and up to seven more, none
+ * shorter than MK_PF_MIN_LEN besides the fast pattern), the one the fewest
+ * rules of the whole set use, the longest of those, the fast pattern on a
+ * tie. A string many rules look for (`User-Agent:`, `GET `, a common word)
+ * is one traffic holds too, so it makes a poor filter; a rule's rarest part
+ * makes a good one, and each content the database holds costs every scan
+ * (Hyperscan confirms each occurrence), whether it selects a rule or not.
+ * Every content must be in the buffer for the rule to match, so a scan that
+ * does not report the anchor rules the rule out, whichever content
+ * `fast_pattern` named. Rules sharing an anchor share its pattern.
+ *
+ * Packet groups prefer an anchor with depth (or startswith): when every
+ * rule's anchor lies within the first N bytes of the payload, a packet's
+ * scan stops there (scan_bound).
  *
  * Without Hyperscan (built without it, or a CPU without SSSE3) there is no
  * prefilter: every rule of a group is verified on every packet. Correct,
@@ -30,18 +38,16 @@ struct pf_pat {
 	uint32_t len;
 	uint8_t nocase;
 	uint32_t hash;
-	uint32_t nrules, cap;
-	uint32_t *rules;
+	uint32_t refs; /* set: rules using it; group: rules it anchors */
+	uint32_t last; /* the last rule that counted (a rule counts once) */
 };
 
-struct mk_pf_db {
-#ifdef MK_HAVE_HYPERSCAN
-	hs_database_t *db;
-#endif
-	uint32_t npat;
-	uint32_t *off;	 /* entries of pattern p: rules[off[p] .. off[p + 1]) */
-	uint32_t *rules; /* rule number << 3 | content bit */
-	uint32_t maxlen;
+/* Distinct patterns, by bytes and case: open addressing over pattern index + 1. */
+struct pf_table {
+	struct pf_pat *pats;
+	uint32_t npat, cap;
+	uint32_t *slots;
+	uint32_t nslots;
 };
 
 int mk_prefilter_available(void)
@@ -80,6 +86,53 @@ static int pat_eq(const struct pf_pat *a, const uint8_t *p, uint32_t n, int noca
 	return 1;
 }
 
+static void table_free(struct pf_table *t)
+{
+	free(t->pats);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The index of a pattern, added when new; -ENOMEM. */
+static int64_t table_id(struct pf_table *t, const uint8_t *p, uint32_t n, int nocase)
+{
+	uint32_t h = pat_hash(p, n, nocase), sl, mask, q, z;
+
+	if ((t->npat + 1) * 2 > t->nslots) {
+		uint32_t ns = t->nslots ? t->nslots * 2 : 256;
+		uint32_t *nsl = calloc(ns, sizeof(*nsl));
+
+		if (!nsl)
+			return -ENOMEM;
+		for (q = 0; q < t->npat; q++) {
+			for (z = t->pats[q].hash & (ns - 1); nsl[z]; z = (z + 1) & (ns - 1))
+				;
+			nsl[z] = q + 1;
+		}
+		free(t->slots);
+		t->slots = nsl;
+		t->nslots = ns;
+	}
+	mask = t->nslots - 1;
+	for (sl = h & mask; t->slots[sl]; sl = (sl + 1) & mask)
+		if (t->pats[t->slots[sl] - 1].hash == h &&
+		    pat_eq(&t->pats[t->slots[sl] - 1], p, n, nocase))
+			return t->slots[sl] - 1;
+	if (t->npat == t->cap) {
+		uint32_t cc = t->cap ? t->cap * 2 : 64;
+		struct pf_pat *np = realloc(t->pats, cc * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		t->pats = np;
+		t->cap = cc;
+	}
+	t->pats[t->npat] = (struct pf_pat){
+	    .bytes = p, .len = n, .nocase = (uint8_t)nocase, .hash = h, .last = UINT32_MAX};
+	t->slots[sl] = t->npat + 1;
+	return t->npat++;
+}
+
 void mk_prefilter_free(struct mk_pf_db *pf)
 {
 	if (!pf)
@@ -92,15 +145,164 @@ void mk_prefilter_free(struct mk_pf_db *pf)
 	free(pf);
 }
 
-/* The bytes of a rule's fast pattern (chopped when asked). */
-static void fp_bytes(const struct mk_content *c, const uint8_t **p, uint32_t *n)
+/* The bytes of a content as the prefilter looks for them (a fast pattern's chop). */
+static void pat_bytes(const struct mk_rule *r, const struct mk_content *c, const uint8_t **p,
+		      uint32_t *n)
 {
-	if (c->flags & MK_CF_FP_CHOP) {
+	if (c == r->fp && (c->flags & MK_CF_FP_CHOP)) {
 		*p = c->pat + c->fp_off;
 		*n = c->fp_len;
 	} else {
 		*p = c->pat;
 		*n = c->len;
+	}
+}
+
+/* A positive content the prefilter may take, short ones only as the fast pattern. */
+static bool indexable(const struct mk_rule *r, const struct mk_content *c)
+{
+	return !(c->flags & MK_CF_NEGATED) && (c == r->fp || c->len >= MK_PF_MIN_LEN);
+}
+
+/*
+ * Where a content must lie in a packet's payload: the end of its
+ * offset/depth window, or 0 when it may be anywhere (relative, a variable).
+ */
+static uint32_t content_bound(const struct mk_content *c)
+{
+	if (c->flags & (MK_CF_DISTANCE | MK_CF_WITHIN | MK_CF_DEPTH_VAR | MK_CF_OFFSET_VAR))
+		return 0;
+	if (c->flags & MK_CF_STARTSWITH)
+		return c->len;
+	if (c->flags & MK_CF_DEPTH)
+		return (uint32_t)c->offset + (uint32_t)c->depth;
+	return 0;
+}
+
+/* Calls @fn for each content of @r the prefilter may take: the fast pattern first, 8 at most. */
+static int each_indexable(const struct mk_rule *r,
+			  int (*fn)(void *ctx, const struct mk_rule *r, const struct mk_content *c),
+			  void *ctx)
+{
+	uint32_t k, n = 1;
+	int err;
+
+	if (!r->fp)
+		return 0;
+	err = fn(ctx, r, r->fp);
+	for (k = 0; !err && k < r->npmatch && n < MK_PF_CONTENTS_MAX; k++) {
+		const struct mk_content *c = r->pmatch[k].ctx;
+
+		if (r->pmatch[k].kw->type != MK_KWT_CONTENT || c == r->fp || !indexable(r, c))
+			continue;
+		err = fn(ctx, r, c);
+		n++;
+	}
+	return err;
+}
+
+struct count_ctx {
+	struct pf_table *t;
+	uint32_t rule;
+};
+
+static int count_one(void *arg, const struct mk_rule *r, const struct mk_content *c)
+{
+	struct count_ctx *cc = arg;
+	const uint8_t *p;
+	uint32_t n;
+	int64_t id;
+
+	pat_bytes(r, c, &p, &n);
+	id = table_id(cc->t, p, n, !!(c->flags & MK_CF_NOCASE));
+	if (id < 0)
+		return (int)id;
+	if (cc->t->pats[id].last != cc->rule) {
+		cc->t->pats[id].last = cc->rule;
+		cc->t->pats[id].refs++;
+	}
+	return 0;
+}
+
+struct pick_ctx {
+	struct pf_table *t;
+	int pkt;
+	const struct mk_content *best;
+	uint32_t best_refs, best_len, best_bound;
+};
+
+static int pick_one(void *arg, const struct mk_rule *r, const struct mk_content *c)
+{
+	struct pick_ctx *pc = arg;
+	const uint8_t *p;
+	uint32_t n, refs, bound = content_bound(c);
+	int64_t id;
+
+	pat_bytes(r, c, &p, &n);
+	id = table_id(pc->t, p, n, !!(c->flags & MK_CF_NOCASE));
+	if (id < 0)
+		return (int)id;
+	refs = pc->t->pats[id].refs;
+	/* the fast pattern comes first: a later content must be strictly better */
+	if (pc->best) {
+		if (pc->pkt && !bound != !pc->best_bound) {
+			if (!bound)
+				return 0;
+		} else if (refs != pc->best_refs) {
+			if (refs > pc->best_refs)
+				return 0;
+		} else if (n <= pc->best_len) {
+			return 0;
+		}
+	}
+	pc->best = c;
+	pc->best_refs = refs;
+	pc->best_len = n;
+	pc->best_bound = bound;
+	return 0;
+}
+
+int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules)
+{
+	struct pf_table t = {0};
+	uint32_t i;
+	int err = 0;
+
+	for (i = 0; i < nrules && !err; i++) {
+		struct count_ctx cc = {&t, i};
+
+		err = each_indexable(rules[i], count_one, &cc);
+	}
+	for (i = 0; i < nrules && !err; i++) {
+		struct pick_ctx pc = {.t = &t, .pkt = 0};
+
+		err = each_indexable(rules[i], pick_one, &pc);
+		rules[i]->anchor[0] = pc.best;
+		pc = (struct pick_ctx){.t = &t, .pkt = 1};
+		if (!err)
+			err = each_indexable(rules[i], pick_one, &pc);
+		rules[i]->anchor[1] = pc.best;
+	}
+	table_free(&t);
+	return err;
+}
+
+void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *out)
+{
+	const struct mk_content *c = r->anchor[!!pkt];
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return;
+	out->flags = c->flags & MK_CF_NOCASE;
+	out->pat = c->pat;
+	out->low = c->low;
+	out->len = c->len;
+	if (c == r->fp && (c->flags & MK_CF_FP_CHOP)) {
+		out->pat += c->fp_off;
+		if (out->low)
+			out->low += c->fp_off;
+		out->len = c->fp_len;
 	}
 }
 
@@ -120,7 +322,7 @@ static int list_add(struct mk_rule_list *l, uint32_t v)
 }
 
 #ifdef MK_HAVE_HYPERSCAN
-static int compile_hs(struct mk_pf_db *pf, struct pf_pat *pats)
+static int compile_hs(struct mk_pf_db *pf, const struct pf_pat *pats)
 {
 	const char **expr = calloc(pf->npat, sizeof(*expr));
 	unsigned int *flags = calloc(pf->npat, sizeof(*flags)),
@@ -128,6 +330,7 @@ static int compile_hs(struct mk_pf_db *pf, struct pf_pat *pats)
 	size_t *lens = calloc(pf->npat, sizeof(*lens));
 	hs_compile_error_t *cerr = NULL;
 	hs_platform_info_t plat;
+	hs_database_t *db = NULL;
 	uint32_t i;
 	int err = 0;
 
@@ -144,12 +347,13 @@ static int compile_hs(struct mk_pf_db *pf, struct pf_pat *pats)
 	/* tuned for this CPU: the database is built where it runs */
 	if (hs_populate_platform(&plat) != HS_SUCCESS)
 		memset(&plat, 0, sizeof(plat));
-	if (hs_compile_lit_multi(expr, flags, ids, lens, pf->npat, HS_MODE_BLOCK, &plat, &pf->db,
+	if (hs_compile_lit_multi(expr, flags, ids, lens, pf->npat, HS_MODE_BLOCK, &plat, &db,
 				 &cerr) != HS_SUCCESS) {
 		mk_err("prefilter: Hyperscan: %s", cerr ? cerr->message : "compile failed");
 		hs_free_compile_error(cerr);
 		err = -EINVAL;
 	}
+	pf->db = db;
 out:
 	free(expr);
 	free(flags);
@@ -159,134 +363,74 @@ out:
 }
 #endif
 
-int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int stream,
+int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st)
 {
-	struct pf_pat *pats = NULL;
-	uint32_t *slots = NULL, nslots, npat = 0, cap = 0, i, k, total = 0;
+	struct pf_table t = {0};
+	uint32_t *ids = NULL, i, k, bound = 0;
 	struct mk_pf_db *pf = NULL;
-	int err = -ENOMEM;
+	int unbounded = 0, err = -ENOMEM;
 
-	(void)stream;
 	g->pf = NULL;
 	g->nopf.n = 0;
-	nslots = 16;
-	while (nslots < g->all.n * 2)
-		nslots *= 2;
-	slots = calloc(nslots, sizeof(*slots)); /* pattern index + 1 */
-	if (!slots)
+	g->scan_bound = 0;
+	ids = calloc(g->all.n + 1, sizeof(*ids)); /* rule i's pattern + 1; 0: not indexed */
+	if (!ids)
 		goto out;
 	for (i = 0; i < g->all.n; i++) {
 		const struct mk_rule *r = rules[g->all.rules[i]];
-		uint32_t k, bit = 0;
+		const struct mk_content *c = r->anchor[!!pkt];
+		const uint8_t *p;
+		uint32_t n;
+		int64_t id;
 
-		if (!r->fp || !mk_prefilter_available()) {
+		if (!c || !mk_prefilter_available()) {
 			if (list_add(&g->nopf, g->all.rules[i]))
 				goto out;
 			continue;
 		}
-		for (k = 0; k < r->npmatch && bit < MK_PF_CONTENTS_MAX; k++) {
-			const struct mk_content *c = r->pmatch[k].ctx;
-			const uint8_t *p;
-			uint32_t n, h, sl;
-			int nocase;
-
-			if (r->pmatch[k].kw->type != MK_KWT_CONTENT || (c->flags & MK_CF_NEGATED))
-				continue;
-			/* short contents match everywhere: checking them costs more than it saves
-			 */
-			if (c != r->fp && c->len < MK_PF_MIN_LEN)
-				continue;
-			if (c == r->fp)
-				fp_bytes(c, &p, &n);
-			else {
-				p = c->pat;
-				n = c->len;
-			}
-			nocase = !!(c->flags & MK_CF_NOCASE);
-			h = pat_hash(p, n, nocase);
-			for (sl = h & (nslots - 1); slots[sl]; sl = (sl + 1) & (nslots - 1))
-				if (pats[slots[sl] - 1].hash == h &&
-				    pat_eq(&pats[slots[sl] - 1], p, n, nocase))
-					break;
-			if (!slots[sl]) {
-				if (npat == cap) {
-					uint32_t cc = cap ? cap * 2 : 64;
-					struct pf_pat *np = realloc(pats, cc * sizeof(*np));
-
-					if (!np)
-						goto out;
-					pats = np;
-					cap = cc;
-				}
-				if (npat * 2 >= nslots) {
-					/* rehash: the slot table is sized for one pattern per rule
-					 */
-					uint32_t ns = nslots * 2, q, z;
-					uint32_t *nsl = calloc(ns, sizeof(*nsl));
-
-					if (!nsl)
-						goto out;
-					for (q = 0; q < npat; q++) {
-						for (z = pats[q].hash & (ns - 1); nsl[z];
-						     z = (z + 1) & (ns - 1))
-							;
-						nsl[z] = q + 1;
-					}
-					free(slots);
-					slots = nsl;
-					nslots = ns;
-					for (sl = h & (nslots - 1); slots[sl];
-					     sl = (sl + 1) & (nslots - 1))
-						;
-				}
-				memset(&pats[npat], 0, sizeof(pats[npat]));
-				pats[npat].bytes = p;
-				pats[npat].len = n;
-				pats[npat].nocase = (uint8_t)nocase;
-				pats[npat].hash = h;
-				slots[sl] = ++npat;
-			}
-			{
-				struct pf_pat *pp = &pats[slots[sl] - 1];
-
-				if (pp->nrules == pp->cap) {
-					uint32_t cc = pp->cap ? pp->cap * 2 : 2;
-					uint32_t *nr = realloc(pp->rules, cc * sizeof(*nr));
-
-					if (!nr)
-						goto out;
-					pp->rules = nr;
-					pp->cap = cc;
-				}
-				pp->rules[pp->nrules++] = g->all.rules[i] << 3 | bit;
-				total++;
-			}
-			bit++;
-		}
+		pat_bytes(r, c, &p, &n);
+		id = table_id(&t, p, n, !!(c->flags & MK_CF_NOCASE));
+		if (id < 0)
+			goto out;
+		t.pats[id].refs++;
+		ids[i] = (uint32_t)id + 1;
+		if (!content_bound(c))
+			unbounded = 1;
+		else if (content_bound(c) > bound)
+			bound = content_bound(c);
 	}
-	if (!npat) {
+	if (!t.npat) {
 		err = 0;
 		goto out;
 	}
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		goto out;
-	pf->npat = npat;
-	pf->off = malloc((npat + 1) * sizeof(*pf->off));
-	pf->rules = malloc((total ? total : 1) * sizeof(*pf->rules));
+	pf->npat = t.npat;
+	pf->off = calloc(t.npat + 1, sizeof(*pf->off));
+	pf->rules = calloc(g->all.n, sizeof(*pf->rules));
 	if (!pf->off || !pf->rules)
 		goto out;
-	for (i = 0, k = 0; i < npat; i++) {
+	for (i = 0, k = 0; i < t.npat; i++) {
 		pf->off[i] = k;
-		memcpy(pf->rules + k, pats[i].rules, pats[i].nrules * sizeof(*pf->rules));
-		k += pats[i].nrules;
-		if (pats[i].len > pf->maxlen)
-			pf->maxlen = pats[i].len;
+		k += t.pats[i].refs;
+		t.pats[i].refs = 0; /* now the fill position */
+		if (t.pats[i].len > pf->maxlen)
+			pf->maxlen = t.pats[i].len;
 	}
-	pf->off[npat] = k;
+	pf->off[t.npat] = k;
+	/* `all` is ascending, so each pattern's rules are too */
+	for (i = 0; i < g->all.n; i++)
+		if (ids[i]) {
+			struct pf_pat *pp = &t.pats[ids[i] - 1];
+
+			pf->rules[pf->off[ids[i] - 1] + pp->refs++] = g->all.rules[i];
+		}
+	if (pkt && !unbounded)
+		g->scan_bound = bound;
 #ifdef MK_HAVE_HYPERSCAN
-	err = compile_hs(pf, pats);
+	err = compile_hs(pf, t.pats);
 	if (err)
 		goto out;
 	{
@@ -300,15 +444,13 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int str
 	goto out;
 #endif
 	st->prefilter_dbs++;
-	st->patterns += npat;
+	st->patterns += t.npat;
 	g->pf = pf;
 	pf = NULL;
 	err = 0;
 out:
-	for (i = 0; i < npat; i++)
-		free(pats[i].rules);
-	free(pats);
-	free(slots);
+	table_free(&t);
+	free(ids);
 	mk_prefilter_free(pf);
 	return err;
 }
@@ -354,8 +496,8 @@ static int on_match(unsigned int id, unsigned long long from, unsigned long long
 }
 #endif
 
-int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf,
-		      uint32_t len, mk_pf_hit_fn hit, void *ctx)
+int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf, uint32_t len,
+		      mk_pf_hit_fn hit, void *ctx)
 {
 #ifdef MK_HAVE_HYPERSCAN
 	struct scan_ctx sc = {hit, ctx};
@@ -374,15 +516,4 @@ int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *b
 	(void)ctx;
 	return 0;
 #endif
-}
-
-const uint32_t *mk_prefilter_rules(const struct mk_pf_db *pf, uint32_t pattern, uint32_t *n)
-{
-	*n = pf->off[pattern + 1] - pf->off[pattern];
-	return pf->rules + pf->off[pattern];
-}
-
-uint32_t mk_prefilter_maxlen(const struct mk_pf_db *pf)
-{
-	return pf ? pf->maxlen : 0;
 }

@@ -2,53 +2,181 @@
 /* EVE JSON formatting and the deterministic merge of the workers' records. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/uio.h>
 #include "community_id.h"
 #include "eve.h"
 #include "log.h"
 
-void mk_eve_ts(char *buf, uint64_t ts_us)
-{
-	time_t sec = (time_t)(ts_us / 1000000);
-	struct tm tm;
-
-	size_t n;
-
-	gmtime_r(&sec, &tm);
-	n = strftime(buf, MK_EVE_TS_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, MK_EVE_TS_LEN - n, ".%06u+0000", (unsigned int)(ts_us % 1000000));
-}
-
-/* Appends to a bounded buffer; remembers overflow instead of failing each call. */
-struct sbuf {
-	char *p;
-	size_t size, len;
+/*
+ * Records are written with the small appenders below rather than snprintf:
+ * a flow record is ~30 fields, and under a flood of short flows formatting
+ * them was most of the cost of a flow (docs/security.md). Every appender
+ * checks room first and marks the buffer overflowed instead of writing past
+ * its end; the caller turns that into -ENOSPC once.
+ */
+struct ebuf {
+	char *p, *end;
 	int overflow;
 };
 
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, const char *fmt, ...)
+static void eb_mem(struct ebuf *b, const char *s, size_t n)
 {
-	va_list ap;
-	int n;
-
-	if (sb->overflow)
+	if ((size_t)(b->end - b->p) < n) {
+		b->overflow = 1;
+		b->p = b->end;
 		return;
-	va_start(ap, fmt);
-	n = vsnprintf(sb->p + sb->len, sb->size - sb->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sb->size - sb->len)
-		sb->overflow = 1;
-	else
-		sb->len += n;
+	}
+	memcpy(b->p, s, n);
+	b->p += n;
 }
 
-static void addr_str(char *out, size_t size, int family, const uint32_t *a)
+/* A string literal, its length known at compile time. */
+#define EB_LIT(b, lit) eb_mem((b), (lit), sizeof(lit) - 1)
+
+static void eb_str(struct ebuf *b, const char *s)
 {
-	if (!inet_ntop(family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET, a, out, size))
-		snprintf(out, size, "?");
+	eb_mem(b, s, strlen(s));
+}
+
+/* "00" to "99": two digits per division. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				     "8081828384858687888990919293949596979899";
+
+static void eb_u64(struct ebuf *b, uint64_t v)
+{
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + v * 2, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	eb_mem(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* @v in exactly @width digits, zero padded (@v < 10^width, @width even). */
+static void put_digits(char *p, uint32_t v, int width)
+{
+	while (width > 0) {
+		width -= 2;
+		memcpy(p + width, digit_pairs + (v % 100) * 2, 2);
+		v /= 100;
+	}
+}
+
+/* Howard Hinnant's days_from_civil inverse: days since 1970-01-01 to a date. */
+static void civil_from_days(int64_t z, int64_t *y, unsigned int *m, unsigned int *d)
+{
+	int64_t era;
+	unsigned int doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned int)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+/* The last microsecond of year 9999: pcapng timestamps are 64 bits, a year is four digits. */
+#define MK_EVE_TS_MAX 253402300799999999ull
+
+/* 2026-12-03T03:45:00.123456+0000 into @out (MK_EVE_TS_LEN - 1 bytes or fewer); returns its length. */
+static size_t format_ts(char *out, uint64_t ts_us)
+{
+	uint64_t sec, days;
+	uint32_t sod;
+	unsigned int m, d;
+	int64_t y;
+	size_t k = 4;
+
+	/* the date of the last call: flow records come in runs of one day */
+	static __thread uint64_t last_days = UINT64_MAX;
+	static __thread char date[10];
+
+	if (ts_us > MK_EVE_TS_MAX)
+		ts_us = MK_EVE_TS_MAX;
+	sec = ts_us / 1000000;
+	days = sec / 86400;
+	sod = (uint32_t)(sec % 86400);
+	if (days != last_days) {
+		civil_from_days((int64_t)days, &y, &m, &d);
+		put_digits(date, (uint32_t)y, 4);
+		date[4] = '-';
+		put_digits(date + 5, m, 2);
+		date[7] = '-';
+		put_digits(date + 8, d, 2);
+		last_days = days;
+	}
+	memcpy(out, date, 10);
+	out[k + 6] = 'T';
+	put_digits(out + k + 7, sod / 3600, 2);
+	out[k + 9] = ':';
+	put_digits(out + k + 10, sod / 60 % 60, 2);
+	out[k + 12] = ':';
+	put_digits(out + k + 13, sod % 60, 2);
+	out[k + 15] = '.';
+	put_digits(out + k + 16, (uint32_t)(ts_us % 1000000), 6);
+	memcpy(out + k + 22, "+0000", 5);
+	return k + 27;
+}
+
+void mk_eve_ts(char *buf, uint64_t ts_us)
+{
+	buf[format_ts(buf, ts_us)] = '\0';
+}
+
+static void eb_ts(struct ebuf *b, uint64_t ts_us)
+{
+	char ts[MK_EVE_TS_LEN];
+
+	eb_mem(b, ts, format_ts(ts, ts_us));
+}
+
+static void eb_addr(struct ebuf *b, int family, const uint32_t *a)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	if (family != MK_FAMILY_IPV6) {
+		/* dotted quad by hand: glibc's inet_ntop goes through sprintf */
+		const uint8_t *q = (const uint8_t *)a;
+		char *p = s;
+		int i;
+
+		for (i = 0; i < 4; i++) {
+			if (q[i] >= 100)
+				*p++ = (char)('0' + q[i] / 100);
+			if (q[i] >= 10)
+				*p++ = (char)('0' + q[i] / 10 % 10);
+			*p++ = (char)('0' + q[i] % 10);
+			*p++ = '.';
+		}
+		eb_mem(b, s, (size_t)(p - s - 1));
+		return;
+	}
+	if (!inet_ntop(AF_INET6, a, s, sizeof(s)))
+		strcpy(s, "?");
+	eb_str(b, s);
+}
+
+static void eb_hex2(struct ebuf *b, uint8_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char h[2] = { hex[v >> 4], hex[v & 15] };
+
+	eb_mem(b, h, 2);
 }
 
 /*
@@ -107,50 +235,71 @@ const char *mk_eve_tunnel_name(uint8_t type)
 	}
 }
 
-int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
-		  uint8_t family, const uint32_t *src, const uint32_t *dst)
+/* The `tunnel` object (mk_eve_tunnel()) appended to @b. */
+static void eb_tunnel(struct ebuf *b, uint8_t type, uint32_t id, uint8_t depth, uint8_t family,
+		      const uint32_t *src, const uint32_t *dst)
 {
-	struct sbuf sb = { .p = buf, .size = size };
-	char sa[64], da[64];
-
-	if (!size)
-		return -ENOSPC;
-	sb_printf(&sb, "\"tunnel\":{\"type\":\"%s\"", mk_eve_tunnel_name(type));
+	EB_LIT(b, "\"tunnel\":{\"type\":\"");
+	eb_str(b, mk_eve_tunnel_name(type));
+	EB_LIT(b, "\"");
 	/*
 	 * Live capture knows outer IPv6 addresses only as a 32-bit fold
 	 * (common/meta.h, outer_family none): no address beats a made-up one.
 	 */
 	if (family == MK_FAMILY_IPV4 || family == MK_FAMILY_IPV6) {
-		addr_str(sa, sizeof(sa), family, src);
-		addr_str(da, sizeof(da), family, dst);
-		sb_printf(&sb, ",\"src_ip\":\"%s\",\"dest_ip\":\"%s\"", sa, da);
+		EB_LIT(b, ",\"src_ip\":\"");
+		eb_addr(b, family, src);
+		EB_LIT(b, "\",\"dest_ip\":\"");
+		eb_addr(b, family, dst);
+		EB_LIT(b, "\"");
 	}
 	switch (type) {
 	case MK_TUNNEL_GTPU:
-		sb_printf(&sb, ",\"teid\":%u", id);
+		EB_LIT(b, ",\"teid\":");
+		eb_u64(b, id);
 		break;
 	case MK_TUNNEL_L2TPV2:
-		sb_printf(&sb, ",\"tunnel_id\":%u,\"session_id\":%u", id >> 16, id & 0xffff);
+		EB_LIT(b, ",\"tunnel_id\":");
+		eb_u64(b, id >> 16);
+		EB_LIT(b, ",\"session_id\":");
+		eb_u64(b, id & 0xffff);
 		break;
 	case MK_TUNNEL_L2TPV3_IP:
 	case MK_TUNNEL_L2TPV3_UDP:
 	case MK_TUNNEL_ERSPAN:
-		sb_printf(&sb, ",\"session_id\":%u", id);
+		EB_LIT(b, ",\"session_id\":");
+		eb_u64(b, id);
 		break;
 	case MK_TUNNEL_VXLAN:
 	case MK_TUNNEL_GENEVE:
-		sb_printf(&sb, ",\"vni\":%u", id);
+		EB_LIT(b, ",\"vni\":");
+		eb_u64(b, id);
 		break;
 	case MK_TUNNEL_GRE:
-		sb_printf(&sb, ",\"key\":%u", id);
+		EB_LIT(b, ",\"key\":");
+		eb_u64(b, id);
 		break;
 	default:
 		break; /* IP-in-IP has no id */
 	}
-	sb_printf(&sb, ",\"depth\":%u}", depth);
-	if (sb.overflow)
+	EB_LIT(b, ",\"depth\":");
+	eb_u64(b, depth);
+	EB_LIT(b, "}");
+}
+
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
+		  uint8_t family, const uint32_t *src, const uint32_t *dst)
+{
+	struct ebuf b = { .p = buf, .end = buf + size };
+
+	if (!size)
 		return -ENOSPC;
-	return (int)sb.len;
+	b.end--; /* the NUL */
+	eb_tunnel(&b, type, id, depth, family, src, dst);
+	if (b.overflow)
+		return -ENOSPC;
+	*b.p = '\0';
+	return (int)(b.p - buf);
 }
 
 static int has_ports(uint8_t proto)
@@ -159,98 +308,164 @@ static int has_ports(uint8_t proto)
 }
 
 /* The flag booleans of EVE's tcp object, Suricata's names (ECE is "ecn"). */
-static void tcp_flag_words(struct sbuf *sb, uint8_t all)
+static void tcp_flag_words(struct ebuf *b, uint8_t all)
 {
 	static const struct {
 		uint8_t bit;
-		const char *name;
+		const char *word; /* ,"name":true */
 	} words[] = {
-		{ MK_TCP_SYN, "syn" }, { MK_TCP_FIN, "fin" }, { MK_TCP_RST, "rst" },
-		{ MK_TCP_PSH, "psh" }, { MK_TCP_ACK, "ack" }, { MK_TCP_URG, "urg" },
-		{ MK_TCP_ECE, "ecn" }, { MK_TCP_CWR, "cwr" },
+		{ MK_TCP_SYN, ",\"syn\":true" }, { MK_TCP_FIN, ",\"fin\":true" },
+		{ MK_TCP_RST, ",\"rst\":true" }, { MK_TCP_PSH, ",\"psh\":true" },
+		{ MK_TCP_ACK, ",\"ack\":true" }, { MK_TCP_URG, ",\"urg\":true" },
+		{ MK_TCP_ECE, ",\"ecn\":true" }, { MK_TCP_CWR, ",\"cwr\":true" },
 	};
 	unsigned int i;
 
 	for (i = 0; i < MK_ARRAY_SIZE(words); i++)
 		if (all & words[i].bit)
-			sb_printf(sb, ",\"%s\":true", words[i].name);
+			eb_str(b, words[i].word);
 }
 
-int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
-		enum mk_flow_reason reason, uint64_t ts_us)
+/*
+ * The flow record; @compact leaves out what a flow that never got an answer
+ * does not need (docs/eve.md): the to-client counters (0), age,
+ * community_id and the tcp object but for its flags.
+ */
+static int eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+		    enum mk_flow_reason reason, uint64_t ts_us, int compact)
 {
-	struct sbuf sb = { .p = buf, .size = size };
+	struct ebuf b = { .p = buf, .end = buf + size };
 	const struct mk_flow_key *k = &f->key;
 	const uint32_t *src = f->client_hi ? k->addr_hi : k->addr_lo;
 	const uint32_t *dst = f->client_hi ? k->addr_lo : k->addr_hi;
 	uint16_t sport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
 	uint16_t dport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
-	char ts[MK_EVE_TS_LEN], tstart[MK_EVE_TS_LEN], tend[MK_EVE_TS_LEN], sa[64], da[64], tmp[8];
+	char tmp[8];
 
 	if (!size)
 		return -ENOSPC;
-	mk_eve_ts(ts, ts_us);
-	mk_eve_ts(tstart, f->start_us);
-	mk_eve_ts(tend, f->last_us);
-	addr_str(sa, sizeof(sa), k->family, src);
-	addr_str(da, sizeof(da), k->family, dst);
-
-	sb_printf(&sb, "{\"timestamp\":\"%s\",\"flow_id\":%llu", ts, (unsigned long long)f->flow_id);
-	if (cfg && cfg->in_iface)
-		sb_printf(&sb, ",\"in_iface\":\"%s\"", cfg->in_iface);
-	sb_printf(&sb, ",\"event_type\":\"flow\"");
-	if (f->vlan[0]) {
-		sb_printf(&sb, ",\"vlan\":[%u", f->vlan[0]);
-		if (f->vlan[1])
-			sb_printf(&sb, ",%u", f->vlan[1]);
-		sb_printf(&sb, "]");
+	/* room for the terminating NUL, which is not part of the record */
+	b.end--;
+	EB_LIT(&b, "{\"timestamp\":\"");
+	eb_ts(&b, ts_us);
+	EB_LIT(&b, "\",\"flow_id\":");
+	eb_u64(&b, f->flow_id);
+	if (cfg && cfg->in_iface) {
+		EB_LIT(&b, ",\"in_iface\":\"");
+		eb_str(&b, cfg->in_iface);
+		EB_LIT(&b, "\"");
 	}
-	sb_printf(&sb, ",\"src_ip\":\"%s\"", sa);
-	if (has_ports(k->proto))
-		sb_printf(&sb, ",\"src_port\":%u", sport);
-	sb_printf(&sb, ",\"dest_ip\":\"%s\"", da);
-	if (has_ports(k->proto))
-		sb_printf(&sb, ",\"dest_port\":%u", dport);
-	sb_printf(&sb, ",\"proto\":\"%s\"", mk_eve_proto_name(k->proto, tmp, sizeof(tmp)));
-	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6)
-		sb_printf(&sb, ",\"icmp_type\":%u,\"icmp_code\":%u", f->icmp_type, f->icmp_code);
-	sb_printf(&sb,
-		  ",\"flow\":{\"pkts_toserver\":%llu,\"pkts_toclient\":%llu,"
-		  "\"bytes_toserver\":%llu,\"bytes_toclient\":%llu,"
-		  "\"start\":\"%s\",\"end\":\"%s\",\"age\":%llu,"
-		  "\"state\":\"%s\",\"reason\":\"%s\",\"alerted\":%s}",
-		  (unsigned long long)f->pkts[0], (unsigned long long)f->pkts[1],
-		  (unsigned long long)f->bytes[0], (unsigned long long)f->bytes[1], tstart, tend,
-		  (unsigned long long)(f->last_us / 1000000 - f->start_us / 1000000),
-		  mk_flow_state_name(f), mk_flow_reason_name(reason), f->alerted ? "true" : "false");
-	if (cfg && cfg->community_id) {
+	EB_LIT(&b, ",\"event_type\":\"flow\"");
+	if (f->vlan[0]) {
+		EB_LIT(&b, ",\"vlan\":[");
+		eb_u64(&b, f->vlan[0]);
+		if (f->vlan[1]) {
+			EB_LIT(&b, ",");
+			eb_u64(&b, f->vlan[1]);
+		}
+		EB_LIT(&b, "]");
+	}
+	EB_LIT(&b, ",\"src_ip\":\"");
+	eb_addr(&b, k->family, src);
+	EB_LIT(&b, "\"");
+	if (has_ports(k->proto)) {
+		EB_LIT(&b, ",\"src_port\":");
+		eb_u64(&b, sport);
+	}
+	EB_LIT(&b, ",\"dest_ip\":\"");
+	eb_addr(&b, k->family, dst);
+	EB_LIT(&b, "\"");
+	if (has_ports(k->proto)) {
+		EB_LIT(&b, ",\"dest_port\":");
+		eb_u64(&b, dport);
+	}
+	EB_LIT(&b, ",\"proto\":\"");
+	eb_str(&b, mk_eve_proto_name(k->proto, tmp, sizeof(tmp)));
+	EB_LIT(&b, "\"");
+	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6) {
+		EB_LIT(&b, ",\"icmp_type\":");
+		eb_u64(&b, f->icmp_type);
+		EB_LIT(&b, ",\"icmp_code\":");
+		eb_u64(&b, f->icmp_code);
+	}
+	EB_LIT(&b, ",\"flow\":{\"pkts_toserver\":");
+	eb_u64(&b, f->pkts[0]);
+	if (!compact) {
+		EB_LIT(&b, ",\"pkts_toclient\":");
+		eb_u64(&b, f->pkts[1]);
+	}
+	EB_LIT(&b, ",\"bytes_toserver\":");
+	eb_u64(&b, f->bytes[0]);
+	if (!compact) {
+		EB_LIT(&b, ",\"bytes_toclient\":");
+		eb_u64(&b, f->bytes[1]);
+	}
+	EB_LIT(&b, ",\"start\":\"");
+	eb_ts(&b, f->start_us);
+	EB_LIT(&b, "\",\"end\":\"");
+	eb_ts(&b, f->last_us);
+	EB_LIT(&b, "\"");
+	if (!compact) {
+		EB_LIT(&b, ",\"age\":");
+		eb_u64(&b, f->last_us / 1000000 - f->start_us / 1000000);
+	}
+	EB_LIT(&b, ",\"state\":\"");
+	eb_str(&b, mk_flow_state_name(f));
+	EB_LIT(&b, "\",\"reason\":\"");
+	eb_str(&b, mk_flow_reason_name(reason));
+	if (f->alerted)
+		EB_LIT(&b, "\",\"alerted\":true}");
+	else
+		EB_LIT(&b, "\",\"alerted\":false}");
+	if (cfg && cfg->community_id && !compact) {
 		char cid[MK_COMMUNITY_ID_LEN];
 
 		mk_community_id_flow(cid, cfg->community_id_seed, f);
-		sb_printf(&sb, ",\"community_id\":\"%s\"", cid);
+		EB_LIT(&b, ",\"community_id\":\"");
+		eb_str(&b, cid);
+		EB_LIT(&b, "\"");
 	}
 	if (k->proto == MK_IPPROTO_TCP) {
 		uint8_t all = f->tcp_flags[0] | f->tcp_flags[1];
 
-		sb_printf(&sb, ",\"tcp\":{\"tcp_flags\":\"%02x\",\"tcp_flags_ts\":\"%02x\",\"tcp_flags_tc\":\"%02x\"",
-			  all, f->tcp_flags[0], f->tcp_flags[1]);
-		tcp_flag_words(&sb, all);
-		sb_printf(&sb, ",\"state\":\"%s\"}",
-			  mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
+		EB_LIT(&b, ",\"tcp\":{\"tcp_flags\":\"");
+		eb_hex2(&b, all);
+		if (compact) {
+			EB_LIT(&b, "\"}");
+		} else {
+			EB_LIT(&b, "\",\"tcp_flags_ts\":\"");
+			eb_hex2(&b, f->tcp_flags[0]);
+			EB_LIT(&b, "\",\"tcp_flags_tc\":\"");
+			eb_hex2(&b, f->tcp_flags[1]);
+			EB_LIT(&b, "\"");
+			tcp_flag_words(&b, all);
+			EB_LIT(&b, ",\"state\":\"");
+			eb_str(&b, mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
+			EB_LIT(&b, "\"}");
+		}
 	}
 	if (f->tunnel_depth) {
-		char t[MK_EVE_TUNNEL_MAX];
-		int n = mk_eve_tunnel(t, sizeof(t), f->tunnel_type, f->tunnel_id, f->tunnel_depth,
-				      f->outer_family, f->outer_client, f->outer_server);
-
-		if (n < 0)
-			return n;
-		sb_printf(&sb, ",%.*s", n, t);
+		EB_LIT(&b, ",");
+		eb_tunnel(&b, f->tunnel_type, f->tunnel_id, f->tunnel_depth, f->outer_family,
+			  f->outer_client, f->outer_server);
 	}
-	sb_printf(&sb, "}");
-	if (sb.overflow)
+	EB_LIT(&b, "}");
+	if (b.overflow)
 		return -ENOSPC;
-	return (int)sb.len;
+	*b.p = '\0';
+	return (int)(b.p - buf);
+}
+
+int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+		enum mk_flow_reason reason, uint64_t ts_us)
+{
+	return eve_flow(buf, size, cfg, f, reason, ts_us, 0);
+}
+
+int mk_eve_flow_compact(char *buf, size_t size, const struct mk_eve_fmt *cfg,
+			const struct mk_flow *f, enum mk_flow_reason reason, uint64_t ts_us)
+{
+	return eve_flow(buf, size, cfg, f, reason, ts_us, 1);
 }
 
 int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uint64_t start_us,
@@ -266,11 +481,11 @@ int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uin
 		b->recs = r;
 		b->cap_recs = cap;
 	}
-	if (b->used + len + key_len > b->cap) {
+	if (b->used + len + 1 + key_len > b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1 << 20;
 		char *a;
 
-		while (cap < b->used + len + key_len)
+		while (cap < b->used + len + 1 + key_len)
 			cap *= 2;
 		a = realloc(b->arena, cap);
 		if (!a)
@@ -278,14 +493,17 @@ int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uin
 		b->arena = a;
 		b->cap = cap;
 	}
+	/* with its newline, so that the merge writes arena bytes as they are */
 	memcpy(b->arena + b->used, line, len);
+	/* with its newline, so that the merge writes arena bytes as they are; the key after it */
+	b->arena[b->used + len] = '\n';
 	if (key_len)
-		memcpy(b->arena + b->used + len, key, key_len);
+		memcpy(b->arena + b->used + len + 1, key, key_len);
 	b->recs[b->nrecs++] = (struct mk_eve_rec){
 		.epoch = epoch, .ts_us = ts_us, .start_us = start_us, .flow_id = flow_id, .off = b->used,
 		.len = (uint32_t)len, .key_len = (uint32_t)key_len
 	};
-	b->used += len + key_len;
+	b->used += len + 1 + key_len;
 	return 0;
 }
 
@@ -330,6 +548,8 @@ static int rec_cmp(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
+#define MERGE_IOV 1024 /* IOV_MAX on Linux */
+
 int mk_eve_merge_write(struct mk_eve_file *out, struct mk_eve_buf *bufs, unsigned int n)
 {
 	return mk_eve_merge_write_filter(out, bufs, n, NULL, NULL);
@@ -341,6 +561,7 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 	struct rec_ref *refs;
 	size_t total = 0, i, k = 0;
 	unsigned int w;
+	int err;
 
 	for (w = 0; w < n; w++)
 		total += bufs[w].nrecs;
@@ -351,12 +572,27 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 		for (i = 0; i < bufs[w].nrecs; i++)
 			refs[k++] = (struct rec_ref){ &bufs[w].recs[i], bufs[w].arena };
 	qsort(refs, total, sizeof(*refs), rec_cmp);
-	for (i = 0; i < total; i++) {
-		const struct mk_eve_rec *r = refs[i].rec;
+	/* straight from the arenas, in order: no copy into the file's buffer */
+	mk_eve_file_flush(out);
+	for (i = 0; i < total;) {
+		struct iovec iov[MERGE_IOV];
+		int nv = 0;
 
-		if (keep && r->key_len && !keep(ctx, refs[i].arena + r->off + r->len, r->key_len))
+		for (; i < total && nv < MERGE_IOV; i++) {
+			const struct mk_eve_rec *r = refs[i].rec;
+			const char *line = refs[i].arena + r->off;
+
+			if (keep && r->key_len && !keep(ctx, line + r->len + 1, r->key_len))
+				continue;
+			iov[nv].iov_base = (char *)line;
+			iov[nv].iov_len = r->len + 1;
+			nv++;
+		}
+		if (!nv)
 			continue;
-		mk_eve_file_write(out, refs[i].arena + r->off, r->len);
+		err = mk_eve_sink_writev(&out->sink, iov, nv, (uint64_t)nv);
+		if (err && !out->err)
+			out->err = err;
 	}
 	free(refs);
 	return 0;

@@ -46,6 +46,15 @@ struct mk_eve_fmt {
 int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us);
 
+/*
+ * The compact `flow` event for flows that never got an answer (the
+ * outputs.eve-log.types.flow.unreplied setting, docs/eve.md): the same
+ * fields less pkts_toclient, bytes_toclient, age, community_id and the tcp
+ * object but for tcp_flags. Same return as mk_eve_flow().
+ */
+int mk_eve_flow_compact(char *buf, size_t size, const struct mk_eve_fmt *cfg,
+			const struct mk_flow *f, enum mk_flow_reason reason, uint64_t ts_us);
+
 /* The `tunnel` object's `type`: gtpu, l2tpv2, l2tpv3, vxlan, geneve, gre, erspan, ipip. */
 const char *mk_eve_tunnel_name(uint8_t type);
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "eve_sink.h"
 #include "log.h"
@@ -44,12 +45,29 @@ int mk_eve_sink_open(struct mk_eve_sink *s, const char *path, bool truncate)
 
 int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64_t nrecs)
 {
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return mk_eve_sink_writev(s, &iov, 1, nrecs);
+}
+
+int mk_eve_sink_writev(struct mk_eve_sink *s, struct iovec *iov, int iovcnt, uint64_t nrecs)
+{
 	size_t done = 0;
+	off_t start;
 	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
-	while (done < len) {
-		ssize_t n = write(s->fd, buf + done, len - done);
+	/* where this batch starts: a failed write is cut back to here */
+	start = lseek(s->fd, 0, SEEK_END);
+	if (s->partial) {
+		/* an earlier failure left half a line: end it, or the next record joins it */
+		if (write(s->fd, "\n", 1) == 1) {
+			s->partial = 0;
+			start++;
+		}
+	}
+	while (iovcnt) {
+		ssize_t n = writev(s->fd, iov, iovcnt);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -58,9 +76,25 @@ int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64
 			break;
 		}
 		done += (size_t)n;
+		/* a short write: go on from the first byte not written */
+		while (iovcnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
 	}
 	if (err) {
-		/* a partial line may be in the file: cut nothing, count the batch as lost */
+		/*
+		 * The disk took part of the batch (ENOSPC mid-write): cut it back
+		 * so that the file keeps whole lines, JSON readers do not stop at
+		 * a broken one, and the batch is lost whole, as it is counted.
+		 */
+		if (done && (start < 0 || ftruncate(s->fd, start)))
+			s->partial = 1;
 		s->lost += nrecs;
 		if (s->last_err != -err)
 			mk_err("%s: %s: EVE records are being lost (counted in eve.lost)", s->path,

@@ -4,8 +4,9 @@
  * Workers batch their lines and hand a batch over in one locked write, so
  * the file sees whole lines only. A failed write (a full disk, say) is
  * reported with the real errno and the file's name, once per errno change,
- * and its records are counted as lost; capture and counting go on, and
- * output resumes when writes succeed again. mk_eve_sink_reopen() is for
+ * and its records are counted as lost; what part of the batch the disk took
+ * is cut off again, so the file still holds whole lines; capture and
+ * counting go on, and output resumes when writes succeed again. mk_eve_sink_reopen() is for
  * SIGHUP (logrotate moved the file away).
  */
 #ifndef MK_EVE_SINK_H
@@ -22,6 +23,7 @@ struct mk_eve_sink {
 	char path[PATH_MAX];
 	int fd;
 	int last_err;	   /* errno of the last failed write, 0 after a good one */
+	int partial;	   /* a failed write left half a line that could not be cut */
 	uint64_t written;  /* records */
 	uint64_t lost;	   /* records a failed write dropped */
 	uint64_t reopened;
@@ -31,6 +33,9 @@ struct mk_eve_sink {
 int mk_eve_sink_open(struct mk_eve_sink *s, const char *path, bool truncate);
 /* Writes @len bytes holding @nrecs whole lines. 0 or -errno (counted, logged once). */
 int mk_eve_sink_write(struct mk_eve_sink *s, const char *buf, size_t len, uint64_t nrecs);
+/* The same for @iovcnt pieces (the pieces are updated on a short write). */
+struct iovec;
+int mk_eve_sink_writev(struct mk_eve_sink *s, struct iovec *iov, int iovcnt, uint64_t nrecs);
 /* Closes and opens the path again (SIGHUP). 0 or -errno (logged; the old file stays in use). */
 int mk_eve_sink_reopen(struct mk_eve_sink *s);
 void mk_eve_sink_close(struct mk_eve_sink *s);

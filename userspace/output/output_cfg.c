@@ -2,8 +2,9 @@
 /*
  * The output keys: `default-log-dir`, `stats`, and `outputs`, a list of
  * one-key mappings as in suricata.yaml of which meerkat writes `eve-log`.
- * Options of an event type (`- alert: {payload: yes}`) are rows under
- * "outputs.eve-log.types.alert.": payload and payload-printable.
+ * Options of an event type are rows under "outputs.eve-log.types.<type>.":
+ * alert's payload and payload-printable (`- alert: {payload: yes}`), flow's
+ * unreplied (`- flow: {unreplied: compact}`).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -136,6 +137,13 @@ static const struct mk_cfg_name filetype_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct mk_cfg_name unreplied_names[] = {
+	{ "full", MK_EVE_UNREPLIED_FULL },
+	{ "compact", MK_EVE_UNREPLIED_COMPACT },
+	{ "none", MK_EVE_UNREPLIED_NONE },
+	{ NULL, 0 },
+};
+
 #define C struct mk_output_cfg
 static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_STRING_NONEMPTY("default-log-dir", C, log_dir),
@@ -152,6 +160,7 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_CUSTOM("outputs.eve-log.types", types_parse, types_dump),
 	MK_CFG_BOOL("outputs.eve-log.types.alert.payload", C, eve.alert_payload),
 	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C, eve.alert_payload_printable),
+	MK_CFG_ENUM("outputs.eve-log.types.flow.unreplied", C, eve.flow_unreplied, unreplied_names),
 };
 #undef C
 

@@ -24,6 +24,17 @@ enum mk_eve_filetype {
 #define MK_EVE_TYPE_FLOW (1u << 1)
 #define MK_EVE_TYPE_STATS (1u << 2)
 
+/*
+ * outputs.eve-log.types.flow.unreplied: what becomes of the flow record of
+ * a flow whose packets all went one way (a SYN flood's, a scan's,
+ * backscatter). Counted either way (docs/eve.md).
+ */
+enum mk_eve_unreplied {
+	MK_EVE_UNREPLIED_FULL = 0, /* the usual record */
+	MK_EVE_UNREPLIED_COMPACT,  /* mk_eve_flow_compact(): fewer fields */
+	MK_EVE_UNREPLIED_NONE,	   /* not logged */
+};
+
 struct mk_eve_cfg {
 	uint8_t enabled;
 	uint8_t filetype; /* enum mk_eve_filetype */
@@ -31,6 +42,7 @@ struct mk_eve_cfg {
 	uint8_t community_id;	    /* community_id on records (Community ID v1), docs/eve.md */
 	uint16_t community_id_seed; /* its seed */
 	uint32_t types;	  /* MK_EVE_TYPE_* */
+	uint8_t flow_unreplied; /* enum mk_eve_unreplied */
 	uint8_t alert_payload;		 /* types: - alert: {payload: yes}: base64 payload */
 	uint8_t alert_payload_printable; /* ... payload-printable: yes */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */

@@ -368,7 +368,7 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 {
 	struct mk_worker *w = ctx;
 	char line[MK_EVE_LINE_MAX];
-	int n, err;
+	int n, err, unreplied = !f->pkts[0] || !f->pkts[1];
 
 	/* what the stream engine still holds is inspected at the flow's last packet time */
 	if (w->detect)
@@ -381,9 +381,24 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 		worker_detect_end(w);
 		mk_detect_flow_free(w->detect, f);
 	}
+	/* packets one way only: what floods, scans and backscatter leave behind */
+	if (unreplied)
+		w->cnt[MK_WORKER_FLOW_UNREPLIED]++;
 	if (!w->cfg.log_flows)
 		return;
-	n = mk_eve_flow(line, sizeof(line), &w->cfg.eve, f, reason, ts_us);
+	/* a flow that raised an alert keeps its full record whatever the setting */
+	if (f->alerted)
+		unreplied = 0;
+	if (unreplied && w->unreplied == MK_EVE_UNREPLIED_NONE) {
+		w->cnt[MK_WORKER_FLOW_UNREPLIED_UNLOGGED]++;
+		return;
+	}
+	if (unreplied && w->unreplied == MK_EVE_UNREPLIED_COMPACT) {
+		w->cnt[MK_WORKER_FLOW_UNREPLIED_COMPACT]++;
+		n = mk_eve_flow_compact(line, sizeof(line), &w->cfg.eve, f, reason, ts_us);
+	} else {
+		n = mk_eve_flow(line, sizeof(line), &w->cfg.eve, f, reason, ts_us);
+	}
 	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, ts_us, line, (size_t)n);
 	if (err) {
 		w->cnt[MK_WORKER_EVE_LOST]++;
@@ -590,6 +605,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	w->ops_ctx = ops_ctx;
 	w->pcfg = cfg->conf->parse;
 	w->pcfg.seed = cfg->seed;
+	w->unreplied = cfg->conf->output.eve.flow_unreplied;
 	err = mk_flow_table_init(&w->flows, &cfg->conf->flow, cfg->seed, worker_flow_end, w);
 	if (err)
 		goto fail;
@@ -635,6 +651,7 @@ void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
 	uint32_t wire = pkt->ip_wirelen > pkt->ip_caplen ? pkt->ip_wirelen : pkt->ip_caplen;
 
 	w->cnt[MK_WORKER_RX]++;
+	mk_flow_prefetch(&w->flows, pkt->parse->hash);
 	/* a fragment whose IP length lies beyond the frame is no fragment to hold either */
 	if (pkt->parse->l3.ip_len > wire) {
 		w->cnt[MK_WORKER_DECODE_IP_LEN]++;
@@ -679,6 +696,9 @@ void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w)
 		sum->cnt[i] += w->cnt[i];
 	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
 		sum->flow_cnt[i] += w->flows.cnt[i];
+	/* a gauge: the deepest chain, not a sum */
+	if (w->flows.chain_max > sum->flow_chain_max)
+		sum->flow_chain_max = w->flows.chain_max;
 	sum->flows_logged += w->flows_logged;
 	mk_stream_stats_add(&sum->stream, mk_stream_engine_stats(w->stream));
 	mk_defrag_get_stats(w->defrag, &ds);
@@ -727,6 +747,7 @@ void mk_worker_stats_foreach(const struct mk_worker_stats *st,
 	fn("worker", "flows_logged", st->flows_logged, arg);
 	for (i = 0; i < MK_FLOW_CNT_MAX; i++)
 		fn("flow", mk_flow_counter_names[i], st->flow_cnt[i], arg);
+	fn("flow", "flow_chain_max", st->flow_chain_max, arg);
 	for (i = 0; i < MK_STREAM_STAT_MAX; i++)
 		fn("stream", mk_stream_stat_name(i), st->stream.c[i], arg);
 	c.group = "defrag";

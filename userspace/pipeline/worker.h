@@ -66,7 +66,10 @@
 	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")           \
 	X(TCP_MALFORMED, "tcp_malformed", "TCP header the stream engine could not read")           \
 	X(TCP_REUSE, "tcp_port_reuse", "stream engine saw a new session on a closed one: new flow") \
-	X(EVE_LOST, "eve_lost", "EVE records that could not be formatted or stored")
+	X(EVE_LOST, "eve_lost", "EVE records that could not be formatted or stored")               \
+	X(FLOW_UNREPLIED, "flow_unreplied", "flows ended with packets one way only (no reply)")     \
+	X(FLOW_UNREPLIED_COMPACT, "flow_unreplied_compact", "their flow records logged compactly (outputs.eve-log.types.flow.unreplied)") \
+	X(FLOW_UNREPLIED_UNLOGGED, "flow_unreplied_unlogged", "their flow records not logged (outputs.eve-log.types.flow.unreplied: none)")
 
 #define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
 enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
@@ -144,6 +147,7 @@ struct mk_worker {
 	size_t alert_cap;
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flows_logged;
+	int unreplied; /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
 	int err; /* first error of a callback or of --dump-streams */
 };
 
@@ -151,6 +155,7 @@ struct mk_worker {
 struct mk_worker_stats {
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flow_cnt[MK_FLOW_CNT_MAX];
+	uint64_t flow_chain_max; /* deepest bucket chain of any worker's table */
 	uint64_t flows_logged;
 	struct mk_stream_stats stream;
 	struct mk_defrag_stats defrag;

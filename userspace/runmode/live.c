@@ -44,10 +44,12 @@
 #include "eve.h"
 #include "eve_sink.h"
 #include "icmp_error.h"
+#include "link.h"
 #include "live.h"
 #include "loader.h"
 #include "log.h"
 #include "meta_parse.h"
+#include "privs.h"
 #include "spsc.h"
 #include "stats.h"
 #include "worker.h"
@@ -146,6 +148,8 @@ struct live {
 	int eve_open;
 	struct mk_ctl_server ctl;
 	int ctl_open;
+	struct mk_link_watch links; /* link down/up of the interfaces: the capture gaps */
+	int links_open;
 	_Atomic int stop;
 	uint64_t start_mono_ns;
 	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
@@ -518,6 +522,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			t->pipe.flow_cnt[k] += s.pipe.flow_cnt[k];
 		t->pipe.flows_logged += s.pipe.flows_logged;
+		if (s.pipe.flow_chain_max > t->pipe.flow_chain_max)
+			t->pipe.flow_chain_max = s.pipe.flow_chain_max;
 		mk_stream_stats_add(&t->pipe.stream, &s.pipe.stream);
 		mk_defrag_stats_add(&t->pipe.defrag, &s.pipe.defrag);
 	}
@@ -562,6 +568,13 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	json_set_u64(cap, "kernel_drops", drops);
 	/* redirected, neither dropped nor taken yet (in the rings, or taken since the last snapshot) */
 	json_set_u64(cap, "in_flight", t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
+	if (lv->links_open) {
+		uint64_t downs, down_ms;
+
+		mk_link_watch_totals(&lv->links, &downs, &down_ms);
+		json_set_u64(cap, "link_down", downs);
+		json_set_u64(cap, "link_down_ms", down_ms);
+	}
 	json_object_set_new(root, "capture", cap);
 	sums = mk_stat_sum(t->xdp);
 	json_object_set_new(root, "invariant",
@@ -1011,7 +1024,7 @@ static void print_final(struct live *lv)
 /* The main thread's loop: signals, the stats timer, the control socket. */
 static void main_loop(struct live *lv)
 {
-	struct pollfd pfds[2 + 1 + MK_CTL_MAX_CLIENTS];
+	struct pollfd pfds[3 + 1 + MK_CTL_MAX_CLIENTS];
 	struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
 	uint32_t seconds = 0;
 	sigset_t set;
@@ -1033,6 +1046,9 @@ static void main_loop(struct live *lv)
 
 		pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfds[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		/* -1 when not watching links: poll() ignores it */
+		pfds[n++] = (struct pollfd){ .fd = lv->links_open ? mk_link_watch_fd(&lv->links) : -1,
+					     .events = POLLIN };
 		nctl = lv->ctl_open ? mk_ctl_server_pollfds(&lv->ctl, pfds + n, 1 + MK_CTL_MAX_CLIENTS)
 				    : 0;
 		if (poll(pfds, n + nctl, -1) < 0 && errno != EINTR)
@@ -1059,6 +1075,8 @@ static void main_loop(struct live *lv)
 				live_stats_event(lv);
 			}
 		}
+		if (pfds[2].revents)
+			mk_link_watch_handle(&lv->links);
 		if (nctl)
 			mk_ctl_server_handle(&lv->ctl, pfds + n, nctl);
 	}
@@ -1136,6 +1154,21 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 			goto out;
 		attached++;
 	}
+	/*
+	 * Without it capture still runs; only the gaps go uncounted. After the
+	 * attach, so that a refused attach is the one error the operator reads.
+	 */
+	if (!mk_link_watch_open(&lv->links)) {
+		lv->links_open = 1;
+		for (i = 0; i < lv->nifaces; i++)
+			mk_link_watch_add(&lv->links, lv->ifaces[i].ifindex, lv->ifaces[i].name);
+	}
+	/*
+	 * Everything that needs root's capabilities is done: from here on the
+	 * daemon parses attacker-controlled frames, so it keeps only what the
+	 * exit needs, before the worker threads exist to inherit the rest.
+	 */
+	mk_privs_drop();
 	for (i = 0; i < lv->nworkers; i++) {
 		err = -pthread_create(&lv->ws[i].thread, NULL, worker_main, &lv->ws[i]);
 		if (err) {
@@ -1183,6 +1216,8 @@ out:
 			pthread_join(lv->ws[i].thread, NULL);
 	if (lv->ctl_open)
 		mk_ctl_server_close(&lv->ctl);
+	if (lv->links_open)
+		mk_link_watch_close(&lv->links);
 	if (attached == (int)lv->nifaces && !err) {
 		live_stats_event(lv);
 		print_final(lv);

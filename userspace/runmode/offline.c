@@ -101,6 +101,7 @@ struct worker {
 	_Atomic uint64_t sealed_epoch; /* every record of an epoch below this is sealed */
 	int err;
 	int started;
+	uint64_t cpu_ns; /* the thread's CPU time, when it ended */
 };
 
 const char *mk_offline_features(void)
@@ -340,6 +341,15 @@ static void worker_seal_epoch(struct worker *w)
 	w->epoch++;
 }
 
+/* CPU time of the calling thread (docs/security.md reports it per flood). */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -385,6 +395,7 @@ static void *worker_main(void *arg)
 	worker_defrag_finish(w);
 	mk_worker_finish(&w->pipe);
 	worker_seal_epoch(w);
+	w->cpu_ns = thread_cpu_ns();
 	return NULL;
 }
 
@@ -630,8 +641,12 @@ static int reader_frame(struct reader *r, const struct mk_pcap_frame *fr)
 		r->max_ts_us = fr->ts_us;
 	if (fr->ts_us / 1000000 > r->last_tick_s) {
 		r->last_tick_s = fr->ts_us / 1000000;
+		uint64_t t0;
+
 		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, fr->ts_us, ++r->seq, r->last_frag);
+		t0 = thread_cpu_ns();
 		err = write_sealed(r->eve, r->ws, r->n, r->af);
+		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
 		if (err)
 			return err;
 	}
@@ -732,6 +747,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	struct reader r = { .o = o, .c = c, .st = st, .disp = &disp, .itable = itable, .af = &af };
 	unsigned int i, n = o->workers;
 	int err, ended = 0;
+	uint64_t cpu0 = thread_cpu_ns();
 
 	memset(st, 0, sizeof(*st));
 	st->detect = o->detect != NULL;
@@ -865,10 +881,19 @@ out_join:
 			err = ws[i].pipe.err;
 	}
 	if (ended) {
+		uint64_t t0 = thread_cpu_ns();
 		int werr = write_sealed(eve, ws, n, &af);
 
+		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
 		if (!err)
 			err = werr;
+	}
+	st->reader_cpu_ns = thread_cpu_ns() - cpu0;
+	st->nworkers = n;
+	for (i = 0; i < n; i++) {
+		st->workers_cpu_ns += ws[i].cpu_ns;
+		st->worker_rx[i] = ws[i].pipe.cnt[MK_WORKER_RX];
+		st->worker_flows[i] = ws[i].pipe.flows.cnt[MK_FLOW_CNT_CREATED];
 	}
 out_workers:
 	for (i = 0; i < n; i++) {
@@ -1016,18 +1041,51 @@ static void json_put(const char *group, const char *name, uint64_t value, void *
 	json_object_set_new(g, name, json_integer((json_int_t)value));
 }
 
+/*
+ * The process's peak resident memory (VmHWM), for the flood figures of
+ * docs/security.md; getrusage's ru_maxrss would also count the memory of
+ * the process that exec'd us. 0 when /proc is not there.
+ */
+static unsigned long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long kb = 0;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 {
-	json_t *root = json_object(), *damage;
+	json_t *root = json_object(), *damage, *workers;
 	int i, err = 0;
 
 	if (!root)
 		return -ENOMEM;
 	json_object_set_new(root, "elapsed_s", json_real(st->elapsed_s));
+	json_object_set_new(root, "peak_rss_kb", json_integer((json_int_t)peak_rss_kb()));
 	json_object_set_new(root, "bytes_read", json_integer((json_int_t)st->bytes_read));
 	json_object_set_new(root, "queue_full_waits",
 			    json_integer((json_int_t)st->queue_full_waits));
 	json_object_set_new(root, "balanced", json_boolean(mk_offline_balanced(st)));
+	/* CPU seconds per thread: the reader includes the EVE write, and its waits for workers */
+	json_object_set_new(root, "cpu", json_pack("{s:f, s:f, s:f}", "reader_s",
+						    (double)st->reader_cpu_ns / 1e9, "workers_s",
+						    (double)st->workers_cpu_ns / 1e9, "eve_write_s",
+						    (double)st->eve_write_cpu_ns / 1e9));
+	/* each worker's share (hash flooding shows here: docs/security.md) */
+	workers = json_array();
+	for (i = 0; i < (int)st->nworkers; i++)
+		json_array_append_new(workers, json_pack("{s:i, s:I, s:I}", "id", i, "rx",
+							 (json_int_t)st->worker_rx[i], "flows",
+							 (json_int_t)st->worker_flows[i]));
+	json_object_set_new(root, "workers", workers);
 	for (i = 0; i < MK_OFF_CNT_MAX; i++)
 		json_put("reader", mk_off_counter_names[i], st->cnt[i], root);
 	/* every reason, zero or not, so that readers see a fixed shape */

@@ -65,6 +65,10 @@ struct mk_offline_stats {
 	uint64_t queue_full_waits;
 	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
+	/* CPU time of the threads: the reader's includes the EVE write (eve_write) */
+	uint64_t reader_cpu_ns, workers_cpu_ns, eve_write_cpu_ns;
+	unsigned int nworkers;
+	uint64_t worker_rx[MK_MAX_WORKERS], worker_flows[MK_MAX_WORKERS]; /* each worker's share */
 	struct mk_worker_stats pipe; /* summed over workers */
 	int detect;		     /* rules were loaded */
 	uint64_t alerts_thresholded; /* alert records threshold/detection_filter/rate_filter removed */

@@ -4,7 +4,7 @@
  * of variable-size records (header + parse + frame bytes), so a 64 KiB frame
  * and a 60-byte ACK cost what they weigh. It blocks when full instead of
  * dropping (a pcap run must see every frame), which is why it is not
- * userspace/pipeline/spsc.h: that ring has fixed-size records and drops, which is
+ * userspace/util/spsc.h: that ring has fixed-size records and drops, which is
  * right for the datagram handoff between workers.
  *
  * Indexes run free (never wrapped) and are masked on use; each side caches the

@@ -51,6 +51,7 @@ struct mk_flow_cfg {
 	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
 	uint32_t hash_size;	 /* buckets per worker; rounded up to a power of two */
 	uint32_t emergency_recovery; /* leave emergency mode when this % of entries is free */
+	uint32_t max_chain;	 /* flows per bucket; 0: automatic (see flow.c) */
 	uint32_t timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 	uint32_t emerg_timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 };
@@ -69,8 +70,6 @@ struct mk_flow_list {
 
 struct mk_flow {
 	struct mk_flow_key key;
-	uint32_t hash;
-	uint32_t next;		/* bucket chain */
 	uint32_t lru_prev, lru_next; /* in its (proto, state) timeout list, oldest first */
 	uint64_t flow_id;
 	uint64_t start_us, last_us;
@@ -108,6 +107,7 @@ struct mk_flow {
 	X(END_SHUTDOWN, "flow_end_shutdown", "flows still open at shutdown")                       \
 	X(END_TCP_REUSE, "flow_end_tcp_reuse", "TCP flows ended by a new SYN on their ports")       \
 	X(EMERGENCY, "flow_emergency", "times the table entered emergency mode")                   \
+	X(CHAIN_EVICT, "flow_chain_evict", "flows evicted because their hash bucket was full")     \
 	X(ALLOC_FAIL, "flow_alloc_fail", "packets dropped: no flow entry could be freed")          \
 	X(TIME_REWIND, "flow_time_rewind", "packets older than their flow's last packet")
 
@@ -127,10 +127,24 @@ extern const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX];
 typedef void (*mk_flow_end_fn)(void *ctx, struct mk_flow *f, enum mk_flow_reason reason,
 			       uint64_t ts_us);
 
+/*
+ * What a bucket-chain walk needs of an entry, kept apart from the entries:
+ * a lookup that misses (every new flow) and the unlink of an ended flow
+ * touch this small array instead of an entry's cache lines each. @next is
+ * the bucket chain, or the free list for a free entry.
+ */
+struct mk_flow_link {
+	uint32_t hash;
+	uint32_t next;
+};
+
 struct mk_flow_table {
 	struct mk_flow_cfg cfg;
 	struct mk_flow *entries;
+	struct mk_flow_link *links; /* parallel to entries */
 	uint32_t *buckets;
+	uint32_t max_chain; /* cfg.max_chain, or the automatic value */
+	uint32_t chain_max; /* deepest chain seen: a gauge, not in cnt[] */
 	uint32_t bucket_shift; /* 32 - log2(buckets) */
 	uint32_t free_head;  /* entries ended and free again */
 	uint32_t never_used; /* entries from here on were never handed out */
@@ -160,6 +174,27 @@ struct mk_flow_pkt {
 	uint8_t tcp_flags;
 	uint8_t icmp_type, icmp_code;
 };
+
+/*
+ * The bucket of packet hash @hash in a table of 2^(32 - @shift) buckets. The
+ * low bits of the hash already chose the worker (hash % 256 -> itable), so
+ * they are nearly constant inside one table; a multiplicative remix takes the
+ * top bits instead. Public for the hash-flooding test, which aims flows at
+ * one bucket.
+ */
+static inline uint32_t mk_flow_bucket(uint32_t hash, uint32_t shift)
+{
+	return (hash * 0x9e3779b1u) >> shift;
+}
+
+/*
+ * Starts loading the bucket @hash falls into: under a flood of new flows the
+ * bucket is a cache miss, which then overlaps the work before the lookup.
+ */
+static inline void mk_flow_prefetch(const struct mk_flow_table *t, uint32_t hash)
+{
+	__builtin_prefetch(&t->buckets[mk_flow_bucket(hash, t->bucket_shift)]);
+}
 
 int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, uint32_t seed,
 		       mk_flow_end_fn end_fn, void *end_ctx);

@@ -4,6 +4,12 @@
  * one per (protocol class, state); a list shares one timeout, and a packet
  * moves its flow to the tail, so each list is ordered by last-seen time and
  * a sweep only looks at list heads: O(expired), never a full table walk.
+ *
+ * Under attack (docs/security.md): a bucket chain never holds more than
+ * max_chain flows, so crafted collisions cannot make a lookup walk an
+ * attacker-lengthened chain; and a full table gives up flows that never got
+ * an answer before the ones that did, so a flood of half-open flows pushes
+ * out its own kind, not the sessions in progress.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -102,10 +108,23 @@ int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, u
 		bits = 1;
 	}
 	t->bucket_shift = 32 - bits;
+	/*
+	 * Chains average max_flows / buckets entries; a random hash puts at
+	 * most a few times that in one bucket, so the automatic cap (four times
+	 * the average, at least 32) only ever cuts chains an attacker made.
+	 */
+	t->max_chain = cfg->max_chain;
+	if (!t->max_chain) {
+		uint64_t avg = ((uint64_t)cfg->max_flows + nb - 1) / nb;
+
+		t->max_chain = avg * 4 > 32 ? (uint32_t)(avg * 4) : 32;
+	}
 	t->entries = calloc(cfg->max_flows, sizeof(*t->entries));
+	t->links = calloc(cfg->max_flows, sizeof(*t->links));
 	t->buckets = malloc((size_t)nb * sizeof(*t->buckets));
-	if (!t->entries || !t->buckets) {
+	if (!t->entries || !t->links || !t->buckets) {
 		free(t->entries);
+		free(t->links);
 		free(t->buckets);
 		return -ENOMEM;
 	}
@@ -130,19 +149,16 @@ int mk_flow_table_init(struct mk_flow_table *t, const struct mk_flow_cfg *cfg, u
 void mk_flow_table_free(struct mk_flow_table *t)
 {
 	free(t->entries);
+	free(t->links);
 	free(t->buckets);
 	t->entries = NULL;
+	t->links = NULL;
 	t->buckets = NULL;
 }
 
-/*
- * Bucket from the packet's hash. The low bits of that hash already chose the
- * worker (hash % 256 -> itable), so they are nearly constant inside one
- * table; a multiplicative remix takes the top bits instead.
- */
 static uint32_t bucket_of(const struct mk_flow_table *t, uint32_t hash)
 {
-	return (hash * 0x9e3779b1u) >> t->bucket_shift;
+	return mk_flow_bucket(hash, t->bucket_shift);
 }
 
 static struct mk_flow_list *list_of(struct mk_flow_table *t, const struct mk_flow *f)
@@ -200,8 +216,10 @@ static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_re
 		[MK_FLOW_END_TCP_REUSE] = MK_FLOW_CNT_END_TCP_REUSE,
 	};
 	uint32_t idx = (uint32_t)(f - t->entries);
-	uint32_t *pp = &t->buckets[bucket_of(t, f->hash)];
+	uint32_t *pp = &t->buckets[bucket_of(t, t->links[idx].hash)];
 
+	/* the unlink below misses the cache for an evicted flow: load while the record is made */
+	__builtin_prefetch(pp, 1);
 	/* a packet older than the flow's last one may end it: the record is not older */
 	if (ts_us < f->last_us)
 		ts_us = f->last_us;
@@ -209,13 +227,22 @@ static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_re
 		t->end_fn(t->end_ctx, f, reason, ts_us);
 	t->cnt[cnt_of[reason]]++;
 	while (*pp != idx)
-		pp = &t->entries[*pp].next;
-	*pp = f->next;
+		pp = &t->links[*pp].next;
+	*pp = t->links[idx].next;
 	list_unlink(t, f);
 	f->in_use = 0;
-	f->next = t->free_head;
+	t->links[idx].next = t->free_head;
 	t->free_head = idx;
 	t->nfree++;
+}
+
+static uint32_t chain_len(const struct mk_flow_table *t, uint32_t b)
+{
+	uint32_t idx, n = 0;
+
+	for (idx = t->buckets[b]; idx != MK_FLOW_NIL; idx = t->links[idx].next)
+		n++;
+	return n;
 }
 
 static void sweep(struct mk_flow_table *t, uint64_t now)
@@ -242,21 +269,38 @@ void mk_flow_table_tick(struct mk_flow_table *t, uint64_t now_us)
 	sweep(t, t->now_us);
 }
 
-/* The least recently seen flow over all lists: the eviction victim. */
-static struct mk_flow *oldest_flow(struct mk_flow_table *t)
+/* The least recently seen flow in state @s over every protocol, or NULL. */
+static struct mk_flow *oldest_in_state(struct mk_flow_table *t, int s)
 {
 	struct mk_flow *best = NULL;
-	int p, s;
+	int p;
 
 	for (p = 0; p < MK_FLOW_PROTO_MAX; p++) {
-		for (s = 0; s < MK_FLOW_STATE_MAX; s++) {
-			uint32_t h = t->lists[p][s].head;
+		uint32_t h = t->lists[p][s].head;
 
-			if (h != MK_FLOW_NIL && (!best || t->entries[h].last_us < best->last_us))
-				best = &t->entries[h];
-		}
+		if (h != MK_FLOW_NIL && (!best || t->entries[h].last_us < best->last_us))
+			best = &t->entries[h];
 	}
 	return best;
+}
+
+/*
+ * The eviction victim of a full table: the least recently seen flow that
+ * never got an answer (state new: a SYN flood's, a scan's), else the least
+ * recently seen closed one (its session is over), else the least recently
+ * seen established one. Oldest-of-all alone would hand a flood of half-open flows
+ * every established session that is idle for as long as the flood takes to
+ * fill the table.
+ */
+static struct mk_flow *eviction_victim(struct mk_flow_table *t)
+{
+	struct mk_flow *f = oldest_in_state(t, MK_FLOW_STATE_NEW);
+
+	if (!f)
+		f = oldest_in_state(t, MK_FLOW_STATE_CLOSED);
+	if (!f)
+		f = oldest_in_state(t, MK_FLOW_STATE_ESTABLISHED);
+	return f;
 }
 
 static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
@@ -276,7 +320,7 @@ static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
 		}
 		sweep(t, now);
 		if (!t->nfree) {
-			f = oldest_flow(t);
+			f = eviction_victim(t);
 			if (!f) {
 				t->cnt[MK_FLOW_CNT_ALLOC_FAIL]++;
 				return NULL;
@@ -286,7 +330,7 @@ static struct mk_flow *flow_alloc(struct mk_flow_table *t, uint64_t now)
 	}
 	if (t->free_head != MK_FLOW_NIL) {
 		f = &t->entries[t->free_head];
-		t->free_head = f->next;
+		t->free_head = t->links[t->free_head].next;
 	} else {
 		f = &t->entries[t->never_used++];
 	}
@@ -302,7 +346,6 @@ static void flow_init(struct mk_flow_table *t, struct mk_flow *f, const struct m
 
 	memset(f, 0, sizeof(*f));
 	f->key = p->key;
-	f->hash = p->hash;
 	f->flow_id = mk_flow_id(&p->key, t->seed, pkt->ts_us);
 	f->start_us = f->last_us = pkt->ts_us;
 	f->proto_class = proto_class(p->key.proto);
@@ -373,23 +416,56 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 	}
 }
 
+/*
+ * A bucket at its max_chain flows takes a new one only after giving one up:
+ * the least recently seen that never got an answer, else the least recently
+ * seen. Crafted collisions then evict their own kind first, and a lookup
+ * never walks more than max_chain entries.
+ */
+static void chain_evict(struct mk_flow_table *t, uint32_t b, uint64_t now)
+{
+	struct mk_flow *victim = NULL, *c;
+	int victim_new = 0;
+	uint32_t idx;
+
+	for (idx = t->buckets[b]; idx != MK_FLOW_NIL; idx = t->links[idx].next) {
+		int is_new;
+
+		c = &t->entries[idx];
+		is_new = c->state == MK_FLOW_STATE_NEW;
+		if (!victim || (is_new && !victim_new) ||
+		    (is_new == victim_new && c->last_us < victim->last_us)) {
+			victim = c;
+			victim_new = is_new;
+		}
+	}
+	t->cnt[MK_FLOW_CNT_CHAIN_EVICT]++;
+	flow_end(t, victim, MK_FLOW_END_FORCED, now);
+}
+
 struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p,
 			       const struct mk_flow_pkt *pkt, int *to_client)
 {
-	uint32_t b = bucket_of(t, p->hash), idx;
+	uint32_t b = bucket_of(t, p->hash), idx, depth = 0;
 	struct mk_flow *f = NULL;
 	int from_hi = !!(p->flags & MK_META_F_REVERSE);
 
 	if (pkt->ts_us > t->now_us)
 		t->now_us = pkt->ts_us;
-	for (idx = t->buckets[b]; idx != MK_FLOW_NIL; idx = t->entries[idx].next) {
-		struct mk_flow *c = &t->entries[idx];
+	for (idx = t->buckets[b]; idx != MK_FLOW_NIL; idx = t->links[idx].next) {
+		struct mk_flow *c;
 
-		if (c->hash == p->hash && !memcmp(&c->key, &p->key, sizeof(c->key))) {
+		depth++;
+		if (t->links[idx].hash != p->hash)
+			continue;
+		c = &t->entries[idx];
+		if (!memcmp(&c->key, &p->key, sizeof(c->key))) {
 			f = c;
 			break;
 		}
 	}
+	if (depth > t->chain_max)
+		t->chain_max = depth;
 	if (f) {
 		/*
 		 * Decided from this flow's own timestamps only, so the outcome
@@ -407,12 +483,16 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 		}
 	}
 	if (!f) {
+		/* the flow that expired above may have been the one chain entry too many */
+		if (depth >= t->max_chain && chain_len(t, b) >= t->max_chain)
+			chain_evict(t, b, pkt->ts_us);
 		f = flow_alloc(t, pkt->ts_us);
 		if (!f)
 			return NULL;
 		idx = (uint32_t)(f - t->entries);
 		flow_init(t, f, p, pkt);
-		f->next = t->buckets[b];
+		t->links[idx].hash = p->hash;
+		t->links[idx].next = t->buckets[b];
 		t->buckets[b] = idx;
 		list_append(t, f);
 		t->cnt[MK_FLOW_CNT_CREATED]++;
@@ -433,10 +513,10 @@ struct mk_flow *mk_flow_lookup(struct mk_flow_table *t, const struct mk_flow_key
 {
 	uint32_t idx;
 
-	for (idx = t->buckets[bucket_of(t, hash)]; idx != MK_FLOW_NIL; idx = t->entries[idx].next) {
+	for (idx = t->buckets[bucket_of(t, hash)]; idx != MK_FLOW_NIL; idx = t->links[idx].next) {
 		struct mk_flow *c = &t->entries[idx];
 
-		if (c->hash == hash && !memcmp(&c->key, key, sizeof(*key)))
+		if (t->links[idx].hash == hash && !memcmp(&c->key, key, sizeof(*key)))
 			return c;
 	}
 	return NULL;
@@ -553,6 +633,7 @@ static const struct mk_cfg_key flow_keys[] = {
 	MK_CFG_UINT("flow.hash-size", C, hash_size, 1, 1u << 30),
 	MK_CFG_UINT("flow.prealloc", C, max_flows, 1, 1u << 28),
 	MK_CFG_UINT("flow.emergency-recovery", C, emergency_recovery, 1, 100),
+	MK_CFG_UINT("flow.max-chain", C, max_chain, 0, 1u << 28),
 	TIMEOUTS("default", MK_FLOW_PROTO_DEFAULT),
 	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
 	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),

@@ -827,6 +827,8 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 	t->chunks += need;
 	d->chunks_used += need;
 	d->st.mem_used = (__u64)d->chunks_used * CHUNK_SIZE;
+	if (d->st.mem_used > d->st.mem_peak)
+		d->st.mem_peak = d->st.mem_used;
 	if (!fi.more) {
 		t->end = fi.off + fi.len;
 		t->have_end = 1;
@@ -856,6 +858,7 @@ void mk_defrag_stats_add(struct mk_defrag_stats *dst, const struct mk_defrag_sta
 	MK_DEFRAG_STATS(MK_DEFRAG_STAT_ADD)
 #undef MK_DEFRAG_STAT_ADD
 	dst->mem_used += src->mem_used;
+	dst->mem_peak += src->mem_peak; /* each worker's peak: at least the sum's */
 	dst->trackers_used += src->trackers_used;
 }
 
@@ -866,6 +869,7 @@ void mk_defrag_stats_foreach(const struct mk_defrag_stats *st,
 	MK_DEFRAG_STATS(MK_DEFRAG_STAT_CALL)
 #undef MK_DEFRAG_STAT_CALL
 	fn("mem_used", st->mem_used, arg);
+	fn("mem_peak", st->mem_peak, arg);
 	fn("trackers_used", st->trackers_used, arg);
 }
 

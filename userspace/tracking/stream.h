@@ -133,6 +133,8 @@ struct mk_tcp_session;
  * Called from inside mk_stream_packet() / mk_stream_flow_end() on the worker
  * thread. They may read the session (container_of gives the flow) but must
  * not feed, reset or free it; a bypass decision is acted on after return.
+ * Under memory pressure a packet of one session may release another
+ * session's data (reclaim, docs/stream.md): @ssn is always the data's own.
  */
 struct mk_stream_cbs {
 	/* released data, in stream order per direction */
@@ -165,6 +167,7 @@ struct mk_stream_cbs {
 	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")                \
 	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")            \
 	X(OUT_OF_WINDOW, "out_of_window", "segment ignored: beyond the receiver's window")         \
+	X(ZERO_WINDOW, "zero_window_data", "data ignored: the receiver's window was zero (zero-window probe)") \
 	X(RETRANS, "retransmissions", "segment fully seen before (same range)")                    \
 	X(OVERLAP, "overlaps", "segment overlapping buffered data")                                \
 	X(OVERLAP_DIFF, "overlap_diff", "overlap with different data (anomaly)")                   \
@@ -176,6 +179,11 @@ struct mk_stream_cbs {
 	X(MEMCAP_BYTES, "memcap_bytes", "payload bytes refused: memory cap")                       \
 	X(OOO_LIMIT, "ooo_limit", "segments refused: too many out-of-order segments")              \
 	X(NOMEM, "nomem", "segments refused: allocation failed")                                   \
+	X(RECLAIM_OOO, "reclaim_ooo_segs", "memory cap: out-of-order segments of another stream dropped") \
+	X(RECLAIM_OOO_BYTES, "reclaim_ooo_bytes", "bytes of those segments (gaps if ever ACKed past)") \
+	X(RECLAIM_EARLY, "reclaim_early_release", "memory cap: another stream's in-order data released before its ACK") \
+	X(RECLAIM_EARLY_BYTES, "reclaim_early_bytes", "bytes of that data")                        \
+	X(MEM_PEAK, "mem_peak", "gauge: most pool bytes ever in use (summed over workers: an upper bound)") \
 	X(REUSE, "port_reuse", "SYN on a closed session: caller told to start a new flow")         \
 	X(RELEASED_BYTES, "released_bytes", "bytes released to detection")                         \
 	X(RELEASED_CHUNKS, "released_chunks", "chunks released to detection")
@@ -206,15 +214,21 @@ struct mk_tcp_stream {
 	__u32 win;	/* receive window this side advertises (scaled) */
 	__u32 nsegs;
 	__u32 nooo;	 /* segments after a hole */
+	/* the engine's list of streams holding segments, least recently added to first */
+	struct mk_tcp_stream *held_prev, *held_next;
 	__u8 flags_seen; /* MK_TCP_* cumulative */
 	__u8 wscale;
-	__u8 st; /* MK_STREAM_F_* in stream.c */
-	__u8 pad[5];
+	__u8 st;  /* MK_STREAM_F_* in stream.c */
+	__u8 dir; /* its index in the session's s[] */
+	__u8 pad[4];
 };
 
 #define MK_TCP_ALT_ISN 3 /* earlier client ISNs kept until the SYN/ACK picks one */
 
-/* Embed in the flow-table entry; init before first use, free when the flow dies. */
+/*
+ * Embed in the flow-table entry; init before first use (or after free), free
+ * when the flow dies: a session holding segments is linked into its engine.
+ */
 struct mk_tcp_session {
 	struct mk_tcp_stream s[2]; /* indexed by role direction */
 	__u64 last_ts_ns;

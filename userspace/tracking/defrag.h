@@ -4,7 +4,7 @@
  * (shared-nothing: no locks, no globals). A worker feeds every fragment it
  * receives; when a datagram is complete it gets one contiguous raw IP packet
  * that mk_parse_frame(MK_START_IP) accepts, and hands it to the worker that
- * owns its 5-tuple (DESIGN 1.2, userspace/pipeline/spsc.h). See docs/defrag.md.
+ * owns its 5-tuple (DESIGN 1.2, userspace/util/spsc.h). See docs/defrag.md.
  *
  * Time is the packet timestamp, never the wall clock: offline mode replays
  * pcaps at any speed.
@@ -77,6 +77,7 @@ struct mk_defrag_stats {
 #undef MK_DEFRAG_STAT_FIELD
 	/* gauges, not counters */
 	__u64 mem_used;
+	__u64 mem_peak; /* the most mem_used ever was (summed over workers: an upper bound) */
 	__u64 trackers_used;
 };
 

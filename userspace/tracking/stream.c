@@ -27,6 +27,7 @@
 #define MK_STREAM_F_DEPTH 0x08	/* reassembly depth reached */
 #define MK_STREAM_F_WIN 0x10	/* win is set */
 #define MK_STREAM_F_WSCALE 0x20 /* sent the window scale option */
+#define MK_STREAM_F_HELD 0x40	/* in the engine's list of streams holding segments */
 
 /* Session flags (struct mk_tcp_session.flags). */
 #define MK_SSN_F_WSCALE 0x01	  /* both sides sent window scale: windows are scaled */
@@ -49,6 +50,8 @@ struct mk_stream_engine {
 	void *user;
 	struct mk_stream_seg *free_list;
 	__u64 mem_used;
+	/* streams holding segments, least recently added to first (reclaim order) */
+	struct mk_tcp_stream *held_head, *held_tail;
 	struct mk_stream_stats stats;
 };
 
@@ -94,8 +97,11 @@ static struct mk_stream_seg *seg_get(struct mk_stream_engine *eng)
 		eng->free_list = sg->next;
 	else
 		sg = malloc(sizeof(*sg));
-	if (sg)
+	if (sg) {
 		eng->mem_used += sizeof(*sg);
+		if (eng->mem_used > eng->stats.c[MK_STREAM_STAT_MEM_PEAK])
+			eng->stats.c[MK_STREAM_STAT_MEM_PEAK] = eng->mem_used;
+	}
 	return sg;
 }
 
@@ -104,6 +110,37 @@ static void seg_put(struct mk_stream_engine *eng, struct mk_stream_seg *sg)
 	sg->next = eng->free_list;
 	eng->free_list = sg;
 	eng->mem_used -= sizeof(*sg);
+}
+
+static void held_unlink(struct mk_stream_engine *eng, struct mk_tcp_stream *st)
+{
+	if (!(st->st & MK_STREAM_F_HELD))
+		return;
+	if (st->held_prev)
+		st->held_prev->held_next = st->held_next;
+	else
+		eng->held_head = st->held_next;
+	if (st->held_next)
+		st->held_next->held_prev = st->held_prev;
+	else
+		eng->held_tail = st->held_prev;
+	st->held_prev = st->held_next = NULL;
+	st->st &= (__u8)~MK_STREAM_F_HELD;
+}
+
+/* After data was added to @st: to the tail of the list while it holds segments. */
+static void held_touch(struct mk_stream_engine *eng, struct mk_tcp_stream *st)
+{
+	held_unlink(eng, st);
+	if (!st->nsegs)
+		return;
+	st->held_prev = eng->held_tail;
+	if (eng->held_tail)
+		eng->held_tail->held_next = st;
+	else
+		eng->held_head = st;
+	eng->held_tail = st;
+	st->st |= MK_STREAM_F_HELD;
 }
 
 static void stream_drop_segs(struct mk_stream_engine *eng, struct mk_tcp_stream *st)
@@ -116,6 +153,7 @@ static void stream_drop_segs(struct mk_stream_engine *eng, struct mk_tcp_stream 
 	}
 	st->head = st->tail = NULL;
 	st->nsegs = st->nooo = 0;
+	held_unlink(eng, st);
 }
 
 struct mk_stream_engine *mk_stream_engine_new(const struct mk_stream_cfg *cfg)
@@ -182,6 +220,7 @@ __u64 mk_stream_mem_used(const struct mk_stream_engine *eng)
 void mk_tcp_session_init(struct mk_tcp_session *ssn)
 {
 	memset(ssn, 0, sizeof(*ssn));
+	ssn->s[1].dir = 1;
 }
 
 void mk_tcp_session_free(struct mk_stream_engine *eng, struct mk_tcp_session *ssn)
@@ -328,6 +367,58 @@ static void stream_release(struct mk_stream_engine *eng, struct mk_tcp_session *
 	}
 	if (skipped || SEQ_LT(st->next_seq, st->base_seq))
 		advance_next(st, NULL);
+	if (!st->nsegs)
+		held_unlink(eng, st);
+}
+
+static struct mk_tcp_session *session_of(struct mk_tcp_stream *st)
+{
+	return (struct mk_tcp_session *)((char *)(st - st->dir) - offsetof(struct mk_tcp_session, s));
+}
+
+/*
+ * The memory cap is reached while in-order data of @cur waits for a pool
+ * segment. An attacker can fill the pool with data that never becomes
+ * deliverable (segments after a hole never filled, or in-order data never
+ * ACKed), so that the sessions that matter find no room and their bytes
+ * become gaps. Instead, the stream least recently added to gives memory
+ * back: first its out-of-order segments are dropped (their bytes become a
+ * gap if the receiver ever ACKs past them: we will never see them), else
+ * its in-order data is released to detection now rather than at its ACK
+ * (inspected a little early: a later retransmission with other bytes is an
+ * overlap with released data, which cannot change). Returns 1 when a
+ * segment was freed.
+ */
+static int stream_reclaim(struct mk_stream_engine *eng, struct mk_tcp_stream *cur)
+{
+	struct mk_tcp_stream *v;
+	struct mk_stream_seg *sg, *prev;
+	__u64 before = eng->mem_used;
+
+	for (v = eng->held_head; v && v == cur; v = v->held_next)
+		;
+	if (!v)
+		return 0;
+	if (v->nooo) {
+		/* from the tail: every segment after the first hole is out of order */
+		for (sg = v->tail; sg && sg->ooo; sg = prev) {
+			prev = sg->prev;
+			STAT_INC(eng, RECLAIM_OOO);
+			STAT_ADD(eng, RECLAIM_OOO_BYTES, sg->len);
+			seg_unlink(v, sg);
+			seg_put(eng, sg);
+		}
+		if (!v->nsegs)
+			held_unlink(eng, v);
+		else
+			held_touch(eng, v); /* what is left is in order: reclaimed later, if ever */
+	} else {
+		STAT_INC(eng, RECLAIM_EARLY);
+		STAT_ADD(eng, RECLAIM_EARLY_BYTES, v->next_seq - v->base_seq);
+		stream_release(eng, session_of(v), v->dir, v->next_seq, 0);
+		held_unlink(eng, v);
+	}
+	return eng->mem_used < before;
 }
 
 static void depth_mark(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir)
@@ -396,6 +487,9 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 			break;
 		}
 		sg = seg_get(eng);
+		/* only for in-order data: out-of-order data may never be deliverable */
+		while (!sg && !ooo && eng->cfg.memcap && stream_reclaim(eng, st))
+			sg = seg_get(eng);
 		if (!sg) {
 			if (eng->cfg.memcap && eng->mem_used + sizeof(*sg) > eng->cfg.memcap) {
 				STAT_INC(eng, MEMCAP);
@@ -433,6 +527,8 @@ static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st
 		STAT_INC(eng, OVERLAP);
 	if (diff)
 		STAT_INC(eng, OVERLAP_DIFF);
+	if (pos != seq)
+		held_touch(eng, st);
 }
 
 /*
@@ -450,8 +546,20 @@ static int in_window(const struct mk_tcp_session *ssn, int dir, __u32 seq, __u32
 	if ((ssn->flags & MK_SSN_F_NO_WINCHECK) || !(peer->st & MK_STREAM_F_WIN))
 		return 1;
 	rcv_nxt = (st->st & MK_STREAM_F_ACKED) ? st->peer_ack : st->next_seq;
-	/* a zero-window probe (seq == rcv_nxt) is in the window */
 	return SEQ_LEQ(seq, rcv_nxt + peer->win);
+}
+
+/*
+ * Has the receiver of @dir's data closed its window? Its stack then drops
+ * any data, a zero-window probe's byte included (Linux: TCPZeroWindowDrop),
+ * and the sender sends it again once the window opens: what the receiver
+ * reads is that later copy, which may differ from the probe's.
+ */
+static int window_closed(const struct mk_tcp_session *ssn, int dir)
+{
+	const struct mk_tcp_stream *peer = &ssn->s[!dir];
+
+	return !(ssn->flags & MK_SSN_F_NO_WINCHECK) && (peer->st & MK_STREAM_F_WIN) && !peer->win;
 }
 
 /*
@@ -496,6 +604,10 @@ static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 	}
 	if (!in_window(ssn, dir, seq, len)) {
 		STAT_INC(eng, OUT_OF_WINDOW);
+		return -ERANGE;
+	}
+	if (window_closed(ssn, dir)) {
+		STAT_INC(eng, ZERO_WINDOW);
 		return -ERANGE;
 	}
 	if (eng->cfg.depth) {
