@@ -32,6 +32,7 @@
 #include <string.h>
 #include "flow.h"
 #include "hash.h"
+#include "../lib/pkt_build.h"
 
 #define MAX_FRAME 1600
 #define T0_US 1796269500000000ull /* 2026-12-03T03:45:00Z, as the other tests */
@@ -46,40 +47,6 @@ struct gen {
 	uint64_t frames, bytes;
 };
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static void le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint16_t csum(uint32_t sum, const uint8_t *p, size_t len)
-{
-	while (len > 1) {
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* One Ethernet frame around @ip at the current packet time, then time moves on. */
 static void emit(struct gen *g, const uint8_t *ip, size_t len)
 {
@@ -87,37 +54,16 @@ static void emit(struct gen *g, const uint8_t *ip, size_t len)
 	uint64_t us = T0_US + g->ns / 1000;
 	uint8_t rec[16];
 
-	le32(rec, (uint32_t)(us / 1000000));
-	le32(rec + 4, (uint32_t)(us % 1000000));
-	le32(rec + 8, (uint32_t)(14 + len));
-	le32(rec + 12, (uint32_t)(14 + len));
+	pb_le32(rec, (uint32_t)(us / 1000000));
+	pb_le32(rec + 4, (uint32_t)(us % 1000000));
+	pb_le32(rec + 8, (uint32_t)(14 + len));
+	pb_le32(rec + 12, (uint32_t)(14 + len));
 	fwrite(rec, 1, 16, g->f);
 	fwrite(eth, 1, 14, g->f);
 	fwrite(ip, 1, len, g->f);
 	g->frames++;
 	g->bytes += 14 + len;
 	g->ns += g->step_ns;
-}
-
-static size_t ip4_hdr(uint8_t *p, uint32_t src, uint32_t dst, uint8_t proto, size_t payload,
-		      uint16_t id, uint16_t frag)
-{
-	memset(p, 0, 20);
-	p[0] = 0x45;
-	put16(p + 2, (uint16_t)(20 + payload));
-	put16(p + 4, id);
-	put16(p + 6, frag);
-	p[8] = 64;
-	p[9] = proto;
-	put32(p + 12, src);
-	put32(p + 16, dst);
-	put16(p + 10, csum(0, p, 20));
-	return 20;
-}
-
-static uint32_t pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
-{
-	return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + proto + (uint32_t)len;
 }
 
 /*
@@ -132,13 +78,13 @@ static size_t tcp4_ws(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, ui
 	size_t hl = wscale >= 0 ? 24 : 20;
 
 	memset(l4, 0, hl);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
-	put32(l4 + 4, seq);
-	put32(l4 + 8, ack);
+	pb_put16(l4, sport);
+	pb_put16(l4 + 2, dport);
+	pb_put32(l4 + 4, seq);
+	pb_put32(l4 + 8, ack);
 	l4[12] = (uint8_t)((hl / 4) << 4);
 	l4[13] = flags;
-	put16(l4 + 14, win);
+	pb_put16(l4 + 14, win);
 	if (wscale >= 0) {
 		l4[20] = 1; /* NOP, then kind 3 length 3 */
 		l4[21] = 3;
@@ -147,8 +93,8 @@ static size_t tcp4_ws(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, ui
 	}
 	if (len)
 		memcpy(l4 + hl, data, len);
-	put16(l4 + 16, csum(pseudo(src, dst, 6, hl + len), l4, hl + len));
-	ip4_hdr(p, src, dst, 6, hl + len, (uint16_t)(seq ^ sport), 0);
+	pb_put16(l4 + 16, pb_csum(pb_pseudo4(src, dst, 6, hl + len), l4, hl + len));
+	pb_ip4(p, src, dst, 6, hl + len, (uint16_t)(seq ^ sport), 0);
 	return 20 + hl + len;
 }
 
@@ -165,13 +111,13 @@ static size_t udp4(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint1
 {
 	uint8_t *l4 = p + 20;
 
-	put16(l4, sport);
-	put16(l4 + 2, dport);
-	put16(l4 + 4, (uint16_t)(8 + len));
-	put16(l4 + 6, 0);
+	pb_put16(l4, sport);
+	pb_put16(l4 + 2, dport);
+	pb_put16(l4 + 4, (uint16_t)(8 + len));
+	pb_put16(l4 + 6, 0);
 	memcpy(l4 + 8, data, len);
-	put16(l4 + 6, csum(pseudo(src, dst, 17, 8 + len), l4, 8 + len));
-	ip4_hdr(p, src, dst, 17, 8 + len, id, 0);
+	pb_put16(l4 + 6, pb_csum(pb_pseudo4(src, dst, 17, 8 + len), l4, 8 + len));
+	pb_ip4(p, src, dst, 17, 8 + len, id, 0);
 	return 28 + len;
 }
 
@@ -183,7 +129,7 @@ static void fragment(struct gen *g, const uint8_t *dg, size_t off, size_t len, i
 
 	memcpy(&src, dg + 12, 4);
 	memcpy(&dst, dg + 16, 4);
-	ip4_hdr(f, ntohl(src), ntohl(dst), dg[9], len, (uint16_t)(dg[4] << 8 | dg[5]),
+	pb_ip4(f, ntohl(src), ntohl(dst), dg[9], len, (uint16_t)(dg[4] << 8 | dg[5]),
 		(uint16_t)((more ? 0x2000 : 0) | (off / 8)));
 	memcpy(f + 20, dg + 20 + off, len);
 	emit(g, f, 20 + len);
@@ -348,6 +294,8 @@ static void flood_frag(struct gen *g, uint64_t i)
 		memset(dg, 0, 20 + 8 + 1480);
 		n = udp4(dg, src, SERVER, 5353, 53, pay, 1472, id);
 		fragment(g, dg, 0, 1480, 1);
+		/* the last fragment's bytes, so that every run writes the same capture */
+		memset(dg + 20 + 65528 - 1480, 'P', 1480);
 		fragment(g, dg, 65528 - 1480, 1480, 0);
 		break;
 	}
@@ -562,11 +510,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(g.f, NULL, _IOFBF, 1 << 20);
-	le32(hdr, 0xa1b2c3d4u);
+	pb_le32(hdr, 0xa1b2c3d4u);
 	hdr[4] = 2, hdr[5] = 0, hdr[6] = 4, hdr[7] = 0;
 	memset(hdr + 8, 0, 8);
-	le32(hdr + 16, 65535);
-	le32(hdr + 20, 1); /* Ethernet */
+	pb_le32(hdr + 16, 65535);
+	pb_le32(hdr + 20, 1); /* Ethernet */
 	fwrite(hdr, 1, 24, g.f);
 
 	frag = !strcmp(mode, "frag");

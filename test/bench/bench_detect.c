@@ -33,6 +33,7 @@
 #include "log.h"
 #include "offline.h"
 #include "pcap_source.h"
+#include "../lib/pkt_build.h"
 
 #define MAX_FRAME 1600
 #define SESSION_MAX_PKTS 64
@@ -172,47 +173,6 @@ struct session {
 	int n, next;
 };
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t csum(uint32_t sum, const uint8_t *p, size_t len)
-{
-	while (len > 1) {
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static void ip4(uint8_t *p, uint32_t src, uint32_t dst, uint8_t proto, size_t payload, uint16_t id,
-		uint16_t frag)
-{
-	memset(p, 0, 20);
-	p[0] = 0x45;
-	put16(p + 2, (uint16_t)(20 + payload));
-	put16(p + 4, id);
-	put16(p + 6, frag);
-	p[8] = 64;
-	p[9] = proto;
-	put32(p + 12, src);
-	put32(p + 16, dst);
-	put16(p + 10, csum(0, p, 20));
-}
-
 /* Text made of words, CRLF now and then, a few binary bytes. */
 static void fill_text(uint8_t *p, size_t n)
 {
@@ -249,22 +209,22 @@ static size_t l4pkt(uint8_t *p, uint32_t src, uint32_t dst, int tcp, uint16_t sp
 	uint32_t ps;
 
 	memset(l4, 0, hl);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
+	pb_put16(l4, sport);
+	pb_put16(l4 + 2, dport);
 	if (tcp) {
-		put32(l4 + 4, seq);
-		put32(l4 + 8, ack);
+		pb_put32(l4 + 4, seq);
+		pb_put32(l4 + 8, ack);
 		l4[12] = 5 << 4;
 		l4[13] = flags;
-		put16(l4 + 14, 65535);
+		pb_put16(l4 + 14, 65535);
 	} else {
-		put16(l4 + 4, (uint16_t)(8 + plen));
+		pb_put16(l4 + 4, (uint16_t)(8 + plen));
 	}
 	fill_text(l4 + hl, plen);
 	ps = (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + (tcp ? 6u : 17u) +
 	     (uint32_t)(hl + plen);
-	put16(l4 + (tcp ? 16 : 6), csum(ps, l4, hl + plen));
-	ip4(p, src, dst, tcp ? 6 : 17, hl + plen, (uint16_t)rnd(), 0);
+	pb_put16(l4 + (tcp ? 16 : 6), pb_csum(ps, l4, hl + plen));
+	pb_ip4(p, src, dst, tcp ? 6 : 17, hl + plen, (uint16_t)rnd(), 0);
 	return 20 + hl + plen;
 }
 
@@ -350,7 +310,7 @@ static void frag_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t
 		int more = off + chunk < len;
 		struct frame *f = emit(s);
 
-		ip4(f->data + 14, cli, srv, 17, chunk, id,
+		pb_ip4(f->data + 14, cli, srv, 17, chunk, id,
 		    (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
 		memcpy(f->data + 34, dg + off, chunk);
 		f->len = (uint16_t)(34 + chunk);

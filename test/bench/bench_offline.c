@@ -21,6 +21,7 @@
 #include "config.h"
 #include "log.h"
 #include "offline.h"
+#include "../lib/pkt_build.h"
 
 #define MAX_FRAME 1600
 #define SESSION_MAX_PKTS 64
@@ -47,54 +48,6 @@ static uint32_t rnd(void)
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
-
-static uint16_t csum(uint32_t sum, const uint8_t *p, size_t len)
-{
-	while (len > 1) {
-		sum += (uint32_t)(p[0] << 8 | p[1]);
-		p += 2;
-		len -= 2;
-	}
-	if (len)
-		sum += (uint32_t)p[0] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* IPv4 header at p; returns its length (20). */
-static size_t ip4(uint8_t *p, uint32_t src, uint32_t dst, uint8_t proto, size_t payload, uint16_t id,
-		  uint16_t frag)
-{
-	memset(p, 0, 20);
-	p[0] = 0x45;
-	put16(p + 2, (uint16_t)(20 + payload));
-	put16(p + 4, id);
-	put16(p + 6, frag);
-	p[8] = 64;
-	p[9] = proto;
-	put32(p + 12, src);
-	put32(p + 16, dst);
-	put16(p + 10, csum(0, p, 20));
-	return 20;
-}
-
-static uint32_t pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
-{
-	return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + proto + (uint32_t)len;
-}
-
 /* An IPv4 TCP or UDP packet (L4 header + payload) at p; returns its length. */
 static size_t l4pkt(uint8_t *p, uint32_t src, uint32_t dst, int tcp, uint16_t sport, uint16_t dport,
 		    uint32_t seq, uint32_t ack, uint8_t flags, size_t plen)
@@ -103,21 +56,21 @@ static size_t l4pkt(uint8_t *p, uint32_t src, uint32_t dst, int tcp, uint16_t sp
 	uint8_t *l4 = p + 20;
 
 	memset(l4, 0, hl);
-	put16(l4, sport);
-	put16(l4 + 2, dport);
+	pb_put16(l4, sport);
+	pb_put16(l4 + 2, dport);
 	if (tcp) {
-		put32(l4 + 4, seq);
-		put32(l4 + 8, ack);
+		pb_put32(l4 + 4, seq);
+		pb_put32(l4 + 8, ack);
 		l4[12] = 5 << 4;
 		l4[13] = flags;
-		put16(l4 + 14, 65535);
+		pb_put16(l4 + 14, 65535);
 	} else {
-		put16(l4 + 4, (uint16_t)(8 + plen));
+		pb_put16(l4 + 4, (uint16_t)(8 + plen));
 	}
 	for (i = 0; i < plen; i++)
 		l4[hl + i] = (uint8_t)(i * 7 + seq);
-	put16(l4 + (tcp ? 16 : 6), csum(pseudo(src, dst, tcp ? 6 : 17, hl + plen), l4, hl + plen));
-	ip4(p, src, dst, tcp ? 6 : 17, hl + plen, (uint16_t)rnd(), 0);
+	pb_put16(l4 + (tcp ? 16 : 6), pb_csum(pb_pseudo4(src, dst, tcp ? 6 : 17, hl + plen), l4, hl + plen));
+	pb_ip4(p, src, dst, tcp ? 6 : 17, hl + plen, (uint16_t)rnd(), 0);
 	return 20 + hl + plen;
 }
 
@@ -144,15 +97,15 @@ static void gtp_wrap(struct frame *f, size_t inner, uint32_t teid, int up)
 
 	memcpy(tmp, f->data + 14, inner);
 	memcpy(o + 36, tmp, inner);
-	ip4(o, up ? a : b, up ? b : a, 17, 8 + 8 + inner, (uint16_t)rnd(), 0);
-	put16(o + 20, 2152);
-	put16(o + 22, 2152);
-	put16(o + 24, (uint16_t)(16 + inner));
-	put16(o + 26, 0);
+	pb_ip4(o, up ? a : b, up ? b : a, 17, 8 + 8 + inner, (uint16_t)rnd(), 0);
+	pb_put16(o + 20, 2152);
+	pb_put16(o + 22, 2152);
+	pb_put16(o + 24, (uint16_t)(16 + inner));
+	pb_put16(o + 26, 0);
 	o[28] = 0x30;
 	o[29] = 0xff;
-	put16(o + 30, (uint16_t)inner);
-	put32(o + 32, teid);
+	pb_put16(o + 30, (uint16_t)inner);
+	pb_put32(o + 32, teid);
 	f->len = (uint16_t)(14 + 36 + inner);
 }
 
@@ -225,7 +178,7 @@ static void frag_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t
 		int more = off + chunk < len;
 		struct frame *f = emit(s);
 
-		ip4(f->data + 14, cli, srv, 17, chunk, id, (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
+		pb_ip4(f->data + 14, cli, srv, 17, chunk, id, (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
 		memcpy(f->data + 34, dg + off, chunk);
 		f->len = (uint16_t)(34 + chunk);
 		off += chunk;
