@@ -161,6 +161,18 @@ MK_INLINE __u32 mk_flow_hash_v4_words(__u32 lo, __u32 hi, __u32 ports, __u32 vla
 			     mk_nh_pair(ctx, proto_family, hk->k[4], hk->k[5]));
 }
 
+/* ... and of an IPv6 key from its twelve words, for the same reason. */
+MK_INLINE __u32 mk_flow_hash_v6_words(__u32 lo0, __u32 lo1, __u32 lo2, __u32 lo3, __u32 hi0,
+				      __u32 hi1, __u32 hi2, __u32 hi3, __u32 ports, __u32 vlans,
+				      __u32 ctx, __u32 proto_family, const struct mk_hash_key *hk)
+{
+	return mk_hash_final(
+	    mk_nh_pair(lo0, lo1, hk->k[0], hk->k[1]) + mk_nh_pair(lo2, lo3, hk->k[2], hk->k[3]) +
+	    mk_nh_pair(hi0, hi1, hk->k[4], hk->k[5]) + mk_nh_pair(hi2, hi3, hk->k[6], hk->k[7]) +
+	    mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
+	    mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
+}
+
 /*
  * The flow hash of a key from its parts: the address words of the lo and hi
  * endpoints, the ports, VLANs, tunnel context and protocol/family words, and
@@ -172,12 +184,8 @@ MK_INLINE __u32 mk_flow_hash_from(const __u32 *lo, const __u32 *hi, __u32 ports,
 {
 	if (family == MK_FAMILY_IPV4)
 		return mk_flow_hash_v4_words(lo[0], hi[0], ports, vlans, ctx, proto_family, hk);
-	return mk_hash_final(mk_nh_pair(lo[0], lo[1], hk->k[0], hk->k[1]) +
-			     mk_nh_pair(lo[2], lo[3], hk->k[2], hk->k[3]) +
-			     mk_nh_pair(hi[0], hi[1], hk->k[4], hk->k[5]) +
-			     mk_nh_pair(hi[2], hi[3], hk->k[6], hk->k[7]) +
-			     mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
-			     mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
+	return mk_flow_hash_v6_words(lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3], ports,
+				     vlans, ctx, proto_family, hk);
 }
 
 /* The flow hash of @key under the NH key @hk (what the XDP program computes). */

@@ -199,7 +199,9 @@ _Static_assert(sizeof(mk_tunnel_kind_names) / sizeof(mk_tunnel_kind_names[0]) ==
 #define MK_GENEVE_PORT_DEFAULT 6081 /* IANA, RFC 8926 */
 
 enum mk_parse_flags {
-	MK_PARSE_F_GENERAL_ONLY = 1 << 0, /* tests: every frame through the general parser */
+	MK_PARSE_F_GENERAL_ONLY = 1 << 0,   /* tests: every frame through the general parser */
+	MK_PARSE_F_NO_FAST_TUNNEL = 1 << 1, /* tests, ablation: tunnels past the fast outer level
+					     * through the general tunnel level */
 };
 
 /*

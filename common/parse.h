@@ -1029,9 +1029,13 @@ MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
 	}
 }
 
+/*
+ * One plain IPv4 level at @ip (@l3_off into the frame); @vlan and the tunnel
+ * context @ctx of the levels around it go into the key.
+ */
 MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
-			       __u32 l3_off, __u16 vlan)
+			       __u32 l3_off, __u16 vlan, __u32 ctx)
 {
 	__u32 ip_len, ports, src, dst, lo, hi;
 	__u16 sport, dport;
@@ -1069,19 +1073,20 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	p->key.addr_hi[0] = hi;
 	p->key.port_lo = rev ? dport : sport;
 	p->key.port_hi = rev ? sport : dport;
+	p->key.tunnel_ctx = ctx;
 	if (rev)
 		p->flags |= MK_META_F_REVERSE;
 	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_word16(p->key.port_lo, p->key.port_hi),
-					mk_key_word16(vlan, 0), 0,
+					mk_key_word16(vlan, 0), ctx,
 					mk_key_word8(ip[9], MK_FAMILY_IPV4), hk);
 	return MK_FAST_FLOW;
 }
 
 MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
-			       __u32 l3_off, __u16 vlan)
+			       __u32 l3_off, __u16 vlan, __u32 ctx)
 {
-	__u32 ip_len, ports;
+	__u32 ip_len, ports, s0, s1, s2, s3, d0, d1, d2, d3, t;
 	int kind, truncated, rev;
 	__u16 sport, dport;
 	__u8 proto;
@@ -1096,26 +1101,66 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
 	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
 			truncated);
-	p->l3.src[0] = mk_load32(ip + 8);
-	p->l3.src[1] = mk_load32(ip + 12);
-	p->l3.src[2] = mk_load32(ip + 16);
-	p->l3.src[3] = mk_load32(ip + 20);
-	p->l3.dst[0] = mk_load32(ip + 24);
-	p->l3.dst[1] = mk_load32(ip + 28);
-	p->l3.dst[2] = mk_load32(ip + 32);
-	p->l3.dst[3] = mk_load32(ip + 36);
+	s0 = mk_load32(ip + 8);
+	s1 = mk_load32(ip + 12);
+	s2 = mk_load32(ip + 16);
+	s3 = mk_load32(ip + 20);
+	d0 = mk_load32(ip + 24);
+	d1 = mk_load32(ip + 28);
+	d2 = mk_load32(ip + 32);
+	d3 = mk_load32(ip + 36);
+	p->l3.src[0] = s0;
+	p->l3.src[1] = s1;
+	p->l3.src[2] = s2;
+	p->l3.src[3] = s3;
+	p->l3.dst[0] = d0;
+	p->l3.dst[1] = d1;
+	p->l3.dst[2] = d2;
+	p->l3.dst[3] = d3;
 	if (kind == MK_FAST_TUNNEL)
 		return kind;
-	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
-	rev = mk_flow_key_set_endpoints(&p->key, p->l3.src, p->l3.sport, p->l3.dst, p->l3.dport);
-	if (rev)
-		p->flags |= MK_META_F_REVERSE;
+
 	sport = (__u16)ports;
 	dport = (__u16)(ports >> 16);
-	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
-				    rev ? mk_key_word16(dport, sport) : mk_key_word16(sport, dport),
-				    mk_key_word16(vlan, 0), 0, mk_key_word8(proto, MK_FAMILY_IPV6),
-				    MK_FAMILY_IPV6, hk);
+	/*
+	 * mk_flow_key_set_endpoints() in registers: the first address word that
+	 * differs decides, then the ports; the lo side goes to s, the hi side to
+	 * d, so the key and the hash never read back what was just stored.
+	 */
+	if (s0 != d0)
+		rev = s0 > d0;
+	else if (s1 != d1)
+		rev = s1 > d1;
+	else if (s2 != d2)
+		rev = s2 > d2;
+	else if (s3 != d3)
+		rev = s3 > d3;
+	else
+		rev = __builtin_bswap16(sport) > __builtin_bswap16(dport);
+	if (rev) {
+		t = s0, s0 = d0, d0 = t;
+		t = s1, s1 = d1, d1 = t;
+		t = s2, s2 = d2, d2 = t;
+		t = s3, s3 = d3, d3 = t;
+		t = sport, sport = dport, dport = (__u16)t;
+	}
+	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
+	p->key.addr_lo[0] = s0;
+	p->key.addr_lo[1] = s1;
+	p->key.addr_lo[2] = s2;
+	p->key.addr_lo[3] = s3;
+	p->key.addr_hi[0] = d0;
+	p->key.addr_hi[1] = d1;
+	p->key.addr_hi[2] = d2;
+	p->key.addr_hi[3] = d3;
+	p->key.port_lo = sport;
+	p->key.port_hi = dport;
+	p->key.tunnel_ctx = ctx;
+	if (rev)
+		p->flags |= MK_META_F_REVERSE;
+	p->hash = mk_flow_hash_v6_words(s0, s1, s2, s3, d0, d1, d2, d3, mk_key_word16(sport, dport),
+					mk_key_word16(vlan, 0), ctx,
+					mk_key_word8(proto, MK_FAMILY_IPV6), hk);
 	return MK_FAST_FLOW;
 }
 
@@ -1149,10 +1194,222 @@ MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 		l3_off = MK_ETH_HLEN + 4;
 	}
 	if (type == __builtin_bswap16(MK_ETH_P_IPV4))
-		return mk_parse_fast_v4(f, cfg, hk, p, d + l3_off, l3_off, vlan);
+		return mk_parse_fast_v4(f, cfg, hk, p, d + l3_off, l3_off, vlan, 0);
 	if (type == __builtin_bswap16(MK_ETH_P_IPV6))
-		return mk_parse_fast_v6(f, cfg, hk, p, d + l3_off, l3_off, vlan);
+		return mk_parse_fast_v6(f, cfg, hk, p, d + l3_off, l3_off, vlan, 0);
 	return MK_FAST_NO;
+}
+
+/*
+ * The untagged Ethernet header a fast-path tunnel carries at @off, with IPv4
+ * or IPv6 behind it: the inner IP level's offset and in @version the IP
+ * version its type announces, or 0 (any other shape is left to the general
+ * parser).
+ */
+MK_INLINE __u32 mk_fast_inner_eth(struct mk_frame *f, __u32 off, __u32 *version)
+{
+	const __u8 *e = (const __u8 *)MK_FRAME_DATA(f) + off;
+	__u16 type;
+
+	if ((const void *)(e + MK_ETH_HLEN + 1) > MK_FRAME_END(f))
+		return 0;
+	type = mk_load16(e + 12);
+	if (type == __builtin_bswap16(MK_ETH_P_IPV4))
+		*version = 4;
+	else if (type == __builtin_bswap16(MK_ETH_P_IPV6))
+		*version = 6;
+	else
+		return 0;
+	return off + MK_ETH_HLEN;
+}
+
+#ifdef __bpf__
+/*
+ * Zero, but a zero the verifier cannot know: a word of the program's .bss.
+ * OR-ed into the values that differ between the tunnel shapes, so that the
+ * verifier walks the inner level and the rest of the program once, not once
+ * per tunnel shape, outer family and VLAN tag (a load and an OR at run time).
+ */
+extern volatile __u32 mk_verifier_zero;
+#define MK_VERIFIER_FORGET(x) ((x) | mk_verifier_zero)
+#else
+#define MK_VERIFIER_FORGET(x) (x)
+#endif
+
+/*
+ * The fast path through a first tunnel level, after mk_parse_fast() said
+ * MK_FAST_TUNNEL: the usual shape of each tunnel header (GTP-U G-PDU without
+ * optional fields; L2TPv2 data without length, sequence or offset fields,
+ * PPP with address and control; L2TPv3 over IP; VXLAN; Geneve; GRE without
+ * checksum, key or sequence number; IP-in-IP) carrying a fast-path packet,
+ * untagged Ethernet around it where the tunnel carries Ethernet, in a straight
+ * line, without the call the tunnel level costs in BPF (a global
+ * subprogram). Returns MK_FAST_FLOW with @p as the general parser leaves it,
+ * MK_FAST_NO when the inner level may be a tunnel too (the general parser
+ * starts over), or MK_FAST_TUNNEL with @p untouched for every other shape
+ * (go on from level 0).
+ */
+MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg *cfg,
+				   const struct mk_hash_key *hk, struct mk_parse *p)
+{
+	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f), *h, *ip;
+	__u32 off = p->l3.l4_off, inner = 0, mac = 0, id = 0, ctx, osrc[4], odst[4], family;
+	__u32 version = 0; /* the inner IP version the tunnel announces; 0: GTP-U, by the nibble */
+	__u16 vlan, proto;
+	__u8 type;
+	int kind;
+
+	off = MK_VERIFIER_FORGET(off);
+	if (!cfg->tunnel_depth || (cfg->parse_flags & MK_PARSE_F_NO_FAST_TUNNEL) ||
+	    off > MK_PARSE_MAX_OFF)
+		return MK_FAST_TUNNEL;
+	h = d + off;
+	switch (p->l3.proto) {
+	case MK_IPPROTO_UDP:
+		/* the ports decide in mk_udp_ports_kind()'s order */
+		switch (mk_udp_tunnel_kind(&p->l3, cfg)) {
+		case MK_TUN_GTPU:
+			/* version 1, GTP, no optional fields; G-PDU */
+			if ((const void *)(h + 16 + 1) > MK_FRAME_END(f) || h[8] != 0x30 ||
+			    h[9] != 0xff)
+				return MK_FAST_TUNNEL;
+			id = mk_rd32(h + 12);
+			inner = off + 16;
+			type = MK_TUNNEL_GTPU;
+			break;
+		case MK_TUN_L2TP:
+			/* L2TPv2 data, no L, S or O fields; PPP ff 03, a 2-byte protocol */
+			if ((const void *)(h + 18 + 1) > MK_FRAME_END(f) || (h[8] & 0xcb) ||
+			    (h[9] & 0x0f) != 2 || h[14] != 0xff || h[15] != 0x03 || h[16] ||
+			    (h[17] != 0x21 && h[17] != 0x57))
+				return MK_FAST_TUNNEL;
+			version = h[17] == 0x21 ? 4 : 6;
+			id = mk_rd32(h + 10);
+			inner = off + 18;
+			type = MK_TUNNEL_L2TPV2;
+			break;
+		case MK_TUN_VXLAN:
+			if ((const void *)(h + 16) > MK_FRAME_END(f) || !(h[8] & 0x08))
+				return MK_FAST_TUNNEL;
+			id = mk_rd32(h + 12) >> 8;
+			mac = off + 16;
+			type = MK_TUNNEL_VXLAN;
+			break;
+		case MK_TUN_GENEVE:
+			/* version 0, options skipped by their length */
+			if ((const void *)(h + 16) > MK_FRAME_END(f) || (h[8] >> 6))
+				return MK_FAST_TUNNEL;
+			proto = mk_load16(h + 10);
+			id = mk_rd32(h + 12) >> 8;
+			inner = off + 16 + (h[8] & 0x3f) * 4;
+			type = MK_TUNNEL_GENEVE;
+			if (proto == __builtin_bswap16(MK_ETH_P_TEB)) {
+				mac = inner;
+				inner = 0;
+			} else if (proto == __builtin_bswap16(MK_ETH_P_IPV4)) {
+				version = 4;
+			} else if (proto == __builtin_bswap16(MK_ETH_P_IPV6)) {
+				version = 6;
+			} else {
+				return MK_FAST_TUNNEL;
+			}
+			break;
+		default:
+			return MK_FAST_TUNNEL;
+		}
+		break;
+	case MK_IPPROTO_L2TP:
+		/* L2TPv3 over IP: a data session, the configured cookie and sublayer */
+		if ((const void *)(h + 4) > MK_FRAME_END(f))
+			return MK_FAST_TUNNEL;
+		id = mk_rd32(h);
+		if (!id)
+			return MK_FAST_TUNNEL;
+		mac = off + 4 + (cfg->l2tpv3_cookie_len & 0x0c) +
+		      (cfg->l2tpv3_l2spec == MK_L2SPEC_DEFAULT ? 4 : 0);
+		type = MK_TUNNEL_L2TPV3_IP;
+		break;
+	case MK_IPPROTO_GRE:
+		/* version 0, no checksum, key, sequence number or routing */
+		if ((const void *)(h + 4) > MK_FRAME_END(f) || h[0] || h[1] ||
+		    !mk_tunnel_on(cfg, MK_TUN_GRE))
+			return MK_FAST_TUNNEL;
+		proto = mk_load16(h + 2);
+		type = MK_TUNNEL_GRE;
+		if (proto == __builtin_bswap16(MK_ETH_P_TEB))
+			mac = off + 4;
+		else if (proto == __builtin_bswap16(MK_ETH_P_IPV4))
+			version = 4;
+		else if (proto == __builtin_bswap16(MK_ETH_P_IPV6))
+			version = 6;
+		else
+			return MK_FAST_TUNNEL;
+		if (!mac)
+			inner = off + 4;
+		break;
+	case MK_IPPROTO_IPIP:
+	case MK_IPPROTO_IPV6:
+		/* the protocol number names the inner header, as an ethertype would */
+		version = p->l3.proto == MK_IPPROTO_IPIP ? 4 : 6;
+		inner = off;
+		type = MK_TUNNEL_IPIP;
+		break;
+	default:
+		return MK_FAST_TUNNEL;
+	}
+	if (mac) {
+		if (mac > MK_PARSE_MAX_OFF)
+			return MK_FAST_TUNNEL;
+		inner = mk_fast_inner_eth(f, mac, &version);
+	}
+	inner = MK_VERIFIER_FORGET(inner);
+	mac = MK_VERIFIER_FORGET(mac);
+	type = (__u8)MK_VERIFIER_FORGET(type);
+	version = MK_VERIFIER_FORGET(version);
+	if (!inner || inner > MK_PARSE_MAX_OFF || mac > MK_PARSE_MAX_OFF ||
+	    type >= MK_TUNNEL_TYPE_MAX)
+		return MK_FAST_TUNNEL;
+	ip = d + inner;
+	if ((const void *)(ip + 1) > MK_FRAME_END(f))
+		return MK_FAST_TUNNEL;
+	/*
+	 * The inner version must be the one the tunnel announced: the general
+	 * parser calls any other a malformed frame, and reports it.
+	 */
+	if (version && (ip[0] >> 4) != version)
+		return MK_FAST_TUNNEL;
+	/* mk_tunnel_level() on the outer level in @p, before the inner level overwrites it */
+	family = p->l3.family;
+	ctx = mk_tunnel_ctx(p->tunnel_ctx, type, family, p->l3.src, p->l3.dst);
+	mk_memcpy(osrc, p->l3.src, sizeof(osrc));
+	mk_memcpy(odst, p->l3.dst, sizeof(odst));
+	vlan = p->vlan[0];
+	if ((ip[0] >> 4) == 4)
+		kind = mk_parse_fast_v4(f, cfg, hk, p, ip, inner, vlan, ctx);
+	else if ((ip[0] >> 4) == 6)
+		kind = mk_parse_fast_v6(f, cfg, hk, p, ip, inner, vlan, ctx);
+	else
+		return MK_FAST_TUNNEL;
+	if (kind == MK_FAST_NO)
+		return MK_FAST_TUNNEL;
+	/*
+	 * A tunnel in the tunnel (rare) starts over in the general parser: @p
+	 * now holds the inner level, and going on from it here would make the
+	 * verifier walk the deeper levels once more for every fast tunnel shape.
+	 */
+	if (kind == MK_FAST_TUNNEL)
+		return MK_FAST_NO;
+	p->tunnel_ctx = ctx;
+	mk_memcpy(p->outer_src, osrc, sizeof(osrc));
+	mk_memcpy(p->outer_dst, odst, sizeof(odst));
+	p->outer_family = (__u8)family;
+	p->tunnel_id = id;
+	p->tunnel_type = type;
+	p->tunnel_mask = 1 << type;
+	p->tunnel_depth = 1;
+	p->mac_off = (__u16)mac;
+	p->flags |= MK_META_F_TUNNEL;
+	return MK_FAST_FLOW;
 }
 
 /*
@@ -1247,6 +1504,8 @@ static inline int mk_parse_frame(struct mk_frame *f, int start, const struct mk_
 
 	if (start == MK_START_ETH && !(cfg->parse_flags & MK_PARSE_F_GENERAL_ONLY))
 		fast = mk_parse_fast(f, cfg, hk, p);
+	if (fast == MK_FAST_TUNNEL)
+		fast = mk_parse_fast_tunnel(f, cfg, hk, p);
 	if (fast == MK_FAST_FLOW)
 		return MK_PARSE_IP;
 	if (fast == MK_FAST_TUNNEL)

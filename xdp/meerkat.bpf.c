@@ -53,6 +53,8 @@ __u32 mk_cidr_v6_entries = 0;
  * xdp-loader users and the testbench edit with bpftool, stays a few words.
  */
 __u32 mk_prefilter = 0;
+/* always 0: see MK_VERIFIER_FORGET in common/parse.h */
+volatile __u32 mk_verifier_zero = 0;
 __u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
 __u16 mk_cidr4_dir[65536] SEC(".data.prefilter"); /* the IPv4 CIDR table's first level, one entry per /16 */
 __u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64] SEC(".data.prefilter");
@@ -244,6 +246,8 @@ int meerkat_xdp(struct xdp_md *ctx)
 	fast = MK_FAST_NO;
 	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
 		fast = mk_parse_fast(ctx, fast_cfg, hk, &p);
+	if (fast == MK_FAST_TUNNEL)
+		fast = mk_parse_fast_tunnel(ctx, fast_cfg, hk, &p);
 	if (fast == MK_FAST_FLOW) {
 		ret = MK_PARSE_IP;
 	} else {

@@ -442,29 +442,31 @@ static int prepare(struct mk_loader *l, struct bench_case *bc, const struct mk_p
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: bench_xdp [--repeat N] [--rounds N] [--ablation] [--only FRAME]\n"
-	    "\n"
-	    "Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
-	    "xdp/bench_drop (return XDP_DROP) on the same frames, with the bench restore\n"
-	    "measured on its own and subtracted. Each figure is the median of ROUNDS runs of\n"
-	    "N repeats (defaults %u and %u); the spread is the lowest and highest ratio of a\n"
-	    "round. --ablation also measures the program without its fast path and without\n"
-	    "its prefilters, in the same run; --only runs one row (for a profiler). Run it on a\n"
-	    "quiet CPU (taskset -c 1). Needs root.\n",
-	    BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
+	fprintf(out,
+		"Usage: bench_xdp [--repeat N] [--rounds N] [--ablation] [--only FRAME]\n"
+		"\n"
+		"Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
+		"xdp/bench_drop (return XDP_DROP) on the same frames, with the bench restore\n"
+		"measured on its own and subtracted. Each figure is the median of ROUNDS runs of\n"
+		"N repeats (defaults %u and %u); the spread is the lowest and highest ratio of a\n"
+		"round. --ablation also measures the program without its fast path, without its\n"
+		"prefilters, and (tunnel rows) without its fast tunnel level, in the same run;\n"
+		"--only runs one row (for a profiler). Run it on a quiet CPU (taskset -c 1).\n"
+		"Needs root.\n",
+		BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
 }
 
 /* The same program without its fast path: a second load, sharing the first's sockets. */
-static int load_general_only(const struct mk_loader_opts *o, const struct mk_xsk_set *xsks,
-			     struct mk_loader *l)
+/* A second program for the ablation: @general_only or @no_fast_tunnel, the same sockets. */
+static int load_variant(const struct mk_loader_opts *o, const struct mk_xsk_set *xsks,
+			struct mk_loader *l, bool general_only, bool no_fast_tunnel)
 {
 	struct mk_loader_opts g = *o;
 	unsigned int w;
 	int err;
 
-	g.general_only = true;
+	g.general_only = general_only;
+	g.no_fast_tunnel = no_fast_tunnel;
 	err = mk_loader_open(l, &g);
 	for (w = 0; !err && w < xsks->count; w++)
 		err = mk_loader_set_xsk(l, w, xsk_socket__fd(xsks->xsks[w]));
@@ -482,11 +484,11 @@ int main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	static struct bench_case cases[32];
-	static struct result ablation[32][4];
+	static struct result ablation[32][5];
 	__u32 repeat = BENCH_REPEAT_DEFAULT, rounds = BENCH_ROUNDS_DEFAULT, i, n, v;
 	struct bench_drop_bpf *base = NULL;
 	struct mk_loader_opts lopts;
-	struct mk_loader l = {0}, lg = {0};
+	struct mk_loader l = {0}, lg = {0}, lt = {0};
 	struct mk_xsk_set xsks = {0};
 	struct samples sm = {0};
 	int c, rc = 1, mk_fd;
@@ -548,7 +550,8 @@ int main(int argc, char **argv)
 	lopts.bench_restore = true;
 	if (mk_loader_open(&l, &lopts) || mk_xsk_set_create(&xsks, &l, "lo", 0))
 		goto out;
-	if (do_ablation && load_general_only(&lopts, &xsks, &lg))
+	if (do_ablation && (load_variant(&lopts, &xsks, &lg, true, false) ||
+			    load_variant(&lopts, &xsks, &lt, false, true)))
 		goto out;
 	mk_fd = mk_loader_prog_fd(&l);
 
@@ -593,7 +596,14 @@ int main(int argc, char **argv)
 					goto out;
 			}
 			l.skel->bss->mk_prefilter = MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
+			lg.skel->bss->mk_prefilter = l.skel->bss->mk_prefilter;
 			if (bypass_entry(&lg, bc, &p.key, false))
+				goto out;
+			/* 4: the fast outer level, then the general tunnel level (tunnel rows) */
+			ablation[i][4].net_ns = NAN;
+			if ((bc->kind == K_TUNNEL || bc->kind == K_NEW_TUNNEL) &&
+			    measure(base, mk_loader_prog_fd(&lt), bc, repeat, rounds, &sm,
+				    &ablation[i][4]))
 				goto out;
 		}
 		if (bypass_entry(&l, bc, &p.key, false))
@@ -630,14 +640,15 @@ int main(int argc, char **argv)
 	printf("\n%s\n", all_met ? "every target met" : "some targets missed");
 	if (do_ablation) {
 		printf("\nablation, same run: net ns (ratio) as deployed, without the fast path, "
-		       "without the prefilters\n(and the IPv4 CIDR table), without both\n"
-		       "%-17s %16s %16s %16s %16s\n",
-		       "frame", "deployed", "no fast path", "no prefilters", "neither");
+		       "without the prefilters\n(and the IPv4 CIDR table), without both, without "
+		       "the fast tunnel level only\n%-17s %16s %16s %16s %16s %16s\n",
+		       "frame", "deployed", "no fast path", "no prefilters", "neither",
+		       "no fast tunnel");
 		for (i = 0; i < n; i++) {
 			if (!cases[i].name)
 				continue;
 			printf("%-17s", cases[i].name);
-			for (v = 0; v < 4; v++) {
+			for (v = 0; v < 5; v++) {
 				if (isnan(ablation[i][v].net_ns))
 					printf("   %16s", "n/a");
 				else
@@ -649,6 +660,7 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	mk_loader_close(&lt);
 	mk_loader_close(&lg);
 	mk_xsk_set_destroy(&xsks);
 	mk_loader_close(&l);

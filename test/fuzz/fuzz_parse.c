@@ -4,7 +4,9 @@
  * parsed from an exact-size heap copy, from the Ethernet header and from the
  * IP header, under several configurations; on success the result must obey
  * the invariants the XDP program and the workers rely on, and
- * mk_decap_apply must stay inside the frame. Any violation aborts.
+ * mk_decap_apply must stay inside the frame; the fast paths (plain frames,
+ * the first tunnel level) must give what the general parser gives, to the
+ * byte. Any violation aborts.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -143,6 +145,33 @@ static void check_start_ip_twin(const uint8_t *data, size_t size, const struct m
 	CHECK(pi.tunnel_depth == pe.tunnel_depth);
 }
 
+/* The fast paths, with and without the fast tunnel level, against the general parser alone. */
+static void check_fast_same_as_general(const uint8_t *data, size_t size,
+				       const struct mk_parse_cfg *cfg)
+{
+	struct mk_parse_cfg gen = *cfg, lvl = *cfg;
+	struct mk_parse pf, pl, pg;
+	struct mk_frame f;
+	int rf, rl, rg;
+
+	f.data = data;
+	f.data_end = data + size;
+	gen.parse_flags |= MK_PARSE_F_GENERAL_ONLY;
+	lvl.parse_flags |= MK_PARSE_F_NO_FAST_TUNNEL;
+	memset(&pf, 0xa5, sizeof(pf));
+	memset(&pl, 0x5a, sizeof(pl));
+	rf = mk_parse_frame(&f, MK_START_ETH, cfg, &pf);
+	rl = mk_parse_frame(&f, MK_START_ETH, &lvl, &pl);
+	rg = mk_parse_frame(&f, MK_START_ETH, &gen, &pg);
+	CHECK(rf == rg && rl == rg);
+	if (rg == MK_PARSE_IP) {
+		CHECK(!memcmp(&pf, &pg, sizeof(pg)));
+		CHECK(!memcmp(&pl, &pg, sizeof(pg)));
+	} else if (rg == MK_PARSE_ERROR) {
+		CHECK(pf.reason == pg.reason && pl.reason == pg.reason);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -153,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		one(data, size, MK_START_ETH, &cfgs[i]);
 		one(data, size, MK_START_IP, &cfgs[i]);
 		check_start_ip_twin(data, size, &cfgs[i]);
+		check_fast_same_as_general(data, size, &cfgs[i]);
 	}
 	return 0;
 }

@@ -276,8 +276,10 @@ Test(fixtures, coverage)
 /*
  * The fast path and the general parser give the same result, to the byte,
  * for every fixture: the whole parse with the fast path (plain flows end
- * there, plain outer headers around a tunnel go on from there) against the
- * general parser alone. The fast path takes the plain fixtures.
+ * there, and so do plain flows in one plain tunnel; other tunnels go on from
+ * the fast outer level), the same without the fast tunnel level, and the
+ * general parser alone. The fast path takes the plain fixtures, and the fast
+ * tunnel level at least one of every tunnel type it knows.
  */
 Test(fixtures, fast_path_same_as_general)
 {
@@ -286,7 +288,12 @@ Test(fixtures, fast_path_same_as_general)
 	    "ipv6_udp",	     "vlan_tcp",		"vlan_9100_tcp_rev",
 	    "vlan_88a8_udp", "ipv4_tcp_truncated_payload", "ipv4_udp_padded",
 	};
-	unsigned int i, flows = 0, tunnels = 0;
+	unsigned int i, flows = 0, tunnels = 0, fast_tunnels = 0, t;
+	unsigned int per_type[MK_TUNNEL_TYPE_MAX] = {0};
+	static const __u8 fast_types[] = {
+	    MK_TUNNEL_GTPU,   MK_TUNNEL_L2TPV2, MK_TUNNEL_L2TPV3_IP, MK_TUNNEL_VXLAN,
+	    MK_TUNNEL_GENEVE, MK_TUNNEL_GRE,	MK_TUNNEL_IPIP,
+	};
 
 	for (i = 0; i < MK_ARRAY_SIZE(plain); i++) {
 		const struct mk_fixture *fx = fixture_by_name(plain[i]);
@@ -299,13 +306,14 @@ Test(fixtures, fast_path_same_as_general)
 	}
 	for (i = 0; i < mk_fixture_count; i++) {
 		const struct mk_fixture *fx = &mk_fixtures[i];
-		struct mk_parse_cfg cfg = fixture_cfg(fx, MK_FIXTURE_SEED), gen = cfg;
-		struct mk_parse pf, pg, tmp;
+		struct mk_parse_cfg cfg = fixture_cfg(fx, MK_FIXTURE_SEED), gen = cfg, lvl = cfg;
+		struct mk_parse pf, pg, pl, tmp;
 		struct mk_frame f;
 		__u8 *buf = exact_copy(fx->frame, fx->len);
-		int rf, rg, fast;
+		int rf, rg, rl, fast;
 
 		gen.parse_flags = MK_PARSE_F_GENERAL_ONLY;
+		lvl.parse_flags = MK_PARSE_F_NO_FAST_TUNNEL;
 		f.data = buf;
 		f.data_end = buf + fx->len;
 		rg = mk_parse_frame(&f, MK_START_ETH, &gen, &pg);
@@ -321,16 +329,43 @@ Test(fixtures, fast_path_same_as_general)
 		else if (rf == MK_PARSE_ERROR && rg == MK_PARSE_ERROR)
 			cr_expect_eq(pf.reason, pg.reason, "%s: reason %u with the fast path, %u "
 							   "without", fx->name, pf.reason, pg.reason);
+		memset(&pl, 0x5a, sizeof(pl));
+		rl = mk_parse_frame(&f, MK_START_ETH, &lvl, &pl);
+		cr_expect_eq(rl, rg,
+			     "%s: status %d without the fast tunnel level, %d without "
+			     "any fast path",
+			     fx->name, rl, rg);
+		if (rl == MK_PARSE_IP && rg == MK_PARSE_IP)
+			cr_expect_arr_eq(&pl, &pg, sizeof(pl),
+					 "%s: fast outer level and general "
+					 "parser differ",
+					 fx->name);
+		else if (rl == MK_PARSE_ERROR && rg == MK_PARSE_ERROR)
+			cr_expect_eq(pl.reason, pg.reason,
+				     "%s: reason %u without the fast tunnel "
+				     "level, %u without any fast path",
+				     fx->name, pl.reason, pg.reason);
 		fast = fx->len >= MK_ETH_HLEN
 			   ? mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp)
 			   : MK_FAST_NO;
 		flows += fast == MK_FAST_FLOW;
 		tunnels += fast == MK_FAST_TUNNEL;
+		if (fast == MK_FAST_TUNNEL &&
+		    mk_parse_fast_tunnel(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp) ==
+			MK_FAST_FLOW) {
+			fast_tunnels++;
+			per_type[tmp.tunnel_type % MK_TUNNEL_TYPE_MAX]++;
+		}
 		free(buf);
 	}
-	cr_log_info("the fast path took %u of %u fixtures, and the outer level of %u more",
-		    flows, mk_fixture_count, tunnels);
+	cr_log_info("the fast path took %u of %u fixtures, and the outer level of %u more, "
+		    "%u of them through the fast tunnel level",
+		    flows, mk_fixture_count, tunnels, fast_tunnels);
 	/* the plain TCP/UDP pairs, VLAN-tagged or not, IPv4 and IPv6; most tunnels */
 	cr_expect_geq(flows, 30u, "the fast path took only %u fixtures", flows);
 	cr_expect_geq(tunnels, 100u, "the fast path took only %u outer levels", tunnels);
+	for (t = 0; t < MK_ARRAY_SIZE(fast_types); t++)
+		cr_expect_gt(per_type[fast_types[t]], 0u,
+			     "the fast tunnel level took no %s fixture",
+			     mk_tunnel_name(fast_types[t]));
 }

@@ -167,7 +167,8 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_cfg.tunnel_off = opts->tunnel_off;
 	skel->rodata->mk_cfg.vxlan_port = opts->vxlan_port;
 	skel->rodata->mk_cfg.geneve_port = opts->geneve_port;
-	skel->rodata->mk_cfg.parse_flags = opts->general_only ? MK_PARSE_F_GENERAL_ONLY : 0;
+	skel->rodata->mk_cfg.parse_flags = (opts->general_only ? MK_PARSE_F_GENERAL_ONLY : 0) |
+					   (opts->no_fast_tunnel ? MK_PARSE_F_NO_FAST_TUNNEL : 0);
 	skel->rodata->mk_workers = opts->workers;
 	skel->rodata->mk_queues = opts->queues;
 	skel->rodata->mk_mode = opts->mode;

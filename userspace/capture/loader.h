@@ -37,6 +37,7 @@ struct mk_loader_opts {
 	__u16 geneve_port;	/* 0 = MK_GENEVE_PORT_DEFAULT */
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
 	bool general_only;	/* tests only: no fast path (MK_PARSE_F_GENERAL_ONLY) */
+	bool no_fast_tunnel;	/* tests only: no fast tunnel level (MK_PARSE_F_NO_FAST_TUNNEL) */
 	__u32 xsk_slots;	/* XSKMAP size; 0 = queues * workers */
 	const char *pin_dir;	/* bpffs directory: pin (or reuse) the flow bypass maps there */
 };
