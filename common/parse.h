@@ -1226,12 +1226,16 @@ MK_INLINE __u32 mk_fast_inner_eth(struct mk_frame *f, __u32 off, __u32 *version)
 #ifdef __bpf__
 /*
  * Zero, but a zero the verifier cannot know: a word of the program's .bss.
- * OR-ed into the values that differ between the tunnel shapes, so that the
+ * XOR-ed into the values that differ between the tunnel shapes, so that the
  * verifier walks the inner level and the rest of the program once, not once
- * per tunnel shape, outer family and VLAN tag (a load and an OR at run time).
+ * per tunnel shape, outer family and VLAN tag (a load and an XOR at run
+ * time). Not OR: the verifier keeps the bits a constant ORs in as known, so
+ * each tunnel type and inner version stayed a state of its own (one more walk
+ * of the rest of the program per type); after an XOR with an unknown word no
+ * bit is known.
  */
 extern volatile __u32 mk_verifier_zero;
-#define MK_VERIFIER_FORGET(x) ((x) | mk_verifier_zero)
+#define MK_VERIFIER_FORGET(x) ((x) ^ mk_verifier_zero)
 #else
 #define MK_VERIFIER_FORGET(x) (x)
 #endif
