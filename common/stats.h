@@ -3,7 +3,7 @@
  * Counters of the XDP program: one per-CPU array indexed by enum mk_stat.
  * The list below is the only place a counter is defined; the enum and the
  * user-space name table are both generated from it. Files that change with it:
- * xdp/meerkat.bpf.c (who increments), userspace/ctl/stats.c (printing),
+ * xdp/meerkat.bpf.c (who increments), userspace/ctl/xdp_stats.c (printing),
  * docs/reference.md (meaning), test/bpf/ (expected deltas).
  *
  * Accounting invariant (DESIGN 1.5): every frame increments exactly one

@@ -121,7 +121,11 @@ int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 	if (err)
 		return err;
 	/* frames built by tests carry no checksums */
-	wc.conf = &h->conf;
+	wc.parse = &h->conf.parse;
+	wc.flow = &h->conf.flow;
+	wc.stream = &h->conf.stream;
+	wc.defrag = &h->conf.defrag;
+	wc.unreplied = h->conf.output.eve.flow_unreplied;
 	wc.detect = h->master;
 	err = mk_worker_init(&h->w, &wc, &ops, h);
 	if (err) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for the configuration loader (userspace/control/config.c,
+ * libFuzzer target for the configuration loader (userspace/config/config.c,
  * libyaml, and every module's key table): the input is a whole YAML file,
  * read through mk_config_load_buf from an exact-size copy. It must never
  * crash; an error is -EINVAL, -ERANGE or -ENOMEM; whether or not the load

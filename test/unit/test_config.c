@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The YAML configuration (control/config.c and every module's key table):
+ * The YAML configuration (config/config.c and every module's key table):
  * each registered key through the real loader (a good value changes exactly
  * its own line of the dump; a bad one gives the exact error line), lists and
  * maps, every kind of mistake with its exact message, the reference file

@@ -6,7 +6,7 @@
  * mk_flow_cfg, struct mk_stream_cfg, ...) and one struct mk_cfg_table: its
  * keys as full paths from the top of the YAML file ("flow.hash-size",
  * "flow-timeouts.tcp.new"), each naming its type, bounds and field, plus the
- * module's defaults and cross-key checks. control/config.c registers the
+ * module's defaults and cross-key checks. config/config.c registers the
  * tables; control/cfg_yaml.c walks the YAML tree and finds a key's row by
  * its path; a key without a row is an error. Adding a setting is one row in
  * its module.
@@ -145,7 +145,7 @@ void mk_cfg_print_str(FILE *out, const char *s);
 /* A node's kind as messages name it ("a mapping"). */
 const char *mk_cfg_kind_name(enum mk_cfg_kind k);
 
-/* ---- for the registry of tables (control/config.c) ------------------------------------- */
+/* ---- for the registry of tables (config/config.c) ------------------------------------- */
 
 #define MK_CFG_PATH_MAX 256 /* longest key path; longer ones match no row anyway */
 #define MK_CFG_SHOW_MAX 48  /* bytes of a value quoted in a message */

@@ -7,7 +7,7 @@
  * with one error line: FILE:LINE:COLUMN: KEY.PATH: what is wrong. Values
  * stored before the error stay; each of them was checked.
  *
- * It knows no module: control/config.c says which tables make up struct
+ * It knows no module: config/config.c says which tables make up struct
  * mk_config and where their structs lie in it.
  */
 #include <ctype.h>

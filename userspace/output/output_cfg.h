@@ -2,7 +2,7 @@
 /*
  * Output settings, as suricata.yaml names them: `default-log-dir` (the -l
  * option overrides it), the global `stats` section and the `eve-log` entry
- * of `outputs`. Filled by the configuration (control/config.c); the run
+ * of `outputs`. Filled by the configuration (config/config.c); the run
  * modes open EVE with mk_output_eve_path() and write the event types listed.
  */
 #ifndef MK_OUTPUT_CFG_H

@@ -593,7 +593,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		   const struct mk_worker_ops *ops, void *ops_ctx)
 {
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
-	struct mk_defrag_config dcfg = cfg->conf->defrag;
+	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 
 	memset(w, 0, sizeof(*w));
@@ -603,14 +603,14 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	w->cfg.alert_opts.community_id_seed = cfg->eve.community_id_seed;
 	w->ops = ops;
 	w->ops_ctx = ops_ctx;
-	w->pcfg = cfg->conf->parse;
+	w->pcfg = *cfg->parse;
 	w->pcfg.seed = cfg->seed;
-	w->unreplied = cfg->conf->output.eve.flow_unreplied;
-	err = mk_flow_table_init(&w->flows, &cfg->conf->flow, cfg->seed, worker_flow_end, w);
+	w->unreplied = cfg->unreplied;
+	err = mk_flow_table_init(&w->flows, cfg->flow, cfg->seed, worker_flow_end, w);
 	if (err)
 		goto fail;
 	w->flows.stream_owns_tcp = 1;
-	w->stream = mk_stream_engine_new(&cfg->conf->stream);
+	w->stream = mk_stream_engine_new(cfg->stream);
 	if (!w->stream) {
 		err = -errno ?: -ENOMEM;
 		goto fail;

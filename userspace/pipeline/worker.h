@@ -23,11 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "config.h"
 #include "defrag.h"
 #include "detect.h"
 #include "eve.h"
 #include "flow.h"
+#include "output_cfg.h"
 #include "parse.h"
 #include "stream.h"
 
@@ -124,7 +124,12 @@ struct mk_worker_cfg {
 	int log_alerts;		/* format EVE alert records (the flow is marked alerted anyway) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	/* optional EVE fields: community_id, in_iface */
-	const struct mk_config *conf;
+	/* the stages' settings, from the configuration (config/config.h) */
+	const struct mk_parse_cfg *parse;
+	const struct mk_flow_cfg *flow;
+	const struct mk_stream_cfg *stream;
+	const struct mk_defrag_config *defrag;
+	int unreplied; /* enum mk_eve_unreplied: outputs.eve-log.types.flow.unreplied */
 	struct mk_detect_master *detect;     /* rules; NULL: no detection */
 	/*
 	 * Alert records: payload options from outputs.eve-log.types.alert;

@@ -900,7 +900,11 @@ static int workers_create(struct live *lv)
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
 			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
 			.eve = lv->opts->eve,
-			.conf = lv->conf,
+			.parse = &lv->conf->parse,
+			.flow = &lv->conf->flow,
+			.stream = &lv->conf->stream,
+			.defrag = &lv->conf->defrag,
+			.unreplied = lv->conf->output.eve.flow_unreplied,
 			.detect = lv->opts->detect,
 			.alert_opts = lv->opts->alert_opts,
 		};
