@@ -78,6 +78,9 @@ faults_cleanup() {
 		umount "$LOGDIR" || true
 	fi
 	rm -rf "$W"
+	# tb_cleanup reads the status from $?; with set -e a failing (exit)
+	# would end the script here and leave the testbench behind
+	set +e
 	(exit "$rc")
 	tb_cleanup
 }
