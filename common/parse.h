@@ -1226,12 +1226,16 @@ MK_INLINE __u32 mk_fast_inner_eth(struct mk_frame *f, __u32 off, __u32 *version)
 #ifdef __bpf__
 /*
  * Zero, but a zero the verifier cannot know: a word of the program's .bss.
- * OR-ed into the values that differ between the tunnel shapes, so that the
+ * XOR-ed into the values that differ between the tunnel shapes, so that the
  * verifier walks the inner level and the rest of the program once, not once
- * per tunnel shape, outer family and VLAN tag (a load and an OR at run time).
+ * per tunnel shape, outer family and VLAN tag (a load and an XOR at run
+ * time). Not OR: the verifier keeps the bits a constant ORs in as known, so
+ * each tunnel type and inner version stayed a state of its own (one more walk
+ * of the rest of the program per type); after an XOR with an unknown word no
+ * bit is known.
  */
 extern volatile __u32 mk_verifier_zero;
-#define MK_VERIFIER_FORGET(x) ((x) | mk_verifier_zero)
+#define MK_VERIFIER_FORGET(x) ((x) ^ mk_verifier_zero)
 #else
 #define MK_VERIFIER_FORGET(x) (x)
 #endif
@@ -1241,7 +1245,8 @@ extern volatile __u32 mk_verifier_zero;
  * MK_FAST_TUNNEL: the usual shape of each tunnel header (GTP-U G-PDU without
  * optional fields; L2TPv2 data without length, sequence or offset fields,
  * PPP with address and control; L2TPv3 over IP; VXLAN; Geneve; GRE without
- * checksum, key or sequence number; IP-in-IP) carrying a fast-path packet,
+ * checksum, key or sequence number; ERSPAN II and III over GRE with a
+ * sequence number; IP-in-IP) carrying a fast-path packet,
  * untagged Ethernet around it where the tunnel carries Ethernet, in a straight
  * line, without the call the tunnel level costs in BPF (a global
  * subprogram). Returns MK_FAST_FLOW with @p as the general parser leaves it,
@@ -1330,11 +1335,36 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
 		type = MK_TUNNEL_L2TPV3_IP;
 		break;
 	case MK_IPPROTO_GRE:
-		/* version 0, no checksum, key, sequence number or routing */
-		if ((const void *)(h + 4) > MK_FRAME_END(f) || h[0] || h[1] ||
-		    !mk_tunnel_on(cfg, MK_TUN_GRE))
+		if ((const void *)(h + 4) > MK_FRAME_END(f))
 			return MK_FAST_TUNNEL;
 		proto = mk_load16(h + 2);
+		if (proto == __builtin_bswap16(MK_ETH_P_ERSPAN) ||
+		    proto == __builtin_bswap16(MK_ETH_P_ERSPAN3)) {
+			/*
+			 * ERSPAN II or III: GRE with a sequence number only (II
+			 * has one by definition), the version the type names,
+			 * type III framing Ethernet (FT 0), its platform
+			 * subheader skipped when O is set, as mk_parse_erspan()
+			 */
+			if ((const void *)(h + 20) > MK_FRAME_END(f) || h[0] != 0x10 || h[1] ||
+			    !mk_tunnel_on(cfg, MK_TUN_ERSPAN))
+				return MK_FAST_TUNNEL;
+			id = mk_rd16(h + 10) & 0x3ff;
+			type = MK_TUNNEL_ERSPAN;
+			if (proto == __builtin_bswap16(MK_ETH_P_ERSPAN)) {
+				if ((h[8] >> 4) != 1)
+					return MK_FAST_TUNNEL;
+				mac = off + 16;
+			} else {
+				if ((h[8] >> 4) != 2 || (h[18] & 0x7c))
+					return MK_FAST_TUNNEL;
+				mac = off + ((h[19] & 1) ? 28 : 20);
+			}
+			break;
+		}
+		/* version 0, no checksum, key, sequence number or routing */
+		if (h[0] || h[1] || !mk_tunnel_on(cfg, MK_TUN_GRE))
+			return MK_FAST_TUNNEL;
 		type = MK_TUNNEL_GRE;
 		if (proto == __builtin_bswap16(MK_ETH_P_TEB))
 			mac = off + 4;

@@ -292,7 +292,7 @@ Test(fixtures, fast_path_same_as_general)
 	unsigned int per_type[MK_TUNNEL_TYPE_MAX] = {0};
 	static const __u8 fast_types[] = {
 	    MK_TUNNEL_GTPU,   MK_TUNNEL_L2TPV2, MK_TUNNEL_L2TPV3_IP, MK_TUNNEL_VXLAN,
-	    MK_TUNNEL_GENEVE, MK_TUNNEL_GRE,	MK_TUNNEL_IPIP,
+	    MK_TUNNEL_GENEVE, MK_TUNNEL_GRE,	MK_TUNNEL_ERSPAN,    MK_TUNNEL_IPIP,
 	};
 
 	for (i = 0; i < MK_ARRAY_SIZE(plain); i++) {
