@@ -393,8 +393,8 @@ static int parse_ip(struct aparse *ap, struct aset *out)
 	return fail(ap, "'%s' is not an address", tok);
 }
 
-/* An element: [!] (any | $VAR | [list] | address). */
-static int parse_elem_a(struct aparse *ap, struct aset *out, int *negated)
+/* Leading '!'s: *@negated says whether there is an odd number of them. */
+static void parse_negation(struct aparse *ap, int *negated)
 {
 	skip_ws(ap);
 	*negated = 0;
@@ -403,29 +403,46 @@ static int parse_elem_a(struct aparse *ap, struct aset *out, int *negated)
 		ap->s++;
 		skip_ws(ap);
 	}
+}
+
+/*
+ * The "$NAME" at ap->s: @sub parses its value one level deeper (a port
+ * variable when @port). -1 with the error when it is not defined or nests
+ * too deep.
+ */
+static int parse_var(struct aparse *ap, int port, struct aparse *sub)
+{
+	const char *what = port ? "port" : "address", *name = ++ap->s, *val;
+	size_t len = 0;
+
+	while (isalnum((unsigned char)name[len]) || name[len] == '_' || name[len] == '-')
+		len++;
+	if (!len)
+		return fail(ap, "'$' without a variable name");
+	ap->s = name + len;
+	val = var_value(ap->cfg, port, name, len);
+	if (!val)
+		return fail(ap, "%s variable $%.*s is not defined", what, (int)len, name);
+	if (ap->depth >= VAR_DEPTH_MAX)
+		return fail(ap, "%s variable $%.*s: too deep (a loop?)", what, (int)len, name);
+	*sub = *ap;
+	sub->s = val;
+	sub->depth = ap->depth + 1;
+	return 0;
+}
+
+/* An element: [!] (any | $VAR | [list] | address). */
+static int parse_elem_a(struct aparse *ap, struct aset *out, int *negated)
+{
+	parse_negation(ap, negated);
 	if (*ap->s == '[') {
 		ap->s++;
 		return parse_list_a(ap, out, ']');
 	}
 	if (*ap->s == '$') {
-		const char *name = ++ap->s, *val;
-		size_t len = 0;
-		struct aparse sub = *ap;
+		struct aparse sub;
 
-		while (isalnum((unsigned char)name[len]) || name[len] == '_' || name[len] == '-')
-			len++;
-		if (!len)
-			return fail(ap, "'$' without a variable name");
-		ap->s = name + len;
-		val = var_value(ap->cfg, 0, name, len);
-		if (!val)
-			return fail(ap, "address variable $%.*s is not defined", (int)len, name);
-		if (ap->depth >= VAR_DEPTH_MAX)
-			return fail(ap, "address variable $%.*s: too deep (a loop?)", (int)len,
-				    name);
-		sub.s = val;
-		sub.depth = ap->depth + 1;
-		if (parse_list_a(&sub, out, '\0'))
+		if (parse_var(ap, 0, &sub) || parse_list_a(&sub, out, '\0'))
 			return -1;
 		return 0;
 	}
@@ -634,34 +651,16 @@ static int parse_elem_p(struct aparse *ap, struct pset *out, int *negated)
 {
 	uint32_t lo, hi;
 
-	skip_ws(ap);
-	*negated = 0;
-	while (*ap->s == '!') {
-		*negated = !*negated;
-		ap->s++;
-		skip_ws(ap);
-	}
+	parse_negation(ap, negated);
 	if (*ap->s == '[') {
 		ap->s++;
 		return parse_list_p(ap, out, ']');
 	}
 	if (*ap->s == '$') {
-		const char *name = ++ap->s, *val;
-		size_t len = 0;
-		struct aparse sub = *ap;
+		struct aparse sub;
 
-		while (isalnum((unsigned char)name[len]) || name[len] == '_' || name[len] == '-')
-			len++;
-		if (!len)
-			return fail(ap, "'$' without a variable name");
-		ap->s = name + len;
-		val = var_value(ap->cfg, 1, name, len);
-		if (!val)
-			return fail(ap, "port variable $%.*s is not defined", (int)len, name);
-		if (ap->depth >= VAR_DEPTH_MAX)
-			return fail(ap, "port variable $%.*s: too deep (a loop?)", (int)len, name);
-		sub.s = val;
-		sub.depth = ap->depth + 1;
+		if (parse_var(ap, 1, &sub))
+			return -1;
 		return parse_list_p(&sub, out, '\0');
 	}
 	if (!strncasecmp(ap->s, "any", 3) && (!ap->s[3] || strchr(",] \t", ap->s[3]))) {
