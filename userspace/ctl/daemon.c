@@ -141,28 +141,28 @@ static void print_flat(const char *prefix, json_t *v)
 	}
 }
 
+/* Prints the daemon's answer @m, as JSON or as flat key/value lines, and releases it. */
+static int print_answer(json_t *m, int json)
+{
+	int ret = json ? dump_json(m) : (print_flat("", m), 0);
+
+	json_decref(m);
+	return ret;
+}
+
 int ctl_daemon_stats(int argc, char **argv)
 {
 	static const char usage[] = "Usage: meerkatctl [-s SOCKET] stats [--json]\n\n"
 				    "Every counter of the running meerkat, as in its EVE stats "
 				    "event.\n(meerkatctl stats -i IFACE reads the XDP program's "
 				    "counters directly.)\n";
-	int json = want_json(argc, argv, usage), ret;
+	int json = want_json(argc, argv, usage);
 	json_t *m;
 
 	if (json < 0 || json == 2)
 		return json < 0 ? 2 : 0;
 	m = ask("stats");
-	if (!m)
-		return 1;
-	if (json)
-		ret = dump_json(m);
-	else {
-		print_flat("", m);
-		ret = 0;
-	}
-	json_decref(m);
-	return ret;
+	return m ? print_answer(m, json) : 1;
 }
 
 /* reload: the daemon rebuilds its rules from the files; the old ones stay on failure. */
@@ -172,7 +172,7 @@ int ctl_reload(int argc, char **argv)
 				    "Reloads the rule files of the running meerkat (as SIGUSR2), "
 				    "waits for the new\nrule set and prints it; when the new rules "
 				    "fail to load, the old ones stay\nand `meerkatctl rules` says why.\n";
-	int json = want_json(argc, argv, usage), ret;
+	int json = want_json(argc, argv, usage);
 	json_t *m;
 
 	if (json < 0 || json == 2)
@@ -187,9 +187,7 @@ int ctl_reload(int argc, char **argv)
 		}
 		return 1;
 	}
-	ret = json ? dump_json(m) : (print_flat("", m), 0);
-	json_decref(m);
-	return ret;
+	return print_answer(m, json);
 }
 
 int ctl_rules(int argc, char **argv)
@@ -198,15 +196,11 @@ int ctl_rules(int argc, char **argv)
 				    "The running meerkat's rule set: rules loaded and failed (by "
 				    "reason), generation,\nload time, reloads and the last reload's "
 				    "message.\n";
-	int json = want_json(argc, argv, usage), ret;
+	int json = want_json(argc, argv, usage);
 	json_t *m;
 
 	if (json < 0 || json == 2)
 		return json < 0 ? 2 : 0;
 	m = ask("ruleset-stats");
-	if (!m)
-		return 1;
-	ret = json ? dump_json(m) : (print_flat("", m), 0);
-	json_decref(m);
-	return ret;
+	return m ? print_answer(m, json) : 1;
 }
