@@ -6,7 +6,7 @@
  * BPF_PROG_RUN does not reset the frame between repeats, so meerkat runs in
  * the bench with mk_bench_restore: after its work it undoes its rewrite
  * (bpf_xdp_adjust_meta back; for a tunnel also bpf_xdp_adjust_head back and
- * the 46 overwritten bytes, saved before, copied back). bench_restore does
+ * the overwritten bytes, saved before, copied back). bench_restore does
  * the same helper calls in pairs (each rewrite and its undo: the same kernel
  * path with opposite offsets) and, with bench_copy, the same save and copy
  * back, so the restore's share of meerkat's time can be computed and
@@ -15,7 +15,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#define RESTORE_SAVE 46 /* struct mk_meta + the rebuilt Ethernet header */
+/* struct mk_meta + the rebuilt Ethernet header, rounded up to whole words: copied a word at a time */
+#define RESTORE_WORDS 6
 
 /* Set by the bench before each run: what meerkat strips from the frame. */
 __u32 bench_strip = 0;
@@ -32,15 +33,16 @@ SEC("xdp")
 int bench_restore(struct xdp_md *ctx)
 {
 	__u32 strip = bench_strip & 0xfff, save_off = bench_save_off & 0xfff;
-	__u8 orig[RESTORE_SAVE];
-	__u8 *o;
+	__u64 orig[RESTORE_WORDS], *o;
+	int i;
 
 	if (strip) {
 		if (bench_copy) {
-			o = (__u8 *)(long)ctx->data + save_off;
-			if ((void *)(o + RESTORE_SAVE) > (void *)(long)ctx->data_end)
+			o = (void *)((__u8 *)(long)ctx->data + save_off);
+			if ((void *)(o + RESTORE_WORDS) > (void *)(long)ctx->data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(orig, o, RESTORE_SAVE);
+			for (i = 0; i < RESTORE_WORDS; i++)
+				orig[i] = o[i];
 		}
 		if (bpf_xdp_adjust_head(ctx, (int)strip))
 			return XDP_ABORTED;
@@ -51,10 +53,11 @@ int bench_restore(struct xdp_md *ctx)
 		if (bpf_xdp_adjust_head(ctx, -(int)strip))
 			return XDP_ABORTED;
 		if (bench_copy) {
-			o = (__u8 *)(long)ctx->data + save_off;
-			if ((void *)(o + RESTORE_SAVE) > (void *)(long)ctx->data_end)
+			o = (void *)((__u8 *)(long)ctx->data + save_off);
+			if ((void *)(o + RESTORE_WORDS) > (void *)(long)ctx->data_end)
 				return XDP_ABORTED;
-			__builtin_memcpy(o, orig, RESTORE_SAVE);
+			for (i = 0; i < RESTORE_WORDS; i++)
+				o[i] = orig[i];
 		}
 	}
 	return XDP_DROP;
