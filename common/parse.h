@@ -948,6 +948,18 @@ MK_INLINE __u32 mk_load32(const __u8 *p)
 #endif
 }
 
+MK_INLINE __u64 mk_load64(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u64 *)p;
+#else
+	__u64 v;
+
+	memcpy(&v, p, 8);
+	return v;
+#endif
+}
+
 MK_INLINE __u16 mk_load16(const __u8 *p)
 {
 #ifdef __bpf__
@@ -960,14 +972,31 @@ MK_INLINE __u16 mk_load16(const __u8 *p)
 #endif
 }
 
+/* A 64-bit word of the parse result, stored whole (struct mk_parse is 8-byte aligned). */
+typedef __u64 __attribute__((may_alias, aligned(8))) mk_word64;
+
+/* Two 32-bit key words as one 64-bit word, @first at the lower address. */
+MK_INLINE __u64 mk_key_dword(__u32 first, __u32 second)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u64)second << 32 | first;
+#else
+	return (__u64)first << 32 | second;
+#endif
+}
+
 /*
- * The fast path's common tail: @p zeroed, then the level's fields as the
- * general parser leaves them for a plain IP level (mk_parse_ip_level).
+ * The fast path's common tail: @p zeroed except its key, which the fast path
+ * writes whole (mk_fast_key_tail() and the address words; MK_FAST_TUNNEL
+ * zeroes it), then the level's fields as the general parser leaves them for
+ * a plain IP level (mk_parse_ip_level).
  */
 MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, __u32 l4_off,
 			       __u32 ports, __u8 proto, __u8 family, __u16 vlan, int truncated)
 {
-	mk_memset(p, 0, sizeof(*p));
+	_Static_assert(__builtin_offsetof(struct mk_parse, l3) == sizeof(struct mk_flow_key),
+		       "the key leads struct mk_parse");
+	mk_memset(&p->l3, 0, sizeof(*p) - sizeof(p->key));
 	p->l3.ip_len = ip_len;
 	p->l3.l3_off = (__u16)l3_off;
 	p->l3.l4_off = (__u16)l4_off;
@@ -979,15 +1008,20 @@ MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, _
 	p->vlan[0] = vlan;
 }
 
-/* ... and for a plain flow, what mk_parse_finish() adds besides the endpoints and hash. */
-MK_INLINE void mk_fast_fill_key(struct mk_parse *p, __u8 proto, __u8 family, __u16 vlan,
-				int truncated)
+/*
+ * The key's last two 64-bit words (ports, VLANs; tunnel context, protocol
+ * and family), stored whole from the words the hash takes: a word load of
+ * the key (the bypass table's compare, the hash map's jhash) then reads one
+ * store, where field-by-field stores would make it wait (x86 forwards a store
+ * to a load only when one store covers the load).
+ */
+MK_INLINE void mk_fast_key_tail(struct mk_parse *p, __u32 ports, __u32 vlans, __u32 ctx,
+				__u32 proto_family)
 {
-	p->key.vlan[0] = vlan;
-	p->key.proto = proto;
-	p->key.family = family;
-	p->flags = (truncated ? MK_META_F_TRUNCATED : 0) |
-		   (family == MK_FAMILY_IPV6 ? MK_META_F_IPV6 : 0);
+	mk_word64 *k = (mk_word64 *)&p->key;
+
+	k[4] = mk_key_dword(ports, vlans);
+	k[5] = mk_key_dword(ctx, proto_family);
 }
 
 enum mk_fast_status {
@@ -1037,9 +1071,10 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
 			       __u32 l3_off, __u16 vlan, __u32 ctx)
 {
-	__u32 ip_len, ports, src, dst, lo, hi;
+	__u32 ip_len, ports, src, dst, lo, hi, vlans, pf;
 	__u16 sport, dport;
 	int rev, kind, truncated;
+	mk_word64 *k;
 
 	if ((const void *)(ip + 20 + 8) > MK_FRAME_END(f))
 		return MK_FAST_NO;
@@ -1059,8 +1094,10 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 			truncated);
 	p->l3.src[0] = src;
 	p->l3.dst[0] = dst;
-	if (kind == MK_FAST_TUNNEL)
+	if (kind == MK_FAST_TUNNEL) {
+		mk_memset(&p->key, 0, sizeof(p->key));
 		return kind;
+	}
 
 	sport = (__u16)ports;
 	dport = (__u16)(ports >> 16);
@@ -1068,27 +1105,55 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	rev = src > dst || (src == dst && __builtin_bswap16(sport) > __builtin_bswap16(dport));
 	lo = rev ? dst : src;
 	hi = rev ? src : dst;
-	mk_fast_fill_key(p, ip[9], MK_FAMILY_IPV4, vlan, truncated);
-	p->key.addr_lo[0] = lo;
-	p->key.addr_hi[0] = hi;
-	p->key.port_lo = rev ? dport : sport;
-	p->key.port_hi = rev ? sport : dport;
-	p->key.tunnel_ctx = ctx;
+	p->flags = (truncated ? MK_META_F_TRUNCATED : 0) | (rev ? MK_META_F_REVERSE : 0);
 	if (rev)
-		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash_v4_words(lo, hi, mk_key_word16(p->key.port_lo, p->key.port_hi),
-					mk_key_word16(vlan, 0), ctx,
-					mk_key_word8(ip[9], MK_FAMILY_IPV4), hk);
+		ports = mk_key_word16(dport, sport);
+	k = (mk_word64 *)&p->key;
+	k[0] = mk_key_dword(lo, 0);
+	k[1] = 0;
+	k[2] = mk_key_dword(hi, 0);
+	k[3] = 0;
+	vlans = mk_key_word16(vlan, 0);
+	pf = mk_key_word8(ip[9], MK_FAMILY_IPV4);
+	mk_fast_key_tail(p, ports, vlans, ctx, pf);
+	p->hash = mk_flow_hash_v4_words(lo, hi, ports, vlans, ctx, pf, hk);
 	return MK_FAST_FLOW;
+}
+
+/* The 32-bit words of a 64-bit load, in memory order. */
+MK_INLINE __u32 mk_dw_first(__u64 x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)x;
+#else
+	return (__u32)(x >> 32);
+#endif
+}
+
+MK_INLINE __u32 mk_dw_second(__u64 x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)(x >> 32);
+#else
+	return (__u32)x;
+#endif
+}
+
+/* Is the address half @a above @b by mk_endpoint_cmp() (its first word, then its second)? */
+MK_INLINE int mk_dw_above(__u64 a, __u64 b)
+{
+	return mk_dw_first(a) != mk_dw_first(b) ? mk_dw_first(a) > mk_dw_first(b)
+						: mk_dw_second(a) > mk_dw_second(b);
 }
 
 MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
 			       __u32 l3_off, __u16 vlan, __u32 ctx)
 {
-	__u32 ip_len, ports, s0, s1, s2, s3, d0, d1, d2, d3, t;
+	__u32 ip_len, ports, vlans, pf;
+	__u64 s01, s23, d01, d23, t;
 	int kind, truncated, rev;
-	__u16 sport, dport;
+	mk_word64 *k;
 	__u8 proto;
 
 	if ((const void *)(ip + 40 + 8) > MK_FRAME_END(f) || (ip[0] >> 4) != 6)
@@ -1101,66 +1166,55 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
 	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
 			truncated);
-	s0 = mk_load32(ip + 8);
-	s1 = mk_load32(ip + 12);
-	s2 = mk_load32(ip + 16);
-	s3 = mk_load32(ip + 20);
-	d0 = mk_load32(ip + 24);
-	d1 = mk_load32(ip + 28);
-	d2 = mk_load32(ip + 32);
-	d3 = mk_load32(ip + 36);
-	p->l3.src[0] = s0;
-	p->l3.src[1] = s1;
-	p->l3.src[2] = s2;
-	p->l3.src[3] = s3;
-	p->l3.dst[0] = d0;
-	p->l3.dst[1] = d1;
-	p->l3.dst[2] = d2;
-	p->l3.dst[3] = d3;
-	if (kind == MK_FAST_TUNNEL)
-		return kind;
-
-	sport = (__u16)ports;
-	dport = (__u16)(ports >> 16);
 	/*
-	 * mk_flow_key_set_endpoints() in registers: the first address word that
-	 * differs decides, then the ports; the lo side goes to s, the hi side to
-	 * d, so the key and the hash never read back what was just stored.
+	 * The addresses as four 64-bit words: half the registers of eight
+	 * 32-bit words, which BPF's ten could not hold with the rest (the
+	 * compiler spilled them to the stack and read them back).
 	 */
-	if (s0 != d0)
-		rev = s0 > d0;
-	else if (s1 != d1)
-		rev = s1 > d1;
-	else if (s2 != d2)
-		rev = s2 > d2;
-	else if (s3 != d3)
-		rev = s3 > d3;
-	else
-		rev = __builtin_bswap16(sport) > __builtin_bswap16(dport);
-	if (rev) {
-		t = s0, s0 = d0, d0 = t;
-		t = s1, s1 = d1, d1 = t;
-		t = s2, s2 = d2, d2 = t;
-		t = s3, s3 = d3, d3 = t;
-		t = sport, sport = dport, dport = (__u16)t;
+	s01 = mk_load64(ip + 8);
+	s23 = mk_load64(ip + 16);
+	d01 = mk_load64(ip + 24);
+	d23 = mk_load64(ip + 32);
+	k = (mk_word64 *)p->l3.src;
+	k[0] = s01;
+	k[1] = s23;
+	k[2] = d01;
+	k[3] = d23;
+	if (kind == MK_FAST_TUNNEL) {
+		mk_memset(&p->key, 0, sizeof(p->key));
+		return kind;
 	}
-	mk_fast_fill_key(p, proto, MK_FAMILY_IPV6, vlan, truncated);
-	p->key.addr_lo[0] = s0;
-	p->key.addr_lo[1] = s1;
-	p->key.addr_lo[2] = s2;
-	p->key.addr_lo[3] = s3;
-	p->key.addr_hi[0] = d0;
-	p->key.addr_hi[1] = d1;
-	p->key.addr_hi[2] = d2;
-	p->key.addr_hi[3] = d3;
-	p->key.port_lo = sport;
-	p->key.port_hi = dport;
-	p->key.tunnel_ctx = ctx;
-	if (rev)
-		p->flags |= MK_META_F_REVERSE;
-	p->hash = mk_flow_hash_v6_words(s0, s1, s2, s3, d0, d1, d2, d3, mk_key_word16(sport, dport),
-					mk_key_word16(vlan, 0), ctx,
-					mk_key_word8(proto, MK_FAMILY_IPV6), hk);
+
+	/*
+	 * mk_flow_key_set_endpoints(): the first address word that differs
+	 * decides, then the ports (as numbers); the lo side goes to s, the hi
+	 * side to d.
+	 */
+	if (s01 != d01)
+		rev = mk_dw_above(s01, d01);
+	else if (s23 != d23)
+		rev = mk_dw_above(s23, d23);
+	else
+		rev = __builtin_bswap16((__u16)ports) > __builtin_bswap16((__u16)(ports >> 16));
+	if (rev) {
+		t = s01, s01 = d01, d01 = t;
+		t = s23, s23 = d23, d23 = t;
+		ports = ports >> 16 | ports << 16;
+	}
+	p->flags = MK_META_F_IPV6 | (truncated ? MK_META_F_TRUNCATED : 0) |
+		   (rev ? MK_META_F_REVERSE : 0);
+	k = (mk_word64 *)&p->key;
+	k[0] = s01;
+	k[1] = s23;
+	k[2] = d01;
+	k[3] = d23;
+	vlans = mk_key_word16(vlan, 0);
+	pf = mk_key_word8(proto, MK_FAMILY_IPV6);
+	mk_fast_key_tail(p, ports, vlans, ctx, pf);
+	p->hash = mk_flow_hash_v6_words(mk_dw_first(s01), mk_dw_second(s01), mk_dw_first(s23),
+					mk_dw_second(s23), mk_dw_first(d01), mk_dw_second(d01),
+					mk_dw_first(d23), mk_dw_second(d23), ports, vlans, ctx, pf,
+					hk);
 	return MK_FAST_FLOW;
 }
 
