@@ -1299,10 +1299,10 @@ extern volatile __u32 mk_verifier_zero;
  * MK_FAST_TUNNEL: the usual shape of each tunnel header (GTP-U G-PDU without
  * optional fields; L2TPv2 data without length, sequence or offset fields,
  * PPP with address and control; L2TPv3 over IP; VXLAN; Geneve; GRE without
- * checksum, key or sequence number; ERSPAN II and III over GRE with a
- * sequence number; IP-in-IP) carrying a fast-path packet,
- * untagged Ethernet around it where the tunnel carries Ethernet, in a straight
- * line, without the call the tunnel level costs in BPF (a global
+ * checksum or routing, with or without key and sequence number; ERSPAN II
+ * and III over GRE with a sequence number; IP-in-IP) carrying a fast-path
+ * packet, untagged Ethernet around it where the tunnel carries Ethernet, in a
+ * straight line, without the call the tunnel level costs in BPF (a global
  * subprogram). Returns MK_FAST_FLOW with @p as the general parser leaves it,
  * MK_FAST_NO when the inner level may be a tunnel too (the general parser
  * starts over), or MK_FAST_TUNNEL with @p untouched for every other shape
@@ -1314,6 +1314,7 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
 	const __u8 *d = (const __u8 *)MK_FRAME_DATA(f), *h, *ip;
 	__u32 off = p->l3.l4_off, inner = 0, mac = 0, id = 0, ctx, osrc[4], odst[4], family;
 	__u32 version = 0; /* the inner IP version the tunnel announces; 0: GTP-U, by the nibble */
+	__u32 hlen;
 	__u16 vlan, proto;
 	__u8 type;
 	int kind;
@@ -1416,12 +1417,21 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
 			}
 			break;
 		}
-		/* version 0, no checksum, key, sequence number or routing */
-		if (h[0] || h[1] || !mk_tunnel_on(cfg, MK_TUN_GRE))
+		/* version 0, no checksum or routing; a key (the tunnel id) and a sequence number may be there */
+		if ((h[0] & ~0x30) || h[1] || !mk_tunnel_on(cfg, MK_TUN_GRE))
 			return MK_FAST_TUNNEL;
+		hlen = 4;
+		if (h[0] & 0x20) {
+			if ((const void *)(h + 8) > MK_FRAME_END(f))
+				return MK_FAST_TUNNEL;
+			id = mk_rd32(h + 4);
+			hlen = 8;
+		}
+		if (h[0] & 0x10)
+			hlen += 4;
 		type = MK_TUNNEL_GRE;
 		if (proto == __builtin_bswap16(MK_ETH_P_TEB))
-			mac = off + 4;
+			mac = off + hlen;
 		else if (proto == __builtin_bswap16(MK_ETH_P_IPV4))
 			version = 4;
 		else if (proto == __builtin_bswap16(MK_ETH_P_IPV6))
@@ -1429,7 +1439,7 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
 		else
 			return MK_FAST_TUNNEL;
 		if (!mac)
-			inner = off + 4;
+			inner = off + hlen;
 		break;
 	case MK_IPPROTO_IPIP:
 	case MK_IPPROTO_IPV6:
