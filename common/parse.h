@@ -986,17 +986,23 @@ MK_INLINE __u64 mk_key_dword(__u32 first, __u32 second)
 }
 
 /*
- * The fast path's common tail: @p zeroed except its key, which the fast path
- * writes whole (mk_fast_key_tail() and the address words; MK_FAST_TUNNEL
- * zeroes it), then the level's fields as the general parser leaves them for
- * a plain IP level (mk_parse_ip_level).
+ * The fast path's common tail: the level's fields as the general parser
+ * leaves them for a plain IP level (mk_parse_ip_level), and the rest of @p
+ * zeroed, except what the fast path writes whole: the key (mk_fast_key_tail()
+ * and the address words; MK_FAST_TUNNEL zeroes it) and the level's addresses.
+ * The outermost level zeroes (@ctx 0); an inner level finds @p zeroed by the
+ * level around it, which wrote nothing the inner level does not overwrite
+ * and the tunnel level does not set after it (mk_parse_fast_tunnel()).
  */
 MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, __u32 l4_off,
-			       __u32 ports, __u8 proto, __u8 family, __u16 vlan, int truncated)
+			       __u32 ports, __u8 proto, __u8 family, __u16 vlan, int truncated,
+			       __u32 ctx)
 {
-	_Static_assert(__builtin_offsetof(struct mk_parse, l3) == sizeof(struct mk_flow_key),
-		       "the key leads struct mk_parse");
-	mk_memset(&p->l3, 0, sizeof(*p) - sizeof(p->key));
+	_Static_assert(__builtin_offsetof(struct mk_parse, l3) == sizeof(struct mk_flow_key) &&
+			   __builtin_offsetof(struct mk_l3, ip_len) == 32,
+		       "the key, then the level's addresses, lead struct mk_parse");
+	if (!ctx)
+		mk_memset(&p->l3.ip_len, 0, sizeof(*p) - sizeof(p->key) - 32);
 	p->l3.ip_len = ip_len;
 	p->l3.l3_off = (__u16)l3_off;
 	p->l3.l4_off = (__u16)l4_off;
@@ -1065,7 +1071,8 @@ MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
 
 /*
  * One plain IPv4 level at @ip (@l3_off into the frame); @vlan and the tunnel
- * context @ctx of the levels around it go into the key.
+ * context @ctx of the levels around it (0: none, the outermost level) go into
+ * the key.
  */
 MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 			       const struct mk_hash_key *hk, struct mk_parse *p, const __u8 *ip,
@@ -1091,9 +1098,12 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	dst = mk_load32(ip + 16);
 	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
 	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 20, ports, ip[9], MK_FAMILY_IPV4, vlan,
-			truncated);
-	p->l3.src[0] = src;
-	p->l3.dst[0] = dst;
+			truncated, ctx);
+	k = (mk_word64 *)p->l3.src;
+	k[0] = mk_key_dword(src, 0);
+	k[1] = 0;
+	k[2] = mk_key_dword(dst, 0);
+	k[3] = 0;
 	if (kind == MK_FAST_TUNNEL) {
 		mk_memset(&p->key, 0, sizeof(p->key));
 		return kind;
@@ -1165,7 +1175,7 @@ MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cf
 	ip_len = (__u32)mk_rd16(ip + 4) + 40;
 	truncated = (const void *)(ip + ip_len) > MK_FRAME_END(f);
 	mk_fast_fill_l3(p, ip_len, l3_off, l3_off + 40, ports, proto, MK_FAMILY_IPV6, vlan,
-			truncated);
+			truncated, ctx);
 	/*
 	 * The addresses as four 64-bit words: half the registers of eight
 	 * 32-bit words, which BPF's ten could not hold with the rest (the
