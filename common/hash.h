@@ -22,7 +22,7 @@
 #include "compat.h"
 #include "flow_key.h"
 
-/* Bob Jenkins' lookup3, as the kernel's jhash2: the tunnel context, and user space's own tables. */
+/* Bob Jenkins' lookup3, as the kernel's jhash2: user space's own tables. */
 #define MK_JHASH_INITVAL 0xdeadbeefu
 
 MK_INLINE __u32 mk_rol32(__u32 w, unsigned int s)
@@ -238,27 +238,38 @@ static inline __u32 mk_flow_hash(const struct mk_flow_key *key, __u32 seed)
 
 /*
  * Tunnel context: the tunnel type and the *ordered* outer address pair,
- * chained over nested tunnels (@prev), hashed over the address words that
- * can be set (one each for IPv4). TEIDs, session ids, VNIs and keys differ
- * per direction or say nothing about the path, and never enter it.
+ * chained over nested tunnels (@prev), over the address words that can be
+ * set (one each for IPv4). TEIDs, session ids, VNIs and keys differ per
+ * direction or say nothing about the path, and never enter it.
+ *
+ * Not keyed (it is part of the key the seeded flow hash covers) and not
+ * jhash: its 21 emulated rotations were one dependent chain in front of the
+ * flow hash on every tunnel frame. An IPv4 pair packs into 64 bits as
+ * (lo << 32 | hi) and is XOR-ed with a multiple of (@prev * 31 + type), so
+ * within one tunnel type and chain no two pairs meet before fmix64 (a
+ * bijection); IPv6 folds its four 64-bit words by XOR and multiply.
  */
+#define MK_CTX_MUL 0x9e3779b97f4a7c15ull
+
+MK_INLINE __u64 mk_ctx_pair(__u32 first, __u32 second)
+{
+	return (__u64)first << 32 | second;
+}
+
 MK_INLINE __u32 mk_tunnel_ctx(__u32 prev, __u32 type, __u32 family, const __u32 *a,
 			      const __u32 *b)
 {
-	__u32 w[8];
 	int swap = mk_endpoint_cmp(a, 0, b, 0) > 0;
-	int i;
+	const __u32 *lo = swap ? b : a, *hi = swap ? a : b;
+	__u64 x = (__u64)(prev * 31 + type) * MK_CTX_MUL;
 
-	if (family == MK_FAMILY_IPV4) {
-		w[0] = swap ? b[0] : a[0];
-		w[1] = swap ? a[0] : b[0];
-		return mk_jhash_words(w, 2, prev * 31 + type) | 1; /* never 0: "no tunnel" */
-	}
-	for (i = 0; i < 4; i++) {
-		w[i] = swap ? b[i] : a[i];
-		w[i + 4] = swap ? a[i] : b[i];
-	}
-	return mk_jhash_words(w, 8, prev * 31 + type) | 1;
+	if (family == MK_FAMILY_IPV4)
+		return mk_hash_final(x ^ mk_ctx_pair(lo[0], hi[0])) | 1; /* never 0: "no tunnel" */
+	x = (x ^ mk_ctx_pair(lo[0], lo[1])) * MK_CTX_MUL;
+	x = (x ^ mk_ctx_pair(lo[2], lo[3])) * MK_CTX_MUL;
+	x = (x ^ mk_ctx_pair(hi[0], hi[1])) * MK_CTX_MUL;
+	x = (x ^ mk_ctx_pair(hi[2], hi[3])) * MK_CTX_MUL;
+	return mk_hash_final(x) | 1;
 }
 
 #endif /* MK_HASH_H */
