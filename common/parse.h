@@ -1427,7 +1427,7 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
 			}
 			break;
 		}
-		/* version 0, no checksum or routing; a key (the tunnel id) and a sequence number may be there */
+		/* version 0, no checksum or routing; maybe a key (the tunnel id), a sequence number */
 		if ((h[0] & ~0x30) || h[1] || !mk_tunnel_on(cfg, MK_TUN_GRE))
 			return MK_FAST_TUNNEL;
 		hlen = 4;
