@@ -17,6 +17,7 @@
 
 #include "detect_harness.h"
 #include "detect_int.h"
+#include "../lib/pkt_build.h"
 
 static const struct mk_detect_var test_avars[] = {
     {"HOME_NET", "[10.0.0.0/8,192.168.0.0/16,2001:db8::/32]"},
@@ -143,18 +144,6 @@ struct frame {
 	uint32_t len;
 };
 
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
 /* Ethernet (+ VLAN), IP header for @l4len bytes of @proto; returns the L4 offset. */
 static inline uint32_t frame_ip(struct frame *f, const char *src, const char *dst, uint8_t proto,
 				uint32_t l4len, uint8_t ttl, uint16_t vlan)
@@ -166,18 +155,18 @@ static inline uint32_t frame_ip(struct frame *f, const char *src, const char *ds
 	f->b[0] = 2;
 	f->b[6] = 2;
 	if (vlan) {
-		put16(f->b + o, 0x8100);
-		put16(f->b + o + 2, vlan);
+		pb_put16(f->b + o, 0x8100);
+		pb_put16(f->b + o + 2, vlan);
 		o += 4;
 	}
-	put16(f->b + o, v6 ? 0x86dd : 0x0800);
+	pb_put16(f->b + o, v6 ? 0x86dd : 0x0800);
 	o += 2;
 	if (v6) {
 		uint8_t *ip = f->b + o;
 
 		memset(ip, 0, 40);
 		ip[0] = 0x60;
-		put16(ip + 4, (uint16_t)l4len);
+		pb_put16(ip + 4, (uint16_t)l4len);
 		ip[6] = proto;
 		ip[7] = ttl;
 		inet_pton(AF_INET6, src, ip + 8);
@@ -188,7 +177,7 @@ static inline uint32_t frame_ip(struct frame *f, const char *src, const char *ds
 
 		memset(ip, 0, 20);
 		ip[0] = 0x45;
-		put16(ip + 2, (uint16_t)(20 + l4len));
+		pb_put16(ip + 2, (uint16_t)(20 + l4len));
 		ip[8] = ttl;
 		ip[9] = proto;
 		inet_pton(AF_INET, src, ip + 12);
@@ -207,13 +196,13 @@ static inline void frame_tcp(struct frame *f, const char *src, uint16_t sport, c
 	uint8_t *t = f->b + o;
 
 	memset(t, 0, 20);
-	put16(t, sport);
-	put16(t + 2, dport);
-	put32(t + 4, seq);
-	put32(t + 8, ack);
+	pb_put16(t, sport);
+	pb_put16(t + 2, dport);
+	pb_put32(t + 4, seq);
+	pb_put32(t + 8, ack);
 	t[12] = 5 << 4;
 	t[13] = flags;
-	put16(t + 14, 65535);
+	pb_put16(t + 14, 65535);
 	if (len)
 		memcpy(t + 20, data, len);
 }
@@ -225,10 +214,10 @@ static inline void frame_udp(struct frame *f, const char *src, uint16_t sport, c
 	uint32_t o = frame_ip(f, src, dst, 17, 8 + len, ttl, vlan);
 	uint8_t *u = f->b + o;
 
-	put16(u, sport);
-	put16(u + 2, dport);
-	put16(u + 4, (uint16_t)(8 + len));
-	put16(u + 6, 0);
+	pb_put16(u, sport);
+	pb_put16(u + 2, dport);
+	pb_put16(u + 4, (uint16_t)(8 + len));
+	pb_put16(u + 6, 0);
 	if (len)
 		memcpy(u + 8, data, len);
 }
@@ -243,9 +232,9 @@ static inline void frame_icmp(struct frame *f, const char *src, const char *dst,
 
 	c[0] = type;
 	c[1] = code;
-	put16(c + 2, 0);
-	put16(c + 4, id);
-	put16(c + 6, seq);
+	pb_put16(c + 2, 0);
+	pb_put16(c + 4, id);
+	pb_put16(c + 6, seq);
 	if (len)
 		memcpy(c + 8, data, len);
 }
