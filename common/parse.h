@@ -985,6 +985,32 @@ MK_INLINE __u64 mk_key_dword(__u32 first, __u32 second)
 #endif
 }
 
+/* ... and back: the 32-bit words of a 64-bit load, in memory order. */
+MK_INLINE __u32 mk_dw_first(__u64 x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)x;
+#else
+	return (__u32)(x >> 32);
+#endif
+}
+
+MK_INLINE __u32 mk_dw_second(__u64 x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (__u32)(x >> 32);
+#else
+	return (__u32)x;
+#endif
+}
+
+/* Is the address half @a above @b by mk_endpoint_cmp() (its first word, then its second)? */
+MK_INLINE int mk_dw_above(__u64 a, __u64 b)
+{
+	return mk_dw_first(a) != mk_dw_first(b) ? mk_dw_first(a) > mk_dw_first(b)
+						: mk_dw_second(a) > mk_dw_second(b);
+}
+
 /*
  * The fast path's common tail: the level's fields as the general parser
  * leaves them for a plain IP level (mk_parse_ip_level), and the rest of @p
@@ -1128,32 +1154,6 @@ MK_INLINE int mk_parse_fast_v4(struct mk_frame *f, const struct mk_parse_cfg *cf
 	mk_fast_key_tail(p, ports, vlans, ctx, pf);
 	p->hash = mk_flow_hash_v4_words(lo, hi, ports, vlans, ctx, pf, hk);
 	return MK_FAST_FLOW;
-}
-
-/* The 32-bit words of a 64-bit load, in memory order. */
-MK_INLINE __u32 mk_dw_first(__u64 x)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (__u32)x;
-#else
-	return (__u32)(x >> 32);
-#endif
-}
-
-MK_INLINE __u32 mk_dw_second(__u64 x)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (__u32)(x >> 32);
-#else
-	return (__u32)x;
-#endif
-}
-
-/* Is the address half @a above @b by mk_endpoint_cmp() (its first word, then its second)? */
-MK_INLINE int mk_dw_above(__u64 a, __u64 b)
-{
-	return mk_dw_first(a) != mk_dw_first(b) ? mk_dw_first(a) > mk_dw_first(b)
-						: mk_dw_second(a) > mk_dw_second(b);
 }
 
 MK_INLINE int mk_parse_fast_v6(struct mk_frame *f, const struct mk_parse_cfg *cfg,
