@@ -28,10 +28,10 @@ struct mk_flow_key {
 	__u32 addr_hi[4];
 	__u16 port_lo;
 	__u16 port_hi;
-	__u16 vlan[2];     /* 12-bit VLAN ids, outermost first; 0 = untagged */
-	__u32 tunnel_ctx;  /* mk_tunnel_ctx() of every tunnel stripped; 0 = none */
-	__u8 proto;        /* inner L4 protocol number */
-	__u8 family;       /* enum mk_family */
+	__u16 vlan[2];	  /* 12-bit VLAN ids, outermost first; 0 = untagged */
+	__u32 tunnel_ctx; /* mk_tunnel_ctx() of every tunnel stripped; 0 = none */
+	__u8 proto;	  /* inner L4 protocol number */
+	__u8 family;	  /* enum mk_family */
 	__u8 pad[2];
 };
 _Static_assert(sizeof(struct mk_flow_key) == 48, "mk_flow_key layout is shared with BPF");

@@ -30,25 +30,44 @@ MK_INLINE __u32 mk_rol32(__u32 w, unsigned int s)
 	return (w << s) | (w >> (32 - s));
 }
 
-#define MK_JHASH_MIX(a, b, c)                                                                      \
-	do {                                                                                       \
-		a -= c; a ^= mk_rol32(c, 4);  c += b;                                              \
-		b -= a; b ^= mk_rol32(a, 6);  a += c;                                              \
-		c -= b; c ^= mk_rol32(b, 8);  b += a;                                              \
-		a -= c; a ^= mk_rol32(c, 16); c += b;                                              \
-		b -= a; b ^= mk_rol32(a, 19); a += c;                                              \
-		c -= b; c ^= mk_rol32(b, 4);  b += a;                                              \
+#define MK_JHASH_MIX(a, b, c)         \
+	do {                          \
+		a -= c;               \
+		a ^= mk_rol32(c, 4);  \
+		c += b;               \
+		b -= a;               \
+		b ^= mk_rol32(a, 6);  \
+		a += c;               \
+		c -= b;               \
+		c ^= mk_rol32(b, 8);  \
+		b += a;               \
+		a -= c;               \
+		a ^= mk_rol32(c, 16); \
+		c += b;               \
+		b -= a;               \
+		b ^= mk_rol32(a, 19); \
+		a += c;               \
+		c -= b;               \
+		c ^= mk_rol32(b, 4);  \
+		b += a;               \
 	} while (0)
 
-#define MK_JHASH_FINAL(a, b, c)                                                                    \
-	do {                                                                                       \
-		c ^= b; c -= mk_rol32(b, 14);                                                      \
-		a ^= c; a -= mk_rol32(c, 11);                                                      \
-		b ^= a; b -= mk_rol32(a, 25);                                                      \
-		c ^= b; c -= mk_rol32(b, 16);                                                      \
-		a ^= c; a -= mk_rol32(c, 4);                                                       \
-		b ^= a; b -= mk_rol32(a, 14);                                                      \
-		c ^= b; c -= mk_rol32(b, 24);                                                      \
+#define MK_JHASH_FINAL(a, b, c)       \
+	do {                          \
+		c ^= b;               \
+		c -= mk_rol32(b, 14); \
+		a ^= c;               \
+		a -= mk_rol32(c, 11); \
+		b ^= a;               \
+		b -= mk_rol32(a, 25); \
+		c ^= b;               \
+		c -= mk_rol32(b, 16); \
+		a ^= c;               \
+		a -= mk_rol32(c, 4);  \
+		b ^= a;               \
+		b -= mk_rol32(a, 14); \
+		c ^= b;               \
+		c -= mk_rol32(b, 24); \
 	} while (0)
 
 /* jhash2 over a whole number of 32-bit words, 1 <= n; n is a constant at every call. */
@@ -166,11 +185,12 @@ MK_INLINE __u32 mk_flow_hash_v6_words(__u32 lo0, __u32 lo1, __u32 lo2, __u32 lo3
 				      __u32 hi1, __u32 hi2, __u32 hi3, __u32 ports, __u32 vlans,
 				      __u32 ctx, __u32 proto_family, const struct mk_hash_key *hk)
 {
-	return mk_hash_final(
-	    mk_nh_pair(lo0, lo1, hk->k[0], hk->k[1]) + mk_nh_pair(lo2, lo3, hk->k[2], hk->k[3]) +
-	    mk_nh_pair(hi0, hi1, hk->k[4], hk->k[5]) + mk_nh_pair(hi2, hi3, hk->k[6], hk->k[7]) +
-	    mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
-	    mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
+	return mk_hash_final(mk_nh_pair(lo0, lo1, hk->k[0], hk->k[1]) +
+			     mk_nh_pair(lo2, lo3, hk->k[2], hk->k[3]) +
+			     mk_nh_pair(hi0, hi1, hk->k[4], hk->k[5]) +
+			     mk_nh_pair(hi2, hi3, hk->k[6], hk->k[7]) +
+			     mk_nh_pair(ports, vlans, hk->k[8], hk->k[9]) +
+			     mk_nh_pair(ctx, proto_family, hk->k[10], hk->k[11]));
 }
 
 /*
@@ -256,8 +276,7 @@ MK_INLINE __u64 mk_ctx_pair(__u32 first, __u32 second)
 	return (__u64)first << 32 | second;
 }
 
-MK_INLINE __u32 mk_tunnel_ctx(__u32 prev, __u32 type, __u32 family, const __u32 *a,
-			      const __u32 *b)
+MK_INLINE __u32 mk_tunnel_ctx(__u32 prev, __u32 type, __u32 family, const __u32 *a, const __u32 *b)
 {
 	int swap = mk_endpoint_cmp(a, 0, b, 0) > 0;
 	const __u32 *lo = swap ? b : a, *hi = swap ? a : b;

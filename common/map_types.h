@@ -9,7 +9,7 @@
 #include "compat.h"
 #include "flow_key.h"
 
-#define MK_ITABLE_SIZE 256  /* indirection table buckets: worker = itable[hash % 256] */
+#define MK_ITABLE_SIZE 256 /* indirection table buckets: worker = itable[hash % 256] */
 #define MK_MAX_WORKERS 64
 #define MK_MAX_QUEUES 64
 #define MK_TUNNEL_DEPTH_MAX 3 /* compiled bound; the runtime depth is <= this */

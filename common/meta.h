@@ -17,11 +17,11 @@
 #define MK_META_MAGIC 0xa5
 
 enum mk_meta_flags {
-	MK_META_F_REVERSE = 1 << 0,	   /* packet travels from the key's hi side to its lo side */
-	MK_META_F_FRAGMENT = 1 << 1,	   /* IP fragment: hash is over the address pair only */
-	MK_META_F_TUNNEL = 1 << 2,	   /* at least one tunnel was stripped */
-	MK_META_F_TRUNCATED = 1 << 3,	   /* frame shorter than its IP header says */
-	MK_META_F_OUTER_V6 = 1 << 4,	   /* outer_src/outer_dst are folds of IPv6 addresses */
+	MK_META_F_REVERSE = 1 << 0,   /* packet travels from the key's hi side to its lo side */
+	MK_META_F_FRAGMENT = 1 << 1,  /* IP fragment: hash is over the address pair only */
+	MK_META_F_TUNNEL = 1 << 2,    /* at least one tunnel was stripped */
+	MK_META_F_TRUNCATED = 1 << 3, /* frame shorter than its IP header says */
+	MK_META_F_OUTER_V6 = 1 << 4,  /* outer_src/outer_dst are folds of IPv6 addresses */
 	MK_META_F_DEPTH_EXCEEDED = 1 << 5, /* a further tunnel was left in place */
 	MK_META_F_FIRST_FRAG = 1 << 6,	   /* fragment with offset 0: L4 header present */
 	MK_META_F_IPV6 = 1 << 7,	   /* inner packet is IPv6 */
@@ -44,15 +44,15 @@ enum mk_tunnel_type {
 struct mk_meta {
 	__u32 hash;	  /* seeded symmetric hash of the inner flow */
 	__u32 tunnel_ctx; /* mk_flow_key.tunnel_ctx */
-	__u32 tunnel_id;  /* innermost tunnel's id, per enum mk_tunnel_type (TEID, session, VNI, key) */
-	__u32 outer_src;  /* innermost tunnel's outer source (IPv4) or its fold (IPv6) */
+	__u32 tunnel_id; /* innermost tunnel's id, per enum mk_tunnel_type (TEID, session, VNI, key) */
+	__u32 outer_src; /* innermost tunnel's outer source (IPv4) or its fold (IPv6) */
 	__u32 outer_dst;
-	__u16 vlan[2];	  /* VLAN ids of the frame as received, outermost first */
-	__u16 l4_off;	  /* L4 header offset in the delivered frame; 0 = none */
-	__u8 flags;	  /* enum mk_meta_flags */
-	__u8 proto;	  /* inner L4 protocol (the key's): workers need not walk IPv6 ext headers */
-	__u8 l3_off;	  /* L3 header offset in the delivered frame */
-	__u8 worker;	  /* worker chosen by the indirection table */
+	__u16 vlan[2]; /* VLAN ids of the frame as received, outermost first */
+	__u16 l4_off;  /* L4 header offset in the delivered frame; 0 = none */
+	__u8 flags;    /* enum mk_meta_flags */
+	__u8 proto;    /* inner L4 protocol (the key's): workers need not walk IPv6 ext headers */
+	__u8 l3_off;   /* L3 header offset in the delivered frame */
+	__u8 worker;   /* worker chosen by the indirection table */
 	__u8 tunnel_type; /* enum mk_tunnel_type of the innermost tunnel stripped */
 	__u8 magic;	  /* MK_META_MAGIC: the program did write this struct */
 };
@@ -64,11 +64,11 @@ _Static_assert(sizeof(struct mk_meta) == 32, "XDP metadata is capped at 32 bytes
 static inline const char *mk_tunnel_name(__u8 type)
 {
 	static const char *const names[MK_TUNNEL_TYPE_MAX] = {
-		[MK_TUNNEL_NONE] = "none",	     [MK_TUNNEL_GTPU] = "gtpu",
-		[MK_TUNNEL_L2TPV2] = "l2tpv2",	     [MK_TUNNEL_L2TPV3_IP] = "l2tpv3",
-		[MK_TUNNEL_L2TPV3_UDP] = "l2tpv3",   [MK_TUNNEL_VXLAN] = "vxlan",
-		[MK_TUNNEL_GENEVE] = "geneve",	     [MK_TUNNEL_GRE] = "gre",
-		[MK_TUNNEL_ERSPAN] = "erspan",	     [MK_TUNNEL_IPIP] = "ipip",
+		[MK_TUNNEL_NONE] = "none",	   [MK_TUNNEL_GTPU] = "gtpu",
+		[MK_TUNNEL_L2TPV2] = "l2tpv2",	   [MK_TUNNEL_L2TPV3_IP] = "l2tpv3",
+		[MK_TUNNEL_L2TPV3_UDP] = "l2tpv3", [MK_TUNNEL_VXLAN] = "vxlan",
+		[MK_TUNNEL_GENEVE] = "geneve",	   [MK_TUNNEL_GRE] = "gre",
+		[MK_TUNNEL_ERSPAN] = "erspan",	   [MK_TUNNEL_IPIP] = "ipip",
 	};
 
 	return type < MK_TUNNEL_TYPE_MAX ? names[type] : "unknown";

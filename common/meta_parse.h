@@ -32,8 +32,8 @@ enum mk_meta_check {
  * with the Ethernet header). Returns enum mk_meta_check; on anything but
  * MK_META_OK, @p must not be used.
  */
-static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m,
-				     const __u8 *frame, __u32 len)
+static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m, const __u8 *frame,
+				     __u32 len)
 {
 	struct mk_frame f = { .data = frame, .data_end = frame + len };
 	struct mk_l3 *l3 = &p->l3;

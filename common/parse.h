@@ -29,9 +29,9 @@
 #define MK_ETH_P_8021AD 0x88a8
 #define MK_ETH_P_QINQ1 0x9100 /* pre-802.1ad QinQ outer tag, still sent by some switches */
 
-#define MK_ETH_P_TEB 0x6558	   /* transparent Ethernet bridging (GRE, Geneve) */
-#define MK_ETH_P_ERSPAN 0x88be	   /* ERSPAN types I and II over GRE */
-#define MK_ETH_P_ERSPAN3 0x22eb	   /* ERSPAN type III over GRE */
+#define MK_ETH_P_TEB 0x6558	/* transparent Ethernet bridging (GRE, Geneve) */
+#define MK_ETH_P_ERSPAN 0x88be	/* ERSPAN types I and II over GRE */
+#define MK_ETH_P_ERSPAN3 0x22eb /* ERSPAN type III over GRE */
 
 #define MK_IPPROTO_ICMP 1
 #define MK_IPPROTO_IPIP 4
@@ -99,7 +99,7 @@ struct mk_l3 {
 	__u16 l4_off; /* 0 when there is no L4 header to read (later fragment, unknown proto) */
 	__u16 sport;  /* network byte order, as on the wire */
 	__u16 dport;
-	__u8 family;  /* enum mk_family */
+	__u8 family; /* enum mk_family */
 	__u8 proto;
 	__u8 frag; /* enum mk_frag_state */
 	__u8 truncated;
@@ -107,10 +107,10 @@ struct mk_l3 {
 
 struct mk_parse {
 	struct mk_flow_key key;
-	struct mk_l3 l3;  /* innermost IP level: the flow */
+	struct mk_l3 l3; /* innermost IP level: the flow */
 	__u32 hash;
-	__u32 tunnel_ctx; /* same as key.tunnel_ctx */
-	__u32 tunnel_id;  /* innermost tunnel: TEID, L2TPv3 session, L2TPv2 tunnel<<16|session */
+	__u32 tunnel_ctx;   /* same as key.tunnel_ctx */
+	__u32 tunnel_id;    /* innermost tunnel: TEID, L2TPv3 session, L2TPv2 tunnel<<16|session */
 	__u32 outer_src[4]; /* innermost tunnel's outer addresses, as on the wire */
 	__u32 outer_dst[4];
 	__u16 vlan[2];	   /* VLAN ids of the outermost Ethernet header */
@@ -147,22 +147,22 @@ MK_INLINE __u16 mk_raw16(const __u8 *p)
  * h = frame data + off, after checking that len bytes are there; on failure the
  * enclosing function sets @reason and returns MK_PARSE_ERROR.
  */
-#define MK_PULL(h, f, off, len, why)                                                       \
-	do {                                                                                       \
-		h = (const __u8 *)MK_FRAME_DATA(f) + (off);                                        \
-		if ((const void *)(h + (len)) > MK_FRAME_END(f)) {                                 \
-			p->reason = (why);                                                         \
-			return MK_PARSE_ERROR;                                                     \
-		}                                                                                  \
+#define MK_PULL(h, f, off, len, why)                               \
+	do {                                                       \
+		h = (const __u8 *)MK_FRAME_DATA(f) + (off);        \
+		if ((const void *)(h + (len)) > MK_FRAME_END(f)) { \
+			p->reason = (why);                         \
+			return MK_PARSE_ERROR;                     \
+		}                                                  \
 	} while (0)
 
-#define MK_ADVANCE(off, n)                                                                         \
-	do {                                                                                       \
-		(off) += (n);                                                                      \
-		if ((off) > MK_PARSE_MAX_OFF) {                                                    \
-			p->reason = MK_REASON_ERR_HDR_TOO_LONG;                                    \
-			return MK_PARSE_ERROR;                                                     \
-		}                                                                                  \
+#define MK_ADVANCE(off, n)                                      \
+	do {                                                    \
+		(off) += (n);                                   \
+		if ((off) > MK_PARSE_MAX_OFF) {                 \
+			p->reason = MK_REASON_ERR_HDR_TOO_LONG; \
+			return MK_PARSE_ERROR;                  \
+		}                                               \
 	} while (0)
 
 /* The VLAN tag types Suricata decodes, accepted wherever a tag may appear. */
@@ -176,8 +176,8 @@ MK_INLINE int mk_is_vlan_tpid(__u16 type)
  * Leaves *off at the L3 header and returns its ethertype in *ethertype.
  * VLAN ids are recorded only when @vlan is non-NULL (the outermost header).
  */
-MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
-			   __u16 *vlan, struct mk_parse *p)
+MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype, __u16 *vlan,
+			   struct mk_parse *p)
 {
 	const __u8 *h;
 	__u32 off = *offp;
@@ -205,8 +205,7 @@ MK_INLINE int mk_parse_eth(struct mk_frame *f, __u32 *offp, __u16 *ethertype,
 	return MK_PARSE_IP;
 }
 
-MK_INLINE int mk_parse_ipv4(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
-			    struct mk_parse *p)
+MK_INLINE int mk_parse_ipv4(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3, struct mk_parse *p)
 {
 	const __u8 *h;
 	__u32 off = *offp, ihl;
@@ -241,8 +240,7 @@ MK_INLINE int mk_parse_ipv4(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
 	return MK_PARSE_IP;
 }
 
-MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3,
-			    struct mk_parse *p)
+MK_INLINE int mk_parse_ipv6(struct mk_frame *f, __u32 *offp, struct mk_l3 *l3, struct mk_parse *p)
 {
 	const __u8 *h;
 	__u32 off = *offp;
@@ -439,8 +437,8 @@ MK_INLINE __u32 mk_udp_tunnel_kind(const struct mk_l3 *l3, const struct mk_parse
 }
 
 /* GTP-U v1 G-PDU (TS 29.281) at off: flags, type, length, TEID, optional fields, extensions. */
-MK_INLINE int mk_parse_gtpu(struct mk_frame *f, __u32 off,
-			    struct mk_tunnel_hop *t, struct mk_parse *p)
+MK_INLINE int mk_parse_gtpu(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			    struct mk_parse *p)
 {
 	const __u8 *h;
 	__u8 next = 0;
@@ -484,8 +482,8 @@ MK_INLINE int mk_parse_gtpu(struct mk_frame *f, __u32 off,
 }
 
 /* L2TPv2 data message (RFC 2661) carrying PPP with IPv4 or IPv6. */
-MK_INLINE int mk_parse_l2tpv2(struct mk_frame *f, __u32 off,
-			      struct mk_tunnel_hop *t, struct mk_parse *p)
+MK_INLINE int mk_parse_l2tpv2(struct mk_frame *f, __u32 off, struct mk_tunnel_hop *t,
+			      struct mk_parse *p)
 {
 	const __u8 *h;
 	__u8 flags;
@@ -836,7 +834,8 @@ MK_INLINE int mk_may_be_tunnel(const struct mk_l3 *l3, const struct mk_parse_cfg
 	case MK_IPPROTO_L2TP:
 		return mk_tunnel_on(cfg, MK_TUN_L2TP);
 	case MK_IPPROTO_GRE:
-		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) != (MK_TUN_GRE | MK_TUN_ERSPAN);
+		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) !=
+		       (MK_TUN_GRE | MK_TUN_ERSPAN);
 	case MK_IPPROTO_IPIP:
 	case MK_IPPROTO_IPV6:
 		return mk_tunnel_on(cfg, MK_TUN_IPIP);
@@ -911,7 +910,8 @@ MK_INLINE void mk_parse_finish(const struct mk_hash_key *hk, struct mk_parse *p)
 	int rev;
 
 	if (p->l3.frag != MK_FRAG_NONE)
-		p->flags |= MK_META_F_FRAGMENT | (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
+		p->flags |= MK_META_F_FRAGMENT |
+			    (p->l3.frag == MK_FRAG_FIRST ? MK_META_F_FIRST_FRAG : 0);
 	if (p->tunnel_depth)
 		p->flags |= MK_META_F_TUNNEL;
 	if (p->l3.truncated)
@@ -929,8 +929,8 @@ MK_INLINE void mk_parse_finish(const struct mk_hash_key *hk, struct mk_parse *p)
 	p->key.family = p->l3.family;
 	/* from the parts, not the key just stored (mk_key_word16) */
 	p->hash = mk_flow_hash_from(rev ? p->l3.dst : p->l3.src, rev ? p->l3.src : p->l3.dst,
-				    rev ? mk_key_word16(p->l3.dport, p->l3.sport)
-					: mk_key_word16(p->l3.sport, p->l3.dport),
+				    rev ? mk_key_word16(p->l3.dport, p->l3.sport) :
+					  mk_key_word16(p->l3.sport, p->l3.dport),
 				    mk_key_word16(p->vlan[0], p->vlan[1]), p->tunnel_ctx,
 				    mk_key_word8(p->l3.proto, p->l3.family), p->l3.family, hk);
 }
@@ -1007,8 +1007,8 @@ MK_INLINE __u32 mk_dw_second(__u64 x)
 /* Is the address half @a above @b by mk_endpoint_cmp() (its first word, then its second)? */
 MK_INLINE int mk_dw_above(__u64 a, __u64 b)
 {
-	return mk_dw_first(a) != mk_dw_first(b) ? mk_dw_first(a) > mk_dw_first(b)
-						: mk_dw_second(a) > mk_dw_second(b);
+	return mk_dw_first(a) != mk_dw_first(b) ? mk_dw_first(a) > mk_dw_first(b) :
+						  mk_dw_second(a) > mk_dw_second(b);
 }
 
 /*
@@ -1025,7 +1025,7 @@ MK_INLINE void mk_fast_fill_l3(struct mk_parse *p, __u32 ip_len, __u32 l3_off, _
 			       __u32 ctx)
 {
 	_Static_assert(__builtin_offsetof(struct mk_parse, l3) == sizeof(struct mk_flow_key) &&
-			   __builtin_offsetof(struct mk_l3, ip_len) == 32,
+			       __builtin_offsetof(struct mk_l3, ip_len) == 32,
 		       "the key, then the level's addresses, lead struct mk_parse");
 	if (!ctx)
 		mk_memset(&p->l3.ip_len, 0, sizeof(*p) - sizeof(p->key) - 32);
@@ -1078,15 +1078,16 @@ MK_INLINE int mk_fast_l4(struct mk_frame *f, const __u8 *l4, __u8 proto,
 			return MK_FAST_NO;
 		*ports = mk_load32(l4);
 		/* as loaded: network byte order kept, as the key stores ports */
-		return mk_udp_ports_kind((__u16)*ports, (__u16)(*ports >> 16), cfg) ? MK_FAST_TUNNEL
-										 : MK_FAST_FLOW;
+		return mk_udp_ports_kind((__u16)*ports, (__u16)(*ports >> 16), cfg) ?
+			       MK_FAST_TUNNEL :
+			       MK_FAST_FLOW;
 	case MK_IPPROTO_L2TP:
 		return mk_tunnel_on(cfg, MK_TUN_L2TP) ? MK_FAST_TUNNEL : MK_FAST_NO;
 	case MK_IPPROTO_GRE:
 		return (cfg->tunnel_off & (MK_TUN_GRE | MK_TUN_ERSPAN)) !=
-				   (MK_TUN_GRE | MK_TUN_ERSPAN)
-			   ? MK_FAST_TUNNEL
-			   : MK_FAST_NO;
+				       (MK_TUN_GRE | MK_TUN_ERSPAN) ?
+			       MK_FAST_TUNNEL :
+			       MK_FAST_NO;
 	case MK_IPPROTO_IPIP:
 	case MK_IPPROTO_IPV6:
 		return mk_tunnel_on(cfg, MK_TUN_IPIP) ? MK_FAST_TUNNEL : MK_FAST_NO;
@@ -1251,7 +1252,8 @@ MK_INLINE int mk_parse_fast(struct mk_frame *f, const struct mk_parse_cfg *cfg,
 	if ((const void *)(d + MK_ETH_HLEN + 4) > MK_FRAME_END(f))
 		return MK_FAST_NO;
 	type = mk_load16(d + 12);
-	if (type == __builtin_bswap16(MK_ETH_P_8021Q) || type == __builtin_bswap16(MK_ETH_P_8021AD) ||
+	if (type == __builtin_bswap16(MK_ETH_P_8021Q) ||
+	    type == __builtin_bswap16(MK_ETH_P_8021AD) ||
 	    type == __builtin_bswap16(MK_ETH_P_QINQ1)) {
 		vlan = mk_rd16(d + 14) & 0x0fff;
 		type = mk_load16(d + 16);
@@ -1525,8 +1527,8 @@ MK_INLINE int mk_parse_fast_tunnel(struct mk_frame *f, const struct mk_parse_cfg
  * with one tunnel no more. Deeper levels are one call each, made by the
  * program itself so that no chain of calls exceeds the 512-byte stack.
  */
-MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start,
-				const struct mk_parse_cfg *cfg, struct mk_parse *p)
+MK_SUBPROG int mk_parse_general(struct mk_frame *f, int start, const struct mk_parse_cfg *cfg,
+				struct mk_parse *p)
 {
 	const __u8 *h;
 	__u32 off = 0;

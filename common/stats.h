@@ -20,53 +20,56 @@
 #include "compat.h"
 #include "meta.h"
 
-#define MK_STAT_OUTCOMES(X)                                                                        \
-	X(PASS_NON_IP, "pass_non_ip", "non-IP frame (ARP, LLDP, ...) passed to the stack")         \
-	X(PASS_ERROR, "pass_error", "malformed or truncated frame passed to the stack")            \
-	X(PASS_NO_SOCKET, "pass_no_socket", "no AF_XDP socket in the worker's slot: passed")        \
-	X(DROP_CIDR_BYPASS, "drop_cidr_bypass", "address in the CIDR bypass list: dropped (IDS)")  \
-	X(DROP_FLOW_BYPASS, "drop_flow_bypass", "flow in the flow bypass map: dropped (IDS)")      \
-	X(FWD_CIDR_BYPASS, "fwd_cidr_bypass", "address in the CIDR bypass list: sent to peer (IPS)") \
-	X(FWD_FLOW_BYPASS, "fwd_flow_bypass", "flow in the flow bypass map: sent to peer (IPS)")   \
-	X(PASS_NO_PEER, "pass_no_peer", "IPS bypass but no peer interface in the DEVMAP: passed")  \
+#define MK_STAT_OUTCOMES(X)                                                                       \
+	X(PASS_NON_IP, "pass_non_ip", "non-IP frame (ARP, LLDP, ...) passed to the stack")        \
+	X(PASS_ERROR, "pass_error", "malformed or truncated frame passed to the stack")           \
+	X(PASS_NO_SOCKET, "pass_no_socket", "no AF_XDP socket in the worker's slot: passed")      \
+	X(DROP_CIDR_BYPASS, "drop_cidr_bypass", "address in the CIDR bypass list: dropped (IDS)") \
+	X(DROP_FLOW_BYPASS, "drop_flow_bypass", "flow in the flow bypass map: dropped (IDS)")     \
+	X(FWD_CIDR_BYPASS, "fwd_cidr_bypass",                                                     \
+	  "address in the CIDR bypass list: sent to peer (IPS)")                                  \
+	X(FWD_FLOW_BYPASS, "fwd_flow_bypass", "flow in the flow bypass map: sent to peer (IPS)")  \
+	X(PASS_NO_PEER, "pass_no_peer", "IPS bypass but no peer interface in the DEVMAP: passed") \
 	X(REDIRECT_XSK, "redirect_xsk", "redirected to the worker's AF_XDP socket")
 
-#define MK_STAT_ERRORS(X)                                                                          \
-	X(ERR_TRUNC_ETH, "err_trunc_eth", "frame shorter than an Ethernet header")                 \
-	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated VLAN tag (0x8100, 0x88a8 or 0x9100)")                        \
-	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags in one Ethernet header")                               \
-	X(ERR_TRUNC_IPV4, "err_trunc_ipv4", "truncated IPv4 header or options")                    \
-	X(ERR_BAD_IPV4, "err_bad_ipv4", "IPv4 version, IHL or total length invalid")               \
-	X(ERR_TRUNC_IPV6, "err_trunc_ipv6", "truncated IPv6 header or extension header")           \
-	X(ERR_BAD_IPV6, "err_bad_ipv6", "IPv6 version invalid or too many extension headers")      \
-	X(ERR_TRUNC_L4, "err_trunc_l4", "truncated TCP/UDP/ICMP/SCTP header")                      \
-	X(ERR_BAD_L4, "err_bad_l4", "TCP data offset below 5")                                     \
-	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel", "truncated tunnel header (GTP-U, L2TP/PPP, VXLAN, Geneve, GRE, ERSPAN) or inner Ethernet header") \
-	X(ERR_BAD_TUNNEL, "err_bad_tunnel", "tunnel header invalid (GTP-U extension walk, L2TP offset)") \
-	X(ERR_HDR_TOO_LONG, "err_hdr_too_long", "headers extend past the parser's offset limit")   \
+#define MK_STAT_ERRORS(X)                                                                                   \
+	X(ERR_TRUNC_ETH, "err_trunc_eth", "frame shorter than an Ethernet header")                          \
+	X(ERR_TRUNC_VLAN, "err_trunc_vlan", "truncated VLAN tag (0x8100, 0x88a8 or 0x9100)")                \
+	X(ERR_VLAN_DEPTH, "err_vlan_depth", "more than 2 VLAN tags in one Ethernet header")                 \
+	X(ERR_TRUNC_IPV4, "err_trunc_ipv4", "truncated IPv4 header or options")                             \
+	X(ERR_BAD_IPV4, "err_bad_ipv4", "IPv4 version, IHL or total length invalid")                        \
+	X(ERR_TRUNC_IPV6, "err_trunc_ipv6", "truncated IPv6 header or extension header")                    \
+	X(ERR_BAD_IPV6, "err_bad_ipv6", "IPv6 version invalid or too many extension headers")               \
+	X(ERR_TRUNC_L4, "err_trunc_l4", "truncated TCP/UDP/ICMP/SCTP header")                               \
+	X(ERR_BAD_L4, "err_bad_l4", "TCP data offset below 5")                                              \
+	X(ERR_TRUNC_TUNNEL, "err_trunc_tunnel",                                                             \
+	  "truncated tunnel header (GTP-U, L2TP/PPP, VXLAN, Geneve, GRE, ERSPAN) or inner Ethernet header") \
+	X(ERR_BAD_TUNNEL, "err_bad_tunnel",                                                                 \
+	  "tunnel header invalid (GTP-U extension walk, L2TP offset)")                                      \
+	X(ERR_HDR_TOO_LONG, "err_hdr_too_long", "headers extend past the parser's offset limit")            \
 	X(ERR_DECAP, "err_decap", "bpf_xdp_adjust_head failed while stripping a tunnel")
 
-#define MK_STAT_INFO(X)                                                                            \
-	X(RX, "rx", "frames seen by the program (derived: the sum of the outcome counters)")       \
-	X(TUNNEL_GTPU, "tunnel_gtpu", "GTP-U tunnels stripped")                                    \
-	X(TUNNEL_L2TPV2, "tunnel_l2tpv2", "L2TPv2 tunnels stripped")                               \
-	X(TUNNEL_L2TPV3, "tunnel_l2tpv3", "L2TPv3 tunnels stripped")                               \
-	X(TUNNEL_VXLAN, "tunnel_vxlan", "VXLAN tunnels stripped")                                  \
-	X(TUNNEL_GENEVE, "tunnel_geneve", "Geneve tunnels stripped")                               \
+#define MK_STAT_INFO(X)                                                                           \
+	X(RX, "rx", "frames seen by the program (derived: the sum of the outcome counters)")      \
+	X(TUNNEL_GTPU, "tunnel_gtpu", "GTP-U tunnels stripped")                                   \
+	X(TUNNEL_L2TPV2, "tunnel_l2tpv2", "L2TPv2 tunnels stripped")                              \
+	X(TUNNEL_L2TPV3, "tunnel_l2tpv3", "L2TPv3 tunnels stripped")                              \
+	X(TUNNEL_VXLAN, "tunnel_vxlan", "VXLAN tunnels stripped")                                 \
+	X(TUNNEL_GENEVE, "tunnel_geneve", "Geneve tunnels stripped")                              \
 	X(TUNNEL_GRE, "tunnel_gre", "GRE tunnels stripped (IP or Ethernet inside)")               \
 	X(TUNNEL_ERSPAN, "tunnel_erspan", "ERSPAN (type I, II or III) tunnels stripped")          \
 	X(TUNNEL_IPIP, "tunnel_ipip", "IP-in-IP tunnels stripped (4in4, 6in4, 4in6, 6in6)")       \
-	X(TUNNEL_DEPTH_EXCEEDED, "tunnel_depth_exceeded", "tunnel deeper than the configured depth left in place") \
+	X(TUNNEL_DEPTH_EXCEEDED, "tunnel_depth_exceeded",                                         \
+	  "tunnel deeper than the configured depth left in place")                                \
 	X(FRAGMENT, "fragment", "IP fragments (hashed on the address pair)")                      \
 	X(META_FAIL, "meta_fail", "bpf_xdp_adjust_meta failed: frame delivered without metadata") \
-	X(BYPASS_LRU_INSERT, "bypass_lru_insert", "reserved: bypass entries inserted by XDP (none today)")
+	X(BYPASS_LRU_INSERT, "bypass_lru_insert",                                                 \
+	  "reserved: bypass entries inserted by XDP (none today)")
 
 #define MK_STAT_ENUM(name, str, doc) MK_STAT_##name,
 enum mk_stat {
-	MK_STAT_OUTCOMES(MK_STAT_ENUM)
-	MK_STAT_ERRORS(MK_STAT_ENUM)
-	MK_STAT_INFO(MK_STAT_ENUM)
-	MK_STAT_MAX
+	MK_STAT_OUTCOMES(MK_STAT_ENUM) MK_STAT_ERRORS(MK_STAT_ENUM) MK_STAT_INFO(MK_STAT_ENUM)
+		MK_STAT_MAX
 };
 #undef MK_STAT_ENUM
 
@@ -80,11 +83,7 @@ enum mk_stat {
  * stat index = MK_STAT_ERR_FIRST + reason - 1.
  */
 #define MK_REASON_ENUM(name, str, doc) MK_REASON_##name,
-enum mk_drop_reason {
-	MK_REASON_NONE = 0,
-	MK_STAT_ERRORS(MK_REASON_ENUM)
-	MK_REASON_MAX
-};
+enum mk_drop_reason { MK_REASON_NONE = 0, MK_STAT_ERRORS(MK_REASON_ENUM) MK_REASON_MAX };
 #undef MK_REASON_ENUM
 
 MK_INLINE __u32 mk_reason_stat(__u32 reason)
@@ -126,11 +125,8 @@ struct mk_stat_desc {
 	const char *doc;
 };
 #define MK_STAT_DESC(name, str, doc) [MK_STAT_##name] = { str, doc },
-static const struct mk_stat_desc mk_stat_descs[MK_STAT_MAX] = {
-	MK_STAT_OUTCOMES(MK_STAT_DESC)
-	MK_STAT_ERRORS(MK_STAT_DESC)
-	MK_STAT_INFO(MK_STAT_DESC)
-};
+static const struct mk_stat_desc mk_stat_descs[MK_STAT_MAX] = { MK_STAT_OUTCOMES(
+	MK_STAT_DESC) MK_STAT_ERRORS(MK_STAT_DESC) MK_STAT_INFO(MK_STAT_DESC) };
 #undef MK_STAT_DESC
 
 /*

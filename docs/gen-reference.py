@@ -45,8 +45,10 @@ def counters(src):
         m = re.search(r"#define %s\(X\)(.*?)(?:\n\n|\n#)" % macro, src, re.S)
         if not m:
             sys.exit("gen-reference: %s not found in common/stats.h" % macro)
+        # an entry may be wrapped over lines joined by the macro's backslashes
+        body = m.group(1).replace("\\\n", " ")
         for enum, name, doc in re.findall(r'X\((\w+),\s*"([^"]+)",\s*"((?:[^"\\]|\\.)*)"\)',
-                                          m.group(1)):
+                                          body):
             rows.append((len(rows), name, cls, "MK_STAT_" + enum, cell(doc)))
     out = ["| index | counter | class | enum | meaning |", "|---:|---|---|---|---|"]
     out += ["| %d | `%s` | %s | `%s` | %s |" % r for r in rows]

@@ -60,7 +60,8 @@ struct meerkat_params {
 };
 
 _Static_assert(offsetof(struct meerkat_params, n_iface) ==
-		       offsetof(struct meerkat_params, iface) + sizeof(((struct meerkat_params *)0)->iface),
+		       offsetof(struct meerkat_params, iface) +
+			       sizeof(((struct meerkat_params *)0)->iface),
 	       "MK_OPT_APPEND: the count follows its array");
 _Static_assert(offsetof(struct meerkat_params, n_rule_files) ==
 		       offsetof(struct meerkat_params, rule_files) +
@@ -69,35 +70,59 @@ _Static_assert(offsetof(struct meerkat_params, n_rule_files) ==
 
 #define P(field) offsetof(struct meerkat_params, field)
 static const struct mk_opt opts[] = {
-	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR", "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
-	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE", "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
-	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR", "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
-	{ "config", 'c', MK_OPT_STR, P(config), "FILE", "YAML configuration (docs/configuration.md); options override it", 0, 0 },
-	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL, "check the configuration (-c FILE and the options) and load the rules, exit 0 if both are valid", 0, 0 },
-	{ "rules", 'S', MK_OPT_APPEND, P(rule_files), "FILE", "load rules from FILE, repeatable (replaces rule-files)", 0, MK_MAX_RULE_FILES },
-	{ "strict-rules", 0, MK_OPT_FLAG, P(strict_rules), NULL, "a rule that does not load is fatal", 0, 0 },
-	{ "dump-config", 0, MK_OPT_FLAG, P(dump_config), NULL, "print every setting (defaults, -c FILE, options) and exit", 0, 0 },
-	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)", 0, 0 },
-	{ "workers", 0, MK_OPT_STR, P(workers), "N", "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
-	{ "seed", 0, MK_OPT_STR, P(seed), "N|random", "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
-	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N", "Community ID seed (overrides outputs.eve-log.community-id-seed)", 0, 65535 },
-	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL, "leave community_id out of EVE records", 0, 0 },
-	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL, "truncate eve.json instead of appending to it", 0, 0 },
-	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL, "offline: exit 1 when an input is damaged (default 0: what was read is processed)", 0, 0 },
-	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE", "offline: write every counter to FILE as JSON", 0, 0 },
-	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH", "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)", 0, 0 },
-	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR", "debug: write reassembled TCP streams per flow and direction", 0, 0 },
-	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "every counter in the summary, info messages (twice: debug)", 0, 0 },
-	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0, 0 },
+	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR",
+	  "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
+	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE",
+	  "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
+	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR",
+	  "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
+	{ "config", 'c', MK_OPT_STR, P(config), "FILE",
+	  "YAML configuration (docs/configuration.md); options override it", 0, 0 },
+	{ "test-config", 'T', MK_OPT_FLAG, P(test_config), NULL,
+	  "check the configuration (-c FILE and the options) and load the rules, exit 0 if both are valid",
+	  0, 0 },
+	{ "rules", 'S', MK_OPT_APPEND, P(rule_files), "FILE",
+	  "load rules from FILE, repeatable (replaces rule-files)", 0, MK_MAX_RULE_FILES },
+	{ "strict-rules", 0, MK_OPT_FLAG, P(strict_rules), NULL,
+	  "a rule that does not load is fatal", 0, 0 },
+	{ "dump-config", 0, MK_OPT_FLAG, P(dump_config), NULL,
+	  "print every setting (defaults, -c FILE, options) and exit", 0, 0 },
+	{ "checksum", 'k', MK_OPT_STR, P(checksum), "none|all", "checksum validation (default all)",
+	  0, 0 },
+	{ "workers", 0, MK_OPT_STR, P(workers), "N",
+	  "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
+	{ "seed", 0, MK_OPT_STR, P(seed), "N|random",
+	  "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
+	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N",
+	  "Community ID seed (overrides outputs.eve-log.community-id-seed)", 0, 65535 },
+	{ "no-community-id", 0, MK_OPT_FLAG, P(no_cid), NULL,
+	  "leave community_id out of EVE records", 0, 0 },
+	{ "eve-truncate", 0, MK_OPT_FLAG, P(eve_truncate), NULL,
+	  "truncate eve.json instead of appending to it", 0, 0 },
+	{ "strict-input", 0, MK_OPT_FLAG, P(strict_input), NULL,
+	  "offline: exit 1 when an input is damaged (default 0: what was read is processed)", 0,
+	  0 },
+	{ "stats-json", 0, MK_OPT_STR, P(stats_json), "FILE",
+	  "offline: write every counter to FILE as JSON", 0, 0 },
+	{ "unix-socket", 0, MK_OPT_STR, P(unix_socket), "PATH",
+	  "live: control socket for meerkatctl (overrides capture.control-socket; '' = none)", 0,
+	  0 },
+	{ "dump-streams", 0, MK_OPT_STR, P(dump_streams), "DIR",
+	  "debug: write reassembled TCP streams per flow and direction", 0, 0 },
+	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL,
+	  "every counter in the summary, info messages (twice: debug)", 0, 0 },
+	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print version and compiled-in engines", 0,
+	  0 },
 	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
 };
 #undef P
 
 static const struct mk_cli cli_desc = {
 	.prog = "meerkat",
-	.usage = "-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
-		 "       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
-		 "       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
+	.usage =
+		"-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		"       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		"       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
 	.opts = opts,
 	.nopts = MK_ARRAY_SIZE(opts),
 };
@@ -208,9 +233,9 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 		return;
 	dc->classification_file = side_file(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT,
 					    "classification-file", "using the built-in classes");
-	dc->reference_config_file =
-	    side_file(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT, "reference-config-file",
-		      "any reference type accepted");
+	dc->reference_config_file = side_file(r->reference_config_file, MK_RULES_REFERENCE_DEFAULT,
+					      "reference-config-file",
+					      "any reference type accepted");
 	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
 }
 
@@ -381,8 +406,10 @@ int main(int argc, char **argv)
 		mk_err("unexpected argument '%s' (a BPF filter is for -r)", argv[first]);
 		return 2;
 	}
-	cli = (struct mk_config_cli){ .ifaces = prm.iface, .n_ifaces = (unsigned int)prm.n_iface,
-				      .workers = prm.workers, .log_dir = prm.log_dir,
+	cli = (struct mk_config_cli){ .ifaces = prm.iface,
+				      .n_ifaces = (unsigned int)prm.n_iface,
+				      .workers = prm.workers,
+				      .log_dir = prm.log_dir,
 				      .ctl_socket = prm.unix_socket };
 	if (mk_config_setup(&conf, prm.config, &cli)) {
 		code = 1;

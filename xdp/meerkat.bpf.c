@@ -35,8 +35,8 @@ const volatile struct mk_parse_cfg mk_cfg = {
  * with the seed; the initial value is seed 0's (test/unit/test_hash.c).
  */
 const volatile struct mk_hash_key mk_hash_key = {
-    .k = {0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
-	  0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c},
+	.k = { 0x7b1dcdaf, 0xe220a839, 0xa1b965f4, 0x6e789e6a, 0x8009454f, 0x06c45d18, 0x724c81ec,
+	       0xf88bb8a8, 0x51a8749b, 0x1b39896a, 0x747ea2ea, 0x53cb9f0c },
 };
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
@@ -60,7 +60,8 @@ __u32 mk_prefilter = 0;
 /* always 0: see MK_VERIFIER_FORGET in common/parse.h */
 volatile __u32 mk_verifier_zero = 0;
 __u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
-__u16 mk_cidr4_dir[65536] SEC(".data.prefilter"); /* the IPv4 CIDR table's first level, one entry per /16 */
+__u16 mk_cidr4_dir[65536] SEC(
+	".data.prefilter"); /* the IPv4 CIDR table's first level, one entry per /16 */
 __u64 mk_cidr6_bits[MK_CIDR_PREFILTER_BITS / 64] SEC(".data.prefilter");
 
 /* Runs first in a libxdp dispatcher and lets the chain continue only on XDP_PASS. */
@@ -104,7 +105,7 @@ static __always_inline int cidr6_may_match(const __u32 *a)
  */
 static __always_inline int cidr4_match(__u32 addr)
 {
-	struct mk_lpm_v4_key k = {.prefixlen = 32};
+	struct mk_lpm_v4_key k = { .prefixlen = 32 };
 	__u32 a = __builtin_bswap32(addr), id;
 	const struct mk_cidr4_l2 *l2;
 	const struct mk_cidr4_l3 *l3;
@@ -336,7 +337,8 @@ int meerkat_xdp(struct xdp_md *ctx)
 			/* the bytes the metadata and the new Ethernet header overwrite; with a
 			 * short outer header (IP-in-IP: 20 bytes) the metadata lands partly in
 			 * the headroom, which is not part of the frame */
-			save_off = strip > sizeof(struct mk_meta) ? strip - sizeof(struct mk_meta) : 0;
+			save_off = strip > sizeof(struct mk_meta) ? strip - sizeof(struct mk_meta) :
+								    0;
 			/* a scalar offset: the verifier refuses negative constant packet offsets */
 			barrier_var(save_off);
 			save_off &= 0xfff;
@@ -362,8 +364,9 @@ int meerkat_xdp(struct xdp_md *ctx)
 		eth[0] = (__u32)macs;
 		eth[1] = mac_hi;
 		eth[2] = mac_lo;
-		*(__u16 *)&eth[3] = p.l3.family == MK_FAMILY_IPV6 ? __builtin_bswap16(MK_ETH_P_IPV6)
-								  : __builtin_bswap16(MK_ETH_P_IPV4);
+		*(__u16 *)&eth[3] = p.l3.family == MK_FAMILY_IPV6 ?
+					    __builtin_bswap16(MK_ETH_P_IPV6) :
+					    __builtin_bswap16(MK_ETH_P_IPV4);
 	}
 
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta)) == 0) {

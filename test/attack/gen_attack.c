@@ -130,7 +130,7 @@ static void fragment(struct gen *g, const uint8_t *dg, size_t off, size_t len, i
 	memcpy(&src, dg + 12, 4);
 	memcpy(&dst, dg + 16, 4);
 	pb_ip4(f, ntohl(src), ntohl(dst), dg[9], len, (uint16_t)(dg[4] << 8 | dg[5]),
-		(uint16_t)((more ? 0x2000 : 0) | (off / 8)));
+	       (uint16_t)((more ? 0x2000 : 0) | (off / 8)));
 	memcpy(f + 20, dg + 20 + off, len);
 	emit(g, f, 20 + len);
 }
@@ -159,10 +159,11 @@ static void session_init(struct session *s, const char *name, int idx, int frag)
 	s->sseq = 0x80000000u + 0x1000000u * (uint32_t)idx;
 	s->fragment_request = frag;
 	/* long enough to need three fragments of 8-byte multiples */
-	s->reqlen = (size_t)snprintf(s->request, sizeof(s->request),
-				     "GET /meerkat-attack-trigger-%s HTTP/1.1\r\nHost: 192.0.2.80\r\n"
-				     "User-Agent: gen_attack\r\nX-Pad: %0900d\r\n\r\n",
-				     name, 0);
+	s->reqlen =
+		(size_t)snprintf(s->request, sizeof(s->request),
+				 "GET /meerkat-attack-trigger-%s HTTP/1.1\r\nHost: 192.0.2.80\r\n"
+				 "User-Agent: gen_attack\r\nX-Pad: %0900d\r\n\r\n",
+				 name, 0);
 	s->resplen = (size_t)snprintf(s->response, sizeof(s->response),
 				      "HTTP/1.1 200 OK\r\nContent-Length: 31\r\n\r\n"
 				      "meerkat-attack-response-%-7s",
@@ -256,8 +257,9 @@ static void flood_syn(struct gen *g, uint64_t i)
 	uint8_t ip[64];
 	uint32_t h = (uint32_t)(i * 0x9e3779b9u);
 
-	emit(g, ip, tcp4(ip, spoofed(i), SERVER, (uint16_t)(1024 + h % 64000), 80, h, 0, 0x02,
-			 64240, NULL, 0));
+	emit(g, ip,
+	     tcp4(ip, spoofed(i), SERVER, (uint16_t)(1024 + h % 64000), 80, h, 0, 0x02, 64240, NULL,
+		  0));
 }
 
 /* Five kinds in turn, each from its own source, with its own id. */
@@ -336,8 +338,8 @@ static void seg_segment(struct gen *g, struct segflood *sf, uint64_t s)
 	if (!sf->next[s])
 		sf->next[s] = cisn + 2; /* byte cisn + 1 never comes */
 	memset(pay, 'a' + (int)(s % 26), sizeof(pay));
-	emit(g, ip, tcp4(ip, c, SERVER, sp, 80, sf->next[s], sisn + 1, 0x18, 65535, pay,
-			 sizeof(pay)));
+	emit(g, ip,
+	     tcp4(ip, c, SERVER, sp, 80, sf->next[s], sisn + 1, 0x18, 65535, pay, sizeof(pay)));
 	sf->next[s] += sizeof(pay);
 }
 
@@ -395,13 +397,15 @@ static void write_expect(FILE *e, const char *mode, uint64_t count, const struct
 {
 	int i;
 
-	fprintf(e, "{\n \"mode\": \"%s\",\n \"flood_items\": %llu,\n \"frames\": %llu,\n"
-		   " \"bytes\": %llu,\n \"duration_us\": %llu,\n",
+	fprintf(e,
+		"{\n \"mode\": \"%s\",\n \"flood_items\": %llu,\n \"frames\": %llu,\n"
+		" \"bytes\": %llu,\n \"duration_us\": %llu,\n",
 		mode, (unsigned long long)count, (unsigned long long)g->frames,
 		(unsigned long long)g->bytes, (unsigned long long)(g->ns / 1000));
 	if (hf)
-		fprintf(e, " \"hash\": {\"seed\": %u, \"workers\": %u, \"bucket\": %u, "
-			   "\"worker\": %u, \"tried\": %llu},\n",
+		fprintf(e,
+			" \"hash\": {\"seed\": %u, \"workers\": %u, \"bucket\": %u, "
+			"\"worker\": %u, \"tried\": %llu},\n",
 			hf->seed, hf->workers, hf->bucket, hf->worker,
 			(unsigned long long)hf->tried);
 	fprintf(e, " \"sessions\": [\n");
@@ -409,11 +413,12 @@ static void write_expect(FILE *e, const char *mode, uint64_t count, const struct
 		const struct session *s = &ss[i];
 		struct in_addr a = { htonl(s->cli) };
 
-		fprintf(e, "  {\"name\": \"%s\", \"src_ip\": \"%s\", \"src_port\": %u, "
-			   "\"dest_ip\": \"192.0.2.80\", \"dest_port\": 80, "
-			   "\"pkts_toserver\": %u, \"pkts_toclient\": %u, "
-			   "\"trigger\": \"meerkat-attack-trigger-%s\", "
-			   "\"response\": \"meerkat-attack-response-%s\"}%s\n",
+		fprintf(e,
+			"  {\"name\": \"%s\", \"src_ip\": \"%s\", \"src_port\": %u, "
+			"\"dest_ip\": \"192.0.2.80\", \"dest_port\": 80, "
+			"\"pkts_toserver\": %u, \"pkts_toclient\": %u, "
+			"\"trigger\": \"meerkat-attack-trigger-%s\", "
+			"\"response\": \"meerkat-attack-response-%s\"}%s\n",
 			s->name, inet_ntoa(a), s->sport, s->pkts[0], s->pkts[1], s->name, s->name,
 			i < NSESS - 1 ? "," : "");
 	}
@@ -422,13 +427,14 @@ static void write_expect(FILE *e, const char *mode, uint64_t count, const struct
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: gen_attack syn|frag|seg|hash -o FILE.pcap [-e EXPECT.json] [--count N]\n"
-		     "       [--pps N] [--seed S] [--workers W] [--hash-size H]\n"
-		     "  syn   --count half-open flows (default 1000000)\n"
-		     "  frag  --count flood datagrams (default 100000)\n"
-		     "  seg   --count flood segments over --sessions sessions (default 200000 over 64)\n"
-		     "  hash  --count flows in one bucket of a --hash-size table (default 2000,\n"
-		     "        65536) and on one of --workers workers, for hash seed --seed\n");
+	fprintf(out,
+		"usage: gen_attack syn|frag|seg|hash -o FILE.pcap [-e EXPECT.json] [--count N]\n"
+		"       [--pps N] [--seed S] [--workers W] [--hash-size H]\n"
+		"  syn   --count half-open flows (default 1000000)\n"
+		"  frag  --count flood datagrams (default 100000)\n"
+		"  seg   --count flood segments over --sessions sessions (default 200000 over 64)\n"
+		"  hash  --count flows in one bucket of a --hash-size table (default 2000,\n"
+		"        65536) and on one of --workers workers, for hash seed --seed\n");
 }
 
 int main(int argc, char **argv)
@@ -501,8 +507,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!count)
-		count = !strcmp(mode, "syn") ? 1000000 : !strcmp(mode, "frag") ? 100000 :
-			!strcmp(mode, "seg") ? 200000 : 2000;
+		count = !strcmp(mode, "syn")  ? 1000000 :
+			!strcmp(mode, "frag") ? 100000 :
+			!strcmp(mode, "seg")  ? 200000 :
+						2000;
 	g.step_ns = 1000000000ull / pps;
 	g.f = fopen(out, "wb");
 	if (!g.f) {
@@ -552,8 +560,8 @@ int main(int argc, char **argv)
 			uint16_t sp;
 
 			hash_next(&hf, &src, &sp);
-			emit(&g, ip, tcp4(ip, src, SERVER, sp, 80, (uint32_t)i, 0, 0x02, 64240,
-					  NULL, 0));
+			emit(&g, ip,
+			     tcp4(ip, src, SERVER, sp, 80, (uint32_t)i, 0, 0x02, 64240, NULL, 0));
 		}
 	}
 	session_run(&g, &ss[2], SESSION_STEPS);

@@ -51,112 +51,112 @@ static uint32_t rnd(void)
 
 /* Words of web and DNS traffic: payloads are made of them, rules look for some. */
 static const char *const words[] = {
-    "GET",
-    "POST",
-    "HTTP/1.1",
-    "Host:",
-    "User-Agent:",
-    "Mozilla/5.0",
-    "Accept:",
-    "text/html",
-    "application/json",
-    "Content-Length:",
-    "Content-Type:",
-    "Cookie:",
-    "session",
-    "login",
-    "admin",
-    "index.php",
-    "api",
-    "v1",
-    "user",
-    "password",
-    "token",
-    "Authorization:",
-    "Bearer",
-    "gzip",
-    "deflate",
-    "keep-alive",
-    "Connection:",
-    "close",
-    "Referer:",
-    "https://",
-    "www",
-    "example",
-    "com",
-    "org",
-    "search",
-    "query",
-    "q=",
-    "id=",
-    "page",
-    "static",
-    "images",
-    "logo.png",
-    "style.css",
-    "app.js",
-    "jquery",
-    "min.js",
-    "font",
-    "woff2",
-    "cache",
-    "no-cache",
-    "max-age",
-    "Set-Cookie:",
-    "path=/",
-    "HttpOnly",
-    "Secure",
-    "Server:",
-    "nginx",
-    "Apache",
-    "200",
-    "OK",
-    "404",
-    "Not",
-    "Found",
-    "301",
-    "Moved",
-    "Location:",
-    "charset=utf-8",
-    "Date:",
-    "Mon",
-    "Dec",
-    "2026",
-    "GMT",
-    "ETag:",
-    "Vary:",
-    "Accept-Encoding",
-    "X-Forwarded-For:",
-    "upload",
-    "download",
-    "file",
-    "data",
-    "json",
-    "xml",
-    "html",
-    "body",
-    "head",
-    "title",
-    "div",
-    "span",
-    "class",
-    "script",
-    "function",
-    "return",
-    "var",
-    "window",
-    "document",
-    "cmd",
-    "exec",
-    "shell",
-    "select",
-    "from",
-    "where",
-    "union",
-    "config",
-    "backup",
-    "wp-admin",
-    "phpmyadmin",
+	"GET",
+	"POST",
+	"HTTP/1.1",
+	"Host:",
+	"User-Agent:",
+	"Mozilla/5.0",
+	"Accept:",
+	"text/html",
+	"application/json",
+	"Content-Length:",
+	"Content-Type:",
+	"Cookie:",
+	"session",
+	"login",
+	"admin",
+	"index.php",
+	"api",
+	"v1",
+	"user",
+	"password",
+	"token",
+	"Authorization:",
+	"Bearer",
+	"gzip",
+	"deflate",
+	"keep-alive",
+	"Connection:",
+	"close",
+	"Referer:",
+	"https://",
+	"www",
+	"example",
+	"com",
+	"org",
+	"search",
+	"query",
+	"q=",
+	"id=",
+	"page",
+	"static",
+	"images",
+	"logo.png",
+	"style.css",
+	"app.js",
+	"jquery",
+	"min.js",
+	"font",
+	"woff2",
+	"cache",
+	"no-cache",
+	"max-age",
+	"Set-Cookie:",
+	"path=/",
+	"HttpOnly",
+	"Secure",
+	"Server:",
+	"nginx",
+	"Apache",
+	"200",
+	"OK",
+	"404",
+	"Not",
+	"Found",
+	"301",
+	"Moved",
+	"Location:",
+	"charset=utf-8",
+	"Date:",
+	"Mon",
+	"Dec",
+	"2026",
+	"GMT",
+	"ETag:",
+	"Vary:",
+	"Accept-Encoding",
+	"X-Forwarded-For:",
+	"upload",
+	"download",
+	"file",
+	"data",
+	"json",
+	"xml",
+	"html",
+	"body",
+	"head",
+	"title",
+	"div",
+	"span",
+	"class",
+	"script",
+	"function",
+	"return",
+	"var",
+	"window",
+	"document",
+	"cmd",
+	"exec",
+	"shell",
+	"select",
+	"from",
+	"where",
+	"union",
+	"config",
+	"backup",
+	"wp-admin",
+	"phpmyadmin",
 };
 #define NWORDS (sizeof(words) / sizeof(words[0]))
 
@@ -230,7 +230,7 @@ static size_t l4pkt(uint8_t *p, uint32_t src, uint32_t dst, int tcp, uint16_t sp
 
 static struct frame *emit(struct session *s)
 {
-	static const uint8_t hdr[14] = {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00};
+	static const uint8_t hdr[14] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00 };
 	struct frame *f = &s->pkts[s->n++];
 
 	memcpy(f->data, hdr, 14);
@@ -245,13 +245,13 @@ static void tcp_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t 
 	size_t req = 200 + rnd() % 400;
 	struct frame *f;
 
-#define PKT(up, fl, sq, ak, pl)                                                                    \
-	do {                                                                                       \
-		f = emit(s);                                                                       \
-		f->len = (uint16_t)(14 + ((up) ? l4pkt(f->data + 14, cli, srv, 1, sport, dport,    \
-						       sq, ak, fl, pl)                             \
-					       : l4pkt(f->data + 14, srv, cli, 1, dport, sport,    \
-						       sq, ak, fl, pl)));                          \
+#define PKT(up, fl, sq, ak, pl)                                                                 \
+	do {                                                                                    \
+		f = emit(s);                                                                    \
+		f->len = (uint16_t)(14 + ((up) ? l4pkt(f->data + 14, cli, srv, 1, sport, dport, \
+						       sq, ak, fl, pl) :                        \
+						 l4pkt(f->data + 14, srv, cli, 1, dport, sport, \
+						       sq, ak, fl, pl)));                       \
 	} while (0)
 
 	PKT(1, 0x02, cseq, 0, 0);
@@ -311,7 +311,7 @@ static void frag_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t
 		struct frame *f = emit(s);
 
 		pb_ip4(f->data + 14, cli, srv, 17, chunk, id,
-		    (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
+		       (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
 		memcpy(f->data + 34, dg + off, chunk);
 		f->len = (uint16_t)(34 + chunk);
 		off += chunk;
@@ -320,7 +320,7 @@ static void frag_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t
 
 static void new_session(struct session *s, uint32_t serial)
 {
-	static const uint16_t other_ports[] = {443, 8080, 25, 110, 143, 21, 22, 3306, 445, 8443};
+	static const uint16_t other_ports[] = { 443, 8080, 25, 110, 143, 21, 22, 3306, 445, 8443 };
 	uint32_t cli = 0x0a000000 | (serial & 0xffff), srv = 0xc6120000 | (rnd() & 0xff);
 	uint16_t sport = (uint16_t)(1024 + (serial >> 4) % 60000);
 	uint32_t kind = rnd() % 100;
@@ -363,7 +363,7 @@ static int write_capture(const char *path, uint64_t npkts, uint64_t *bytes)
 	for (i = 0; i < npkts; i++) {
 		struct session *s = &act[rnd() % ACTIVE];
 		struct frame *f = &s->pkts[s->next++];
-		struct pcap_pkthdr h = {.caplen = f->len, .len = f->len};
+		struct pcap_pkthdr h = { .caplen = f->len, .len = f->len };
 
 		ts += 5 + rnd() % 10;
 		h.ts.tv_sec = (time_t)(ts / 1000000);
@@ -419,9 +419,9 @@ static void content_text(char *out, size_t size)
  */
 static void port_spec(char *out, size_t size, int udp)
 {
-	static const uint16_t tcp_services[] = {21,   22,   23,	  25,	110,  139,  143,  445,
-						1433, 3306, 3389, 5432, 5900, 6379, 8443, 9200};
-	static const uint16_t udp_services[] = {69, 123, 137, 161, 500, 1900, 5060, 11211};
+	static const uint16_t tcp_services[] = { 21,   22,   23,   25,	 110,  139,  143,  445,
+						 1433, 3306, 3389, 5432, 5900, 6379, 8443, 9200 };
+	static const uint16_t udp_services[] = { 69, 123, 137, 161, 500, 1900, 5060, 11211 };
 	uint32_t r = rnd() % 100;
 
 	if (udp) {
@@ -504,17 +504,15 @@ static int write_rules(const char *path, unsigned int n)
 					"pcre:\"/%s[=:]\\s*[a-z0-9]{2,16}/%s\"; ",
 					rnd() % 2 ? "id" : "user", rnd() % 2 ? "Ri" : "i");
 		if (to_client)
-			fprintf(
-			    f,
-			    "alert tcp $EXTERNAL_NET %s -> $HOME_NET any (msg:\"BENCH rule %u\"; %s"
-			    "classtype:misc-activity; sid:%u; rev:1;)\n",
-			    ports, i, extra, 1000000 + i);
+			fprintf(f,
+				"alert tcp $EXTERNAL_NET %s -> $HOME_NET any (msg:\"BENCH rule %u\"; %s"
+				"classtype:misc-activity; sid:%u; rev:1;)\n",
+				ports, i, extra, 1000000 + i);
 		else
-			fprintf(
-			    f,
-			    "alert %s $HOME_NET any -> $EXTERNAL_NET %s (msg:\"BENCH rule %u\"; %s"
-			    "classtype:misc-activity; sid:%u; rev:1;)\n",
-			    udp ? "udp" : "tcp", ports, i, extra, 1000000 + i);
+			fprintf(f,
+				"alert %s $HOME_NET any -> $EXTERNAL_NET %s (msg:\"BENCH rule %u\"; %s"
+				"classtype:misc-activity; sid:%u; rev:1;)\n",
+				udp ? "udp" : "tcp", ports, i, extra, 1000000 + i);
 	}
 	return fclose(f) ? -errno : 0;
 }
@@ -587,20 +585,20 @@ static double one_thread(const char *pcap, const char *rules)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-	    {"packets", required_argument, NULL, 'n'},
-	    {"runs", required_argument, NULL, 'R'},
-	    {"keep", required_argument, NULL, 'k'},
-	    {"stream-window", required_argument, NULL, 'w'},
-	    {"binary", no_argument, NULL, 'b'},
-	    {NULL, 0, NULL, 0},
+		{ "packets", required_argument, NULL, 'n' },
+		{ "runs", required_argument, NULL, 'R' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "stream-window", required_argument, NULL, 'w' },
+		{ "binary", no_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
 	};
-	static const unsigned int sets[] = {0, 100, 5000}, loads[] = {5000, 30000};
+	static const unsigned int sets[] = { 0, 100, 5000 }, loads[] = { 5000, 30000 };
 	char dir[] = "/tmp/bench_detect.XXXXXX", pcap[256], rules[3][256], logdir[300];
 	const char *keep = NULL, *base;
 	uint64_t npkts = 300000, bytes;
 	unsigned int runs = 3, r, s;
-	double best[3] = {1e30, 1e30, 1e30}, cpu[3] = {1e30, 1e30, 1e30};
-	uint64_t alerts[3] = {0};
+	double best[3] = { 1e30, 1e30, 1e30 }, cpu[3] = { 1e30, 1e30, 1e30 };
+	uint64_t alerts[3] = { 0 };
 	struct mk_offline_stats st;
 	struct mk_config conf;
 	int c, err;
@@ -693,12 +691,12 @@ int main(int argc, char **argv)
 	/* interleaved runs: drift on a shared machine hits every set alike */
 	for (r = 0; r < runs; r++) {
 		for (s = 0; s < 3; s++) {
-			struct mk_offline_opts o = {.pcap_path = pcap,
-						    .log_dir = logdir,
-						    .workers = 1,
-						    .seed = 1,
-						    .checksum = 1,
-						    .eve_truncate = 1};
+			struct mk_offline_opts o = { .pcap_path = pcap,
+						     .log_dir = logdir,
+						     .workers = 1,
+						     .seed = 1,
+						     .checksum = 1,
+						     .eve_truncate = 1 };
 			const char *f = rules[s];
 			struct mk_detect_cfg dc = rule_cfg(&f);
 			double t;

@@ -69,7 +69,8 @@ static size_t l4pkt(uint8_t *p, uint32_t src, uint32_t dst, int tcp, uint16_t sp
 	}
 	for (i = 0; i < plen; i++)
 		l4[hl + i] = (uint8_t)(i * 7 + seq);
-	pb_put16(l4 + (tcp ? 16 : 6), pb_csum(pb_pseudo4(src, dst, tcp ? 6 : 17, hl + plen), l4, hl + plen));
+	pb_put16(l4 + (tcp ? 16 : 6),
+		 pb_csum(pb_pseudo4(src, dst, tcp ? 6 : 17, hl + plen), l4, hl + plen));
 	pb_ip4(p, src, dst, tcp ? 6 : 17, hl + plen, (uint16_t)rnd(), 0);
 	return 20 + hl + plen;
 }
@@ -115,15 +116,15 @@ static void tcp_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t 
 	int nseg = 6 + (int)(rnd() % 12), i, ooo = rnd() % 20 == 0;
 	struct frame *f;
 
-#define PKT(up, fl, sq, ak, pl)                                                                    \
-	do {                                                                                       \
-		size_t l_;                                                                         \
-		f = emit(s);                                                                       \
-		l_ = (up) ? l4pkt(f->data + 14, cli, srv, 1, sport, 80, sq, ak, fl, pl) :          \
-			    l4pkt(f->data + 14, srv, cli, 1, 80, sport, sq, ak, fl, pl);           \
-		f->len = (uint16_t)(14 + l_);                                                      \
-		if (tunnel)                                                                        \
-			gtp_wrap(f, l_, (up) ? teid : teid + 1, up);                               \
+#define PKT(up, fl, sq, ak, pl)                                                           \
+	do {                                                                              \
+		size_t l_;                                                                \
+		f = emit(s);                                                              \
+		l_ = (up) ? l4pkt(f->data + 14, cli, srv, 1, sport, 80, sq, ak, fl, pl) : \
+			    l4pkt(f->data + 14, srv, cli, 1, 80, sport, sq, ak, fl, pl);  \
+		f->len = (uint16_t)(14 + l_);                                             \
+		if (tunnel)                                                               \
+			gtp_wrap(f, l_, (up) ? teid : teid + 1, up);                      \
 	} while (0)
 
 	PKT(1, 0x02, cseq, 0, 0);
@@ -161,8 +162,9 @@ static void udp_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t 
 		struct frame *f = emit(s);
 		int up = !(i & 1);
 
-		f->len = (uint16_t)(14 + l4pkt(f->data + 14, up ? cli : srv, up ? srv : cli, 0, up ? sport : 53,
-					       up ? 53 : sport, 0, 0, 0, 40 + rnd() % 400));
+		f->len = (uint16_t)(14 + l4pkt(f->data + 14, up ? cli : srv, up ? srv : cli, 0,
+					       up ? sport : 53, up ? 53 : sport, 0, 0, 0,
+					       40 + rnd() % 400));
 	}
 }
 
@@ -178,7 +180,8 @@ static void frag_session(struct session *s, uint32_t cli, uint32_t srv, uint16_t
 		int more = off + chunk < len;
 		struct frame *f = emit(s);
 
-		pb_ip4(f->data + 14, cli, srv, 17, chunk, id, (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
+		pb_ip4(f->data + 14, cli, srv, 17, chunk, id,
+		       (uint16_t)((more ? 0x2000 : 0) | ((off - 20) / 8)));
 		memcpy(f->data + 34, dg + off, chunk);
 		f->len = (uint16_t)(34 + chunk);
 		off += chunk;
@@ -253,8 +256,8 @@ static double cpu_s(void)
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       (double)ru.ru_stime.tv_usec / 1e6;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static double now_s(void)
@@ -292,8 +295,10 @@ static double read_only(const char *path, uint64_t *pkts)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-		{ "packets", required_argument, NULL, 'n' }, { "workers", required_argument, NULL, 'w' },
-		{ "runs", required_argument, NULL, 'R' },    { "keep", required_argument, NULL, 'k' },
+		{ "packets", required_argument, NULL, 'n' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "runs", required_argument, NULL, 'R' },
+		{ "keep", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char tmpl[] = "/tmp/bench_offline.XXXXXX", logdir[] = "/tmp/bench_offline_log.XXXXXX";
@@ -322,7 +327,9 @@ int main(int argc, char **argv)
 			keep = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--packets N] [--workers N] [--runs N] [--keep FILE]\n", argv[0]);
+			fprintf(stderr,
+				"usage: %s [--packets N] [--workers N] [--runs N] [--keep FILE]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -352,8 +359,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("capture: %llu packets, %.1f MB, mean %.0f B/frame, written in %.2f s (%s)\n",
-		       (unsigned long long)npkts, (double)bytes / 1e6, (double)bytes / (double)npkts,
-		       now_s() - t0, path);
+		       (unsigned long long)npkts, (double)bytes / 1e6,
+		       (double)bytes / (double)npkts, now_s() - t0, path);
 	}
 	mk_config_defaults(&conf);
 	conf.output.eve.append = 0; /* each run writes the same eve.json afresh */
@@ -362,8 +369,8 @@ int main(int argc, char **argv)
 	o.workers = workers;
 	o.seed = 1;
 	o.checksum = 1;
-	o.eve_truncate = 1;	    /* each run rewrites eve.json */
-	o.eve.community_id = 1; /* meerkat's default */
+	o.eve_truncate = 1;	 /* each run rewrites eve.json */
+	o.eve.community_id = 1;	 /* meerkat's default */
 	read_only(path, &rpkts); /* warm the page cache */
 	for (r = 0; r < runs; r++) {
 		double t;
@@ -394,9 +401,11 @@ int main(int argc, char **argv)
 	printf("pipeline (%u worker%s):   %.3f s, %.2f Mpkt/s, %.2f Gbit/s, %llu flows\n", workers,
 	       workers > 1 ? "s" : "", best_pipe, (double)npkts / best_pipe / 1e6,
 	       (double)bytes * 8 / best_pipe / 1e9, (unsigned long long)st.pipe.flows_logged);
-	printf("ratio pipeline/read-only: %.2fx wall-clock (target <= 3x), best of %u runs\n", best_pipe / best_read, runs);
+	printf("ratio pipeline/read-only: %.2fx wall-clock (target <= 3x), best of %u runs\n",
+	       best_pipe / best_read, runs);
 	printf("cpu time, all threads: read-only %.3f s, pipeline %.3f s (%.0f ns/pkt vs %.0f ns/pkt, %.2fx)\n",
-	       cpu_read, cpu_pipe, cpu_read / (double)npkts * 1e9, cpu_pipe / (double)npkts * 1e9, cpu_pipe / cpu_read);
+	       cpu_read, cpu_pipe, cpu_read / (double)npkts * 1e9, cpu_pipe / (double)npkts * 1e9,
+	       cpu_pipe / cpu_read);
 	mk_offline_print_summary(stdout, &st, 1);
 	if (!keep)
 		unlink(path);

@@ -124,8 +124,8 @@ static int run_xsk(const char *ifname)
 			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&rx, idx + i);
 
 			sink ^= *(unsigned char *)xsk_umem__get_data(area, d->addr);
-			*xsk_ring_prod__fill_addr(&fill, fidx + i) =
-				d->addr & ~((uint64_t)XSK_FRAME - 1);
+			*xsk_ring_prod__fill_addr(&fill, fidx + i) = d->addr &
+								     ~((uint64_t)XSK_FRAME - 1);
 		}
 		xsk_ring_prod__submit(&fill, n);
 		xsk_ring_cons__release(&rx, n);
@@ -139,7 +139,8 @@ static int run_xsk(const char *ifname)
 			else if (since_pause < XSK_RING / 8 && pause_ns < RX_PAUSE_MAX_NS)
 				pause_ns *= 2;
 			pause_ns = pause_ns < RX_PAUSE_MIN_NS ? RX_PAUSE_MIN_NS :
-				   pause_ns > RX_PAUSE_MAX_NS ? RX_PAUSE_MAX_NS : pause_ns;
+				   pause_ns > RX_PAUSE_MAX_NS ? RX_PAUSE_MAX_NS :
+								pause_ns;
 			since_pause = 0;
 			ts.tv_nsec = pause_ns;
 			nanosleep(&ts, NULL);

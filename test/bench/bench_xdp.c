@@ -53,7 +53,7 @@ enum bench_kind {
 	K_BYPASS_MAP, /* flow bypass hit in the LRU map (the flow's table set full): no target */
 };
 
-static const double kind_target[] = {3.0, 5.0, 5.5, 3.0, 4.0, 0};
+static const double kind_target[] = { 3.0, 5.0, 5.5, 3.0, 4.0, 0 };
 
 struct bench_case {
 	const char *name;
@@ -69,14 +69,14 @@ struct bench_case {
 	double base_ns, raw_ns, restore_ns, net_ns, ratio, ratio_min, ratio_max;
 };
 
-static const char *const verdict_names[] = {"ABORTED", "DROP", "PASS", "TX", "REDIRECT"};
+static const char *const verdict_names[] = { "ABORTED", "DROP", "PASS", "TX", "REDIRECT" };
 
-static const __u8 mac_a[6] = {0x02, 0, 0, 0, 0, 0x0a}, mac_b[6] = {0x02, 0, 0, 0, 0, 0x0b};
-static const __u8 mac_c[6] = {0x02, 0, 0, 0, 0, 0x0c}, mac_d[6] = {0x02, 0, 0, 0, 0, 0x0d};
-static const __u8 v4_a[4] = {10, 0, 0, 1}, v4_b[4] = {10, 0, 0, 2};
-static const __u8 v4_oa[4] = {192, 0, 2, 1}, v4_ob[4] = {192, 0, 2, 2};
-static const __u8 v6_a[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
-static const __u8 v6_b[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
+static const __u8 mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a }, mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
+static const __u8 mac_c[6] = { 0x02, 0, 0, 0, 0, 0x0c }, mac_d[6] = { 0x02, 0, 0, 0, 0, 0x0d };
+static const __u8 v4_a[4] = { 10, 0, 0, 1 }, v4_b[4] = { 10, 0, 0, 2 };
+static const __u8 v4_oa[4] = { 192, 0, 2, 1 }, v4_ob[4] = { 192, 0, 2, 2 };
+static const __u8 v6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const __u8 v6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
 /* a small request's worth of payload: the parser never reads it */
 static const char payload[64] = "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n";
 
@@ -106,8 +106,9 @@ static unsigned int build_cases(struct bench_case *c)
 	unsigned int n = 0;
 	struct frame *f;
 
-#define CASE(nm, k, v) (c[n] = (struct bench_case){.name = nm, .kind = k, .want_verdict = v}, \
-			 f = &c[n++].f, frame_init(f))
+#define CASE(nm, k, v)                                                                          \
+	(c[n] = (struct bench_case){ .name = nm, .kind = k, .want_verdict = v }, f = &c[n++].f, \
+	 frame_init(f))
 	CASE("ipv4_tcp", K_PLAIN, XDP_REDIRECT);
 	frame_eth(f, mac_b, mac_a, 0x0800);
 	inner_ipv4_tcp(f);
@@ -233,7 +234,7 @@ static double cpu_now_ns(void)
 
 static int time_run(int prog_fd, const struct frame *f, __u32 repeat, __u32 *verdict, double *ns)
 {
-	struct xdp_md ctx_in = {.data_end = f->len};
+	struct xdp_md ctx_in = { .data_end = f->len };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->b, .data_size_in = f->len,
 		    .ctx_in = &ctx_in, .ctx_size_in = sizeof(ctx_in), .repeat = repeat);
 	double t0 = cpu_now_ns(), t1;
@@ -250,7 +251,7 @@ static int time_run(int prog_fd, const struct frame *f, __u32 repeat, __u32 *ver
 static int check_restore(int prog_fd, const struct bench_case *c, __u32 want)
 {
 	__u8 out[FRAME_MAX + 64];
-	struct xdp_md ctx_in = {.data_end = c->f.len}, ctx_out = {0};
+	struct xdp_md ctx_in = { .data_end = c->f.len }, ctx_out = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = c->f.b, .data_size_in = c->f.len,
 		    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx_in,
 		    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
@@ -444,8 +445,8 @@ static int bypass_entry(struct mk_loader *l, const struct bench_case *bc,
 	if (bc->kind != K_BYPASS && bc->kind != K_BYPASS_MAP)
 		return 0;
 	for (i = 0; bc->kind == K_BYPASS_MAP && i < MK_BYPASS_TABLE_WAYS && !err; i++)
-		err = add ? mk_loader_bypass_add(l, &bc->fill[i])
-			  : mk_loader_bypass_del(l, &bc->fill[i]);
+		err = add ? mk_loader_bypass_add(l, &bc->fill[i]) :
+			    mk_loader_bypass_del(l, &bc->fill[i]);
 	if (!err)
 		err = add ? mk_loader_bypass_add(l, key) : mk_loader_bypass_del(l, key);
 	return err;
@@ -455,7 +456,7 @@ static int bypass_entry(struct mk_loader *l, const struct bench_case *bc,
 static int prepare(struct mk_loader *l, struct bench_case *bc, const struct mk_parse_cfg *cfg,
 		   bool *cidr_loaded, struct mk_parse *p)
 {
-	struct mk_frame fr = {bc->f.b, bc->f.b + bc->f.len};
+	struct mk_frame fr = { bc->f.b, bc->f.b + bc->f.len };
 
 	if (mk_parse_frame(&fr, MK_START_ETH, cfg, p) != MK_PARSE_IP) {
 		mk_err("bench: %s does not parse", bc->name);
@@ -523,22 +524,22 @@ static int load_variant(const struct mk_loader_opts *o, const struct mk_xsk_set 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"repeat", required_argument, NULL, 'n'},
-	    {"rounds", required_argument, NULL, 'r'},
-	    {"ablation", no_argument, NULL, 'a'},
-	    {"kernel-clock", no_argument, NULL, 'k'},
-	    {"only", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "ablation", no_argument, NULL, 'a' },
+		{ "kernel-clock", no_argument, NULL, 'k' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static struct bench_case cases[32];
 	static struct result ablation[32][5];
 	__u32 repeat = BENCH_REPEAT_DEFAULT, rounds = BENCH_ROUNDS_DEFAULT, i, n, v;
 	struct bench_drop_bpf *base = NULL;
 	struct mk_loader_opts lopts;
-	struct mk_loader l = {0}, lg = {0}, lt = {0};
-	struct mk_xsk_set xsks = {0};
-	struct samples sm = {0};
+	struct mk_loader l = { 0 }, lg = { 0 }, lt = { 0 };
+	struct mk_xsk_set xsks = { 0 };
+	struct samples sm = { 0 };
 	int c, rc = 1, mk_fd;
 	bool cidr_loaded = false, all_met = true, do_ablation = false;
 	const char *only = NULL;
@@ -610,7 +611,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < n; i++) {
 		struct bench_case *bc = &cases[i];
-		struct mk_parse_cfg cfg = {.seed = lopts.seed, .tunnel_depth = lopts.tunnel_depth};
+		struct mk_parse_cfg cfg = { .seed = lopts.seed,
+					    .tunnel_depth = lopts.tunnel_depth };
 		struct result res;
 		struct mk_parse p;
 
@@ -642,10 +644,11 @@ int main(int argc, char **argv)
 					ablation[i][v].net_ns = NAN;
 					continue;
 				}
-				l.skel->bss->mk_prefilter = v >= 2 ? 0 : MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
+				l.skel->bss->mk_prefilter =
+					v >= 2 ? 0 : MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
 				lg.skel->bss->mk_prefilter = l.skel->bss->mk_prefilter;
-				if (measure(base, v & 1 ? mk_loader_prog_fd(&lg) : mk_fd, bc, repeat,
-					    rounds, &sm, &ablation[i][v]))
+				if (measure(base, v & 1 ? mk_loader_prog_fd(&lg) : mk_fd, bc,
+					    repeat, rounds, &sm, &ablation[i][v]))
 					goto out;
 			}
 			l.skel->bss->mk_prefilter = MK_PREFILTER_BYPASS | MK_PREFILTER_CIDR;
@@ -663,8 +666,8 @@ int main(int argc, char **argv)
 			goto out;
 	}
 
-	printf("meerkat XDP program under BPF_PROG_RUN, median of %u rounds x %u repeats\n",
-	       rounds, repeat);
+	printf("meerkat XDP program under BPF_PROG_RUN, median of %u rounds x %u repeats\n", rounds,
+	       repeat);
 	if (kernel_clock)
 		printf("ns: the kernel's figure (bpf_test_run_opts.duration: wall time, whole ns)\n");
 	else

@@ -81,13 +81,13 @@ static void need_root(void)
 static struct mk_parse_cfg fixture_cfg(const struct mk_fixture *fx)
 {
 	struct mk_parse_cfg cfg = {
-	    .seed = TEST_SEED,
-	    .tunnel_depth = fx->tunnel_depth,
-	    .l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
-	    .l2tpv3_l2spec = fx->l2tpv3_l2spec,
-	    .tunnel_off = fx->tunnel_off,
-	    .vxlan_port = fx->vxlan_port,
-	    .geneve_port = fx->geneve_port,
+		.seed = TEST_SEED,
+		.tunnel_depth = fx->tunnel_depth,
+		.l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
+		.l2tpv3_l2spec = fx->l2tpv3_l2spec,
+		.tunnel_off = fx->tunnel_off,
+		.vxlan_port = fx->vxlan_port,
+		.geneve_port = fx->geneve_port,
 	};
 
 	return cfg;
@@ -216,7 +216,7 @@ static void read_stats(struct harness *h, __u64 *s)
 static void run_frame(struct harness *h, const __u8 *frame, __u32 len, struct run *r)
 {
 	__u64 before[MK_STAT_MAX], after[MK_STAT_MAX];
-	struct xdp_md ctx_in = {.data_end = len}, ctx_out = {0};
+	struct xdp_md ctx_in = { .data_end = len }, ctx_out = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = len, .data_out = r->buf,
 		    .data_size_out = sizeof(r->buf), .ctx_in = &ctx_in,
 		    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
@@ -305,7 +305,7 @@ static void assert_accounting(const struct run *r, const char *what, __u32 len)
 static int fixture_hash(const struct mk_fixture *fx, __u32 *hash)
 {
 	struct mk_flow_key key;
-	__u32 src[4] = {0}, dst[4] = {0}, osrc[4] = {0}, odst[4] = {0};
+	__u32 src[4] = { 0 }, dst[4] = { 0 }, osrc[4] = { 0 }, odst[4] = { 0 };
 	__u16 sport = __builtin_bswap16(fx->sport), dport = __builtin_bswap16(fx->dport);
 	unsigned int alen = fx->family == 6 ? 16 : 4;
 
@@ -336,7 +336,7 @@ static void check_meta_vs_fixture(const struct mk_fixture *fx, const struct run 
 {
 	const struct mk_meta *m = &r->meta;
 	__u16 flags = fx->flags;
-	__u32 hash, osrc[4] = {0}, odst[4] = {0};
+	__u32 hash, osrc[4] = { 0 }, odst[4] = { 0 };
 
 	if (fx->tunnel_depth_stripped && fx->outer_family == 6)
 		flags |= MK_META_F_OUTER_V6;
@@ -404,7 +404,7 @@ static void check_counters_vs_fixture(const struct mk_fixture *fx, const struct 
 			     fx->name, mk_stat_descs[mk_reason_stat(fx->reason)].name);
 	if (fx->status != MK_PARSE_IP) {
 		cr_expect_eq(tunnels + r->delta[MK_STAT_FRAGMENT] +
-				 r->delta[MK_STAT_TUNNEL_DEPTH_EXCEEDED],
+				     r->delta[MK_STAT_TUNNEL_DEPTH_EXCEEDED],
 			     0, "%s: info counters moved for a frame that did not parse", fx->name);
 		return;
 	}
@@ -415,7 +415,7 @@ static void check_counters_vs_fixture(const struct mk_fixture *fx, const struct 
 			     mk_stat_descs[stat].name);
 	}
 	cr_expect(tunnels <= fx->tunnel_depth_stripped &&
-		      (tunnels > 0) == (fx->tunnel_depth_stripped > 0),
+			  (tunnels > 0) == (fx->tunnel_depth_stripped > 0),
 		  "%s: %llu tunnel counters moved for %u tunnels", fx->name,
 		  (unsigned long long)tunnels, fx->tunnel_depth_stripped);
 	cr_expect_eq(r->delta[MK_STAT_FRAGMENT], !!(fx->flags & MK_META_F_FRAGMENT),
@@ -428,9 +428,9 @@ static void check_counters_vs_fixture(const struct mk_fixture *fx, const struct 
 /* Kernel and user-space builds of common/ must deliver the same bytes and metadata. */
 static void check_twin(const char *name, const struct run *r, const struct twin *t)
 {
-	int want = t->status == MK_PARSE_IP	  ? MK_STAT_REDIRECT_XSK
-		   : t->status == MK_PARSE_NON_IP ? MK_STAT_PASS_NON_IP
-						  : MK_STAT_PASS_ERROR;
+	int want = t->status == MK_PARSE_IP	? MK_STAT_REDIRECT_XSK :
+		   t->status == MK_PARSE_NON_IP ? MK_STAT_PASS_NON_IP :
+						  MK_STAT_PASS_ERROR;
 
 	cr_assert_eq(outcome_of(r), want, "%s (%u bytes): program outcome %d, user space parse %d",
 		     name, t->len, outcome_of(r), t->status);
@@ -770,7 +770,7 @@ Test(bpf, flow_bypass_table)
 	struct mk_bypass_value v;
 	struct harness h;
 	__u8 buf[OUT_MAX];
-	__u64 walked[2] = {0, 0};
+	__u64 walked[2] = { 0, 0 };
 	unsigned int i, pass;
 	int fd;
 
@@ -837,7 +837,8 @@ Test(bpf, flow_bypass_table)
 			cr_assert_eq(mk_loader_bypass_del(&h.l, &k[i]), 0);
 	}
 	cr_assert_eq(mk_loader_bypass_prefilter_rebuild(&h.l), 0);
-	cr_assert_not(bit_is_set(h.l.skel->data_prefilter->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
+	cr_assert_not(
+		bit_is_set(h.l.skel->data_prefilter->mk_bypass_bits, mk_bypass_bit(t.p.hash)));
 	harness_down(&h);
 }
 
@@ -948,15 +949,15 @@ Test(bpf, flow_bypass_ips)
 
 static void cidr_case(const struct mk_fixture *fx, int af)
 {
-	static const __u8 elsewhere[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0xff, 0xff};
-	static const __u8 elsewhere4[4] = {203, 0, 113, 0};
+	static const __u8 elsewhere[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0xff, 0xff };
+	static const __u8 elsewhere4[4] = { 203, 0, 113, 0 };
 	__u32 plen = af == AF_INET ? 24 : 64, *count;
 	static struct run r;
 	struct harness h;
 
 	harness_up(&h, fx, 1, MK_MODE_IDS, true);
-	count =
-	    af == AF_INET ? &h.l.skel->bss->mk_cidr_v4_entries : &h.l.skel->bss->mk_cidr_v6_entries;
+	count = af == AF_INET ? &h.l.skel->bss->mk_cidr_v4_entries :
+				&h.l.skel->bss->mk_cidr_v6_entries;
 
 	/* a prefix that matches neither address: the trie is searched and misses */
 	cr_assert_eq(mk_loader_cidr_add(&h.l, af, af == AF_INET ? elsewhere4 : elsewhere, plen), 0);
@@ -1027,9 +1028,9 @@ static __u32 dir_used(const __u16 *d4)
  */
 Test(bpf, cidr_prefilter)
 {
-	static const __u8 n8[4] = {100, 7, 0, 0}, n20[4] = {100, 8, 16, 0};
-	static const __u8 v6_20[16] = {0x20, 0x01, 0x0d, 0xb0};
-	static const __u8 v6_40[16] = {0x20, 0x01, 0x0d, 0xb8, 0xab};
+	static const __u8 n8[4] = { 100, 7, 0, 0 }, n20[4] = { 100, 8, 16, 0 };
+	static const __u8 v6_20[16] = { 0x20, 0x01, 0x0d, 0xb0 };
+	static const __u8 v6_40[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xab };
 	const struct mk_fixture *fx = plain_flow(4, false), *fx6 = plain_flow(6, false);
 	static struct run r;
 	struct harness h;
@@ -1187,8 +1188,8 @@ Test(bpf, cidr4_table_exact, .timeout = 120)
 			for (j = 0; j < 2; j++) {
 				a[j] = base ^ (rnd32(&s) & (0x000fffff >> (rnd32(&s) % 20)));
 				for (k = 0; k < n; k++)
-					want |=
-					    ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) == 0;
+					want |= ((a[j] ^ pf[k].addr) & (~0u << (32 - pf[k].len))) ==
+						0;
 			}
 			memcpy(buf, fx->frame, fx->len);
 			be = htonl(a[0]);
@@ -1262,7 +1263,7 @@ Test(bpf, hash_key_default)
 /* Both directions of every flow reach the same worker, whatever the number of workers. */
 Test(bpf, both_directions_same_worker)
 {
-	static const __u32 nworkers[] = {3, 4, 7};
+	static const __u32 nworkers[] = { 3, 4, 7 };
 	unsigned int g, i, n, pairs = 0;
 
 	need_root();

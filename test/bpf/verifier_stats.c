@@ -29,13 +29,13 @@ struct vcase {
 };
 
 static const struct vcase cases[] = {
-	{"default (depth 2, every tunnel)", MK_TUNNEL_DEPTH_DEFAULT, 0, false},
-	{"depth 0", 0, 0, false},
-	{"depth 1", 1, 0, false},
-	{"depth 3 (maximum)", MK_TUNNEL_DEPTH_MAX, 0, false},
-	{"depth 3, only GTP-U and L2TP", MK_TUNNEL_DEPTH_MAX, MK_TUN_ALL & ~(MK_TUN_GTPU | MK_TUN_L2TP),
-	 false},
-	{"depth 3, bench restore", MK_TUNNEL_DEPTH_MAX, 0, true},
+	{ "default (depth 2, every tunnel)", MK_TUNNEL_DEPTH_DEFAULT, 0, false },
+	{ "depth 0", 0, 0, false },
+	{ "depth 1", 1, 0, false },
+	{ "depth 3 (maximum)", MK_TUNNEL_DEPTH_MAX, 0, false },
+	{ "depth 3, only GTP-U and L2TP", MK_TUNNEL_DEPTH_MAX,
+	  MK_TUN_ALL & ~(MK_TUN_GTPU | MK_TUN_L2TP), false },
+	{ "depth 3, bench restore", MK_TUNNEL_DEPTH_MAX, 0, true },
 };
 
 int main(int argc, char **argv)
@@ -49,8 +49,8 @@ int main(int argc, char **argv)
 	}
 	mk_log_set_level(verbose ? MK_LOG_DEBUG : MK_LOG_ERROR);
 	mk_log_route_libs();
-	printf("%-34s %14s %9s %9s %8s\n", "configuration", "verified insns", "xlated B",
-	       "JIT B", "headroom");
+	printf("%-34s %14s %9s %9s %8s\n", "configuration", "verified insns", "xlated B", "JIT B",
+	       "headroom");
 	for (i = 0; i < MK_ARRAY_SIZE(cases); i++) {
 		const struct vcase *c = &cases[i];
 		struct mk_loader_opts o;

@@ -66,7 +66,7 @@ static void collect(struct harness *h, const char *line, size_t len)
 		const char *s = json_string_value(v);
 
 		o->payload_len =
-		    (uint32_t)(n / 4 * 3 - (n && s[n - 1] == '=') - (n > 1 && s[n - 2] == '='));
+			(uint32_t)(n / 4 * 3 - (n && s[n - 1] == '=') - (n > 1 && s[n - 2] == '='));
 	}
 	json_decref(j);
 }
@@ -96,16 +96,16 @@ static int on_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const ch
 	return write_line(h, line, len);
 }
 
-static const struct mk_worker_ops ops = {.record = on_record, .alert = on_alert};
+static const struct mk_worker_ops ops = { .record = on_record, .alert = on_alert };
 
 int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 {
 	struct mk_worker_cfg wc = {
-	    .nworkers = 1,
-	    .itable = one_worker,
-	    .seed = H_SEED,
-	    .log_flows = 1,
-	    .log_alerts = 1,
+		.nworkers = 1,
+		.itable = one_worker,
+		.seed = H_SEED,
+		.log_flows = 1,
+		.log_alerts = 1,
 	};
 	int err;
 
@@ -144,7 +144,7 @@ int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg)
 
 int h_init_rules(struct harness *h, const char *rules)
 {
-	struct mk_detect_cfg cfg = {.rules_text = rules, .rules_text_name = "test.rules"};
+	struct mk_detect_cfg cfg = { .rules_text = rules, .rules_text_name = "test.rules" };
 
 	return h_init_cfg(h, &cfg);
 }
@@ -172,7 +172,7 @@ static void after(struct harness *h)
 
 void h_frame(struct harness *h, const uint8_t *frame, uint32_t len, int start, uint64_t ts_us)
 {
-	struct mk_frame fr = {frame, frame + len};
+	struct mk_frame fr = { frame, frame + len };
 	struct mk_parse p;
 	struct mk_pkt pkt;
 
@@ -187,10 +187,10 @@ void h_frame(struct harness *h, const uint8_t *frame, uint32_t len, int start, u
 		mk_worker_tick(&h->w, ts_us);
 	}
 	pkt = (struct mk_pkt){
-	    .parse = &p,
-	    .ip = frame + p.l3.l3_off,
-	    .ip_caplen = len - p.l3.l3_off,
-	    .ts_us = ts_us,
+		.parse = &p,
+		.ip = frame + p.l3.l3_off,
+		.ip_caplen = len - p.l3.l3_off,
+		.ts_us = ts_us,
 	};
 	mk_worker_packet(&h->w, &pkt);
 	after(h);

@@ -37,17 +37,17 @@ static int add_var(struct mk_detect_var *v, unsigned int *n, char *arg)
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
-	    {"payload", no_argument, NULL, 'P'},
-	    {"no-prefilter", no_argument, NULL, 'N'},
-	    {"strict", no_argument, NULL, 's'},
-	    {NULL, 0, NULL, 0},
+		{ "payload", no_argument, NULL, 'P' },
+		{ "no-prefilter", no_argument, NULL, 'N' },
+		{ "strict", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct mk_detect_var avars[VARS_MAX], pvars[VARS_MAX];
 	const char *files[FILES_MAX], *pcap = NULL, *out = NULL;
-	struct mk_detect_cfg cfg = {0};
+	struct mk_detect_cfg cfg = { 0 };
 	struct mk_pcap_source src;
 	struct mk_pcap_frame fr;
-	struct mk_eve_alert_opts opts = {0};
+	struct mk_eve_alert_opts opts = { 0 };
 	static struct harness h;
 	unsigned int na = 0, np = 0, nf = 0;
 	int c, err, ret;
@@ -92,12 +92,11 @@ int main(int argc, char **argv)
 			cfg.strict = 1;
 			break;
 		default:
-			fprintf(
-			    stderr,
-			    "usage: %s -r FILE [-S RULES]... [-o EVE] [-c CLASSIFICATION] "
-			    "[-R REFERENCE] [-t THRESHOLD] [-a NAME=VALUE]... [-p NAME=VALUE]... "
-			    "[--payload] [--no-prefilter] [--strict]\n",
-			    argv[0]);
+			fprintf(stderr,
+				"usage: %s -r FILE [-S RULES]... [-o EVE] [-c CLASSIFICATION] "
+				"[-R REFERENCE] [-t THRESHOLD] [-a NAME=VALUE]... [-p NAME=VALUE]... "
+				"[--payload] [--no-prefilter] [--strict]\n",
+				argv[0]);
 			return 2;
 		}
 	}

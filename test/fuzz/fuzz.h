@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__,         \
-				__LINE__);                                                         \
-			abort();                                                                   \
-		}                                                                                  \
+#define CHECK(cond)                                                                        \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "invariant failed: %s (%s:%d)\n", #cond, __FILE__, \
+				__LINE__);                                                 \
+			abort();                                                           \
+		}                                                                          \
 	} while (0)
 
 struct cursor {

@@ -65,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mk_config_bypassed(&c, MK_FAMILY_IPV6, v6);
 	CHECK(c.capture.n_ifaces <= MK_MAX_IFACES && c.capture.ncpus <= MK_MAX_WORKERS);
 	for (i = 0; i < c.capture.n_ifaces; i++)
-		CHECK(c.capture.ifaces[i].name[0] && strlen(c.capture.ifaces[i].name) < IF_NAMESIZE);
+		CHECK(c.capture.ifaces[i].name[0] &&
+		      strlen(c.capture.ifaces[i].name) < IF_NAMESIZE);
 	for (i = 0; i < c.rules.naddress_groups; i++)
 		CHECK(c.rules.address_groups[i].name[0] && c.rules.address_groups[i].value[0]);
 	for (i = 0; i < c.rules.nport_groups; i++)

@@ -24,7 +24,6 @@
 #include "parse.h"
 #include "fuzz.h"
 
-
 static void wr16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -139,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *frag;
 
 		if (ctl & 0x80)
-			len <<= 4; /* large fragments, up to 4 KiB */
+			len <<= 4;		  /* large fragments, up to 4 KiB */
 		ts += (uint64_t)dt * 10000000ull; /* 10 ms units */
 		if ((ctl & 3) == 3) {
 			mk_defrag_expire(d, ts);
@@ -153,9 +152,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&dg, 0, sizeof(dg));
 		ret = mk_defrag_input(d, frag, n, ts, ctl & 0x40 ? &outers[1] : NULL, &dg);
 		free(frag);
-		CHECK(ret == MK_DEFRAG_HELD || ret == MK_DEFRAG_DONE ||
-		      ret == -EINVAL || ret == -EEXIST || ret == -ENOTSUP || ret == -EMSGSIZE ||
-		      ret == -E2BIG || ret == -ENOBUFS || ret == -ENOMEM);
+		CHECK(ret == MK_DEFRAG_HELD || ret == MK_DEFRAG_DONE || ret == -EINVAL ||
+		      ret == -EEXIST || ret == -ENOTSUP || ret == -EMSGSIZE || ret == -E2BIG ||
+		      ret == -ENOBUFS || ret == -ENOMEM);
 		if (ret == MK_DEFRAG_DONE) {
 			check_datagram(&dg);
 			/* IPv4 total length or IPv6 payload length */

@@ -85,11 +85,11 @@ static void check_base64(const char *b64, const uint8_t *want, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	struct mk_rule r = {.gid = 1, .sid = 42, .rev = 1, .priority = 2};
-	struct mk_class cls = {0};
+	struct mk_rule r = { .gid = 1, .sid = 42, .rev = 1, .priority = 2 };
+	struct mk_class cls = { 0 };
 	struct mk_kv meta[2];
-	struct mk_detect_alert a = {.rule = &r};
-	struct mk_eve_alert_opts o = {.payload = 1, .payload_printable = 1};
+	struct mk_detect_alert a = { .rule = &r };
+	struct mk_eve_alert_opts o = { .payload = 1, .payload_printable = 1 };
 	char *iface, *buf;
 	struct cursor c;
 	size_t bufsize;
@@ -175,9 +175,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(json_string_length(json_object_get(j, "payload_printable")) == a.payload_len);
 	}
 	cid = json_object_get(j, "community_id");
-	CHECK(o.community_id
-		  ? json_string_length(cid) == 30 && !strncmp(json_string_value(cid), "1:", 2)
-		  : cid == NULL);
+	CHECK(o.community_id ?
+		      json_string_length(cid) == 30 && !strncmp(json_string_value(cid), "1:", 2) :
+		      cid == NULL);
 	if (o.community_id && a.has_flow_tuple) {
 		char want[MK_COMMUNITY_ID_LEN];
 

@@ -16,20 +16,19 @@
 #include "parse.h"
 #include "fuzz.h"
 
-
 static const struct mk_parse_cfg cfgs[] = {
-    {.seed = 0, .tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT},
-    {.seed = 0x5eed, .tunnel_depth = 0},
-    {.seed = 1, .tunnel_depth = 1, .l2tpv3_cookie_len = 4},
-    {.seed = 2,
-     .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
-     .l2tpv3_cookie_len = 8,
-     .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
-    {.seed = 3,
-     .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
-     .tunnel_off = MK_TUN_GRE | MK_TUN_IPIP | MK_TUN_GTPU,
-     .vxlan_port = 1701,
-     .geneve_port = 8472},
+	{ .seed = 0, .tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT },
+	{ .seed = 0x5eed, .tunnel_depth = 0 },
+	{ .seed = 1, .tunnel_depth = 1, .l2tpv3_cookie_len = 4 },
+	{ .seed = 2,
+	  .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
+	  .l2tpv3_cookie_len = 8,
+	  .l2tpv3_l2spec = MK_L2SPEC_DEFAULT },
+	{ .seed = 3,
+	  .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
+	  .tunnel_off = MK_TUN_GRE | MK_TUN_IPIP | MK_TUN_GTPU,
+	  .vxlan_port = 1701,
+	  .geneve_port = 8472 },
 };
 
 /* The key built from the other direction must be the same bytes and hash. */

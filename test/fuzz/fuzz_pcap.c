@@ -26,7 +26,6 @@
 #include "offline.h"
 #include "fuzz.h"
 
-
 static char tmp_dir[256], pcap_path[300], log_dir[300], eve_path[320];
 static struct mk_detect_master *rules;
 
@@ -129,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(st.cnt[MK_OFF_FILES] + st.cnt[MK_OFF_FILES_FAILED] == 1);
 		CHECK(st.cnt[MK_OFF_FILES_DAMAGED] <= st.cnt[MK_OFF_FILES]);
 		/* an alert is a match that survived noalert and suppress */
-		CHECK(st.pipe.detect[MK_DETECT_CNT_ALERTS] <= st.pipe.detect[MK_DETECT_CNT_MATCHES]);
+		CHECK(st.pipe.detect[MK_DETECT_CNT_ALERTS] <=
+		      st.pipe.detect[MK_DETECT_CNT_MATCHES]);
 		CHECK(o.detect || !st.pipe.detect[MK_DETECT_CNT_PACKETS]);
 	}
 	mk_config_free(&conf);

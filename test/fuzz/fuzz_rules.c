@@ -22,13 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static const struct mk_detect_var avars[] = {
-    {"HOME_NET", "[10.0.0.0/8,2001:db8::/32,!10.1.0.0/16]"},
-    {"EXTERNAL_NET", "!$HOME_NET"},
-    {"SELF", "$SELF"},
+	{ "HOME_NET", "[10.0.0.0/8,2001:db8::/32,!10.1.0.0/16]" },
+	{ "EXTERNAL_NET", "!$HOME_NET" },
+	{ "SELF", "$SELF" },
 };
 static const struct mk_detect_var pvars[] = {
-    {"HTTP_PORTS", "[80,8080:8090]"},
-    {"ALL", "[$HTTP_PORTS,!81,1:]"},
+	{ "HTTP_PORTS", "[80,8080:8090]" },
+	{ "ALL", "[$HTTP_PORTS,!81,1:]" },
 };
 
 #define RULES_CHECKED 16
@@ -36,11 +36,11 @@ static const struct mk_detect_var pvars[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mk_detect_cfg cfg = {
-	    .address_vars = avars,
-	    .naddress_vars = MK_ARRAY_SIZE(avars),
-	    .port_vars = pvars,
-	    .nport_vars = MK_ARRAY_SIZE(pvars),
-	    .rules_text_name = "fuzz.rules",
+		.address_vars = avars,
+		.naddress_vars = MK_ARRAY_SIZE(avars),
+		.port_vars = pvars,
+		.nport_vars = MK_ARRAY_SIZE(pvars),
+		.rules_text_name = "fuzz.rules",
 	};
 	struct mk_detect_engine *e;
 	struct mk_detect_thread *t;
@@ -68,12 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(mk_detect_thread_new_engine(e, &t) == 0);
 	for (i = 0; i < e->nrules && i < RULES_CHECKED; i++) {
 		const struct mk_rule *r = e->rules[i];
-		struct mk_detect_alert a = {.rule = r,
-					    .family = MK_FAMILY_IPV4,
-					    .proto = 6,
-					    .payload = data,
-					    .payload_len = (uint32_t)size};
-		struct mk_insp in = {.t = t, .buf = data, .len = (uint32_t)size};
+		struct mk_detect_alert a = { .rule = r,
+					     .family = MK_FAMILY_IPV4,
+					     .proto = 6,
+					     .payload = data,
+					     .payload_len = (uint32_t)size };
+		struct mk_insp in = { .t = t, .buf = data, .len = (uint32_t)size };
 		char obj[8192];
 		json_t *j;
 		int n;

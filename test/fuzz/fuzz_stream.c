@@ -28,7 +28,6 @@
 #include "stream.h"
 #include "fuzz.h"
 
-
 static void wr16(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -159,7 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			hdr[13] = flags;
 			wr16(hdr + 14, win << 8 | 0xff);
 			if (ctl & 2) {
-				hdr[20] = 1, hdr[21] = 3, hdr[22] = 3, hdr[23] = (uint8_t)(win & 15);
+				hdr[20] = 1, hdr[21] = 3, hdr[22] = 3,
+				hdr[23] = (uint8_t)(win & 15);
 				hlen = 24;
 			}
 			hdr[12] = (uint8_t)(hlen / 4 << 4);

@@ -20,31 +20,31 @@
 #include "../lib/pkt_build.h"
 
 static const struct mk_detect_var test_avars[] = {
-    {"HOME_NET", "[10.0.0.0/8,192.168.0.0/16,2001:db8::/32]"},
-    {"EXTERNAL_NET", "!$HOME_NET"},
-    {"DNS_SERVERS", "$HOME_NET"},
-    {"V4_HOME", "10.0.0.0/8"},
-    {"LOOP_A", "$LOOP_B"},
-    {"LOOP_B", "$LOOP_A"},
+	{ "HOME_NET", "[10.0.0.0/8,192.168.0.0/16,2001:db8::/32]" },
+	{ "EXTERNAL_NET", "!$HOME_NET" },
+	{ "DNS_SERVERS", "$HOME_NET" },
+	{ "V4_HOME", "10.0.0.0/8" },
+	{ "LOOP_A", "$LOOP_B" },
+	{ "LOOP_B", "$LOOP_A" },
 };
 static const struct mk_detect_var test_pvars[] = {
-    {"HTTP_PORTS", "[80,8080]"},
-    {"WEB_PORTS", "[$HTTP_PORTS,443]"},
-    {"HIGH", "1024:"},
+	{ "HTTP_PORTS", "[80,8080]" },
+	{ "WEB_PORTS", "[$HTTP_PORTS,443]" },
+	{ "HIGH", "1024:" },
 };
 
 static struct mk_class test_classes[] = {
-    {(char *)"trojan-activity", (char *)"A Network Trojan was detected", 1},
-    {(char *)"misc-activity", (char *)"Misc activity", 3},
-    {(char *)"attempted-recon", (char *)"Attempted Information Leak", 2},
+	{ (char *)"trojan-activity", (char *)"A Network Trojan was detected", 1 },
+	{ (char *)"misc-activity", (char *)"Misc activity", 3 },
+	{ (char *)"attempted-recon", (char *)"Attempted Information Leak", 2 },
 };
-static char *test_refs[] = {(char *)"url", (char *)"cve", (char *)"bugtraq"};
+static char *test_refs[] = { (char *)"url", (char *)"cve", (char *)"bugtraq" };
 
 static struct mk_detect_cfg test_cfg = {
-    .address_vars = test_avars,
-    .naddress_vars = MK_ARRAY_SIZE(test_avars),
-    .port_vars = test_pvars,
-    .nport_vars = MK_ARRAY_SIZE(test_pvars),
+	.address_vars = test_avars,
+	.naddress_vars = MK_ARRAY_SIZE(test_avars),
+	.port_vars = test_pvars,
+	.nport_vars = MK_ARRAY_SIZE(test_pvars),
 };
 
 static inline void test_env(struct mk_parse_env *env)
@@ -102,7 +102,7 @@ static inline struct mk_detect_thread *test_thread(void)
 {
 	static struct mk_detect_engine *e;
 	static struct mk_detect_thread *t;
-	struct mk_detect_cfg cfg = {0};
+	struct mk_detect_cfg cfg = { 0 };
 
 	if (!t) {
 		cr_assert_eq(mk_detect_engine_build(&cfg, NULL, &e), 0);
@@ -117,7 +117,7 @@ static inline int payload_match_at(const char *rule, const void *buf, size_t len
 {
 	struct mk_rule *r = rule_ok(rule);
 	uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees overreads */
-	struct mk_insp in = {0};
+	struct mk_insp in = { 0 };
 	int m;
 
 	memcpy(copy, buf, len);

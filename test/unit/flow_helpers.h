@@ -12,8 +12,8 @@
 #define SEC 1000000ull
 
 /* A packet src:sport -> dst:dport (host order), as mk_parse_frame would describe it. */
-static inline struct mk_parse test_parse(const char *src, uint16_t sport, const char *dst, uint16_t dport,
-					  uint8_t proto)
+static inline struct mk_parse test_parse(const char *src, uint16_t sport, const char *dst,
+					 uint16_t dport, uint8_t proto)
 {
 	struct mk_parse p;
 	uint32_t s[4] = { 0 }, d[4] = { 0 };

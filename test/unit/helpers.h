@@ -17,13 +17,13 @@
 static inline struct mk_parse_cfg fixture_cfg(const struct mk_fixture *fx, __u32 seed)
 {
 	struct mk_parse_cfg cfg = {
-	    .seed = seed,
-	    .tunnel_depth = fx->tunnel_depth,
-	    .l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
-	    .l2tpv3_l2spec = fx->l2tpv3_l2spec,
-	    .tunnel_off = fx->tunnel_off,
-	    .vxlan_port = fx->vxlan_port,
-	    .geneve_port = fx->geneve_port,
+		.seed = seed,
+		.tunnel_depth = fx->tunnel_depth,
+		.l2tpv3_cookie_len = fx->l2tpv3_cookie_len,
+		.l2tpv3_l2spec = fx->l2tpv3_l2spec,
+		.tunnel_off = fx->tunnel_off,
+		.vxlan_port = fx->vxlan_port,
+		.geneve_port = fx->geneve_port,
 	};
 	return cfg;
 }
@@ -42,7 +42,7 @@ static inline __u8 *exact_copy(const __u8 *bytes, __u32 len)
 static inline int parse_buf(const __u8 *buf, __u32 len, int start, const struct mk_parse_cfg *cfg,
 			    struct mk_parse *p)
 {
-	struct mk_frame f = {.data = buf, .data_end = buf + len};
+	struct mk_frame f = { .data = buf, .data_end = buf + len };
 
 	return mk_parse_frame(&f, start, cfg, p);
 }

@@ -129,8 +129,8 @@ Test(cidr4_dir, random_lists_match_brute_force, .timeout = 120)
 		} else {
 			/* clustered around a few bases so prefixes nest, share /16s and /24s */
 			x.len = (r >> 4) % 8 == 0 ? (r >> 8) % 17 : 17 + (r >> 8) % 16;
-			x.addr =
-			    (base[(r >> 12) & 7] ^ ((__u32)rng(&s) & 0x0003ffff)) & mask(x.len);
+			x.addr = (base[(r >> 12) & 7] ^ ((__u32)rng(&s) & 0x0003ffff)) &
+				 mask(x.len);
 			if (has(p, n, x))
 				continue;
 			cr_assert_eq(mk_cidr4_dir_add(&t.d, x.addr, x.len), 0);

@@ -99,8 +99,8 @@ static void changed_lines(const char *a, const char *b, char *out, size_t len, u
 		size_t la = strcspn(pa, "\n"), lb = strcspn(pb, "\n");
 
 		if (la != lb || memcmp(pa, pb, la)) {
-			o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%.*s", *n ? "\n" : "",
-					      (int)lb, pb);
+			o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%.*s",
+					      *n ? "\n" : "", (int)lb, pb);
 			(*n)++;
 		}
 		pa += la + (pa[la] == '\n');
@@ -185,8 +185,8 @@ static bool try_set(const char *path, const char *value, const char *shown, cons
 	snprintf(line, sizeof(line), "%s = %s", path, shown);
 	changed_lines(defaults, d, diff, sizeof(diff), &n);
 	if (n == 0)
-		cr_expect_not_null(strstr(defaults, line), "%s: '%s' is the default, dump has no '%s'",
-				   path, value, line);
+		cr_expect_not_null(strstr(defaults, line),
+				   "%s: '%s' is the default, dump has no '%s'", path, value, line);
 	else
 		cr_expect_str_eq(diff, line, "%s: '%s' changed other lines", path, value);
 	free(d);
@@ -212,11 +212,21 @@ static void expect_key_error(const char *path, const char *value, int err, const
 }
 
 static const char *const custom_keys[] = {
-	"vars.address-groups", "vars.port-groups", "rule-files", "outputs", "outputs.eve-log.types",
-	"capture.interfaces", "capture.cpu-affinity", "bypass.cidr",
+	"vars.address-groups",
+	"vars.port-groups",
+	"rule-files",
+	"outputs",
+	"outputs.eve-log.types",
+	"capture.interfaces",
+	"capture.cpu-affinity",
+	"bypass.cidr",
 	/* bits of one field: config::tunnel_decoders */
-	"decoder.gtpu.enabled", "decoder.l2tp.enabled", "decoder.vxlan.enabled",
-	"decoder.geneve.enabled", "decoder.gre.enabled", "decoder.erspan.enabled",
+	"decoder.gtpu.enabled",
+	"decoder.l2tp.enabled",
+	"decoder.vxlan.enabled",
+	"decoder.geneve.enabled",
+	"decoder.gre.enabled",
+	"decoder.erspan.enabled",
 	"decoder.ipip.enabled",
 };
 
@@ -248,12 +258,14 @@ Test(config, every_key_takes_its_values_and_refuses_others)
 			value[k->size] = '\0';
 			memset(shown, 'a', 48);
 			strcpy(shown + 48, "...");
-			snprintf(want, sizeof(want), "'%s' is longer than %zu bytes", shown, k->size - 1);
+			snprintf(want, sizeof(want), "'%s' is longer than %zu bytes", shown,
+				 k->size - 1);
 			expect_key_error(k->path, value, -ERANGE, want);
 			if (k->nonempty)
 				expect_key_error(k->path, "\"\"", -EINVAL, "must not be empty");
 			else
-				cr_expect(try_set(k->path, "\"\"", "\"\"", defaults), "%s", k->path);
+				cr_expect(try_set(k->path, "\"\"", "\"\"", defaults), "%s",
+					  k->path);
 			continue;
 		}
 		cr_assert_eq(mk_config_key_value(&def, i, &dv), 0, "%s", k->path);
@@ -279,14 +291,16 @@ Test(config, every_key_takes_its_values_and_refuses_others)
 			size_t o = 0;
 
 			for (nm = k->names; nm->name; nm++) {
-				cr_expect(k->size == 4 || nm->value < 1u << (8 * k->size), "%s", k->path);
+				cr_expect(k->size == 4 || nm->value < 1u << (8 * k->size), "%s",
+					  k->path);
 				for (first = k->names; first->value != nm->value; first++)
 					;
-				cr_expect(try_set(k->path, nm->name, first->name, defaults), "%s: %s",
-					  k->path, nm->name);
+				cr_expect(try_set(k->path, nm->name, first->name, defaults),
+					  "%s: %s", k->path, nm->name);
 				if (first == nm)
 					o += (size_t)snprintf(want + o, sizeof(want) - o, "%s %s",
-							      o ? "," : "'bogus' is not one of", nm->name);
+							      o ? "," : "'bogus' is not one of",
+							      nm->name);
 			}
 			expect_key_error(k->path, "bogus", -EINVAL, want);
 			continue;
@@ -313,8 +327,8 @@ Test(config, every_key_takes_its_values_and_refuses_others)
 		if (k->type == MK_CFG_SIZE) {
 			char lo[32], hi[32];
 
-			snprintf(shown, sizeof(shown), "a size in [%s, %s]", size_text(k->min, lo, 32),
-				 size_text(k->max, hi, 32));
+			snprintf(shown, sizeof(shown), "a size in [%s, %s]",
+				 size_text(k->min, lo, 32), size_text(k->max, hi, 32));
 		} else {
 			snprintf(shown, sizeof(shown), "a %sin [%llu, %llu]",
 				 k->type == MK_CFG_SECONDS_NS ? "number of seconds " : "number ",
@@ -361,9 +375,11 @@ Test(config, defaults_are_suricatas)
 	cr_assert_eq(c.flow.timeout[MK_FLOW_PROTO_UDP][MK_FLOW_STATE_NEW], 30);
 	cr_assert_eq(c.parse.tunnel_depth, MK_TUNNEL_DEPTH_DEFAULT);
 	cr_assert_eq(c.stream.midstream, 1, "midstream pickup is on by default");
-	cr_assert_str_eq(mk_cfg_var_get(c.rules.address_groups, c.rules.naddress_groups, "HOME_NET"),
+	cr_assert_str_eq(mk_cfg_var_get(c.rules.address_groups, c.rules.naddress_groups,
+					"HOME_NET"),
 			 "[192.168.0.0/16,10.0.0.0/8,172.16.0.0/12]");
-	cr_assert_str_eq(mk_cfg_var_get(c.rules.port_groups, c.rules.nport_groups, "HTTP_PORTS"), "80");
+	cr_assert_str_eq(mk_cfg_var_get(c.rules.port_groups, c.rules.nport_groups, "HTTP_PORTS"),
+			 "80");
 	cr_assert_eq(c.output.eve.append, 1);
 	cr_assert_eq(c.capture.stats_interval, 10, "stats.interval reaches the capture settings");
 }
@@ -397,8 +413,9 @@ Test(config, reference_file_is_the_defaults)
 /* mk_config_load reads what mk_config_load_buf reads */
 Test(config, file_and_buffer_agree)
 {
-	static const char text[] = "flow:\n  prealloc: 1000 # x\nstream:\n  reassembly:\n    memcap: 2mb\n"
-				   "bypass:\n  cidr: [\"2001:db8::/32\"]\ndecoder:\n  l2tpv3:\n    cookie-len: 8\n";
+	static const char text[] =
+		"flow:\n  prealloc: 1000 # x\nstream:\n  reassembly:\n    memcap: 2mb\n"
+		"bypass:\n  cidr: [\"2001:db8::/32\"]\ndecoder:\n  l2tpv3:\n    cookie-len: 8\n";
 	char path[] = "/tmp/test_config.XXXXXX", msg[256];
 	struct mk_config c, f;
 	char *a, *b;
@@ -457,10 +474,11 @@ Test(config, sizes_and_booleans)
 		const char *text;
 		uint64_t bytes;
 	} sizes[] = {
-		{ "4096", 4096 },	  { "2kb", 2048 },	   { "2KB", 2048 },
-		{ "3mb", 3u << 20 },	  { "3 MiB", 3u << 20 },   { "1gb", 1u << 30 },
-		{ "1GiB", 1u << 30 },	  { "5kib", 5120 },	   { "0x100000", 1u << 20 },
-		{ "17179869183gb", 17179869183ull << 30 },
+		{ "4096", 4096 },	  { "2kb", 2048 },
+		{ "2KB", 2048 },	  { "3mb", 3u << 20 },
+		{ "3 MiB", 3u << 20 },	  { "1gb", 1u << 30 },
+		{ "1GiB", 1u << 30 },	  { "5kib", 5120 },
+		{ "0x100000", 1u << 20 }, { "17179869183gb", 17179869183ull << 30 },
 	};
 	static const char *const yes[] = { "yes", "true", "on", "YES", "True", "1" };
 	static const char *const no[] = { "no", "false", "off", "NO", "Off", "0" };
@@ -474,10 +492,14 @@ Test(config, sizes_and_booleans)
 		cr_expect_eq(c.flow.memcap, sizes[i].bytes, "%s", sizes[i].text);
 	}
 	/* a suffix must not wrap the value back into range: (2^34 + 1) << 30 */
-	expect_error("flow:\n  memcap: 17179869185gb\n", -ERANGE,
-		     NAME ":2:11: flow.memcap: '17179869185gb' is not a size in [0, 18446744073709551615]");
-	expect_error("flow:\n  memcap: 99999999999999999999\n", -ERANGE,
-		     NAME ":2:11: flow.memcap: '99999999999999999999' is not a size in [0, 18446744073709551615]");
+	expect_error(
+		"flow:\n  memcap: 17179869185gb\n", -ERANGE,
+		NAME
+		":2:11: flow.memcap: '17179869185gb' is not a size in [0, 18446744073709551615]");
+	expect_error(
+		"flow:\n  memcap: 99999999999999999999\n", -ERANGE,
+		NAME
+		":2:11: flow.memcap: '99999999999999999999' is not a size in [0, 18446744073709551615]");
 	expect_error("flow:\n  memcap: 1.5gb\n", -EINVAL,
 		     NAME ":2:11: flow.memcap: '1.5gb' is not a size in [0, 18446744073709551615]");
 	expect_error("flow:\n  memcap: 1tb\n", -EINVAL,
@@ -486,7 +508,8 @@ Test(config, sizes_and_booleans)
 	expect_error("flow:\n  prealloc: 1kb\n", -EINVAL,
 		     NAME ":2:13: flow.prealloc: '1kb' is not a number in [1, 268435456]");
 	for (i = 0; i < MK_ARRAY_SIZE(yes); i++) {
-		snprintf(text, sizeof(text), "stream:\n  midstream: %s\ncapture:\n  ips: %s\n", no[i], yes[i]);
+		snprintf(text, sizeof(text), "stream:\n  midstream: %s\ncapture:\n  ips: %s\n",
+			 no[i], yes[i]);
 		expect_ok(&c, text);
 		cr_expect_eq(c.stream.midstream, 0, "%s", no[i]);
 		cr_expect_eq(c.capture.ips, 1, "%s", yes[i]);
@@ -522,7 +545,8 @@ Test(config, errors_name_file_line_column_and_key)
 		{ "stream:\n  memcap: 64mb\n", -EINVAL, NAME ":2:3: stream.memcap: unknown key" },
 		{ "flow:\n  prealloc: 1\n  prealloc: 2\n", -EINVAL,
 		  NAME ":3:3: flow.prealloc: given twice (first at 2:3)" },
-		{ "flow: 5\n", -EINVAL, NAME ":1:7: flow: expected a mapping of keys, found a value" },
+		{ "flow: 5\n", -EINVAL,
+		  NAME ":1:7: flow: expected a mapping of keys, found a value" },
 		{ "flow:\n  - prealloc: 5\n", -EINVAL,
 		  NAME ":2:3: flow: expected a mapping of keys, found a list" },
 		{ "flow:\n  prealloc: [1]\n", -EINVAL,
@@ -532,7 +556,8 @@ Test(config, errors_name_file_line_column_and_key)
 		{ "- flow\n", -EINVAL,
 		  NAME ":1:1: the top level must be a mapping of keys (flow:, ...), found a list" },
 		{ "hello\n", -EINVAL,
-		  NAME ":1:1: the top level must be a mapping of keys (flow:, ...), found a value" },
+		  NAME
+		  ":1:1: the top level must be a mapping of keys (flow:, ...), found a value" },
 		{ "? [a]\n: 1\n", -EINVAL, NAME ":1:3: a key must be a name, found a list" },
 		{ "decoder:\n  l2tpv3:\n    cookie-len: 5\n", -EINVAL,
 		  NAME ":3:17: decoder.l2tpv3.cookie-len: '5' must be 0, 4 or 8" },
@@ -540,16 +565,19 @@ Test(config, errors_name_file_line_column_and_key)
 		  NAME ":2:11: defrag.policy: 'linux' is not one of bsd, first, last, reject" },
 		{ "capture:\n  rx-ring-size: 1000\n", -EINVAL,
 		  NAME ":2:17: capture.rx-ring-size: '1000' must be a power of two" },
-		{ "default-log-dir: \"\"\n", -EINVAL, NAME ":1:18: default-log-dir: must not be empty" },
+		{ "default-log-dir: \"\"\n", -EINVAL,
+		  NAME ":1:18: default-log-dir: must not be empty" },
 		{ "threshold-file: \"a\\0b\"\n", -EINVAL,
 		  NAME ":1:17: threshold-file: the value contains a NUL byte" },
 		{ "x: \"\\x01\"\n", -EINVAL, NAME ":1:1: x: unknown key" },
 		/* rules between keys, checked after the whole file */
 		{ "defrag:\n  trackers: 1000000\n", -EINVAL,
-		  NAME ": defrag: trackers (1000000) x max-frags (128) fragment records is more than "
-		       "16777216 (20 bytes each, preallocated); max-frags counts fragments per datagram" },
+		  NAME
+		  ": defrag: trackers (1000000) x max-frags (128) fragment records is more than "
+		  "16777216 (20 bytes each, preallocated); max-frags counts fragments per datagram" },
 		/* aliases may not loop */
-		{ "flow-timeouts: &a\n  tcp: *a\n", -EINVAL, NAME ":2:3: flow-timeouts.tcp.tcp: unknown key" },
+		{ "flow-timeouts: &a\n  tcp: *a\n", -EINVAL,
+		  NAME ":2:3: flow-timeouts.tcp.tcp: unknown key" },
 	};
 	unsigned int i;
 
@@ -563,19 +591,21 @@ Test(config, yaml_syntax_errors_give_libyamls_position)
 		const char *text;
 		const char *want;
 	} cases[] = {
-		{ "flow:\n  prealloc: 1\n bad\n",
-		  NAME ":3:2: YAML syntax error: did not find expected key (while parsing a block mapping at 1:1)" },
-		{ "flow:\n\tprealloc: 1\n",
-		  NAME ":2:1: YAML syntax error: found character that cannot start any token (a tab: indent with spaces)" },
-		{ "flow: [1, 2\n",
-		  NAME ":2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at 1:7)" },
-		{ "a: \"abc\n",
-		  NAME ":2:1: YAML syntax error: found unexpected end of stream (while scanning a quoted scalar at 1:4)" },
+		{ "flow:\n  prealloc: 1\n bad\n", NAME
+		  ":3:2: YAML syntax error: did not find expected key (while parsing a block mapping at 1:1)" },
+		{ "flow:\n\tprealloc: 1\n", NAME
+		  ":2:1: YAML syntax error: found character that cannot start any token (a tab: indent with spaces)" },
+		{ "flow: [1, 2\n", NAME
+		  ":2:1: YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence at 1:7)" },
+		{ "a: \"abc\n", NAME
+		  ":2:1: YAML syntax error: found unexpected end of stream (while scanning a quoted scalar at 1:4)" },
 		{ "a: *nowhere\n", NAME ":1:4: YAML syntax error: found undefined alias" },
 		{ "flow:\n  prealloc: 1\n\x01\n",
 		  NAME ":3:1: YAML syntax error: control characters are not allowed (byte 0x01)" },
-		{ "a: \xc3\x28\n", NAME ":1:5: YAML syntax error: invalid trailing UTF-8 octet (byte 0x28)" },
-		{ "flow: {prealloc: 1}\n---\nflow: {}\n", NAME ":3:1: a second YAML document; only one is read" },
+		{ "a: \xc3\x28\n",
+		  NAME ":1:5: YAML syntax error: invalid trailing UTF-8 octet (byte 0x28)" },
+		{ "flow: {prealloc: 1}\n---\nflow: {}\n",
+		  NAME ":3:1: a second YAML document; only one is read" },
 	};
 	unsigned int i;
 
@@ -589,8 +619,9 @@ Test(config, capture_interfaces_and_cpus)
 {
 	struct mk_config c;
 
-	expect_ok(&c, "capture:\n  interfaces:\n    - interface: eth0\n      queues: 4\n    - eth1\n"
-		      "  cpu-affinity: [1, 3-5, \"7\"]\n");
+	expect_ok(&c,
+		  "capture:\n  interfaces:\n    - interface: eth0\n      queues: 4\n    - eth1\n"
+		  "  cpu-affinity: [1, 3-5, \"7\"]\n");
 	cr_assert_eq(c.capture.n_ifaces, 2);
 	cr_expect_str_eq(c.capture.ifaces[0].name, "eth0");
 	cr_expect_eq(c.capture.ifaces[0].queues, 4);
@@ -614,13 +645,19 @@ Test(config, capture_interfaces_and_cpus)
 		     NAME ":2:22: capture.interfaces[1]: 'eth0' is listed twice");
 	expect_error("capture:\n  interfaces: [a, b, c, d, e]\n", -EINVAL,
 		     NAME ":2:28: capture.interfaces[4]: at most 4 interfaces");
-	expect_error("capture:\n  interfaces: [averyveryverylongname]\n", -EINVAL,
-		     NAME ":2:16: capture.interfaces[0]: 'averyveryverylongname' is not an interface name "
-			  "(1 to 15 bytes, no '/', ':' or space)");
-	expect_error("capture:\n  interfaces: eth0\n", -EINVAL,
-		     NAME ":2:15: capture.interfaces: expected a list of interfaces (- interface: eth0), found a value");
-	expect_error("capture:\n  cpu-affinity: [1, 5-3]\n", -EINVAL,
-		     NAME ":2:21: capture.cpu-affinity[1]: '5-3' is not a CPU number or range (2-5) in [0, 4095]");
+	expect_error(
+		"capture:\n  interfaces: [averyveryverylongname]\n", -EINVAL,
+		NAME
+		":2:16: capture.interfaces[0]: 'averyveryverylongname' is not an interface name "
+		"(1 to 15 bytes, no '/', ':' or space)");
+	expect_error(
+		"capture:\n  interfaces: eth0\n", -EINVAL,
+		NAME
+		":2:15: capture.interfaces: expected a list of interfaces (- interface: eth0), found a value");
+	expect_error(
+		"capture:\n  cpu-affinity: [1, 5-3]\n", -EINVAL,
+		NAME
+		":2:21: capture.cpu-affinity[1]: '5-3' is not a CPU number or range (2-5) in [0, 4095]");
 	expect_error("capture:\n  cpu-affinity: [0-64]\n", -EINVAL,
 		     NAME ":2:18: capture.cpu-affinity[0]: more than 64 CPUs");
 }
@@ -630,27 +667,36 @@ Test(config, vars_replace_or_add_groups)
 	struct mk_config c;
 	const struct mk_rules_cfg *r = &c.rules;
 
-	expect_ok(&c, "vars:\n  address-groups:\n    HOME_NET: \"[10.0.0.0/8]\"\n    LAB_NET: 192.0.2.0/24\n"
-		      "  port-groups:\n    HTTP_PORTS: \"[80,8080]\"\n    ORACLE_PORTS: 1522\n");
-	cr_expect_str_eq(mk_cfg_var_get(r->address_groups, r->naddress_groups, "HOME_NET"), "[10.0.0.0/8]");
-	cr_expect_str_eq(mk_cfg_var_get(r->address_groups, r->naddress_groups, "LAB_NET"), "192.0.2.0/24");
+	expect_ok(
+		&c,
+		"vars:\n  address-groups:\n    HOME_NET: \"[10.0.0.0/8]\"\n    LAB_NET: 192.0.2.0/24\n"
+		"  port-groups:\n    HTTP_PORTS: \"[80,8080]\"\n    ORACLE_PORTS: 1522\n");
+	cr_expect_str_eq(mk_cfg_var_get(r->address_groups, r->naddress_groups, "HOME_NET"),
+			 "[10.0.0.0/8]");
+	cr_expect_str_eq(mk_cfg_var_get(r->address_groups, r->naddress_groups, "LAB_NET"),
+			 "192.0.2.0/24");
 	cr_expect_str_eq(mk_cfg_var_get(r->address_groups, r->naddress_groups, "EXTERNAL_NET"),
 			 "!$HOME_NET", "a group the file does not name keeps its value");
 	cr_expect_eq(r->naddress_groups, 16);
-	cr_expect_str_eq(mk_cfg_var_get(r->port_groups, r->nport_groups, "HTTP_PORTS"), "[80,8080]");
+	cr_expect_str_eq(mk_cfg_var_get(r->port_groups, r->nport_groups, "HTTP_PORTS"),
+			 "[80,8080]");
 	cr_expect_str_eq(mk_cfg_var_get(r->port_groups, r->nport_groups, "ORACLE_PORTS"), "1522");
 	cr_expect_eq(r->nport_groups, 11);
 	mk_config_free(&c);
 	cr_expect_eq(c.rules.naddress_groups, 15, "free leaves the defaults");
-	expect_error("vars:\n  address-groups:\n    HOME_NET: [10.0.0.0/8]\n", -EINVAL,
-		     NAME ":3:15: vars.address-groups.HOME_NET: a YAML list; write the group as a quoted "
-			  "string, \"[10.0.0.0/8,192.168.0.0/16]\"");
+	expect_error(
+		"vars:\n  address-groups:\n    HOME_NET: [10.0.0.0/8]\n", -EINVAL,
+		NAME
+		":3:15: vars.address-groups.HOME_NET: a YAML list; write the group as a quoted "
+		"string, \"[10.0.0.0/8,192.168.0.0/16]\"");
 	expect_error("vars:\n  port-groups:\n    HTTP_PORTS:\n", -EINVAL,
 		     NAME ":3:16: vars.port-groups.HTTP_PORTS: must not be empty");
 	expect_error("vars:\n  port-groups:\n    A: 1\n    A: 2\n", -EINVAL,
 		     NAME ":4:5: vars.port-groups.A: given twice (first at 3:5)");
-	expect_error("vars:\n  port-groups: [80]\n", -EINVAL,
-		     NAME ":2:16: vars.port-groups: expected a mapping of group names to values, found a list");
+	expect_error(
+		"vars:\n  port-groups: [80]\n", -EINVAL,
+		NAME
+		":2:16: vars.port-groups: expected a mapping of group names to values, found a list");
 	expect_error("vars:\n  ip-groups: {}\n", -EINVAL, NAME ":2:3: vars.ip-groups: unknown key");
 }
 
@@ -658,8 +704,9 @@ Test(config, rule_files_and_paths)
 {
 	struct mk_config c;
 
-	expect_ok(&c, "default-rule-path: /etc/rules\nrule-files:\n  - a.rules\n  - /abs/b.rules\n"
-		      "classification-file: /x/classification.config\nthreshold-file: /x/t.config\n");
+	expect_ok(&c,
+		  "default-rule-path: /etc/rules\nrule-files:\n  - a.rules\n  - /abs/b.rules\n"
+		  "classification-file: /x/classification.config\nthreshold-file: /x/t.config\n");
 	cr_assert_eq(c.rules.nrule_files, 2);
 	cr_expect_str_eq(c.rules.rule_files[0], "a.rules");
 	cr_expect_str_eq(c.rules.rule_files[1], "/abs/b.rules");
@@ -668,9 +715,12 @@ Test(config, rule_files_and_paths)
 	cr_expect_str_eq(c.rules.threshold_file, "/x/t.config");
 	cr_expect_str_eq(c.rules.reference_config_file, "/etc/meerkat/reference.config");
 	mk_config_free(&c);
-	expect_error("rule-files:\n  - a.rules\n  - \"\"\n", -EINVAL, NAME ":3:5: rule-files[1]: must not be empty");
-	expect_error("rule-files: a.rules\n", -EINVAL,
-		     NAME ":1:13: rule-files: expected a list of rule files (- local.rules), found a value");
+	expect_error("rule-files:\n  - a.rules\n  - \"\"\n", -EINVAL,
+		     NAME ":3:5: rule-files[1]: must not be empty");
+	expect_error(
+		"rule-files: a.rules\n", -EINVAL,
+		NAME
+		":1:13: rule-files: expected a list of rule files (- local.rules), found a value");
 }
 
 Test(config, outputs_in_suricatas_shape)
@@ -678,9 +728,10 @@ Test(config, outputs_in_suricatas_shape)
 	struct mk_config c;
 	char path[600];
 
-	expect_ok(&c, "default-log-dir: /data/log\noutputs:\n  - eve-log:\n      enabled: yes\n"
-		      "      filename: alerts.json\n      append: no\n      types:\n        - alert\n"
-		      "        - flow:\n        - stats: {}\nstats:\n  enabled: no\n  interval: 30\n");
+	expect_ok(&c,
+		  "default-log-dir: /data/log\noutputs:\n  - eve-log:\n      enabled: yes\n"
+		  "      filename: alerts.json\n      append: no\n      types:\n        - alert\n"
+		  "        - flow:\n        - stats: {}\nstats:\n  enabled: no\n  interval: 30\n");
 	cr_expect_str_eq(c.output.log_dir, "/data/log");
 	cr_expect_str_eq(c.output.eve.filename, "alerts.json");
 	cr_expect_eq(c.output.eve.append, 0);
@@ -689,7 +740,8 @@ Test(config, outputs_in_suricatas_shape)
 	cr_expect_eq(c.capture.stats_interval, 0, "stats.enabled: no stops the stats events");
 	cr_assert_eq(mk_output_eve_path(&c.output, path, sizeof(path)), 0);
 	cr_expect_str_eq(path, "/data/log/alerts.json");
-	expect_ok(&c, "outputs:\n  - eve-log:\n      filename: /abs/eve.json\n      types: [flow]\n");
+	expect_ok(&c,
+		  "outputs:\n  - eve-log:\n      filename: /abs/eve.json\n      types: [flow]\n");
 	cr_assert_eq(mk_output_eve_path(&c.output, path, sizeof(path)), 0);
 	cr_expect_str_eq(path, "/abs/eve.json");
 	cr_expect_eq(c.output.eve.types, MK_EVE_TYPE_FLOW);
@@ -699,21 +751,28 @@ Test(config, outputs_in_suricatas_shape)
 		     NAME ":2:5: outputs[0]: 'fast' is not an output meerkat writes (eve-log)");
 	expect_error("outputs:\n  - eve-log:\n  - eve-log:\n", -EINVAL,
 		     NAME ":3:5: outputs.eve-log: given twice (first at 2:5)");
-	expect_error("outputs:\n  - eve-log:\n    enabled: yes\n", -EINVAL,
-		     NAME ":2:5: outputs[0]: an output is one name with its settings indented below it, as in `- eve-log:`");
+	expect_error(
+		"outputs:\n  - eve-log:\n    enabled: yes\n", -EINVAL,
+		NAME
+		":2:5: outputs[0]: an output is one name with its settings indented below it, as in `- eve-log:`");
 	expect_error("outputs:\n  eve-log:\n    enabled: yes\n", -EINVAL,
-		     NAME ":2:3: outputs: expected a list of outputs (- eve-log: ...), found a mapping");
+		     NAME
+		     ":2:3: outputs: expected a list of outputs (- eve-log: ...), found a mapping");
 	expect_error("outputs:\n  - eve-log:\n      filetype: syslog\n", -EINVAL,
 		     NAME ":3:17: outputs.eve-log.filetype: 'syslog' is not one of regular");
-	expect_error("outputs:\n  - eve-log:\n      types: [alert, dns]\n", -EINVAL,
-		     NAME ":3:22: outputs.eve-log.types[1]: 'dns' is not an event type meerkat writes (alert, flow, stats)");
+	expect_error(
+		"outputs:\n  - eve-log:\n      types: [alert, dns]\n", -EINVAL,
+		NAME
+		":3:22: outputs.eve-log.types[1]: 'dns' is not an event type meerkat writes (alert, flow, stats)");
 	expect_error("outputs:\n  - eve-log:\n      types: [flow, flow]\n", -EINVAL,
 		     NAME ":3:21: outputs.eve-log.types[1]: 'flow' is listed twice");
 	/* Suricata's per-type options meerkat does not read are refused, not ignored */
-	expect_error("outputs:\n  - eve-log:\n      types:\n        - alert:\n            tagged-packets: yes\n", -EINVAL,
-		     NAME ":5:13: outputs.eve-log.types.alert.tagged-packets: unknown key");
-	expect_error("outputs:\n  - eve-log:\n      types:\n        - flow:\n            payload: yes\n", -EINVAL,
-		     NAME ":5:13: outputs.eve-log.types.flow.payload: unknown key");
+	expect_error(
+		"outputs:\n  - eve-log:\n      types:\n        - alert:\n            tagged-packets: yes\n",
+		-EINVAL, NAME ":5:13: outputs.eve-log.types.alert.tagged-packets: unknown key");
+	expect_error(
+		"outputs:\n  - eve-log:\n      types:\n        - flow:\n            payload: yes\n",
+		-EINVAL, NAME ":5:13: outputs.eve-log.types.flow.payload: unknown key");
 }
 
 Test(config, bypass_cidrs)
@@ -721,8 +780,10 @@ Test(config, bypass_cidrs)
 	struct mk_config c;
 	uint32_t a[4] = { 0 };
 
-	expect_ok(&c, "bypass:\n  cidr:\n    - 192.0.2.0/24\n    - 2001:db8:1::/48\n    - 198.51.100.7\n"
-		      "    - 10.1.2.3/8\n");
+	expect_ok(
+		&c,
+		"bypass:\n  cidr:\n    - 192.0.2.0/24\n    - 2001:db8:1::/48\n    - 198.51.100.7\n"
+		"    - 10.1.2.3/8\n");
 	cr_assert_eq(c.nbypass, 4);
 	cr_expect_eq(c.bypass[3].addr[0], htonl(0x0a000000), "host bits cleared");
 	inet_pton(AF_INET, "192.0.2.200", a);
@@ -737,8 +798,10 @@ Test(config, bypass_cidrs)
 	cr_expect_not(mk_config_bypassed(&c, MK_FAMILY_IPV6, a));
 	mk_config_free(&c);
 	cr_expect_eq(c.nbypass, 0);
-	expect_error("bypass:\n  cidr: [10.0.0.0/33]\n", -EINVAL,
-		     NAME ":2:10: bypass.cidr[0]: '10.0.0.0/33' is not an IPv4 or IPv6 address or prefix");
+	expect_error(
+		"bypass:\n  cidr: [10.0.0.0/33]\n", -EINVAL,
+		NAME
+		":2:10: bypass.cidr[0]: '10.0.0.0/33' is not an IPv4 or IPv6 address or prefix");
 	expect_error("bypass:\n  cidr: 10.0.0.0/8\n", -EINVAL,
 		     NAME ":2:9: bypass.cidr: expected a list of prefixes, found a value");
 }
@@ -760,7 +823,9 @@ Test(config, bad_cidrs)
 Test(config, command_line_overrides_the_file)
 {
 	static const char *const ifaces[] = { "eth1", "eth9" };
-	struct mk_config_cli cli = { .ifaces = ifaces, .n_ifaces = 2, .workers = "3", .log_dir = "/tmp/l" };
+	struct mk_config_cli cli = {
+		.ifaces = ifaces, .n_ifaces = 2, .workers = "3", .log_dir = "/tmp/l"
+	};
 	char path[] = "/tmp/test_config.XXXXXX";
 	static const char text[] = "capture:\n  workers: 8\n  interfaces:\n    - interface: eth1\n"
 				   "      queues: 2\n    - eth2\ndefault-log-dir: /var/x\n";
@@ -844,7 +909,8 @@ Test(config, every_prefix_of_the_reference_file)
 	for (n = 0; n <= len; n++) {
 		err = load_n(&c, text, n, msg, sizeof(msg));
 		cr_assert(err == 0 || err == -EINVAL || err == -ERANGE, "prefix %zu: %d", n, err);
-		cr_assert_eq(!err, !msg[0], "prefix %zu: an error is logged exactly when returned: %s", n, msg);
+		cr_assert_eq(!err, !msg[0],
+			     "prefix %zu: an error is logged exactly when returned: %s", n, msg);
 		ok += !err;
 		free(dump(&c)); /* whatever was stored before the error is printable */
 		mk_config_free(&c);
@@ -863,11 +929,12 @@ Test(config, tunnel_decoders)
 	cr_assert_eq(c.parse.tunnel_off, 0, "every decoder is on by default");
 	cr_assert_eq(c.parse.vxlan_port, MK_VXLAN_PORT_DEFAULT);
 	cr_assert_eq(c.parse.geneve_port, MK_GENEVE_PORT_DEFAULT);
-	cr_assert_eq(load(&c,
-			  "decoder:\n  vxlan: {enabled: no, port: 8472}\n  erspan:\n    enabled: false\n"
-			  "  ipip: {enabled: off}\n  geneve: {port: 6082}\n  gre: {enabled: yes}\n",
-			  msg, sizeof(msg)),
-		     0, "%s", msg);
+	cr_assert_eq(
+		load(&c,
+		     "decoder:\n  vxlan: {enabled: no, port: 8472}\n  erspan:\n    enabled: false\n"
+		     "  ipip: {enabled: off}\n  geneve: {port: 6082}\n  gre: {enabled: yes}\n",
+		     msg, sizeof(msg)),
+		0, "%s", msg);
 	cr_assert_eq(c.parse.tunnel_off, MK_TUN_VXLAN | MK_TUN_ERSPAN | MK_TUN_IPIP);
 	cr_assert_eq(c.parse.vxlan_port, 8472);
 	cr_assert_eq(c.parse.geneve_port, 6082);

@@ -179,7 +179,7 @@ static int feed(struct mk_defrag *d, const __u8 *pkt, __u32 len, __u64 ts,
 static void check_datagram(const struct spec *s, const struct mk_defrag_datagram *dg)
 {
 	static __u8 want[MAX_PKT];
-	struct mk_parse_cfg pc = {0};
+	struct mk_parse_cfg pc = { 0 };
 	struct mk_frame f;
 	struct mk_parse p;
 	__u32 n = whole(s, want);
@@ -205,7 +205,7 @@ static void run_order(int family, int ext, __u32 plen, __u32 fsize, enum order o
 {
 	static struct spec s;
 	static __u8 pkt[MAX_PKT];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	__u32 offs[9000], n = 0, i, off;
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	int ret = -1;
@@ -327,34 +327,34 @@ struct overlap_case {
 };
 
 static const struct overlap_case overlap_cases[] = {
-    {"new inside old, starts later",
-     {{'A', 0, 3, 1}, {'B', 1, 1, 1}, {'C', 3, 1, 0}},
-     {"AAAC", "AAAC", "ABAC"}},
-    {"new starts before old",
-     {{'A', 1, 2, 1}, {'B', 0, 2, 1}, {'C', 3, 1, 0}},
-     {"BBAC", "BAAC", "BBAC"}},
-    {"new overlaps the tail of old",
-     {{'A', 0, 2, 1}, {'B', 1, 2, 1}, {'C', 3, 1, 0}},
-     {"AABC", "AABC", "ABBC"}},
-    {"same start, new longer",
-     {{'A', 0, 2, 1}, {'B', 0, 3, 1}, {'C', 3, 1, 0}},
-     {"AABC", "AABC", "BBBC"}},
-    {"new covers old, starts before",
-     {{'A', 1, 1, 1}, {'B', 0, 3, 1}, {'C', 3, 1, 0}},
-     {"BBBC", "BABC", "BBBC"}},
-    {"three-way",
-     {{'A', 1, 1, 1}, {'B', 0, 2, 1}, {'D', 1, 2, 1}, {'C', 3, 1, 0}},
-     {"BBDC", "BADC", "BDDC"}},
-    {"last fragment first, then an earlier one over it",
-     {{'C', 2, 2, 0}, {'A', 0, 3, 1}},
-     {"AAAC", "AACC", "AAAC"}},
+	{ "new inside old, starts later",
+	  { { 'A', 0, 3, 1 }, { 'B', 1, 1, 1 }, { 'C', 3, 1, 0 } },
+	  { "AAAC", "AAAC", "ABAC" } },
+	{ "new starts before old",
+	  { { 'A', 1, 2, 1 }, { 'B', 0, 2, 1 }, { 'C', 3, 1, 0 } },
+	  { "BBAC", "BAAC", "BBAC" } },
+	{ "new overlaps the tail of old",
+	  { { 'A', 0, 2, 1 }, { 'B', 1, 2, 1 }, { 'C', 3, 1, 0 } },
+	  { "AABC", "AABC", "ABBC" } },
+	{ "same start, new longer",
+	  { { 'A', 0, 2, 1 }, { 'B', 0, 3, 1 }, { 'C', 3, 1, 0 } },
+	  { "AABC", "AABC", "BBBC" } },
+	{ "new covers old, starts before",
+	  { { 'A', 1, 1, 1 }, { 'B', 0, 3, 1 }, { 'C', 3, 1, 0 } },
+	  { "BBBC", "BABC", "BBBC" } },
+	{ "three-way",
+	  { { 'A', 1, 1, 1 }, { 'B', 0, 2, 1 }, { 'D', 1, 2, 1 }, { 'C', 3, 1, 0 } },
+	  { "BBDC", "BADC", "BDDC" } },
+	{ "last fragment first, then an earlier one over it",
+	  { { 'C', 2, 2, 0 }, { 'A', 0, 3, 1 } },
+	  { "AAAC", "AACC", "AAAC" } },
 };
 
 static void run_overlap(int family, enum mk_defrag_policy pol, const struct overlap_case *c)
 {
 	static struct spec s;
 	__u8 pkt[256], data[64], want[32];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(pol);
 	int i, ret = -1;
 	__u32 b;
@@ -411,7 +411,7 @@ Test(unit, defrag_overlap_reject)
 {
 	static struct spec s;
 	__u8 pkt[256], data[64];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	size_t i;
 	int fam;
 
@@ -444,7 +444,7 @@ Test(unit, defrag_v4_options)
 {
 	__u8 first[128], second[128];
 	__u8 payload[48];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 i;
 
@@ -502,7 +502,7 @@ Test(unit, defrag_duplicates)
 {
 	static struct spec s;
 	static __u8 pkt[2048];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	int pol, ret;
 
 	for (pol = 0; pol < MK_DEFRAG_POLICY_MAX; pol++) {
@@ -547,7 +547,7 @@ Test(unit, defrag_timeout)
 {
 	static struct spec s;
 	__u8 a[256], b[256];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 na, nb;
 	int fam;
@@ -587,7 +587,7 @@ Test(unit, defrag_memcap)
 	static struct spec s;
 	static __u8 pkt[2048];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d;
 	__u32 id, n;
 
@@ -634,7 +634,7 @@ Test(unit, defrag_tracker_eviction)
 	static struct spec s;
 	__u8 pkt[256];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d;
 	__u32 id;
 
@@ -654,7 +654,7 @@ Test(unit, defrag_destroy_counts_pending)
 {
 	static struct spec s;
 	__u8 pkt[256];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 
 	two_frag_spec(&s, 6, 1);
@@ -667,7 +667,7 @@ Test(unit, defrag_frag_limit)
 	static struct spec s;
 	__u8 pkt[256];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d;
 	__u32 i;
 
@@ -698,8 +698,8 @@ Test(unit, defrag_frag_limit)
 Test(unit, defrag_oversize)
 {
 	static struct spec s;
-	__u8 pkt[256], data[64] = {0};
-	struct mk_defrag_datagram dg = {0};
+	__u8 pkt[256], data[64] = { 0 };
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	int fam;
 
@@ -720,7 +720,7 @@ Test(unit, defrag_invalid)
 {
 	static struct spec s;
 	__u8 pkt[256];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 
 	two_frag_spec(&s, 4, 1);
@@ -753,7 +753,7 @@ Test(unit, defrag_not_fragment_and_atomic)
 {
 	static struct spec s;
 	static __u8 pkt[256];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 n;
 
@@ -780,7 +780,7 @@ Test(unit, defrag_atomic_oversize)
 {
 	static struct spec s;
 	static __u8 pkt[4096];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag_config cfg;
 	struct mk_defrag *d;
 
@@ -805,9 +805,9 @@ Test(unit, defrag_identity_vlan_tunnel)
 {
 	static struct spec s;
 	__u8 a[256], b[256];
-	struct mk_defrag_outer v10 = {{10, 0}, 0}, v20 = {{20, 0}, 0};
-	struct mk_defrag_outer t1 = {{10, 0}, 0x1111}, q = {{10, 7}, 0};
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_outer v10 = { { 10, 0 }, 0 }, v20 = { { 20, 0 }, 0 };
+	struct mk_defrag_outer t1 = { { 10, 0 }, 0x1111 }, q = { { 10, 7 }, 0 };
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	__u32 na, nb;
 
@@ -836,7 +836,7 @@ Test(unit, defrag_truncation)
 {
 	static struct spec s;
 	static __u8 pkt[512];
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d = make(MK_DEFRAG_POLICY_BSD);
 	struct mk_defrag_stats st;
 	int fam, ext, which;
@@ -850,9 +850,9 @@ Test(unit, defrag_truncation)
 				s.ext = ext;
 				s.id = (__u32)(fam * 10 + ext * 3 + which);
 				fill_payload(&s, 200, 5);
-				n = which == 0	 ? frag(&s, 0, 96, pkt)
-				    : which == 1 ? frag(&s, 96, 48, pkt)
-						 : frag(&s, 144, 56, pkt);
+				n = which == 0 ? frag(&s, 0, 96, pkt) :
+				    which == 1 ? frag(&s, 96, 48, pkt) :
+						 frag(&s, 144, 56, pkt);
 				for (len = 0; len < n; len++) {
 					int ret = feed(d, pkt, len, 1, NULL, &dg);
 
@@ -880,7 +880,7 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 	static struct spec s;
 	static __u8 pkt[4096];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d;
 	struct mk_defrag_stats st;
 	__u64 ts = 0, done = 0;
@@ -921,8 +921,8 @@ Test(unit, defrag_random_robustness, .timeout = 120)
 			ts -= ts / 4;
 		ret = feed(d, pkt, n, ts, NULL, &dg);
 		if (ret == MK_DEFRAG_DONE) {
-			struct mk_parse_cfg pc = {0};
-			struct mk_frame f = {dg.data, dg.data + dg.len};
+			struct mk_parse_cfg pc = { 0 };
+			struct mk_frame f = { dg.data, dg.data + dg.len };
 			struct mk_parse p;
 
 			mk_parse_frame(&f, MK_START_IP, &pc, &p);
@@ -960,7 +960,7 @@ Test(unit, defrag_random_interleaved, .timeout = 120)
 	static struct slot slots[SLOTS];
 	static __u8 pkt[8192], junk[8192];
 	struct mk_defrag_config cfg;
-	struct mk_defrag_datagram dg = {0};
+	struct mk_defrag_datagram dg = { 0 };
 	struct mk_defrag *d;
 	struct mk_defrag_stats st;
 	__u32 next_id = 1, exact = 0, i;
@@ -1052,7 +1052,7 @@ static void count_names(const char *name, __u64 value, void *arg)
 
 Test(unit, defrag_stats_names)
 {
-	struct mk_defrag_stats a = {0}, b = {0};
+	struct mk_defrag_stats a = { 0 }, b = { 0 };
 	struct mk_defrag_config cfg;
 	struct mk_defrag *d;
 	char buf[4096];

@@ -37,12 +37,12 @@ static void udp(struct harness *h, const char *src, uint16_t sp, const char *dst
 }
 
 static const char *CLASSES =
-    "# comment\n"
-    "config classification: trojan-activity,A Network Trojan was detected,1\n"
-    "config classification: misc-activity,Misc activity,3\n"
-    "config classification: broken line\n";
+	"# comment\n"
+	"config classification: trojan-activity,A Network Trojan was detected,1\n"
+	"config classification: misc-activity,Misc activity,3\n"
+	"config classification: broken line\n";
 static const char *REFS =
-    "config reference: url http://\nconfig reference: cve http://cve.mitre.org/\n";
+	"config reference: url http://\nconfig reference: cve http://cve.mitre.org/\n";
 
 TestSuite(engine, .init = NULL);
 
@@ -50,26 +50,26 @@ Test(engine, files_continuations_duplicates_summary)
 {
 	char *classes = tmp_file(CLASSES), *refs = tmp_file(REFS);
 	char *rules = tmp_file(
-	    "# a comment, then a rule over three lines\n"
-	    "alert tcp any any -> any 80 (msg:\"multi\"; \\\n"
-	    "    content:\"abc\"; \\\n"
-	    "    classtype:trojan-activity; sid:1; rev:1;)\n"
-	    "\n"
-	    "# alert tcp any any -> any any (msg:\"disabled\"; sid:99;)\n"
-	    "alert tcp any any -> any any (msg:\"dup lower\"; sid:1; rev:0;)\n"
-	    "alert tcp any any -> any any (msg:\"dup higher\"; content:\"x\"; sid:2; rev:1;)\n"
-	    "alert tcp any any -> any any (msg:\"dup higher\"; content:\"y\"; sid:2; rev:5;)\n"
-	    "alert tcp any any -> any any (http.uri; content:\"/x\"; sid:3;)\n"
-	    "alert tcp any any -> any any (msg:\"bad\" sid:4;)\n"
-	    "alert udp any any -> any any (content:!\"x\"; sid:5;)\n"
-	    "alert ip any any -> any any (sid:6;)\n"
-	    "alert tcp any any -> any any (pcre:\"/x/\"; reference:cve,1; sid:7;)\n"
-	    "alert tcp any any -> any any (reference:nope,1; sid:8;)\n");
-	const char *files[] = {rules};
-	struct mk_detect_cfg cfg = {.rule_files = files,
-				    .nrule_files = 1,
-				    .classification_file = classes,
-				    .reference_config_file = refs};
+		"# a comment, then a rule over three lines\n"
+		"alert tcp any any -> any 80 (msg:\"multi\"; \\\n"
+		"    content:\"abc\"; \\\n"
+		"    classtype:trojan-activity; sid:1; rev:1;)\n"
+		"\n"
+		"# alert tcp any any -> any any (msg:\"disabled\"; sid:99;)\n"
+		"alert tcp any any -> any any (msg:\"dup lower\"; sid:1; rev:0;)\n"
+		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"x\"; sid:2; rev:1;)\n"
+		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"y\"; sid:2; rev:5;)\n"
+		"alert tcp any any -> any any (http.uri; content:\"/x\"; sid:3;)\n"
+		"alert tcp any any -> any any (msg:\"bad\" sid:4;)\n"
+		"alert udp any any -> any any (content:!\"x\"; sid:5;)\n"
+		"alert ip any any -> any any (sid:6;)\n"
+		"alert tcp any any -> any any (pcre:\"/x/\"; reference:cve,1; sid:7;)\n"
+		"alert tcp any any -> any any (reference:nope,1; sid:8;)\n");
+	const char *files[] = { rules };
+	struct mk_detect_cfg cfg = { .rule_files = files,
+				     .nrule_files = 1,
+				     .classification_file = classes,
+				     .reference_config_file = refs };
 	const struct mk_detect_load_stats *st;
 	struct mk_detect_engine *e;
 	const struct mk_rule *r;
@@ -99,9 +99,10 @@ Test(engine, files_continuations_duplicates_summary)
 	cr_assert_null(mk_detect_engine_rule(e, 1, 99));
 	mk_detect_engine_summary(e, sum, sizeof(sum));
 	cr_assert(
-	    strstr(sum, "5 rules loaded from 1 file(s), 5 failed (syntax 1, unsupported_keyword 1, "
-			"unknown_reference 1, duplicate_sid 2)"),
-	    "%s", sum);
+		strstr(sum,
+		       "5 rules loaded from 1 file(s), 5 failed (syntax 1, unsupported_keyword 1, "
+		       "unknown_reference 1, duplicate_sid 2)"),
+		"%s", sum);
 	mk_detect_engine_put(e);
 
 	cfg.strict = 1;
@@ -109,7 +110,7 @@ Test(engine, files_continuations_duplicates_summary)
 		     "--strict-rules: any failure is fatal");
 	cfg.strict = 0;
 	{
-		const char *missing[] = {"/nonexistent/x.rules"};
+		const char *missing[] = { "/nonexistent/x.rules" };
 
 		cfg.rule_files = missing;
 		cr_assert_eq(mk_detect_engine_build(&cfg, NULL, &e), -ENOENT);
@@ -125,12 +126,13 @@ Test(engine, files_continuations_duplicates_summary)
 Test(engine, default_rule_path_and_rules_text)
 {
 	char dir[] = "/tmp/mk_rules_XXXXXX", path[64];
-	const char *files[] = {"local.rules"};
-	struct mk_detect_cfg cfg = {.rule_files = files,
-				    .nrule_files = 1,
-				    .default_rule_path = dir,
-				    .rules_text =
-					"alert udp any any -> any any (content:\"b\"; sid:2;)"};
+	const char *files[] = { "local.rules" };
+	struct mk_detect_cfg cfg = {
+		.rule_files = files,
+		.nrule_files = 1,
+		.default_rule_path = dir,
+		.rules_text = "alert udp any any -> any any (content:\"b\"; sid:2;)"
+	};
 	struct mk_detect_engine *e;
 	FILE *f;
 
@@ -149,14 +151,14 @@ Test(engine, default_rule_path_and_rules_text)
 Test(engine, rule_order_action_then_priority)
 {
 	struct mk_detect_cfg cfg = {
-	    .rules_text = "alert udp any any -> any any (priority:3; sid:1;)\n"
-			  "alert udp any any -> any any (priority:1; sid:2;)\n"
-			  "drop udp any any -> any any (sid:3;)\n"
-			  "reject udp any any -> any any (sid:4;)\n"
-			  "pass udp any any -> any any (sid:5;)\n"
-			  "alert udp any any -> any any (priority:1; sid:6;)\n",
+		.rules_text = "alert udp any any -> any any (priority:3; sid:1;)\n"
+			      "alert udp any any -> any any (priority:1; sid:2;)\n"
+			      "drop udp any any -> any any (sid:3;)\n"
+			      "reject udp any any -> any any (sid:4;)\n"
+			      "pass udp any any -> any any (sid:5;)\n"
+			      "alert udp any any -> any any (priority:1; sid:6;)\n",
 	};
-	static const uint32_t want[] = {5, 3, 4, 2, 6, 1};
+	static const uint32_t want[] = { 5, 3, 4, 2, 6, 1 };
 	struct mk_detect_engine *e;
 	unsigned int i;
 
@@ -207,14 +209,14 @@ Test(engine, drop_and_reject_act_inline_only)
 Test(engine, threshold_config_suppress_and_override)
 {
 	char *tc = tmp_file(
-	    "suppress gen_id 1, sig_id 1, track by_src, ip [10.0.0.1,10.0.0.3]\n"
-	    "suppress gen_id 1, sig_id 2\n"
-	    "threshold gen_id 1, sig_id 3, type limit, track by_dst, count 2, seconds 60\n"
-	    "event_filter gen_id 0, sig_id 4, type both, track by_src, count 3, seconds 60\n"
-	    "rate_filter gen_id 1, sig_id 5, track by_rule, count 2, seconds 60, "
-	    "new_action pass, timeout 10\n"
-	    "suppress gen_id 1, sig_id 6, track by_src\n"
-	    "bogus line\n");
+		"suppress gen_id 1, sig_id 1, track by_src, ip [10.0.0.1,10.0.0.3]\n"
+		"suppress gen_id 1, sig_id 2\n"
+		"threshold gen_id 1, sig_id 3, type limit, track by_dst, count 2, seconds 60\n"
+		"event_filter gen_id 0, sig_id 4, type both, track by_src, count 3, seconds 60\n"
+		"rate_filter gen_id 1, sig_id 5, track by_rule, count 2, seconds 60, "
+		"new_action pass, timeout 10\n"
+		"suppress gen_id 1, sig_id 6, track by_src\n"
+		"bogus line\n");
 	struct mk_detect_cfg cfg = test_cfg;
 	struct harness h;
 	int i;
@@ -244,27 +246,27 @@ Test(engine, threshold_config_suppress_and_override)
 Test(engine, threshold_filter_types)
 {
 	struct mk_detect_thresh *th;
-	struct mk_detect_thresh_key k = {.gid = 1, .sid = 9, .family = MK_FAMILY_IPV4, .nspec = 1};
+	struct mk_detect_thresh_key k = { .gid = 1, .sid = 9, .family = MK_FAMILY_IPV4, .nspec = 1 };
 	static const struct {
 		uint8_t type, track;
 		uint32_t count, seconds;
 		const char *want; /* per match, 1 s apart, one source then another */
 	} t[] = {
-	    {MK_THRESH_LIMIT, MK_TRACK_SRC, 2, 10, "1100000011"},
-	    {MK_THRESH_THRESHOLD, MK_TRACK_SRC, 3, 10, "0010010000"},
-	    {MK_THRESH_BOTH, MK_TRACK_SRC, 3, 10, "0010000000"},
-	    {MK_THRESH_DETECTION, MK_TRACK_SRC, 3, 10, "0001111100"},
-	    {MK_THRESH_LIMIT, MK_TRACK_RULE, 2, 10, "1100000000"},
-	    {MK_THRESH_LIMIT, MK_TRACK_SRC, 1, 3, "1001001010"},
+		{ MK_THRESH_LIMIT, MK_TRACK_SRC, 2, 10, "1100000011" },
+		{ MK_THRESH_THRESHOLD, MK_TRACK_SRC, 3, 10, "0010010000" },
+		{ MK_THRESH_BOTH, MK_TRACK_SRC, 3, 10, "0010000000" },
+		{ MK_THRESH_DETECTION, MK_TRACK_SRC, 3, 10, "0001111100" },
+		{ MK_THRESH_LIMIT, MK_TRACK_RULE, 2, 10, "1100000000" },
+		{ MK_THRESH_LIMIT, MK_TRACK_SRC, 1, 3, "1001001010" },
 	};
 	unsigned int i, j;
 
 	for (i = 0; i < MK_ARRAY_SIZE(t); i++) {
 		cr_assert_eq(mk_detect_thresh_new(&th), 0);
-		k.spec[0] = (struct mk_thresh_spec){.type = t[i].type,
-						    .track = t[i].track,
-						    .count = t[i].count,
-						    .seconds = t[i].seconds};
+		k.spec[0] = (struct mk_thresh_spec){ .type = t[i].type,
+						     .track = t[i].track,
+						     .count = t[i].count,
+						     .seconds = t[i].seconds };
 		for (j = 0; j < 10; j++) {
 			/* the last two matches come from another source */
 			k.src[0] = j < 8 ? 1 : 2;
@@ -330,7 +332,7 @@ Test(engine, prefilter_agrees_with_plain_evaluation)
 	enum { N = 300 };
 	static char text[N * 160];
 	unsigned int with[N], without[N], i, total = 0;
-	struct mk_detect_cfg cfg = {.rules_text = text, .port_groups = 3};
+	struct mk_detect_cfg cfg = { .rules_text = text, .port_groups = 3 };
 	size_t o = 0;
 
 	rng = 7;
@@ -410,7 +412,7 @@ Test(engine, stream_prefilter_agrees_with_plain_evaluation)
 	static char text[N * 200];
 	unsigned int with[N], without[N], i, total = 0;
 	/* small windows: trims, armed windows and their reach all happen in a few KiB */
-	struct mk_detect_cfg cfg = {.rules_text = text, .stream_window = 64, .stream_reach = 700};
+	struct mk_detect_cfg cfg = { .rules_text = text, .stream_window = 64, .stream_reach = 700 };
 	size_t o = 0;
 
 	rng = 11;
@@ -440,9 +442,9 @@ Test(engine, stream_prefilter_agrees_with_plain_evaluation)
 			break;
 		}
 		o += (size_t)snprintf(
-		    text + o, sizeof(text) - o,
-		    "alert tcp any any -> any 80 (content:\"%s\"; %s%s%ssid:%u;)\n", w1,
-		    rnd(3) ? "" : "nocase; ", extra, rnd(4) ? "" : "flow:to_client; ", i + 1);
+			text + o, sizeof(text) - o,
+			"alert tcp any any -> any 80 (content:\"%s\"; %s%s%ssid:%u;)\n", w1,
+			rnd(3) ? "" : "nocase; ", extra, rnd(4) ? "" : "flow:to_client; ", i + 1);
 	}
 	run_random_streams(&cfg, with, N);
 	cfg.no_prefilter = 1;
@@ -460,7 +462,7 @@ Test(engine, stream_prefilter_agrees_with_plain_evaluation)
 
 Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 {
-	const char *missing[] = {"/nonexistent/dir/none.rules"};
+	const char *missing[] = { "/nonexistent/dir/none.rules" };
 	struct mk_detect_cfg cfg = test_cfg;
 	struct mk_detect_status st;
 	struct harness h;
@@ -477,7 +479,7 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 
 	/* a new rule set; the flow's flowbit survives the swap */
 	cfg.rules_text =
-	    "alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n";
+		"alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), 0);
 	mk_detect_master_status(h.master, &st);
@@ -509,8 +511,9 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	 * no longer parse, or no rule at all, keep the rules in force
 	 */
 	cfg.nrule_files = 0;
-	cfg.rules_text = "alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
-			 "alert udp any any -> any any (content:\"tw";
+	cfg.rules_text =
+		"alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
+		"alert udp any any -> any any (content:\"tw";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), -EINVAL, "a rule cut short");
 	mk_detect_master_status(h.master, &st);
@@ -525,8 +528,9 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	udp(&h, "10.0.0.1", 1, "10.0.0.2", 2, "two", T0 + 3);
 	cr_assert_eq(h_count(&h, 2), 3, "still the generation-2 rules");
 	/* an unsupported keyword is no damage: skipped as at start, the reload goes on */
-	cfg.rules_text = "alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
-			 "alert http any any -> any any (content:\"x\"; sid:5;)\n";
+	cfg.rules_text =
+		"alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
+		"alert http any any -> any any (content:\"x\"; sid:5;)\n";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), 0);
 	mk_detect_master_status(h.master, &st);
@@ -536,7 +540,7 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	cfg.nrule_files = 0;
 	cfg.strict = 1;
 	cfg.rules_text =
-	    "alert udp any any -> any any (content:\"x\"; sid:3;)\nalert udp any any (sid:4;)\n";
+		"alert udp any any -> any any (content:\"x\"; sid:3;)\nalert udp any any (sid:4;)\n";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), -EINVAL);
 	mk_detect_master_status(h.master, &st);
@@ -548,7 +552,7 @@ Test(engine, reload_while_reloading_is_busy)
 {
 	enum { N = 3000 };
 	static char text[N * 90];
-	struct mk_detect_cfg cfg = {.rules_text = "alert udp any any -> any any (sid:1;)"};
+	struct mk_detect_cfg cfg = { .rules_text = "alert udp any any -> any any (sid:1;)" };
 	struct mk_detect_master *m;
 	size_t o = 0;
 	unsigned int i;
@@ -557,9 +561,9 @@ Test(engine, reload_while_reloading_is_busy)
 	cr_assert_eq(mk_detect_master_new(&cfg, &m), 0);
 	for (i = 0; i < N; i++)
 		o += (size_t)snprintf(
-		    text + o, sizeof(text) - o,
-		    "alert tcp any any -> any %u (content:\"pattern-%u\"; sid:%u;)\n", i % 1000,
-		    i * 7919, i + 1);
+			text + o, sizeof(text) - o,
+			"alert tcp any any -> any %u (content:\"pattern-%u\"; sid:%u;)\n", i % 1000,
+			i * 7919, i + 1);
 	cfg.rules_text = text;
 	cr_assert_eq(mk_detect_reload(m, &cfg), 0);
 	busy = mk_detect_reload(m, &cfg) == -EBUSY;
@@ -591,12 +595,13 @@ Test(eve_alert, suricata_fields)
 
 	cfg.classification_file = classes;
 	cfg.rules_text =
-	    "alert udp any any -> any 53 (msg:\"dns \\\"x\\\"\"; content:\"q\"; "
-	    "classtype:trojan-activity; metadata:tag one, tag two, who me; target:dest_ip; "
-	    "sid:7; rev:3;)\n";
+		"alert udp any any -> any 53 (msg:\"dns \\\"x\\\"\"; content:\"q\"; "
+		"classtype:trojan-activity; metadata:tag one, tag two, who me; target:dest_ip; "
+		"sid:7; rev:3;)\n";
 	cr_assert_eq(h_init_cfg(&h, &cfg), 0);
-	h.eve_opts =
-	    (struct mk_eve_alert_opts){.in_iface = "eth\"0", .payload = 1, .payload_printable = 1};
+	h.eve_opts = (struct mk_eve_alert_opts){ .in_iface = "eth\"0",
+						 .payload = 1,
+						 .payload_printable = 1 };
 	h.eve = open_memstream(&out, &outlen);
 	frame_udp(&f, "10.0.0.1", 5353, "10.0.0.9", 53, "q\x01\"\\", 4, 64, 42);
 	h_frame(&h, f.b, f.len, MK_START_ETH, T0 + 123456);
@@ -625,7 +630,7 @@ Test(eve_alert, suricata_fields)
 			 "A Network Trojan was detected");
 	cr_assert_eq(json_integer_value(json_object_get(a, "severity")), 1);
 	cr_assert_str_eq(json_string_value(json_array_get(
-			     json_object_get(json_object_get(a, "metadata"), "tag"), 1)),
+				 json_object_get(json_object_get(a, "metadata"), "tag"), 1)),
 			 "two");
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(a, "metadata"), "who")), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(a, "target"), "ip")),
@@ -654,10 +659,10 @@ Test(eve_alert, suricata_fields)
 Test(eve_alert, hostile_strings_stay_valid_json)
 {
 	static const char *const msgs[] = {
-	    "quote \\\" backslash \\\\ tab\t ctl \x01\x1f del \x7f",
-	    "utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x90\xb1 ok",
-	    "bad utf8 \xc3 \xe2\x82 \xf0\x9f\x90 \xff \xc0\xaf \xed\xa0\x80",
-	    "</script>{\\\"a\\\":1}",
+		"quote \\\" backslash \\\\ tab\t ctl \x01\x1f del \x7f",
+		"utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x90\xb1 ok",
+		"bad utf8 \xc3 \xe2\x82 \xf0\x9f\x90 \xff \xc0\xaf \xed\xa0\x80",
+		"</script>{\\\"a\\\":1}",
 	};
 	unsigned int i;
 
@@ -684,8 +689,8 @@ Test(eve_alert, hostile_strings_stay_valid_json)
 		h.eve = NULL;
 		cr_assert_eq(h.nalerts, 1, "%s", rules);
 		j = parse_line(out, strcspn(out, "\n"));
-		cr_assert_not_null(
-		    json_string_value(json_object_get(json_object_get(j, "alert"), "signature")));
+		cr_assert_not_null(json_string_value(
+			json_object_get(json_object_get(j, "alert"), "signature")));
 		json_decref(j);
 		free(out);
 		h_free(&h);
@@ -756,7 +761,7 @@ Test(engine, docs_list_every_keyword)
 Test(engine, shipped_classification_is_the_built_in_one)
 {
 	const char *root = getenv("MK_SOURCE_ROOT");
-	struct mk_parse_env a = {0}, b = {0};
+	struct mk_parse_env a = { 0 }, b = { 0 };
 	char path[512];
 	uint32_t ea = 0, eb = 0, i;
 

@@ -70,8 +70,8 @@ Test(packet, tcp_flags_exact_and_modifiers)
 Test(packet, unanswered_syn_stateless)
 {
 	struct harness *h =
-	    harness_rules("alert tcp any any -> any any (flow:stateless; flags:S; sid:1;)\n"
-			  "alert tcp any any -> any any (flow:established; flags:S; sid:2;)\n");
+		harness_rules("alert tcp any any -> any any (flow:stateless; flags:S; sid:1;)\n"
+			      "alert tcp any any -> any any (flow:established; flags:S; sid:2;)\n");
 	int i;
 
 	for (i = 0; i < 5; i++)
@@ -85,10 +85,10 @@ Test(packet, unanswered_syn_stateless)
 Test(packet, udp_established_after_first_reply)
 {
 	struct harness *h = harness_rules(
-	    "alert udp any any -> any any (flow:established; content:\"x\"; sid:1;)\n"
-	    "alert udp any any -> any any (flow:not_established; content:\"x\"; sid:2;)\n"
-	    "alert udp any any -> any any (flow:to_server; content:\"x\"; sid:3;)\n"
-	    "alert udp any any -> any any (flow:from_server; content:\"x\"; sid:4;)\n");
+		"alert udp any any -> any any (flow:established; content:\"x\"; sid:1;)\n"
+		"alert udp any any -> any any (flow:not_established; content:\"x\"; sid:2;)\n"
+		"alert udp any any -> any any (flow:to_server; content:\"x\"; sid:3;)\n"
+		"alert udp any any -> any any (flow:from_server; content:\"x\"; sid:4;)\n");
 
 	udp(h, "10.0.0.1", 5000, "10.0.0.2", 53, "x1", T0);
 	udp(h, "10.0.0.1", 5000, "10.0.0.2", 53, "x2", T0 + 10);
@@ -104,8 +104,8 @@ Test(packet, udp_established_after_first_reply)
 Test(packet, tcp_established_from_synack)
 {
 	struct harness *h =
-	    harness_rules("alert tcp any any -> any any (flow:established; sid:1;)\n"
-			  "alert tcp any any -> any any (flow:not_established; sid:2;)\n");
+		harness_rules("alert tcp any any -> any any (flow:established; sid:1;)\n"
+			      "alert tcp any any -> any any (flow:not_established; sid:2;)\n");
 	struct conv c;
 
 	conv_open(&c, h, "10.0.0.1", 40000, "10.0.0.2", 80, T0);
@@ -120,7 +120,7 @@ Test(packet, dsize_boundaries)
 					  "alert udp any any -> any any (dsize:100<>200; sid:2;)\n"
 					  "alert udp any any -> any any (dsize:<=3; sid:3;)\n"
 					  "alert udp any any -> any any (dsize:!0; sid:4;)\n");
-	uint32_t sizes[] = {0, 3, 4, 100, 101, 199, 200, 1000, 1001}, i;
+	uint32_t sizes[] = { 0, 3, 4, 100, 101, 199, 200, 1000, 1001 }, i;
 
 	for (i = 0; i < MK_ARRAY_SIZE(sizes); i++)
 		udp_n(h, sizes[i], T0 + i);
@@ -158,11 +158,11 @@ Test(packet, ip_header_keywords)
 Test(packet, icmp_v4_and_v6)
 {
 	struct harness *h =
-	    harness_rules("alert icmp any any -> any any (itype:8; sid:1;)\n"
-			  "alert icmp any any -> any any (itype:128; sid:2;)\n"
-			  "alert icmpv6 any any -> any any (itype:8; sid:3;)\n"
-			  "alert icmp any any -> any any (icmp_id:77; icmp_seq:2; sid:4;)\n"
-			  "alert icmp any any -> any any (itype:3; icode:>1; sid:5;)\n");
+		harness_rules("alert icmp any any -> any any (itype:8; sid:1;)\n"
+			      "alert icmp any any -> any any (itype:128; sid:2;)\n"
+			      "alert icmpv6 any any -> any any (itype:8; sid:3;)\n"
+			      "alert icmp any any -> any any (icmp_id:77; icmp_seq:2; sid:4;)\n"
+			      "alert icmp any any -> any any (itype:3; icode:>1; sid:5;)\n");
 	struct frame f;
 	uint16_t s;
 
@@ -201,9 +201,9 @@ static char *flow_community_id(const char *eve, char *out, size_t size)
 
 Test(packet, icmp_error_alert_has_the_quoted_flows_community_id)
 {
-	struct harness *h =
-	    harness_rules("alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
-			  "alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
+	struct harness *h = harness_rules(
+		"alert icmp any any -> any any (msg:\"unreachable\"; itype:3; sid:1;)\n"
+		"alert udp any any -> any any (content:\"knock\"; sid:2;)\n");
 	struct frame d, e;
 	char *out = NULL, cid[40];
 	size_t outlen = 0;
@@ -254,9 +254,9 @@ Test(packet, address_only_rules_first_packet_each_direction)
 Test(packet, negated_ipv4_does_not_match_ipv6)
 {
 	struct harness *h =
-	    harness_rules("alert udp !10.0.0.0/8 any -> any any (content:\"x\"; sid:1;)\n"
-			  "alert udp [10.0.0.0/8,2001:db8::/32,!10.9.0.0/16] any -> any any "
-			  "(content:\"x\"; sid:2;)\n");
+		harness_rules("alert udp !10.0.0.0/8 any -> any any (content:\"x\"; sid:1;)\n"
+			      "alert udp [10.0.0.0/8,2001:db8::/32,!10.9.0.0/16] any -> any any "
+			      "(content:\"x\"; sid:2;)\n");
 	struct frame f;
 
 	frame_udp(&f, "2001:db9::1", 1, "2001:db9::2", 2, "x", 1, 64, 0);
@@ -275,7 +275,7 @@ Test(packet, negated_ipv4_does_not_match_ipv6)
 Test(packet, vlan_alert_carries_the_tag)
 {
 	struct harness *h =
-	    harness_rules("alert udp any any -> any any (content:\"tagged\"; sid:1;)\n");
+		harness_rules("alert udp any any -> any any (content:\"tagged\"; sid:1;)\n");
 	struct frame f;
 
 	frame_udp(&f, "10.0.0.1", 1, "10.0.0.2", 2, "tagged", 6, 64, 100);
@@ -289,15 +289,15 @@ Test(packet, flowbits_across_packets_and_rule_order)
 {
 	/* the checker comes first in the file; ordering puts the setter first */
 	struct harness *h = harness_rules(
-	    "alert udp any any -> any any (msg:\"seen login and later cmd\"; flowbits:isset,login; "
-	    "content:\"cmd\"; sid:2;)\n"
-	    "alert udp any any -> any any (flowbits:set,login; flowbits:noalert; "
-	    "content:\"login\"; sid:1;)\n"
-	    "alert udp any any -> any any (flowbits:isnotset,login; content:\"cmd\"; sid:3;)\n"
-	    "alert udp any any -> any any (flowbits:isset,a|login; content:\"cmd\"; sid:4;)\n"
-	    "alert udp any any -> any any (flowbits:isset,a&login; content:\"cmd\"; sid:5;)\n"
-	    "alert udp any any -> any any (flowbits:unset,login; content:\"logout\"; noalert; "
-	    "sid:6;)\n");
+		"alert udp any any -> any any (msg:\"seen login and later cmd\"; flowbits:isset,login; "
+		"content:\"cmd\"; sid:2;)\n"
+		"alert udp any any -> any any (flowbits:set,login; flowbits:noalert; "
+		"content:\"login\"; sid:1;)\n"
+		"alert udp any any -> any any (flowbits:isnotset,login; content:\"cmd\"; sid:3;)\n"
+		"alert udp any any -> any any (flowbits:isset,a|login; content:\"cmd\"; sid:4;)\n"
+		"alert udp any any -> any any (flowbits:isset,a&login; content:\"cmd\"; sid:5;)\n"
+		"alert udp any any -> any any (flowbits:unset,login; content:\"logout\"; noalert; "
+		"sid:6;)\n");
 
 	udp(h, "10.0.0.1", 7000, "10.0.0.2", 23, "cmd", T0);
 	udp(h, "10.0.0.3", 7000, "10.0.0.2", 23, "login cmd", T0 + 1);
@@ -317,10 +317,10 @@ Test(packet, flowbits_across_packets_and_rule_order)
 Test(packet, flowint_counts)
 {
 	struct harness *h = harness_rules(
-	    "alert udp any any -> any any (content:\"try\"; flowint:tries,+,1; noalert; sid:1;)\n"
-	    "alert udp any any -> any any (content:\"try\"; flowint:tries,>,2; sid:2;)\n"
-	    "alert udp any any -> any any (content:\"reset\"; flowint:tries,=,0; noalert; sid:3;)\n"
-	    "alert udp any any -> any any (content:\"try\"; flowint:tries,notset; sid:4;)\n");
+		"alert udp any any -> any any (content:\"try\"; flowint:tries,+,1; noalert; sid:1;)\n"
+		"alert udp any any -> any any (content:\"try\"; flowint:tries,>,2; sid:2;)\n"
+		"alert udp any any -> any any (content:\"reset\"; flowint:tries,=,0; noalert; sid:3;)\n"
+		"alert udp any any -> any any (content:\"try\"; flowint:tries,notset; sid:4;)\n");
 	int i;
 
 	for (i = 0; i < 4; i++)
@@ -335,18 +335,18 @@ Test(packet, flowint_counts)
 /* ---- streams ------------------------------------------------------------------------------ */
 
 static const char *STREAM_RULES =
-    "alert tcp any any -> any 80 (msg:\"split\"; content:\"MALWARE-SIGNATURE\"; sid:1;)\n"
-    "alert tcp any any -> any 80 (msg:\"GET at start\"; content:\"GET\"; depth:3; sid:2;)\n"
-    "alert tcp any 80 -> any any (msg:\"server\"; flow:to_client; content:\"secret-data\"; "
-    "sid:3;)\n"
-    "alert tcp any any -> any 80 (msg:\"case decoy\"; content:\"malware-signature\"; sid:4;)\n"
-    "alert tcp any any -> any 80 (msg:\"outside depth\"; content:\"SIGNATURE\"; depth:9; sid:5;)\n"
-    "alert tcp any any -> any 8080 (msg:\"wrong port\"; content:\"MALWARE\"; sid:6;)\n"
-    "alert tcp any any -> any 80 (msg:\"two parts\"; content:\"PART-ONE\"; content:\"PART-TWO\"; "
-    "distance:0; sid:7;)\n"
-    "alert tcp any any -> any 80 (msg:\"anchored\"; pcre:\"/^GET \\/index/\"; sid:8;)\n"
-    "alert tcp any any -> any 80 (msg:\"to_client decoy\"; flow:to_client; content:\"GET\"; "
-    "sid:9;)\n";
+	"alert tcp any any -> any 80 (msg:\"split\"; content:\"MALWARE-SIGNATURE\"; sid:1;)\n"
+	"alert tcp any any -> any 80 (msg:\"GET at start\"; content:\"GET\"; depth:3; sid:2;)\n"
+	"alert tcp any 80 -> any any (msg:\"server\"; flow:to_client; content:\"secret-data\"; "
+	"sid:3;)\n"
+	"alert tcp any any -> any 80 (msg:\"case decoy\"; content:\"malware-signature\"; sid:4;)\n"
+	"alert tcp any any -> any 80 (msg:\"outside depth\"; content:\"SIGNATURE\"; depth:9; sid:5;)\n"
+	"alert tcp any any -> any 8080 (msg:\"wrong port\"; content:\"MALWARE\"; sid:6;)\n"
+	"alert tcp any any -> any 80 (msg:\"two parts\"; content:\"PART-ONE\"; content:\"PART-TWO\"; "
+	"distance:0; sid:7;)\n"
+	"alert tcp any any -> any 80 (msg:\"anchored\"; pcre:\"/^GET \\/index/\"; sid:8;)\n"
+	"alert tcp any any -> any 80 (msg:\"to_client decoy\"; flow:to_client; content:\"GET\"; "
+	"sid:9;)\n";
 
 Test(stream, pattern_split_across_segments)
 {
@@ -435,14 +435,14 @@ static void conv_filler(struct conv *c, int from_client, uint32_t n)
 Test(stream, relative_parts_further_apart_than_the_window)
 {
 	struct harness *h = harness_rules(
-	    "alert tcp any any -> any 80 (msg:\"4 KiB apart\"; content:\"FIRST-PART-XYZ\"; "
-	    "content:\"second\"; distance:0; sid:20;)\n"
-	    "alert tcp any any -> any 80 (msg:\"within\"; content:\"FIRST-PART-XYZ\"; "
-	    "content:\"second\"; distance:0; within:100; sid:21;)\n"
-	    "alert tcp any any -> any 80 (msg:\"beyond the reach\"; content:\"FIRST-PART-ABC\"; "
-	    "content:\"third\"; distance:0; sid:22;)\n"
-	    "alert tcp any any -> any 80 (msg:\"the earlier part far back\"; content:\"early\"; "
-	    "content:\"LATE-AND-RARE-PART\"; distance:0; sid:23;)\n");
+		"alert tcp any any -> any 80 (msg:\"4 KiB apart\"; content:\"FIRST-PART-XYZ\"; "
+		"content:\"second\"; distance:0; sid:20;)\n"
+		"alert tcp any any -> any 80 (msg:\"within\"; content:\"FIRST-PART-XYZ\"; "
+		"content:\"second\"; distance:0; within:100; sid:21;)\n"
+		"alert tcp any any -> any 80 (msg:\"beyond the reach\"; content:\"FIRST-PART-ABC\"; "
+		"content:\"third\"; distance:0; sid:22;)\n"
+		"alert tcp any any -> any 80 (msg:\"the earlier part far back\"; content:\"early\"; "
+		"content:\"LATE-AND-RARE-PART\"; distance:0; sid:23;)\n");
 	struct conv c;
 
 	conv_open(&c, h, "10.0.0.1", 40010, "10.0.0.2", 80, T0);
@@ -520,8 +520,8 @@ Test(stream, depth_rule_reads_each_segment_too)
 Test(stream, pass_rule_passes_the_flow)
 {
 	struct harness *h =
-	    harness_rules("pass tcp any any -> any 80 (content:\"trusted\"; sid:10;)\n"
-			  "alert tcp any any -> any 80 (content:\"evil\"; sid:11;)\n");
+		harness_rules("pass tcp any any -> any 80 (content:\"trusted\"; sid:10;)\n"
+			      "alert tcp any any -> any 80 (content:\"evil\"; sid:11;)\n");
 	struct conv c;
 
 	conv_open(&c, h, "10.0.0.1", 40004, "10.0.0.2", 80, T0);

@@ -50,13 +50,13 @@ Test(payload, distance_within_boundaries)
 	cr_assert(payload_match(R("content:\"a\"; content:\"b\"; distance:2; within:1;"), "a..b"));
 	cr_assert(!payload_match(R("content:\"a\"; content:\"b\"; distance:2; within:1;"), "a.b"));
 	cr_assert(
-	    !payload_match(R("content:\"a\"; content:\"b\"; distance:2; within:1;"), "a...b"));
+		!payload_match(R("content:\"a\"; content:\"b\"; distance:2; within:1;"), "a...b"));
 	cr_assert(payload_match(R("content:\"a\"; content:\"b\"; distance:2; within:2;"), "a...b"));
 	/* negative distance looks back */
 	cr_assert(
-	    payload_match(R("content:\"bc\"; content:\"ab\"; distance:-3; within:2;"), "abc"));
+		payload_match(R("content:\"bc\"; content:\"ab\"; distance:-3; within:2;"), "abc"));
 	cr_assert(
-	    !payload_match(R("content:\"bc\"; content:\"ab\"; distance:-2; within:2;"), "abc"));
+		!payload_match(R("content:\"bc\"; content:\"ab\"; distance:-2; within:2;"), "abc"));
 }
 
 Test(payload, relative_backtracking_and_independence)
@@ -76,9 +76,9 @@ Test(payload, relative_backtracking_and_independence)
 		memset(buf, 'a', sizeof(buf) - 1);
 		buf[sizeof(buf) - 1] = '\0';
 		payload_match(
-		    R("content:\"a\"; content:\"a\"; distance:0; content:\"a\"; distance:0; "
-		      "content:\"a\"; distance:0; content:\"b\"; distance:0;"),
-		    buf);
+			R("content:\"a\"; content:\"a\"; distance:0; content:\"a\"; distance:0; "
+			  "content:\"a\"; distance:0; content:\"b\"; distance:0;"),
+			buf);
 	}
 }
 
@@ -210,9 +210,9 @@ Test(payload, byte_jump_chains)
 									       "abcX"));
 	/* two jumps in a chain */
 	cr_assert(payload_match(
-	    R("byte_jump:1,0; byte_jump:1,0,relative; content:\"Z\"; within:1;"), "\x01"
-										  "a\x01"
-										  "bZ"));
+		R("byte_jump:1,0; byte_jump:1,0,relative; content:\"Z\"; within:1;"), "\x01"
+										      "a\x01"
+										      "bZ"));
 	/* landing exactly on the end fails (as Suricata), one before succeeds */
 	cr_assert(!payload_match(R("byte_jump:1,0;"), "\x02"
 						      "ab"));
@@ -228,15 +228,16 @@ Test(payload, byte_jump_chains)
 										     "aQcdx"));
 	cr_assert(payload_match(R("byte_jump:1,0,from_beginning; content:\"Q\"; within:1;"), "\x02"
 											     "aQ"));
-	cr_assert(
-	    payload_match_at(R("byte_jump:1,0,from_end,post_offset -2; content:\"QR\"; within:2;"),
-			     "\x00"
-			     "abQR",
-			     5, 0, 0));
+	cr_assert(payload_match_at(
+		R("byte_jump:1,0,from_end,post_offset -2; content:\"QR\"; within:2;"),
+		"\x00"
+		"abQR",
+		5, 0, 0));
 	cr_assert(payload_match(R("byte_jump:2,0,string,dec; content:\"!\"; within:1;"), "03abc!"));
 	cr_assert(payload_match(
-	    R("content:\"len\"; byte_jump:1,0,relative; content:\"end\"; within:3;"), "xxlen\x02"
-										      "..end"));
+		R("content:\"len\"; byte_jump:1,0,relative; content:\"end\"; within:3;"),
+		"xxlen\x02"
+		"..end"));
 }
 
 Test(payload, byte_extract_variables)
@@ -258,8 +259,8 @@ Test(payload, byte_extract_variables)
 	cr_assert(!payload_match(R("byte_extract:1,0,d; content:\"K\"; offset:1; depth:d;"),
 				 "\x02"
 				 "abK"));
-	cr_assert(
-	    payload_match(R("byte_extract:1,0,v,multiplier 3; byte_test:1,=,v,1;"), "\x02\x06"));
+	cr_assert(payload_match(R("byte_extract:1,0,v,multiplier 3; byte_test:1,=,v,1;"),
+				"\x02\x06"));
 	cr_assert(payload_match(R("byte_extract:1,0,v,align 4; byte_test:1,=,v,1;"), "\x05\x08"));
 	cr_assert(payload_match(R("byte_extract:2,0,v,string,dec; byte_test:1,=,v,2;"), "65A"));
 }

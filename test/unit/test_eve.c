@@ -84,7 +84,8 @@ Test(eve, tcp_flow_record)
 	f = add(&c, TEST_T0 + 2 * SEC + 500, 66, MK_TCP_ACK | MK_TCP_PSH);
 	j = format_at(&eve_cfg, f, MK_FLOW_END_TIMEOUT, TEST_T0 + 63 * SEC);
 	cr_assert_str_eq(json_string_value(json_object_get(j, "timestamp")),
-			 "2026-12-03T03:46:03.000000+0000", "timestamp: when the record was logged");
+			 "2026-12-03T03:46:03.000000+0000",
+			 "timestamp: when the record was logged");
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "start")),
 			 "2026-12-03T03:45:00.000000+0000");
 	cr_assert_eq((uint64_t)json_integer_value(json_object_get(j, "flow_id")), f->flow_id);
@@ -106,7 +107,8 @@ Test(eve, tcp_flow_record)
 	cr_assert_eq(json_integer_value(json_object_get(fl, "pkts_toclient")), 1);
 	cr_assert_eq(json_integer_value(json_object_get(fl, "bytes_toserver")), 140);
 	cr_assert_eq(json_integer_value(json_object_get(fl, "bytes_toclient")), 74);
-	cr_assert_str_eq(json_string_value(json_object_get(fl, "end")), "2026-12-03T03:45:02.000500+0000");
+	cr_assert_str_eq(json_string_value(json_object_get(fl, "end")),
+			 "2026-12-03T03:45:02.000500+0000");
 	cr_assert_eq(json_integer_value(json_object_get(fl, "age")), 2);
 	cr_assert_str_eq(json_string_value(json_object_get(fl, "state")), "established");
 	cr_assert_str_eq(json_string_value(json_object_get(fl, "reason")), "timeout");
@@ -146,8 +148,10 @@ Test(eve, udp_v6_vlan_tunnel_and_reasons)
 	cr_assert_eq(json_array_size(json_object_get(j, "vlan")), 2);
 	cr_assert_eq(json_integer_value(json_array_get(json_object_get(j, "vlan"), 1)), 200);
 	cr_assert_null(json_object_get(j, "tcp"));
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")), "shutdown");
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")), "new");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")),
+			 "shutdown");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")),
+			 "new");
 	tun = json_object_get(j, "tunnel");
 	cr_assert_str_eq(json_string_value(json_object_get(tun, "type")), "gtpu");
 	cr_assert_str_eq(json_string_value(json_object_get(tun, "src_ip")), "192.168.1.1");
@@ -157,8 +161,10 @@ Test(eve, udp_v6_vlan_tunnel_and_reasons)
 	json_decref(j);
 	f->bypassed = 1;
 	j = format(f, MK_FLOW_END_FORCED);
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")), "bypassed");
-	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")), "forced");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "state")),
+			 "bypassed");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "flow"), "reason")),
+			 "forced");
 	json_decref(j);
 }
 
@@ -189,10 +195,11 @@ Test(eve, proto_names_as_iana_and_suricata)
 		uint8_t proto;
 		const char *name;
 	} want[] = {
-		{ 1, "ICMP" }, { 2, "IGMP" }, { 4, "IP-in-IP" }, { 6, "TCP" }, { 17, "UDP" },
-		{ 41, "IPv6" }, { 47, "GRE" }, { 50, "ESP" }, { 51, "AH" }, { 58, "IPv6-ICMP" },
-		{ 89, "OSPF" }, { 103, "PIM" }, { 112, "VRRP" }, { 115, "L2TP" }, { 132, "SCTP" },
-		{ 136, "UDPLite" }, { 143, "Ethernet" }, { 61, "61" }, { 144, "144" }, { 253, "253" },
+		{ 1, "ICMP" },	     { 2, "IGMP" },	  { 4, "IP-in-IP" }, { 6, "TCP" },
+		{ 17, "UDP" },	     { 41, "IPv6" },	  { 47, "GRE" },     { 50, "ESP" },
+		{ 51, "AH" },	     { 58, "IPv6-ICMP" }, { 89, "OSPF" },    { 103, "PIM" },
+		{ 112, "VRRP" },     { 115, "L2TP" },	  { 132, "SCTP" },   { 136, "UDPLite" },
+		{ 143, "Ethernet" }, { 61, "61" },	  { 144, "144" },    { 253, "253" },
 	};
 	char tmp[8];
 	unsigned int i;
@@ -332,7 +339,9 @@ static void ref_addr(char *out, size_t size, int family, const uint32_t *a)
 static void ref_flow(char *out, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		     enum mk_flow_reason reason, uint64_t ts_us)
 {
-	static const char *const names[] = { "syn", "fin", "rst", "psh", "ack", "urg", "ecn", "cwr" };
+	static const char *const names[] = {
+		"syn", "fin", "rst", "psh", "ack", "urg", "ecn", "cwr"
+	};
 	static const uint8_t bits[] = { MK_TCP_SYN, MK_TCP_FIN, MK_TCP_RST, MK_TCP_PSH,
 					MK_TCP_ACK, MK_TCP_URG, MK_TCP_ECE, MK_TCP_CWR };
 	const struct mk_flow_key *k = &f->key;
@@ -392,10 +401,11 @@ static void ref_flow(char *out, size_t size, const struct mk_eve_fmt *cfg, const
 	}
 	if (f->tunnel_depth) {
 		static const char *const tnames[] = {
-			[MK_TUNNEL_GTPU] = "gtpu", [MK_TUNNEL_L2TPV2] = "l2tpv2",
+			[MK_TUNNEL_GTPU] = "gtpu",	  [MK_TUNNEL_L2TPV2] = "l2tpv2",
 			[MK_TUNNEL_L2TPV3_IP] = "l2tpv3", [MK_TUNNEL_L2TPV3_UDP] = "l2tpv3",
-			[MK_TUNNEL_VXLAN] = "vxlan", [MK_TUNNEL_GENEVE] = "geneve",
-			[MK_TUNNEL_GRE] = "gre", [MK_TUNNEL_ERSPAN] = "erspan", [MK_TUNNEL_IPIP] = "ipip",
+			[MK_TUNNEL_VXLAN] = "vxlan",	  [MK_TUNNEL_GENEVE] = "geneve",
+			[MK_TUNNEL_GRE] = "gre",	  [MK_TUNNEL_ERSPAN] = "erspan",
+			[MK_TUNNEL_IPIP] = "ipip",
 		};
 		uint8_t ty = f->tunnel_type;
 
@@ -411,7 +421,8 @@ static void ref_flow(char *out, size_t size, const struct mk_eve_fmt *cfg, const
 		else if (ty == MK_TUNNEL_L2TPV2)
 			RP(",\"tunnel_id\":%u,\"session_id\":%u", f->tunnel_id >> 16,
 			   f->tunnel_id & 0xffff);
-		else if (ty == MK_TUNNEL_L2TPV3_IP || ty == MK_TUNNEL_L2TPV3_UDP || ty == MK_TUNNEL_ERSPAN)
+		else if (ty == MK_TUNNEL_L2TPV3_IP || ty == MK_TUNNEL_L2TPV3_UDP ||
+			 ty == MK_TUNNEL_ERSPAN)
 			RP(",\"session_id\":%u", f->tunnel_id);
 		else if (ty == MK_TUNNEL_VXLAN || ty == MK_TUNNEL_GENEVE)
 			RP(",\"vni\":%u", f->tunnel_id);
@@ -440,7 +451,8 @@ Test(eve, timestamps_equal_strftime)
 
 	for (i = 0; i < 200000; i++) {
 		/* every second of 1970-2100, then any 64-bit microsecond count */
-		ts = i < 100000 ? rnd64() % (4102444800ull * 1000000) : rnd64() % 253402300800000000ull;
+		ts = i < 100000 ? rnd64() % (4102444800ull * 1000000) :
+				  rnd64() % 253402300800000000ull;
 		mk_eve_ts(a, ts);
 		ref_ts(b, ts);
 		cr_assert_str_eq(a, b, "ts %llu", (unsigned long long)ts);
@@ -455,16 +467,19 @@ Test(eve, timestamps_equal_strftime)
 Test(eve, records_equal_the_snprintf_reference)
 {
 	static const uint8_t protos[] = { 6, 17, 1, 58, 132, 47, 61, 0, 255 };
-	static const uint8_t tunnels[] = { MK_TUNNEL_GTPU,   MK_TUNNEL_L2TPV2, MK_TUNNEL_L2TPV3_IP,
-					   MK_TUNNEL_L2TPV3_UDP, MK_TUNNEL_VXLAN, MK_TUNNEL_GENEVE,
-					   MK_TUNNEL_GRE,    MK_TUNNEL_ERSPAN, MK_TUNNEL_IPIP, 99 };
+	static const uint8_t tunnels[] = { MK_TUNNEL_GTPU,	MK_TUNNEL_L2TPV2,
+					   MK_TUNNEL_L2TPV3_IP, MK_TUNNEL_L2TPV3_UDP,
+					   MK_TUNNEL_VXLAN,	MK_TUNNEL_GENEVE,
+					   MK_TUNNEL_GRE,	MK_TUNNEL_ERSPAN,
+					   MK_TUNNEL_IPIP,	99 };
 	char got[MK_EVE_LINE_MAX], want[MK_EVE_LINE_MAX];
 	struct mk_flow f;
 	uint64_t ts;
 	int i, n;
 
 	for (i = 0; i < 20000; i++) {
-		struct mk_eve_fmt cfg = { .community_id = i & 1, .community_id_seed = (uint16_t)i,
+		struct mk_eve_fmt cfg = { .community_id = i & 1,
+					  .community_id_seed = (uint16_t)i,
 					  .in_iface = i & 2 ? "eth0" : NULL };
 		int v6 = (i >> 2) & 1, j;
 
@@ -502,11 +517,16 @@ Test(eve, records_equal_the_snprintf_reference)
 			f.tunnel_type = tunnels[i % MK_ARRAY_SIZE(tunnels)];
 			f.tunnel_id = (uint32_t)rnd64();
 			/* live capture has no outer IPv6 addresses: family none */
-			f.outer_family = i & 1024 ? MK_FAMILY_IPV6 : i & 2048 ? MK_FAMILY_NONE :
-										MK_FAMILY_IPV4;
+			f.outer_family = i & 1024 ? MK_FAMILY_IPV6 :
+					 i & 2048 ? MK_FAMILY_NONE :
+						    MK_FAMILY_IPV4;
 			for (j = 0; j < 4; j++) {
-				f.outer_client[j] = f.outer_family == MK_FAMILY_IPV6 || !j ? (uint32_t)rnd64() : 0;
-				f.outer_server[j] = f.outer_family == MK_FAMILY_IPV6 || !j ? (uint32_t)rnd64() : 0;
+				f.outer_client[j] = f.outer_family == MK_FAMILY_IPV6 || !j ?
+							    (uint32_t)rnd64() :
+							    0;
+				f.outer_server[j] = f.outer_family == MK_FAMILY_IPV6 || !j ?
+							    (uint32_t)rnd64() :
+							    0;
 			}
 		}
 		ts = rnd64() % (4102444800ull * 1000000);
@@ -515,7 +535,8 @@ Test(eve, records_equal_the_snprintf_reference)
 		cr_assert_eq(n, (int)strlen(want));
 		cr_assert_str_eq(got, want);
 		/* the compact form is a subset: valid JSON, never longer */
-		n = mk_eve_flow_compact(got, sizeof(got), &cfg, &f, (enum mk_flow_reason)(i % 4), ts);
+		n = mk_eve_flow_compact(got, sizeof(got), &cfg, &f, (enum mk_flow_reason)(i % 4),
+					ts);
 		cr_assert_gt(n, 0);
 		cr_assert_leq((size_t)n, strlen(want));
 	}

@@ -160,105 +160,105 @@ ParameterizedTest(unsigned int *idx, fixtures, reverse_twin)
 Test(fixtures, coverage)
 {
 	static const char *const must[] = {
-	    "ipv4_tcp",
-	    "ipv4_udp",
-	    "ipv4_icmp_echo",
-	    "ipv4_sctp",
-	    "ipv6_tcp",
-	    "ipv6_udp",
-	    "ipv6_icmp_echo",
-	    "ipv6_sctp",
-	    "ipv4_options_tcp",
-	    "ipv6_hbh_udp",
-	    "ipv6_routing_tcp",
-	    "ipv6_dstopts_udp",
-	    "ipv6_ah_tcp",
-	    "ipv6_frag_udp_first0",
-	    "vlan_tcp",
-	    "qinq_udp",
-	    "vlan_9100_tcp",
-	    "vlan_88a8_udp",
-	    "qinq_9100_udp",
-	    "qinq_88a8_9100_tcp",
-	    "l2tpv3_ip_inner_qinq_88a8",
-	    "l2tpv3_udp_inner_vlan_9100",
-	    "vlan_9100_arp",
-	    "vlan_depth3",
-	    "vlan_depth3_9100",
-	    "ipv4_frag_udp_first0",
-	    "ipv4_frag_udp_later1",
-	    "gtpu_min_udp",
-	    "gtpu_seq_tcp",
-	    "gtpu_npdu_tcp",
-	    "gtpu_ext1_tcp",
-	    "gtpu_ext2_udp",
-	    "gtpu_inner_v6",
-	    "gtpu_outer_v6",
-	    "gtpu_in_gtpu",
-	    "gtpu_in_gtpu_depth1",
-	    "gtpu_echo_request",
-	    "gtpu_end_marker",
-	    "gtpu_non_ip",
-	    "l2tpv2_tcp",
-	    "l2tpv2_len_udp",
-	    "l2tpv2_seq_tcp",
-	    "l2tpv2_offset_udp",
-	    "l2tpv2_no_acf_tcp",
-	    "l2tpv2_pfc_tcp",
-	    "l2tpv2_ipv6",
-	    "l2tpv2_control",
-	    "l2tpv2_ppp_lcp",
-	    "l2tpv3_ip_tcp",
-	    "l2tpv3_ip_cookie4_udp",
-	    "l2tpv3_ip_cookie8_tcp",
-	    "l2tpv3_ip_l2spec_udp",
-	    "l2tpv3_udp_tcp",
-	    "l2tpv3_ip_control",
-	    "arp",
-	    "lldp",
-	    "ipv4_ihl4",
-	    "ipv4_totlen_lt_ihl",
-	    "tcp_doff4",
-	    "ipv6_bad_version",
-	    "ipv6_too_many_ext",
-	    "gtpu_trunc_ext",
-	    "vxlan_tcp",
-	    "vxlan_udp_mirror",
-	    "vxlan_inner_qinq_9100_udp",
-	    "vxlan_outer_v6",
-	    "vxlan_off",
-	    "vxlan_trunc_inner_eth",
-	    "geneve_eth_tcp",
-	    "geneve_opts_udp",
-	    "geneve_max_opts_tcp",
-	    "geneve_ipv4_tcp",
-	    "geneve_ipv6",
-	    "geneve_trunc_opts",
-	    "gre_ipv4_tcp",
-	    "gre_key_udp",
-	    "gre_seq_ipv6",
-	    "gre_csum_key_seq_tcp",
-	    "gre_teb_tcp",
-	    "gre_teb_key_vlan_udp",
-	    "gre_v1_pptp",
-	    "gre_trunc_key",
-	    "erspan1_tcp",
-	    "erspan2_tcp",
-	    "erspan2_qinq_88a8_ipv6",
-	    "erspan3_tcp",
-	    "erspan3_subheader_udp",
-	    "erspan3_ip_tcp",
-	    "ipip_4in4_tcp",
-	    "ipip_6in4_udp",
-	    "ipip_4in6_udp",
-	    "ipip_6in6_udp",
-	    "erspan2_gtpu_tcp",
-	    "gre_vxlan_tcp",
-	    "ipip_gre_vxlan_depth2",
-	    "ipip_gre_vxlan_depth3",
-	    "ipip4_depth3_exceeded",
-	    "gtpu_off",
-	    "l2tpv2_off",
+		"ipv4_tcp",
+		"ipv4_udp",
+		"ipv4_icmp_echo",
+		"ipv4_sctp",
+		"ipv6_tcp",
+		"ipv6_udp",
+		"ipv6_icmp_echo",
+		"ipv6_sctp",
+		"ipv4_options_tcp",
+		"ipv6_hbh_udp",
+		"ipv6_routing_tcp",
+		"ipv6_dstopts_udp",
+		"ipv6_ah_tcp",
+		"ipv6_frag_udp_first0",
+		"vlan_tcp",
+		"qinq_udp",
+		"vlan_9100_tcp",
+		"vlan_88a8_udp",
+		"qinq_9100_udp",
+		"qinq_88a8_9100_tcp",
+		"l2tpv3_ip_inner_qinq_88a8",
+		"l2tpv3_udp_inner_vlan_9100",
+		"vlan_9100_arp",
+		"vlan_depth3",
+		"vlan_depth3_9100",
+		"ipv4_frag_udp_first0",
+		"ipv4_frag_udp_later1",
+		"gtpu_min_udp",
+		"gtpu_seq_tcp",
+		"gtpu_npdu_tcp",
+		"gtpu_ext1_tcp",
+		"gtpu_ext2_udp",
+		"gtpu_inner_v6",
+		"gtpu_outer_v6",
+		"gtpu_in_gtpu",
+		"gtpu_in_gtpu_depth1",
+		"gtpu_echo_request",
+		"gtpu_end_marker",
+		"gtpu_non_ip",
+		"l2tpv2_tcp",
+		"l2tpv2_len_udp",
+		"l2tpv2_seq_tcp",
+		"l2tpv2_offset_udp",
+		"l2tpv2_no_acf_tcp",
+		"l2tpv2_pfc_tcp",
+		"l2tpv2_ipv6",
+		"l2tpv2_control",
+		"l2tpv2_ppp_lcp",
+		"l2tpv3_ip_tcp",
+		"l2tpv3_ip_cookie4_udp",
+		"l2tpv3_ip_cookie8_tcp",
+		"l2tpv3_ip_l2spec_udp",
+		"l2tpv3_udp_tcp",
+		"l2tpv3_ip_control",
+		"arp",
+		"lldp",
+		"ipv4_ihl4",
+		"ipv4_totlen_lt_ihl",
+		"tcp_doff4",
+		"ipv6_bad_version",
+		"ipv6_too_many_ext",
+		"gtpu_trunc_ext",
+		"vxlan_tcp",
+		"vxlan_udp_mirror",
+		"vxlan_inner_qinq_9100_udp",
+		"vxlan_outer_v6",
+		"vxlan_off",
+		"vxlan_trunc_inner_eth",
+		"geneve_eth_tcp",
+		"geneve_opts_udp",
+		"geneve_max_opts_tcp",
+		"geneve_ipv4_tcp",
+		"geneve_ipv6",
+		"geneve_trunc_opts",
+		"gre_ipv4_tcp",
+		"gre_key_udp",
+		"gre_seq_ipv6",
+		"gre_csum_key_seq_tcp",
+		"gre_teb_tcp",
+		"gre_teb_key_vlan_udp",
+		"gre_v1_pptp",
+		"gre_trunc_key",
+		"erspan1_tcp",
+		"erspan2_tcp",
+		"erspan2_qinq_88a8_ipv6",
+		"erspan3_tcp",
+		"erspan3_subheader_udp",
+		"erspan3_ip_tcp",
+		"ipip_4in4_tcp",
+		"ipip_6in4_udp",
+		"ipip_4in6_udp",
+		"ipip_6in6_udp",
+		"erspan2_gtpu_tcp",
+		"gre_vxlan_tcp",
+		"ipip_gre_vxlan_depth2",
+		"ipip_gre_vxlan_depth3",
+		"ipip4_depth3_exceeded",
+		"gtpu_off",
+		"l2tpv2_off",
 	};
 	unsigned int i, twins = 0;
 
@@ -284,22 +284,24 @@ Test(fixtures, coverage)
 Test(fixtures, fast_path_same_as_general)
 {
 	static const char *const plain[] = {
-	    "ipv4_tcp",	     "ipv4_udp_rev",		"ipv6_tcp",
-	    "ipv6_udp",	     "vlan_tcp",		"vlan_9100_tcp_rev",
-	    "vlan_88a8_udp", "ipv4_tcp_truncated_payload", "ipv4_udp_padded",
+		"ipv4_tcp",	   "ipv4_udp_rev",
+		"ipv6_tcp",	   "ipv6_udp",
+		"vlan_tcp",	   "vlan_9100_tcp_rev",
+		"vlan_88a8_udp",   "ipv4_tcp_truncated_payload",
+		"ipv4_udp_padded",
 	};
 	unsigned int i, flows = 0, tunnels = 0, fast_tunnels = 0, t;
-	unsigned int per_type[MK_TUNNEL_TYPE_MAX] = {0};
+	unsigned int per_type[MK_TUNNEL_TYPE_MAX] = { 0 };
 	static const __u8 fast_types[] = {
-	    MK_TUNNEL_GTPU,   MK_TUNNEL_L2TPV2, MK_TUNNEL_L2TPV3_IP, MK_TUNNEL_VXLAN,
-	    MK_TUNNEL_GENEVE, MK_TUNNEL_GRE,	MK_TUNNEL_ERSPAN,    MK_TUNNEL_IPIP,
+		MK_TUNNEL_GTPU,	  MK_TUNNEL_L2TPV2, MK_TUNNEL_L2TPV3_IP, MK_TUNNEL_VXLAN,
+		MK_TUNNEL_GENEVE, MK_TUNNEL_GRE,    MK_TUNNEL_ERSPAN,	 MK_TUNNEL_IPIP,
 	};
 
 	for (i = 0; i < MK_ARRAY_SIZE(plain); i++) {
 		const struct mk_fixture *fx = fixture_by_name(plain[i]);
 		struct mk_parse_cfg cfg = fixture_cfg(fx, 1);
 		struct mk_parse p;
-		struct mk_frame f = {.data = fx->frame, .data_end = fx->frame + fx->len};
+		struct mk_frame f = { .data = fx->frame, .data_end = fx->frame + fx->len };
 
 		cr_expect_eq(mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &p), MK_FAST_FLOW,
 			     "%s: not taken by the fast path", plain[i]);
@@ -324,11 +326,15 @@ Test(fixtures, fast_path_same_as_general)
 		cr_expect_eq(rf, rg, "%s: status %d with the fast path, %d without", fx->name, rf,
 			     rg);
 		if (rf == MK_PARSE_IP && rg == MK_PARSE_IP)
-			cr_expect_arr_eq(&pf, &pg, sizeof(pf), "%s: fast path and general parser "
-							       "differ", fx->name);
+			cr_expect_arr_eq(&pf, &pg, sizeof(pf),
+					 "%s: fast path and general parser "
+					 "differ",
+					 fx->name);
 		else if (rf == MK_PARSE_ERROR && rg == MK_PARSE_ERROR)
-			cr_expect_eq(pf.reason, pg.reason, "%s: reason %u with the fast path, %u "
-							   "without", fx->name, pf.reason, pg.reason);
+			cr_expect_eq(pf.reason, pg.reason,
+				     "%s: reason %u with the fast path, %u "
+				     "without",
+				     fx->name, pf.reason, pg.reason);
 		memset(&pl, 0x5a, sizeof(pl));
 		rl = mk_parse_frame(&f, MK_START_ETH, &lvl, &pl);
 		cr_expect_eq(rl, rg,
@@ -345,14 +351,14 @@ Test(fixtures, fast_path_same_as_general)
 				     "%s: reason %u without the fast tunnel "
 				     "level, %u without any fast path",
 				     fx->name, pl.reason, pg.reason);
-		fast = fx->len >= MK_ETH_HLEN
-			   ? mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp)
-			   : MK_FAST_NO;
+		fast = fx->len >= MK_ETH_HLEN ?
+			       mk_parse_fast(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp) :
+			       MK_FAST_NO;
 		flows += fast == MK_FAST_FLOW;
 		tunnels += fast == MK_FAST_TUNNEL;
 		if (fast == MK_FAST_TUNNEL &&
 		    mk_parse_fast_tunnel(&f, &cfg, mk_hash_key_of(cfg.seed), &tmp) ==
-			MK_FAST_FLOW) {
+			    MK_FAST_FLOW) {
 			fast_tunnels++;
 			per_type[tmp.tunnel_type % MK_TUNNEL_TYPE_MAX]++;
 		}

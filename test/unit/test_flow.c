@@ -49,8 +49,8 @@ static void teardown(void)
 	mk_flow_table_free(&t);
 }
 
-static struct mk_flow *pkt(const char *src, uint16_t sp, const char *dst, uint16_t dp, uint8_t proto,
-			   uint64_t ts, uint32_t len, uint8_t flags, int *to_client)
+static struct mk_flow *pkt(const char *src, uint16_t sp, const char *dst, uint16_t dp,
+			   uint8_t proto, uint64_t ts, uint32_t len, uint8_t flags, int *to_client)
 {
 	struct mk_parse p = test_parse(src, sp, dst, dp, proto);
 	struct mk_flow_pkt fp = { .ts_us = ts, .len = len, .tcp_flags = flags };
@@ -96,7 +96,8 @@ Test(flow, syn_ack_first_makes_receiver_the_client)
 
 	cr_assert_eq(tc, 1, "the SYN-ACK travels to the client");
 	cr_assert_eq(f->pkts[1], 1);
-	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_ACK, &tc);
+	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_ACK,
+		&tc);
 	cr_assert_eq(tc, 0);
 	cr_assert_eq(f->tcp_flags[0], MK_TCP_ACK);
 	cr_assert_eq(f->tcp_flags[1], MK_TCP_SYN | MK_TCP_ACK);
@@ -126,13 +127,16 @@ Test(flow, tcp_states_and_closed_timeout)
 
 	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0, 60, MK_TCP_SYN, NULL);
 	cr_assert_eq(f->state, MK_FLOW_STATE_NEW);
-	pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_SYN | MK_TCP_ACK, NULL);
-	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_ACK, NULL);
+	pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0 + 1, 60,
+	    MK_TCP_SYN | MK_TCP_ACK, NULL);
+	f = pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_ACK,
+		NULL);
 	cr_assert_eq(f->state, MK_FLOW_STATE_ESTABLISHED);
 	/* established TCP: 600 s */
 	mk_flow_table_tick(&t, TEST_T0 + 2 + 599 * SEC);
 	cr_assert_eq(ended.n, 0);
-	pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 600 * SEC, 60, MK_TCP_FIN | MK_TCP_ACK, NULL);
+	pkt("10.0.0.1", 40000, "10.0.0.2", 80, MK_IPPROTO_TCP, TEST_T0 + 600 * SEC, 60,
+	    MK_TCP_FIN | MK_TCP_ACK, NULL);
 	f = pkt("10.0.0.2", 80, "10.0.0.1", 40000, MK_IPPROTO_TCP, TEST_T0 + 600 * SEC + 1, 60,
 		MK_TCP_FIN | MK_TCP_ACK, NULL);
 	cr_assert_eq(f->state, MK_FLOW_STATE_CLOSED);
@@ -153,7 +157,9 @@ Test(flow, tcp_new_timeout_60s_and_rst_closes)
 	mk_flow_table_tick(&t, TEST_T0 + 61 * SEC);
 	cr_assert_eq(ended.n, 1);
 
-	cr_assert_eq(pkt("10.0.0.1", 3, "10.0.0.2", 4, MK_IPPROTO_TCP, TEST_T0 + 70 * SEC, 60, MK_TCP_RST, NULL)->state,
+	cr_assert_eq(pkt("10.0.0.1", 3, "10.0.0.2", 4, MK_IPPROTO_TCP, TEST_T0 + 70 * SEC, 60,
+			 MK_TCP_RST, NULL)
+			     ->state,
 		     MK_FLOW_STATE_CLOSED);
 }
 
@@ -184,7 +190,8 @@ Test(flow, expired_flow_is_replaced_on_lookup)
 Test(flow, new_syn_on_closed_tcp_flow_starts_a_new_one)
 {
 	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0, 60, MK_TCP_SYN, NULL);
-	pkt("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_RST | MK_TCP_ACK, NULL);
+	pkt("10.0.0.2", 2, "10.0.0.1", 1, MK_IPPROTO_TCP, TEST_T0 + 1, 60, MK_TCP_RST | MK_TCP_ACK,
+	    NULL);
 	pkt("10.0.0.1", 1, "10.0.0.2", 2, MK_IPPROTO_TCP, TEST_T0 + 2, 60, MK_TCP_SYN, NULL);
 	cr_assert_eq(ended.n, 1);
 	cr_assert_eq(ended.reason[0], MK_FLOW_END_TCP_REUSE);
@@ -355,10 +362,12 @@ Test(flow, full_table_evicts_unanswered_flows_before_sessions)
 	for (i = 0; i < 16; i++)
 		cr_assert_eq(ended.f[i].state, MK_FLOW_STATE_NEW, "only flood flows were evicted");
 	/* the two exchanges are still the same flows, with their packets */
-	cr_assert_eq(pkt("10.0.9.1", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 200, 60, 0,
-			 NULL)->pkts[0], 2);
-	cr_assert_eq(pkt("10.0.9.2", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 201, 60, 0,
-			 NULL)->pkts[0], 2);
+	cr_assert_eq(pkt("10.0.9.1", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 200, 60, 0, NULL)
+			     ->pkts[0],
+		     2);
+	cr_assert_eq(pkt("10.0.9.2", 1, "10.0.0.2", 53, MK_IPPROTO_UDP, TEST_T0 + 201, 60, 0, NULL)
+			     ->pkts[0],
+		     2);
 	/* with nothing but answered flows left, the least recently seen goes */
 	mk_flow_table_free(&t);
 	setup_n(2);
@@ -389,7 +398,8 @@ Test(flow, bucket_chain_is_capped_and_evicts_unanswered_first)
 	f = syn_hashed("10.0.9.1", 1, 0xabcd1234, TEST_T0);
 	{
 		struct mk_parse p = test_parse("10.0.0.2", 80, "10.0.9.1", 1, MK_IPPROTO_TCP);
-		struct mk_flow_pkt fp = { .ts_us = TEST_T0 + 1, .len = 54,
+		struct mk_flow_pkt fp = { .ts_us = TEST_T0 + 1,
+					  .len = 54,
 					  .tcp_flags = MK_TCP_SYN | MK_TCP_ACK };
 		int tc;
 

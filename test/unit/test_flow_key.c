@@ -105,7 +105,7 @@ Test(flow_key, swap_property)
 
 	for (i = 0; i < 200000; i++) {
 		struct mk_flow_key k, r;
-		__u32 a[4] = {0}, b[4] = {0};
+		__u32 a[4] = { 0 }, b[4] = { 0 };
 		__u16 ap = (__u16)rng_next(&s), bp = (__u16)rng_next(&s);
 		int n = (i & 1) ? 4 : 1, ra, rb;
 

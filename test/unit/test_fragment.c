@@ -70,13 +70,13 @@ static __u32 frag_v6(__u8 *f, const __u32 *s, const __u32 *d, __u32 id, __u16 of
 
 static void datagrams(int family)
 {
-	struct mk_parse_cfg cfg = {.seed = SEED, .tunnel_depth = 2};
+	struct mk_parse_cfg cfg = { .seed = SEED, .tunnel_depth = 2 };
 	__u64 rs = 0xabcdef + family;
 	__u8 f[160];
 	int i, j;
 
 	for (i = 0; i < 20000; i++) {
-		__u32 s[4] = {0}, d[4] = {0}, want, len;
+		__u32 s[4] = { 0 }, d[4] = { 0 }, want, len;
 		int n = family == MK_FAMILY_IPV4 ? 1 : 4, rev = i & 1;
 
 		for (j = 0; j < n; j++) {
@@ -134,17 +134,17 @@ Test(fragment, ipv6_same_hash)
 Test(fragment, fixture_series)
 {
 	static const char *const series[][7] = {
-	    {"ipv4_frag_udp_first0", "ipv4_frag_udp_later1", "ipv4_frag_udp_later2",
-	     "ipv4_frag_udp_first0_rev", "ipv4_frag_udp_later1_rev", "ipv4_frag_udp_later2_rev",
-	     "ipv4_frag_udp_last"},
-	    {"ipv4_frag_tcp_first0", "ipv4_frag_tcp_later1", "ipv4_frag_tcp_later2",
-	     "ipv4_frag_tcp_first0_rev", "ipv4_frag_tcp_later1_rev", "ipv4_frag_tcp_later2_rev",
-	     NULL},
-	    {"ipv6_frag_udp_first0", "ipv6_frag_udp_later1", "ipv6_frag_udp_later2",
-	     "ipv6_frag_udp_first0_rev", "ipv6_frag_udp_later1_rev", "ipv6_frag_udp_later2_rev",
-	     NULL},
-	    {"ipv6_frag_ext_udp_0", "ipv6_frag_ext_udp_1", NULL},
-	    {"ipv6_frag_dstopts_0", "ipv6_frag_dstopts_1", NULL},
+		{ "ipv4_frag_udp_first0", "ipv4_frag_udp_later1", "ipv4_frag_udp_later2",
+		  "ipv4_frag_udp_first0_rev", "ipv4_frag_udp_later1_rev",
+		  "ipv4_frag_udp_later2_rev", "ipv4_frag_udp_last" },
+		{ "ipv4_frag_tcp_first0", "ipv4_frag_tcp_later1", "ipv4_frag_tcp_later2",
+		  "ipv4_frag_tcp_first0_rev", "ipv4_frag_tcp_later1_rev",
+		  "ipv4_frag_tcp_later2_rev", NULL },
+		{ "ipv6_frag_udp_first0", "ipv6_frag_udp_later1", "ipv6_frag_udp_later2",
+		  "ipv6_frag_udp_first0_rev", "ipv6_frag_udp_later1_rev",
+		  "ipv6_frag_udp_later2_rev", NULL },
+		{ "ipv6_frag_ext_udp_0", "ipv6_frag_ext_udp_1", NULL },
+		{ "ipv6_frag_dstopts_0", "ipv6_frag_dstopts_1", NULL },
 	};
 	unsigned int i, j;
 

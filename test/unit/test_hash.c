@@ -24,7 +24,7 @@ struct tuple {
 
 static void random_tuple(__u64 *s, int family, struct tuple *t)
 {
-	static const __u8 protos[] = {MK_IPPROTO_TCP, MK_IPPROTO_UDP, MK_IPPROTO_SCTP};
+	static const __u8 protos[] = { MK_IPPROTO_TCP, MK_IPPROTO_UDP, MK_IPPROTO_SCTP };
 	int i, n = family == MK_FAMILY_IPV4 ? 1 : 4;
 
 	memset(t, 0, sizeof(*t));
@@ -89,7 +89,7 @@ static __u32 build_frame(__u8 *f, const struct tuple *t, int reverse)
 
 static void symmetry(int family)
 {
-	struct mk_parse_cfg cfg = {.seed = 0xc0ffee, .tunnel_depth = 2};
+	struct mk_parse_cfg cfg = { .seed = 0xc0ffee, .tunnel_depth = 2 };
 	__u64 s = family * 0x1234567ull + 1;
 	__u8 fa[128], fb[128];
 	int i;
@@ -152,7 +152,7 @@ Test(hash, seed_changes_hash)
  */
 static void spread(int family, int sequential)
 {
-	__u32 buckets[MK_ITABLE_SIZE] = {0};
+	__u32 buckets[MK_ITABLE_SIZE] = { 0 };
 	double expect = (double)N_FLOWS / MK_ITABLE_SIZE, chi = 0;
 	__u32 min = ~0u, max = 0;
 	__u64 s = 7;
@@ -223,8 +223,8 @@ Test(hash, every_field_counts)
 				continue;
 			m = k;
 			((__u8 *)&m)[i] ^= 0x10;
-			cr_expect_neq(mk_flow_hash(&m, 9), h, "IPv%u: byte %u of the key is ignored",
-				      family, i);
+			cr_expect_neq(mk_flow_hash(&m, 9), h,
+				      "IPv%u: byte %u of the key is ignored", family, i);
 		}
 	}
 }
@@ -331,10 +331,12 @@ static void flood(int family)
 	expect = (double)n / MK_ITABLE_SIZE;
 	for (i = 0; i < MK_ITABLE_SIZE; i++)
 		chi += (bucket_b[i] - expect) * (bucket_b[i] - expect) / expect;
-	cr_log_info("IPv%d: %u flows in one bucket under seed a; chi2 %.1f under seed b", family,
-		    n, chi);
-	cr_expect_lt(chi, 400.0, "IPv%d: seed b keeps %u flows of one seed-a bucket together "
-				 "(chi-square %.1f)", family, n, chi);
+	cr_log_info("IPv%d: %u flows in one bucket under seed a; chi2 %.1f under seed b", family, n,
+		    chi);
+	cr_expect_lt(chi, 400.0,
+		     "IPv%d: seed b keeps %u flows of one seed-a bucket together "
+		     "(chi-square %.1f)",
+		     family, n, chi);
 
 	/* full 32-bit collisions under seed a (~18 expected among 400,000) are not under b */
 	for (i = 0; i < MK_ARRAY_SIZE(keys); i++)
@@ -378,7 +380,7 @@ static void crafted(int family)
 	struct mk_hash_key ka;
 	__u64 s = 0xc4af7ed + family;
 	__u32 a = (__u32)rng_next(&s), b = (__u32)rng_next(&s), i, j, both = 0, buckets = 0;
-	__u8 seen[MK_ITABLE_SIZE] = {0};
+	__u8 seen[MK_ITABLE_SIZE] = { 0 };
 	struct mk_flow_key multi[64];
 
 	mk_hash_key_init(&ka, a);

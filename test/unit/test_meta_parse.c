@@ -14,7 +14,7 @@
 #include "meta_parse.h"
 
 struct delivered {
-	__u8 *buf;   /* exact allocation of the delivered frame */
+	__u8 *buf; /* exact allocation of the delivered frame */
 	__u32 len;
 	struct mk_meta meta;
 	struct mk_parse p; /* the program's parse */

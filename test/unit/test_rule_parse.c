@@ -29,7 +29,7 @@ static uint32_t ip4(const char *s)
 
 static int addr_has(const struct mk_addr_set *set, const char *s)
 {
-	uint32_t a[4] = {0};
+	uint32_t a[4] = { 0 };
 
 	if (strchr(s, ':')) {
 		inet_pton(AF_INET6, s, a);
@@ -42,11 +42,11 @@ static int addr_has(const struct mk_addr_set *set, const char *s)
 Test(rule_parse, header_and_meta_fields)
 {
 	struct mk_rule *r = rule_ok(
-	    "alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (msg:\"hello \\\"world\\\" \\; "
-	    "ok\"; "
-	    "content:\"GET\"; depth:3; sid:1000001; rev:7; gid:3; classtype:trojan-activity; "
-	    "reference:url,example.com/x; reference:cve,2024-1; metadata:created_at 2024_01_01, "
-	    "tag a b; target:dest_ip;)");
+		"alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (msg:\"hello \\\"world\\\" \\; "
+		"ok\"; "
+		"content:\"GET\"; depth:3; sid:1000001; rev:7; gid:3; classtype:trojan-activity; "
+		"reference:url,example.com/x; reference:cve,2024-1; metadata:created_at 2024_01_01, "
+		"tag a b; target:dest_ip;)");
 
 	cr_assert_eq(r->action, MK_ACTION_ALERT);
 	cr_assert_eq(r->proto, MK_RP_TCP);
@@ -108,13 +108,13 @@ Test(rule_parse, actions_and_protocols)
 		const char *hdr;
 		uint8_t action, proto;
 	} t[] = {
-	    {"alert ip", MK_ACTION_ALERT, MK_RP_IP},
-	    {"pass tcp", MK_ACTION_PASS, MK_RP_TCP},
-	    {"drop udp", MK_ACTION_DROP, MK_RP_UDP},
-	    {"reject icmp", MK_ACTION_REJECT, MK_RP_ICMP},
-	    {"rejectsrc icmpv6", MK_ACTION_REJECT, MK_RP_ICMPV6},
-	    {"alert tcp-pkt", MK_ACTION_ALERT, MK_RP_TCP_PKT},
-	    {"alert tcp-stream", MK_ACTION_ALERT, MK_RP_TCP_STREAM},
+		{ "alert ip", MK_ACTION_ALERT, MK_RP_IP },
+		{ "pass tcp", MK_ACTION_PASS, MK_RP_TCP },
+		{ "drop udp", MK_ACTION_DROP, MK_RP_UDP },
+		{ "reject icmp", MK_ACTION_REJECT, MK_RP_ICMP },
+		{ "rejectsrc icmpv6", MK_ACTION_REJECT, MK_RP_ICMPV6 },
+		{ "alert tcp-pkt", MK_ACTION_ALERT, MK_RP_TCP_PKT },
+		{ "alert tcp-stream", MK_ACTION_ALERT, MK_RP_TCP_STREAM },
 	};
 	char buf[256];
 	unsigned int i;
@@ -133,8 +133,8 @@ Test(rule_parse, actions_and_protocols)
 Test(rule_parse, addresses)
 {
 	struct mk_rule *r =
-	    rule_ok("alert ip [10.0.0.0/8,!10.1.0.0/16,2001:db8::/32,192.168.1.1-192.168.1.9] "
-		    "any <> !10.0.0.0/8 any (sid:1;)");
+		rule_ok("alert ip [10.0.0.0/8,!10.1.0.0/16,2001:db8::/32,192.168.1.1-192.168.1.9] "
+			"any <> !10.0.0.0/8 any (sid:1;)");
 
 	cr_assert(r->flags & MK_RF_BIDIR);
 	cr_assert(addr_has(&r->src, "10.2.3.4"));
@@ -169,7 +169,7 @@ Test(rule_parse, addresses)
 Test(rule_parse, ports)
 {
 	struct mk_rule *r =
-	    rule_ok("alert tcp any [1024:2048,!1500,3000] -> any $WEB_PORTS (sid:1;)");
+		rule_ok("alert tcp any [1024:2048,!1500,3000] -> any $WEB_PORTS (sid:1;)");
 
 	cr_assert(mk_port_match(&r->sp, 1024) && mk_port_match(&r->sp, 2048));
 	cr_assert(!mk_port_match(&r->sp, 1500) && mk_port_match(&r->sp, 1499));
@@ -196,10 +196,10 @@ Test(rule_parse, ports)
 Test(rule_parse, content_bytes_and_modifiers)
 {
 	struct mk_rule *r = rule_ok(
-	    "alert tcp any any -> any any (content:\"A|42 43|\\;\\\"\\\\\\:|0d0a|\"; nocase; "
-	    "offset:2; "
-	    "depth:20; content:!\"bad\"; distance:1; within:10; content:\"tail\"; endswith; "
-	    "content:\"head\"; startswith; fast_pattern; rawbytes; sid:1;)");
+		"alert tcp any any -> any any (content:\"A|42 43|\\;\\\"\\\\\\:|0d0a|\"; nocase; "
+		"offset:2; "
+		"depth:20; content:!\"bad\"; distance:1; within:10; content:\"tail\"; endswith; "
+		"content:\"head\"; startswith; fast_pattern; rawbytes; sid:1;)");
 	const struct mk_content *c = content_n(r, 0);
 
 	cr_assert_eq(c->len, 9);
@@ -225,16 +225,16 @@ Test(rule_parse, content_bytes_and_modifiers)
 
 Test(rule_parse, fast_pattern_choice)
 {
-	struct mk_rule *r =
-	    rule_ok("alert tcp any any -> any any (content:\"ab\"; content:!\"longest-negated\"; "
-		    "content:\"abcdef\"; content:\"xyz\"; sid:1;)");
+	struct mk_rule *r = rule_ok(
+		"alert tcp any any -> any any (content:\"ab\"; content:!\"longest-negated\"; "
+		"content:\"abcdef\"; content:\"xyz\"; sid:1;)");
 
 	cr_assert_eq(r->fp, content_n(r, 2), "the longest positive content");
 	cr_assert_eq(r->inspect_tcp, MK_INSPECT_STREAM);
 	mk_rule_free(r);
 
 	r = rule_ok(
-	    "alert tcp any any -> any any (content:\"0123456789\"; fast_pattern:3,4; sid:1;)");
+		"alert tcp any any -> any any (content:\"0123456789\"; fast_pattern:3,4; sid:1;)");
 	cr_assert(r->fp->flags & MK_CF_FP_CHOP);
 	cr_assert_eq(r->fp->fp_off, 3);
 	cr_assert_eq(r->fp->fp_len, 4);
@@ -252,8 +252,8 @@ Test(rule_parse, fast_pattern_choice)
 Test(rule_parse, pcre_options)
 {
 	struct mk_rule *r =
-	    rule_ok("alert tcp any any -> any any (content:\"x\"; pcre:\"/^a.b$/smixAEGR\"; "
-		    "pcre:!\"/c\\;d/\"; sid:1;)");
+		rule_ok("alert tcp any any -> any any (content:\"x\"; pcre:\"/^a.b$/smixAEGR\"; "
+			"pcre:!\"/c\\;d/\"; sid:1;)");
 	const struct mk_pcre *p = r->pmatch[1].ctx;
 
 	cr_assert_eq(r->npmatch, 3);
@@ -261,7 +261,7 @@ Test(rule_parse, pcre_options)
 	cr_assert(p->flags & MK_PF_RELATIVE);
 	cr_assert(p->flags & MK_PF_ANCHORED, "A anchors even with m");
 	cr_assert_eq(p->opts, PCRE2_DOTALL | PCRE2_MULTILINE | PCRE2_CASELESS | PCRE2_EXTENDED |
-				  PCRE2_ANCHORED | PCRE2_DOLLAR_ENDONLY | PCRE2_UNGREEDY);
+				      PCRE2_ANCHORED | PCRE2_DOLLAR_ENDONLY | PCRE2_UNGREEDY);
 	cr_assert(((const struct mk_pcre *)r->pmatch[2].ctx)->flags & MK_PF_NEGATED);
 	cr_assert(((const struct mk_content *)r->pmatch[0].ctx)->flags & MK_CF_RELATIVE_NEXT);
 	mk_rule_free(r);
@@ -277,10 +277,10 @@ Test(rule_parse, pcre_options)
 Test(rule_parse, byte_keywords)
 {
 	struct mk_rule *r = rule_ok(
-	    "alert udp any any -> any any (byte_extract:2,0,len,relative,little,multiplier 2; "
-	    "byte_test:4,!>=,len,2,relative,string,hex; byte_jump:1,len,relative,align,post_offset "
-	    "-3,"
-	    "from_end; byte_test:1,&,0x80,0,bitmask 0xf0; isdataat:!len,relative; sid:1;)");
+		"alert udp any any -> any any (byte_extract:2,0,len,relative,little,multiplier 2; "
+		"byte_test:4,!>=,len,2,relative,string,hex; byte_jump:1,len,relative,align,post_offset "
+		"-3,"
+		"from_end; byte_test:1,&,0x80,0,bitmask 0xf0; isdataat:!len,relative; sid:1;)");
 	const struct mk_byte *b = r->pmatch[0].ctx;
 
 	cr_assert_eq(r->npmatch, 5);
@@ -309,9 +309,9 @@ Test(rule_parse, byte_keywords)
 Test(rule_parse, flow_and_packet_keywords)
 {
 	struct mk_rule *r =
-	    rule_ok("alert tcp any any -> any any (flow:established,to_server,no_stream; "
-		    "flags:SA,12; dsize:100<>200; ttl:<10; ip_proto:tcp; sameip; "
-		    "stream_size:client,>=,5; content:\"x\"; sid:1;)");
+		rule_ok("alert tcp any any -> any any (flow:established,to_server,no_stream; "
+			"flags:SA,12; dsize:100<>200; ttl:<10; ip_proto:tcp; sameip; "
+			"stream_size:client,>=,5; content:\"x\"; sid:1;)");
 
 	cr_assert_eq(r->flow, MK_FLOW_F_ESTABLISHED | MK_FLOW_F_TO_SERVER | MK_FLOW_F_NO_STREAM);
 	cr_assert_eq(r->nmatch, 7);
@@ -321,12 +321,12 @@ Test(rule_parse, flow_and_packet_keywords)
 	mk_rule_free(r);
 
 	r = rule_ok(
-	    "alert icmp any any -> any any (itype:>3; icode:0; icmp_id:77; icmp_seq:2; sid:1;)");
+		"alert icmp any any -> any any (itype:>3; icode:0; icmp_id:77; icmp_seq:2; sid:1;)");
 	cr_assert_eq(r->nmatch, 4);
 	mk_rule_free(r);
 
 	r = rule_ok(
-	    "alert tcp any any -> any any (flow:only_stream; content:\"x\"; depth:4; sid:1;)");
+		"alert tcp any any -> any any (flow:only_stream; content:\"x\"; depth:4; sid:1;)");
 	cr_assert_eq(r->inspect_tcp, MK_INSPECT_STREAM, "only_stream beats depth");
 	mk_rule_free(r);
 	r = rule_ok("alert tcp-pkt any any -> any any (content:\"x\"; sid:1;)");
@@ -344,8 +344,8 @@ Test(rule_parse, flow_and_packet_keywords)
 Test(rule_parse, flowvars_and_thresholds)
 {
 	struct mk_rule *r = rule_ok(
-	    "alert tcp any any -> any any (flowbits:set,a&b; flowbits:noalert; "
-	    "flowint:cnt,+,1; threshold:type limit,track by_src,count 2,seconds 60; sid:1;)");
+		"alert tcp any any -> any any (flowbits:set,a&b; flowbits:noalert; "
+		"flowint:cnt,+,1; threshold:type limit,track by_src,count 2,seconds 60; sid:1;)");
 
 	cr_assert(r->flags & MK_RF_NOALERT);
 	cr_assert(r->flags & MK_RF_FLOWVAR_SET);
@@ -375,8 +375,8 @@ Test(rule_parse, multi_line_text_is_one_rule)
 {
 	/* the engine joins continuation lines; the parser sees spaces and tabs */
 	struct mk_rule *r =
-	    rule_ok("alert\ttcp  any any ->  any any  (  msg : \"x\" ;  content : \"y\" ;"
-		    " sid : 9 ; )");
+		rule_ok("alert\ttcp  any any ->  any any  (  msg : \"x\" ;  content : \"y\" ;"
+			" sid : 9 ; )");
 
 	cr_assert_eq(r->sid, 9);
 	cr_assert_str_eq(r->msg, "x");
@@ -390,175 +390,185 @@ struct reject {
 };
 
 static const struct reject rejects[] = {
-    /* Suricata's error cases */
-    {"alert tcp any any -> any any (msg:\"a;b\"; sid:1;)", MK_DETECT_FAIL_SYNTAX,
-     "must be escaped as '\\;'"},
-    {"alert tcp any any -> any any (content:\"a;b\"; sid:1;)", MK_DETECT_FAIL_SYNTAX,
-     "must be escaped as '\\;'"},
-    {"alert tcp any any -> any any (msg:\"x\"; sid:1)", MK_DETECT_FAIL_SYNTAX,
-     "not terminated by ';'"},
-    {"alert tcp any any -> any any (msg:\"x\";)", MK_DETECT_FAIL_VALUE, "rule has no sid"},
-    {"alert tcp any any -> any any (sid:0;)", MK_DETECT_FAIL_VALUE, "not a number above 0"},
-    {"alert tcp any any -> any any (sid:1; sid:2;)", MK_DETECT_FAIL_VALUE,
-     "keyword 'sid': given twice"},
-    {"alert tcp any any -> any any (content:\"abc\"; depth:2; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "depth 2 is smaller than the content (3 bytes)"},
-    {"alert tcp any any -> any any (content:\"a\"; content:\"abc\"; within:2; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "within 2 is smaller than the content (3 bytes)"},
-    {"alert tcp any any -> any any (content:\"a\"; content:\"b\"; distance:1; depth:4; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "keyword 'depth': cannot be combined with distance"},
-    {"alert tcp any any -> any any (content:\"a\"; offset:1; within:4; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "keyword 'within': cannot be combined with depth, offset"},
-    {"alert tcp any any -> any any (content:\"a\"; startswith; offset:1; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "startswith"},
-    {"alert tcp any any -> any any (nocase; content:\"a\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "keyword 'nocase': needs a preceding content"},
-    {"alert tcp any any -> any any (content:\"a\"; nocase; nocase; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "given twice for one content"},
-    {"alert tcp any any -> any any (content:\"a\"; depth:0; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "0 is outside [1, 65535]"},
-    {"alert tcp any any -> any any (content:\"a\"; fast_pattern; content:\"b\"; fast_pattern; "
-     "sid:1;)",
-     MK_DETECT_FAIL_VALUE, "only one content of a rule can be the fast pattern"},
-    {"alert tcp any any -> any any (content:\"a\"; content:\"b\"; fast_pattern:only; distance:1; "
-     "sid:1;)",
-     MK_DETECT_FAIL_VALUE, "fast_pattern:only cannot be used"},
-    {"alert tcp any any -> any any (content:!\"a\"; fast_pattern; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "negated content cannot be the fast pattern"},
-    {"alert tcp any any -> any any (content:\"ab\"; fast_pattern:1,5; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "goes past the content"},
-    {"alert tcp any any -> any any (content:\"|4|\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "odd number of hex digits"},
-    {"alert tcp any any -> any any (content:\"|4g|\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "'g' is not a hex digit"},
-    {"alert tcp any any -> any any (content:\"|41\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "unterminated hex section"},
-    {"alert tcp any any -> any any (content:\"a\\x\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "'\\x' is not an escape"},
-    {"alert tcp any any -> any any (content:\"\"; sid:1;)", MK_DETECT_FAIL_VALUE, "empty content"},
-    {"alert tcp any any -> any any (content:abc; sid:1;)", MK_DETECT_FAIL_SYNTAX,
-     "value must be in double quotes"},
-    /* app-layer and other unsupported keywords: named, with why */
-    {"alert tcp any any -> any any (http.uri; content:\"/x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'http.uri': not supported (app-layer keyword"},
-    {"alert tcp any any -> any any (content:\"/x\"; http_uri; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'http_uri': not supported (HTTP buffer modifier"},
-    {"alert udp any any -> any 53 (dns.query; content:\"evil\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'dns.query': not supported (app-layer"},
-    {"alert tcp any any -> any any (tls.sni; content:\"x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'tls.sni': not supported"},
-    {"alert tcp any any -> any any (file.data; content:\"x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'file.data': not supported"},
-    {"alert tcp any any -> any any (xbits:set,a,track ip_src; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'xbits': not supported (global variables"},
-    {"alert tcp any any -> any any (frobnicate:1; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "keyword 'frobnicate': unknown keyword"},
-    {"alert tcp any any -> any any (pcre:\"/x/U\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "flag 'U' selects an HTTP buffer"},
-    {"alert tcp any any -> any any (pcre:\"/(?P<pkt_x>a)/\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "captures into variables"},
-    {"alert tcp any any -> any any (byte_test:4,=,1,0,dce; sid:1;)", MK_DETECT_FAIL_KEYWORD,
-     "'dce' needs the DCERPC parser"},
-    /* header */
-    {"log tcp any any -> any any (sid:1;)", MK_DETECT_FAIL_SYNTAX, "action 'log' is not one of"},
-    {"alert http any any -> any any (sid:1;)", MK_DETECT_FAIL_PROTOCOL,
-     "protocol 'http' not supported (app-layer"},
-    {"alert foo any any -> any any (sid:1;)", MK_DETECT_FAIL_PROTOCOL, "unknown protocol 'foo'"},
-    {"alert tcp any any <- any any (sid:1;)", MK_DETECT_FAIL_SYNTAX, "direction '<-'"},
-    {"alert tcp any any -> any (sid:1;)", MK_DETECT_FAIL_SYNTAX, "rule header is incomplete"},
-    {"alert tcp any any -> any any sid:1;", MK_DETECT_FAIL_SYNTAX, "missing '('"},
-    {"alert tcp any any -> any any (sid:1;", MK_DETECT_FAIL_SYNTAX, "does not end with ')'"},
-    {"alert tcp $NOPE any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "source address: address variable $NOPE is not defined"},
-    {"alert tcp $LOOP_A any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "too deep (a loop?)"},
-    {"alert tcp 1.2.3.999 any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "'1.2.3.999' is not an address"},
-    {"alert tcp 1.2.3.4/33 any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "bad IPv4 prefix length"},
-    {"alert tcp !any any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "'!any' matches nothing"},
-    {"alert tcp [1.2.3.4,!1.2.3.4] any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "matches nothing"},
-    {"alert tcp [1.2.3.4 any -> any any (sid:1;)", MK_DETECT_FAIL_SYNTAX,
-     "rule header is incomplete"},
-    {"alert tcp [1.2.3.4]] any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "unexpected ']'"},
-    {"alert tcp any 70000 -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "port above 65535"},
-    {"alert tcp any 90:80 -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "port range 90:80 is reversed"},
-    {"alert tcp any any -> any $NOPORT (sid:1;)", MK_DETECT_FAIL_ADDRESS,
-     "port variable $NOPORT is not defined"},
-    {"alert tcp any [80,!80] -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "matches nothing"},
-    /* values */
-    {"alert tcp any any -> any any (pcre:\"/a(/\"; sid:1;)", MK_DETECT_FAIL_PCRE,
-     "keyword 'pcre': at offset 2:"},
-    {"alert tcp any any -> any any (pcre:\"abc\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "expected \"/regex/flags\""},
-    {"alert tcp any any -> any any (pcre:\"/a/q\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "unknown flag 'q'"},
-    {"alert tcp any any -> any any (byte_test:9,=,1,0; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "cannot read more than 8 bytes without 'string'"},
-    {"alert tcp any any -> any any (byte_test:24,=,1,0,string; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "is not 1-23"},
-    {"alert tcp any any -> any any (byte_test:2,~,1,0; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "unknown operator"},
-    {"alert tcp any any -> any any (byte_jump:2,0,from_beginning,from_end; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "exclude each other"},
-    {"alert tcp any any -> any any (byte_extract:2,0,v; byte_extract:2,2,v; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "variable 'v' defined twice"},
-    {"alert tcp any any -> any any (content:\"a\"; depth:nosuch; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "not a number nor a byte_extract variable"},
-    {"alert tcp any any -> any any (isdataat:abc; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "not a number 0-65535 nor a byte_extract variable"},
-    {"alert tcp any any -> any any (flow:established,not_established; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "established excludes"},
-    {"alert tcp any any -> any any (flow:to_server,to_client; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "exclude each other"},
-    {"alert tcp any any -> any any (flow:sideways; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "unknown option 'sideways'"},
-    {"alert tcp any any -> any any (flow:only_stream; dsize:3; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "only_stream cannot be combined"},
-    {"alert tcp any any -> any any (flags:SX; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "is not [+*!]FSRPAUCE"},
-    {"alert tcp any any -> any any (flags:+*S; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "is not [+*!]FSRPAUCE"},
-    {"alert udp any any -> any any (flags:S; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "flags and stream_size need a tcp or ip rule"},
-    {"alert tcp any any -> any any (itype:8; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "need an icmp or ip rule"},
-    {"alert tcp any any -> any any (dsize:10<>11; sid:1;)", MK_DETECT_FAIL_VALUE, "is not N, <N"},
-    {"alert tcp any any -> any any (dsize:70000; sid:1;)", MK_DETECT_FAIL_VALUE, "is not N, <N"},
-    {"alert tcp any any -> any any (ttl:300; sid:1;)", MK_DETECT_FAIL_VALUE, "(0-255)"},
-    {"alert tcp any any -> any any (stream_size:up,>,5; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "expected 'server|client|both|either"},
-    {"alert tcp any any -> any any (flowbits:sett,a; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "is not set, unset, toggle"},
-    {"alert tcp any any -> any any (flowbits:set,a|b; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "'|' only with isset or isnotset"},
-    {"alert tcp any any -> any any (flowint:c,+; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "isset and notset take no value"},
-    {"alert tcp any any -> any any (threshold:type limit,count 1,seconds 60; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "needs type, track, count and seconds"},
-    {"alert tcp any any -> any any (threshold:type every,track by_src,count 1,seconds 1; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "bad value 'every' for 'type'"},
-    {"alert tcp any any -> any any (threshold:type limit,track by_src,count 1,seconds 1; "
-     "detection_filter:track by_src,count 1,seconds 1; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "one threshold or one detection_filter"},
-    {"alert tcp any any -> any any (classtype:no-such-class; sid:1;)", MK_DETECT_FAIL_CLASSTYPE,
-     "'no-such-class' is not in classification.config"},
-    {"alert tcp any any -> any any (reference:osvdb,123; sid:1;)", MK_DETECT_FAIL_REFERENCE,
-     "type 'osvdb' is not in reference.config"},
-    {"alert tcp any any -> any any (reference:url; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "expected 'type,value'"},
-    {"alert tcp any any -> any any (target:both; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "expected src_ip or dest_ip"},
-    {"alert tcp any any -> any any (priority:0; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "not a priority 1-255"},
-    {"alert tcp any any -> any any (noalert:1; sid:1;)", MK_DETECT_FAIL_VALUE, "takes no value"},
-    {"alert tcp any any -> any any (content; sid:1;)", MK_DETECT_FAIL_VALUE, "needs a value"},
-    {"alert tcp any any -> any any (sid:1;; msg:\"x\";)", MK_DETECT_FAIL_SYNTAX, "empty option"},
-    {"alert tcp-stream any any -> any any (flow:no_stream; content:\"x\"; sid:1;)",
-     MK_DETECT_FAIL_VALUE, "no_stream cannot be used in a tcp-stream rule"},
-    {"alert tcp-stream any any -> any any (flags:S; content:\"x\"; sid:1;)", MK_DETECT_FAIL_VALUE,
-     "cannot use packet keywords"},
+	/* Suricata's error cases */
+	{ "alert tcp any any -> any any (msg:\"a;b\"; sid:1;)", MK_DETECT_FAIL_SYNTAX,
+	  "must be escaped as '\\;'" },
+	{ "alert tcp any any -> any any (content:\"a;b\"; sid:1;)", MK_DETECT_FAIL_SYNTAX,
+	  "must be escaped as '\\;'" },
+	{ "alert tcp any any -> any any (msg:\"x\"; sid:1)", MK_DETECT_FAIL_SYNTAX,
+	  "not terminated by ';'" },
+	{ "alert tcp any any -> any any (msg:\"x\";)", MK_DETECT_FAIL_VALUE, "rule has no sid" },
+	{ "alert tcp any any -> any any (sid:0;)", MK_DETECT_FAIL_VALUE, "not a number above 0" },
+	{ "alert tcp any any -> any any (sid:1; sid:2;)", MK_DETECT_FAIL_VALUE,
+	  "keyword 'sid': given twice" },
+	{ "alert tcp any any -> any any (content:\"abc\"; depth:2; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "depth 2 is smaller than the content (3 bytes)" },
+	{ "alert tcp any any -> any any (content:\"a\"; content:\"abc\"; within:2; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "within 2 is smaller than the content (3 bytes)" },
+	{ "alert tcp any any -> any any (content:\"a\"; content:\"b\"; distance:1; depth:4; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "keyword 'depth': cannot be combined with distance" },
+	{ "alert tcp any any -> any any (content:\"a\"; offset:1; within:4; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "keyword 'within': cannot be combined with depth, offset" },
+	{ "alert tcp any any -> any any (content:\"a\"; startswith; offset:1; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "startswith" },
+	{ "alert tcp any any -> any any (nocase; content:\"a\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "keyword 'nocase': needs a preceding content" },
+	{ "alert tcp any any -> any any (content:\"a\"; nocase; nocase; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "given twice for one content" },
+	{ "alert tcp any any -> any any (content:\"a\"; depth:0; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "0 is outside [1, 65535]" },
+	{ "alert tcp any any -> any any (content:\"a\"; fast_pattern; content:\"b\"; fast_pattern; "
+	  "sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "only one content of a rule can be the fast pattern" },
+	{ "alert tcp any any -> any any (content:\"a\"; content:\"b\"; fast_pattern:only; distance:1; "
+	  "sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "fast_pattern:only cannot be used" },
+	{ "alert tcp any any -> any any (content:!\"a\"; fast_pattern; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "negated content cannot be the fast pattern" },
+	{ "alert tcp any any -> any any (content:\"ab\"; fast_pattern:1,5; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "goes past the content" },
+	{ "alert tcp any any -> any any (content:\"|4|\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "odd number of hex digits" },
+	{ "alert tcp any any -> any any (content:\"|4g|\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "'g' is not a hex digit" },
+	{ "alert tcp any any -> any any (content:\"|41\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "unterminated hex section" },
+	{ "alert tcp any any -> any any (content:\"a\\x\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "'\\x' is not an escape" },
+	{ "alert tcp any any -> any any (content:\"\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "empty content" },
+	{ "alert tcp any any -> any any (content:abc; sid:1;)", MK_DETECT_FAIL_SYNTAX,
+	  "value must be in double quotes" },
+	/* app-layer and other unsupported keywords: named, with why */
+	{ "alert tcp any any -> any any (http.uri; content:\"/x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'http.uri': not supported (app-layer keyword" },
+	{ "alert tcp any any -> any any (content:\"/x\"; http_uri; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'http_uri': not supported (HTTP buffer modifier" },
+	{ "alert udp any any -> any 53 (dns.query; content:\"evil\"; sid:1;)",
+	  MK_DETECT_FAIL_KEYWORD, "keyword 'dns.query': not supported (app-layer" },
+	{ "alert tcp any any -> any any (tls.sni; content:\"x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'tls.sni': not supported" },
+	{ "alert tcp any any -> any any (file.data; content:\"x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'file.data': not supported" },
+	{ "alert tcp any any -> any any (xbits:set,a,track ip_src; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'xbits': not supported (global variables" },
+	{ "alert tcp any any -> any any (frobnicate:1; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "keyword 'frobnicate': unknown keyword" },
+	{ "alert tcp any any -> any any (pcre:\"/x/U\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "flag 'U' selects an HTTP buffer" },
+	{ "alert tcp any any -> any any (pcre:\"/(?P<pkt_x>a)/\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "captures into variables" },
+	{ "alert tcp any any -> any any (byte_test:4,=,1,0,dce; sid:1;)", MK_DETECT_FAIL_KEYWORD,
+	  "'dce' needs the DCERPC parser" },
+	/* header */
+	{ "log tcp any any -> any any (sid:1;)", MK_DETECT_FAIL_SYNTAX,
+	  "action 'log' is not one of" },
+	{ "alert http any any -> any any (sid:1;)", MK_DETECT_FAIL_PROTOCOL,
+	  "protocol 'http' not supported (app-layer" },
+	{ "alert foo any any -> any any (sid:1;)", MK_DETECT_FAIL_PROTOCOL,
+	  "unknown protocol 'foo'" },
+	{ "alert tcp any any <- any any (sid:1;)", MK_DETECT_FAIL_SYNTAX, "direction '<-'" },
+	{ "alert tcp any any -> any (sid:1;)", MK_DETECT_FAIL_SYNTAX, "rule header is incomplete" },
+	{ "alert tcp any any -> any any sid:1;", MK_DETECT_FAIL_SYNTAX, "missing '('" },
+	{ "alert tcp any any -> any any (sid:1;", MK_DETECT_FAIL_SYNTAX, "does not end with ')'" },
+	{ "alert tcp $NOPE any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "source address: address variable $NOPE is not defined" },
+	{ "alert tcp $LOOP_A any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "too deep (a loop?)" },
+	{ "alert tcp 1.2.3.999 any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "'1.2.3.999' is not an address" },
+	{ "alert tcp 1.2.3.4/33 any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "bad IPv4 prefix length" },
+	{ "alert tcp !any any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "'!any' matches nothing" },
+	{ "alert tcp [1.2.3.4,!1.2.3.4] any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "matches nothing" },
+	{ "alert tcp [1.2.3.4 any -> any any (sid:1;)", MK_DETECT_FAIL_SYNTAX,
+	  "rule header is incomplete" },
+	{ "alert tcp [1.2.3.4]] any -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "unexpected ']'" },
+	{ "alert tcp any 70000 -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "port above 65535" },
+	{ "alert tcp any 90:80 -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "port range 90:80 is reversed" },
+	{ "alert tcp any any -> any $NOPORT (sid:1;)", MK_DETECT_FAIL_ADDRESS,
+	  "port variable $NOPORT is not defined" },
+	{ "alert tcp any [80,!80] -> any any (sid:1;)", MK_DETECT_FAIL_ADDRESS, "matches nothing" },
+	/* values */
+	{ "alert tcp any any -> any any (pcre:\"/a(/\"; sid:1;)", MK_DETECT_FAIL_PCRE,
+	  "keyword 'pcre': at offset 2:" },
+	{ "alert tcp any any -> any any (pcre:\"abc\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "expected \"/regex/flags\"" },
+	{ "alert tcp any any -> any any (pcre:\"/a/q\"; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "unknown flag 'q'" },
+	{ "alert tcp any any -> any any (byte_test:9,=,1,0; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "cannot read more than 8 bytes without 'string'" },
+	{ "alert tcp any any -> any any (byte_test:24,=,1,0,string; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not 1-23" },
+	{ "alert tcp any any -> any any (byte_test:2,~,1,0; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "unknown operator" },
+	{ "alert tcp any any -> any any (byte_jump:2,0,from_beginning,from_end; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "exclude each other" },
+	{ "alert tcp any any -> any any (byte_extract:2,0,v; byte_extract:2,2,v; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "variable 'v' defined twice" },
+	{ "alert tcp any any -> any any (content:\"a\"; depth:nosuch; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "not a number nor a byte_extract variable" },
+	{ "alert tcp any any -> any any (isdataat:abc; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "not a number 0-65535 nor a byte_extract variable" },
+	{ "alert tcp any any -> any any (flow:established,not_established; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "established excludes" },
+	{ "alert tcp any any -> any any (flow:to_server,to_client; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "exclude each other" },
+	{ "alert tcp any any -> any any (flow:sideways; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "unknown option 'sideways'" },
+	{ "alert tcp any any -> any any (flow:only_stream; dsize:3; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "only_stream cannot be combined" },
+	{ "alert tcp any any -> any any (flags:SX; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not [+*!]FSRPAUCE" },
+	{ "alert tcp any any -> any any (flags:+*S; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not [+*!]FSRPAUCE" },
+	{ "alert udp any any -> any any (flags:S; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "flags and stream_size need a tcp or ip rule" },
+	{ "alert tcp any any -> any any (itype:8; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "need an icmp or ip rule" },
+	{ "alert tcp any any -> any any (dsize:10<>11; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not N, <N" },
+	{ "alert tcp any any -> any any (dsize:70000; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not N, <N" },
+	{ "alert tcp any any -> any any (ttl:300; sid:1;)", MK_DETECT_FAIL_VALUE, "(0-255)" },
+	{ "alert tcp any any -> any any (stream_size:up,>,5; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "expected 'server|client|both|either" },
+	{ "alert tcp any any -> any any (flowbits:sett,a; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "is not set, unset, toggle" },
+	{ "alert tcp any any -> any any (flowbits:set,a|b; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "'|' only with isset or isnotset" },
+	{ "alert tcp any any -> any any (flowint:c,+; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "isset and notset take no value" },
+	{ "alert tcp any any -> any any (threshold:type limit,count 1,seconds 60; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "needs type, track, count and seconds" },
+	{ "alert tcp any any -> any any (threshold:type every,track by_src,count 1,seconds 1; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "bad value 'every' for 'type'" },
+	{ "alert tcp any any -> any any (threshold:type limit,track by_src,count 1,seconds 1; "
+	  "detection_filter:track by_src,count 1,seconds 1; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "one threshold or one detection_filter" },
+	{ "alert tcp any any -> any any (classtype:no-such-class; sid:1;)",
+	  MK_DETECT_FAIL_CLASSTYPE, "'no-such-class' is not in classification.config" },
+	{ "alert tcp any any -> any any (reference:osvdb,123; sid:1;)", MK_DETECT_FAIL_REFERENCE,
+	  "type 'osvdb' is not in reference.config" },
+	{ "alert tcp any any -> any any (reference:url; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "expected 'type,value'" },
+	{ "alert tcp any any -> any any (target:both; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "expected src_ip or dest_ip" },
+	{ "alert tcp any any -> any any (priority:0; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "not a priority 1-255" },
+	{ "alert tcp any any -> any any (noalert:1; sid:1;)", MK_DETECT_FAIL_VALUE,
+	  "takes no value" },
+	{ "alert tcp any any -> any any (content; sid:1;)", MK_DETECT_FAIL_VALUE, "needs a value" },
+	{ "alert tcp any any -> any any (sid:1;; msg:\"x\";)", MK_DETECT_FAIL_SYNTAX,
+	  "empty option" },
+	{ "alert tcp-stream any any -> any any (flow:no_stream; content:\"x\"; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "no_stream cannot be used in a tcp-stream rule" },
+	{ "alert tcp-stream any any -> any any (flags:S; content:\"x\"; sid:1;)",
+	  MK_DETECT_FAIL_VALUE, "cannot use packet keywords" },
 };
 
 Test(rule_parse, rejections_name_the_reason)
@@ -583,12 +593,12 @@ Test(rule_parse, rejections_name_the_reason)
 Test(rule_parse, truncations_never_crash)
 {
 	static const char *const good[] = {
-	    "alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (msg:\"a\\;b\"; "
-	    "flow:established,to_server; "
-	    "content:\"GET|20|\"; depth:4; content:\"/x\"; distance:0; within:20; "
-	    "pcre:\"/x+y/iR\"; "
-	    "byte_test:2,>,5,0,relative; byte_jump:1,0,relative; isdataat:2,relative; "
-	    "flowbits:set,b; threshold:type limit,track by_src,count 1,seconds 5; sid:2; rev:1;)",
+		"alert tcp $HOME_NET any -> $EXTERNAL_NET $HTTP_PORTS (msg:\"a\\;b\"; "
+		"flow:established,to_server; "
+		"content:\"GET|20|\"; depth:4; content:\"/x\"; distance:0; within:20; "
+		"pcre:\"/x+y/iR\"; "
+		"byte_test:2,>,5,0,relative; byte_jump:1,0,relative; isdataat:2,relative; "
+		"flowbits:set,b; threshold:type limit,track by_src,count 1,seconds 5; sid:2; rev:1;)",
 	};
 	char buf[1024];
 	size_t i, n;

@@ -30,7 +30,7 @@ Test(unit, spsc_full_empty)
 	cr_assert_eq(mk_spsc_init(&r, 4, sizeof(x)), 0);
 	cr_assert_eq(mk_spsc_pop(&r, &x), -EAGAIN);
 	for (i = 0; i < 4; i++) {
-		x = (struct rec12){i, i * 2, i * 3};
+		x = (struct rec12){ i, i * 2, i * 3 };
 		cr_assert_eq(mk_spsc_push(&r, &x), 0);
 	}
 	cr_assert_eq(mk_spsc_count(&r), 4);

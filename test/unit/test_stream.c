@@ -56,7 +56,7 @@ static void on_depth(void *user, struct mk_tcp_session *s, int dir)
 static void start(const struct mk_stream_cfg *cfg)
 {
 	struct mk_stream_cfg def;
-	struct mk_stream_cbs cbs = {.data = on_data, .depth = on_depth};
+	struct mk_stream_cbs cbs = { .data = on_data, .depth = on_depth };
 
 	if (!cfg) {
 		mk_stream_cfg_default(&def);
@@ -109,15 +109,15 @@ static __u64 stat(int id)
 static int pktl(int dir, __u8 flags, __u32 seq, __u32 ack, const void *data, __u32 len)
 {
 	struct mk_tcp_seg seg = {
-	    .payload = data,
-	    .len = len,
-	    .seq = seq,
-	    .ack = ack,
-	    .window = 65535,
-	    .flags = flags,
-	    .dir = (__u8)dir,
-	    .wscale = -1,
-	    .csum_ok = 1,
+		.payload = data,
+		.len = len,
+		.seq = seq,
+		.ack = ack,
+		.window = 65535,
+		.flags = flags,
+		.dir = (__u8)dir,
+		.wscale = -1,
+		.csum_ok = 1,
 	};
 
 	return mk_stream_packet(eng, &ssn, &seg, 1);
@@ -604,15 +604,15 @@ Test(unit, stream_port_reuse)
 Test(unit, stream_bad_checksum)
 {
 	struct mk_tcp_seg seg = {
-	    .payload = (const __u8 *)"evil",
-	    .len = 4,
-	    .seq = CISN + 1,
-	    .ack = SISN + 1,
-	    .window = 1000,
-	    .flags = PA,
-	    .dir = C2S,
-	    .wscale = -1,
-	    .csum_ok = 0,
+		.payload = (const __u8 *)"evil",
+		.len = 4,
+		.seq = CISN + 1,
+		.ack = SISN + 1,
+		.window = 1000,
+		.flags = PA,
+		.dir = C2S,
+		.wscale = -1,
+		.csum_ok = 0,
 	};
 
 	handshake(CISN, SISN);
@@ -711,21 +711,21 @@ Test(unit, stream_ooo_limit)
 
 Test(unit, stream_wscale)
 {
-	struct mk_tcp_seg seg = {.seq = CISN,
-				 .window = 1000,
-				 .flags = MK_TCP_SYN,
-				 .dir = C2S,
-				 .wscale = 7,
-				 .csum_ok = 1};
+	struct mk_tcp_seg seg = { .seq = CISN,
+				  .window = 1000,
+				  .flags = MK_TCP_SYN,
+				  .dir = C2S,
+				  .wscale = 7,
+				  .csum_ok = 1 };
 
 	mk_stream_packet(eng, &ssn, &seg, 1);
-	seg = (struct mk_tcp_seg){.seq = SISN,
-				  .ack = CISN + 1,
-				  .window = 1000,
-				  .flags = MK_TCP_SYN | A,
-				  .dir = S2C,
-				  .wscale = 7,
-				  .csum_ok = 1};
+	seg = (struct mk_tcp_seg){ .seq = SISN,
+				   .ack = CISN + 1,
+				   .window = 1000,
+				   .flags = MK_TCP_SYN | A,
+				   .dir = S2C,
+				   .wscale = 7,
+				   .csum_ok = 1 };
 	mk_stream_packet(eng, &ssn, &seg, 1);
 	pkt(C2S, A, CISN + 1, SISN + 1, NULL);
 	/* server window 65535 << 7 = ~8 MB: 1 MB ahead is in the window */
@@ -756,7 +756,7 @@ Test(unit, stream_counter_names)
 			cr_expect_str_neq(mk_stream_stat_name(i), mk_stream_stat_name(j));
 	}
 	cr_expect_null(mk_stream_stat_name(MK_STREAM_STAT_MAX));
-	struct mk_stream_stats sum = {0};
+	struct mk_stream_stats sum = { 0 };
 	pkt(C2S, MK_TCP_RST, 1, 1, NULL);
 	mk_stream_stats_add(&sum, mk_stream_engine_stats(eng));
 	mk_stream_stats_add(&sum, mk_stream_engine_stats(eng));
@@ -817,7 +817,7 @@ Test(unit, stream_random_robustness, .timeout = 100)
 	for (i = 0; i < (int)sizeof(payload); i++)
 		payload[i] = (__u8)rnd();
 	for (sess = 0; sess < 400; sess++) {
-		__u32 base[2] = {rnd(), rnd()};
+		__u32 base[2] = { rnd(), rnd() };
 		int npk = 1 + rnd() % 300;
 
 		if (sess % 3 == 0)
@@ -832,11 +832,11 @@ Test(unit, stream_random_robustness, .timeout = 100)
 				seq = rnd();
 			else
 				seq = base[dir] + 1 + rnd() % 20000 - (r % 8 == 1 ? 5000 : 0);
-			ack =
-			    (r % 64 == 0) ? rnd() : base[!dir] + 1 + rnd() % (r % 3 ? 2000 : 30000);
-			flags = (rnd() % 32 == 0)
-				    ? (__u8)rnd()
-				    : (__u8)(PA | ((rnd() % 300 == 0) ? MK_TCP_FIN : 0));
+			ack = (r % 64 == 0) ? rnd() :
+					      base[!dir] + 1 + rnd() % (r % 3 ? 2000 : 30000);
+			flags = (rnd() % 32 == 0) ?
+					(__u8)rnd() :
+					(__u8)(PA | ((rnd() % 300 == 0) ? MK_TCP_FIN : 0));
 			len = rnd() % 3 ? rnd() % 1500 : rnd() % sizeof(payload);
 			if (pktl(dir, flags, seq, ack,
 				 payload + rnd() % (sizeof(payload) - len + 1),
@@ -974,12 +974,12 @@ static __u32 contiguous_sent(const struct piece *pieces, int n, int pos, __u32 s
 
 static void handshake_wscale(__u32 cisn, __u32 sisn, int ws)
 {
-	struct mk_tcp_seg seg = {.seq = cisn,
-				 .window = 65535,
-				 .flags = MK_TCP_SYN,
-				 .dir = C2S,
-				 .wscale = (__s8)ws,
-				 .csum_ok = 1};
+	struct mk_tcp_seg seg = { .seq = cisn,
+				  .window = 65535,
+				  .flags = MK_TCP_SYN,
+				  .dir = C2S,
+				  .wscale = (__s8)ws,
+				  .csum_ok = 1 };
 
 	mk_stream_packet(eng, &ssn, &seg, 1);
 	seg.seq = sisn;
@@ -999,9 +999,9 @@ static void model_run(void)
 	__u64 acked_before_end = 0, released_at_start;
 
 	for (round = 0; round < 20; round++) {
-		__u32 isn[2] = {0xffffffffU - rnd() % 100000, rnd()};
-		__u32 size[2] = {1 + rnd() % sizeof(data[0]), rnd() % 20000};
-		int pos[2] = {0, 0};
+		__u32 isn[2] = { 0xffffffffU - rnd() % 100000, rnd() };
+		__u32 size[2] = { 1 + rnd() % sizeof(data[0]), rnd() % 20000 };
+		int pos[2] = { 0, 0 };
 
 		for (d = 0; d < 2; d++) {
 			__u32 off = 0;
@@ -1014,12 +1014,12 @@ static void model_run(void)
 
 				if (len > size[d] - off)
 					len = size[d] - off;
-				pieces[d][npieces[d]++] = (struct piece){off, len};
+				pieces[d][npieces[d]++] = (struct piece){ off, len };
 				/* an overlapping copy now and then */
 				if (rnd() % 8 == 0)
 					pieces[d][npieces[d]++] =
-					    (struct piece){off > 100 ? off - 100 : 0,
-							   len + (off > 100 ? 100 : off)};
+						(struct piece){ off > 100 ? off - 100 : 0,
+								len + (off > 100 ? 100 : off) };
 				off += len;
 			}
 			size[d] = off;
@@ -1049,7 +1049,7 @@ static void model_run(void)
 			if (rnd() % 4 == 0)
 				pkt(!d, A, isn[!d] + 1,
 				    isn[d] + 1 +
-					contiguous_sent(pieces[d], npieces[d], pos[d], size[d]),
+					    contiguous_sent(pieces[d], npieces[d], pos[d], size[d]),
 				    NULL);
 		}
 		acked_before_end += stat(MK_STREAM_STAT_RELEASED_BYTES) - released_at_start;
@@ -1137,15 +1137,15 @@ Test(unit, stream_small_segments_share_pool)
 }
 
 static const __u8 syn_hdr[] = {
-    0x30, 0x39, 0x00, 0x50, /* ports 12345 -> 80 */
-    0x00, 0x00, 0x03, 0xe8, /* seq 1000 */
-    0x00, 0x00, 0x00, 0x00, /* ack */
-    0x80, 0x02, 0xfa, 0xf0, /* doff 8, SYN, window 64240 */
-    0x00, 0x00, 0x00, 0x00, /* csum, urg */
-    0x02, 0x04, 0x05, 0xb4, /* MSS 1460 */
-    0x01, 0x03, 0x03, 0x07, /* NOP, window scale 7 */
-    0x04, 0x02, 0x00, 0x00, /* SACK permitted, EOL */
-    'h',  'i',		    /* payload (TFO) */
+	0x30, 0x39, 0x00, 0x50, /* ports 12345 -> 80 */
+	0x00, 0x00, 0x03, 0xe8, /* seq 1000 */
+	0x00, 0x00, 0x00, 0x00, /* ack */
+	0x80, 0x02, 0xfa, 0xf0, /* doff 8, SYN, window 64240 */
+	0x00, 0x00, 0x00, 0x00, /* csum, urg */
+	0x02, 0x04, 0x05, 0xb4, /* MSS 1460 */
+	0x01, 0x03, 0x03, 0x07, /* NOP, window scale 7 */
+	0x04, 0x02, 0x00, 0x00, /* SACK permitted, EOL */
+	'h',  'i',		/* payload (TFO) */
 };
 
 Test(unit, stream_seg_parse)
@@ -1200,10 +1200,10 @@ Test(unit, stream_evasion_rst_bad_seq)
 {
 	handshake(CISN, SISN);
 	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /a");
-	pkt(S2C, MK_TCP_RST | A, SISN + 2, CISN + 7, NULL);	  /* one past */
-	pkt(S2C, MK_TCP_RST | A, SISN, CISN + 7, NULL);	  /* one before */
+	pkt(S2C, MK_TCP_RST | A, SISN + 2, CISN + 7, NULL);	    /* one past */
+	pkt(S2C, MK_TCP_RST | A, SISN, CISN + 7, NULL);		    /* one before */
 	pkt(S2C, MK_TCP_RST | A, SISN + 1 + 30000, CISN + 7, NULL); /* in the window */
-	pkt(S2C, MK_TCP_RST | A, SISN + 1, CISN + 100, NULL);	  /* ACKs bytes never sent */
+	pkt(S2C, MK_TCP_RST | A, SISN + 1, CISN + 100, NULL);	    /* ACKs bytes never sent */
 	cr_expect_eq(stat(MK_STREAM_STAT_INVALID_RST), 4);
 	cr_expect_eq(mk_tcp_session_state(&ssn), MK_TCP_ESTABLISHED);
 	pkt(C2S, PA, CISN + 7, SISN + 1, "ttack");
@@ -1341,15 +1341,15 @@ static int pktw(struct mk_tcp_session *s, int dir, __u8 flags, __u32 seq, __u32 
 		const void *data, __u32 len)
 {
 	struct mk_tcp_seg seg = {
-	    .payload = data,
-	    .len = len,
-	    .seq = seq,
-	    .ack = ack,
-	    .window = win,
-	    .flags = flags,
-	    .dir = (__u8)dir,
-	    .wscale = -1,
-	    .csum_ok = 1,
+		.payload = data,
+		.len = len,
+		.seq = seq,
+		.ack = ack,
+		.window = win,
+		.flags = flags,
+		.dir = (__u8)dir,
+		.wscale = -1,
+		.csum_ok = 1,
 	};
 
 	return mk_stream_packet(eng, s, &seg, 1);

@@ -42,8 +42,9 @@ static void check_result(const struct mk_fixture *fx, __u32 len, int start,
 		cr_assert_eq(!!(p.flags & MK_META_F_TUNNEL), p.tunnel_depth > 0);
 		cr_assert_eq(!!(p.flags & MK_META_F_TRUNCATED), p.l3.l3_off + p.l3.ip_len > len,
 			     "%s[%u]: TRUNCATED flag", fx->name, len);
-		cr_assert_leq(
-		    mk_endpoint_cmp(p.key.addr_lo, p.key.port_lo, p.key.addr_hi, p.key.port_hi), 0);
+		cr_assert_leq(mk_endpoint_cmp(p.key.addr_lo, p.key.port_lo, p.key.addr_hi,
+					      p.key.port_hi),
+			      0);
 		cr_assert_eq(p.hash, mk_flow_hash(&p.key, cfg->seed));
 		mk_meta_fill(&m, &p, 0);
 		strip = mk_decap_strip(&p);
@@ -64,13 +65,16 @@ static void check_result(const struct mk_fixture *fx, __u32 len, int start,
 }
 
 static const struct mk_parse_cfg cfgs[] = {
-    {.seed = 1, .tunnel_depth = 0},
-    {.seed = 2, .tunnel_depth = 1, .l2tpv3_cookie_len = 4},
-    {.seed = 3, .tunnel_depth = 2, .l2tpv3_cookie_len = 8, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
-    {.seed = 4, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT},
-    /* decoders off and ports moved: the same bytes are plain flows or other tunnels */
-    {.seed = 7, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .tunnel_off = MK_TUN_GRE | MK_TUN_IPIP,
-     .vxlan_port = 2152, .geneve_port = 1701},
+	{ .seed = 1, .tunnel_depth = 0 },
+	{ .seed = 2, .tunnel_depth = 1, .l2tpv3_cookie_len = 4 },
+	{ .seed = 3, .tunnel_depth = 2, .l2tpv3_cookie_len = 8, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT },
+	{ .seed = 4, .tunnel_depth = MK_TUNNEL_DEPTH_MAX, .l2tpv3_l2spec = MK_L2SPEC_DEFAULT },
+	/* decoders off and ports moved: the same bytes are plain flows or other tunnels */
+	{ .seed = 7,
+	  .tunnel_depth = MK_TUNNEL_DEPTH_MAX,
+	  .tunnel_off = MK_TUN_GRE | MK_TUN_IPIP,
+	  .vxlan_port = 2152,
+	  .geneve_port = 1701 },
 };
 
 Test(truncation, every_fixture_every_length, .timeout = 300)

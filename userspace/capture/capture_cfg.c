@@ -204,8 +204,9 @@ static int cpus_parse(struct mk_cfg_ctx *x, int node, const char *path, void *ba
 		}
 		continue;
 bad:
-	return mk_cfg_error(x, it, item, -EINVAL,
-			    "'%.32s' is not a CPU number or range (2-5) in [0, %d]", s, CPU_MAX);
+		return mk_cfg_error(x, it, item, -EINVAL,
+				    "'%.32s' is not a CPU number or range (2-5) in [0, %d]", s,
+				    CPU_MAX);
 	}
 	memcpy(c->cpus, cpus, ncpus * sizeof(cpus[0]));
 	c->ncpus = ncpus;
@@ -227,7 +228,7 @@ static const struct mk_cfg_name attach_names[] = {
 	{ "auto", MK_XDP_ATTACH_AUTO },
 	{ "native", MK_XDP_ATTACH_NATIVE },
 	{ "generic", MK_XDP_ATTACH_GENERIC },
-	{ "drv", MK_XDP_ATTACH_NATIVE },  /* Suricata's af-xdp force-xdp-mode */
+	{ "drv", MK_XDP_ATTACH_NATIVE }, /* Suricata's af-xdp force-xdp-mode */
 	{ "skb", MK_XDP_ATTACH_GENERIC },
 	{ NULL, 0 },
 };

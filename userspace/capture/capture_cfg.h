@@ -37,26 +37,26 @@ struct mk_iface_cfg {
 struct mk_capture_cfg {
 	struct mk_iface_cfg ifaces[MK_MAX_IFACES];
 	unsigned int n_ifaces;
-	uint32_t workers;		/* worker threads; 0 = one per online CPU */
-	int16_t cpus[MK_MAX_WORKERS];	/* worker w pinned to cpus[w % ncpus]; none = not pinned */
+	uint32_t workers;	      /* worker threads; 0 = one per online CPU */
+	int16_t cpus[MK_MAX_WORKERS]; /* worker w pinned to cpus[w % ncpus]; none = not pinned */
 	unsigned int ncpus;
-	uint32_t frame_size;		/* UMEM frame: 2048 or 4096 */
-	uint32_t frame_count;		/* UMEM frames per queue (shared by its W sockets) */
-	uint32_t rx_size;		/* RX ring entries per socket */
-	uint32_t fill_size;		/* fill ring entries per queue */
-	uint32_t comp_size;		/* completion ring entries per queue */
-	uint32_t batch;			/* descriptors per receive batch */
-	uint8_t attach;			/* enum mk_xdp_attach */
-	uint8_t zero_copy;		/* enum mk_zero_copy */
-	uint8_t busy_poll;		/* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
-	uint8_t ips;			/* IPS: bypassed flows forwarded to the peer interface */
-	uint32_t busy_poll_usecs;	/* SO_BUSY_POLL */
-	uint32_t busy_poll_budget;	/* SO_BUSY_POLL_BUDGET */
-	uint32_t stats_interval;	/* seconds between EVE stats events; 0 = none. Not a
+	uint32_t frame_size;	   /* UMEM frame: 2048 or 4096 */
+	uint32_t frame_count;	   /* UMEM frames per queue (shared by its W sockets) */
+	uint32_t rx_size;	   /* RX ring entries per socket */
+	uint32_t fill_size;	   /* fill ring entries per queue */
+	uint32_t comp_size;	   /* completion ring entries per queue */
+	uint32_t batch;		   /* descriptors per receive batch */
+	uint8_t attach;		   /* enum mk_xdp_attach */
+	uint8_t zero_copy;	   /* enum mk_zero_copy */
+	uint8_t busy_poll;	   /* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
+	uint8_t ips;		   /* IPS: bypassed flows forwarded to the peer interface */
+	uint32_t busy_poll_usecs;  /* SO_BUSY_POLL */
+	uint32_t busy_poll_budget; /* SO_BUSY_POLL_BUDGET */
+	uint32_t stats_interval;   /* seconds between EVE stats events; 0 = none. Not a
 					 * capture: key: the file's `stats: enabled, interval`
 					 * (struct mk_output_cfg) sets it */
-	char pin_dir[256];		/* bpffs directory for pinned maps ("" = no pinning) */
-	char ctl_socket[108];		/* control socket path ("" = none) */
+	char pin_dir[256];	   /* bpffs directory for pinned maps ("" = no pinning) */
+	char ctl_socket[108];	   /* control socket path ("" = none) */
 };
 
 static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)

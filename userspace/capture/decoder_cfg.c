@@ -46,7 +46,9 @@ static int tunnel_bit(const char *path)
 
 static int tunnel_enabled_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
 {
-	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no",
+										       "false",
+										       "off", "0" };
 	struct mk_parse_cfg *p = base;
 	int bit = tunnel_bit(path);
 	const char *s;
@@ -77,7 +79,8 @@ static void tunnel_enabled_dump(FILE *out, const char *path, const void *base)
 	fprintf(out, "%s = %s\n", path, (p->tunnel_off & tunnel_bit(path)) ? "no" : "yes");
 }
 
-#define ENABLED(name) MK_CFG_CUSTOM("decoder." name ".enabled", tunnel_enabled_parse, tunnel_enabled_dump)
+#define ENABLED(name) \
+	MK_CFG_CUSTOM("decoder." name ".enabled", tunnel_enabled_parse, tunnel_enabled_dump)
 #define P struct mk_parse_cfg
 static const struct mk_cfg_key decoder_keys[] = {
 	MK_CFG_UINT("decoder.tunnel-depth", P, tunnel_depth, 0, MK_TUNNEL_DEPTH_MAX),

@@ -19,10 +19,10 @@
 struct mk_link_state {
 	int ifindex;
 	char name[IF_NAMESIZE];
-	int up;		    /* IFF_UP and IFF_RUNNING */
-	uint64_t downs;	    /* times it went down */
-	uint64_t down_ns;   /* time spent down, finished gaps */
-	uint64_t since_ns;  /* CLOCK_MONOTONIC when it went down, while down */
+	int up;		   /* IFF_UP and IFF_RUNNING */
+	uint64_t downs;	   /* times it went down */
+	uint64_t down_ns;  /* time spent down, finished gaps */
+	uint64_t since_ns; /* CLOCK_MONOTONIC when it went down, while down */
 };
 
 struct mk_link_watch {

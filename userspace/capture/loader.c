@@ -54,13 +54,11 @@ static int opts_check(const struct mk_loader_opts *o)
 		return -EINVAL;
 	}
 	if (o->tunnel_depth > MK_TUNNEL_DEPTH_MAX) {
-		mk_err("tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX,
-		       o->tunnel_depth);
+		mk_err("tunnel depth must be 0..%d, not %u", MK_TUNNEL_DEPTH_MAX, o->tunnel_depth);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_cookie_len != 0 && o->l2tpv3_cookie_len != 4 && o->l2tpv3_cookie_len != 8) {
-		mk_err("L2TPv3 cookie length must be 0, 4 or 8, not %u",
-		       o->l2tpv3_cookie_len);
+		mk_err("L2TPv3 cookie length must be 0, 4 or 8, not %u", o->l2tpv3_cookie_len);
 		return -EINVAL;
 	}
 	if (o->l2tpv3_l2spec != MK_L2SPEC_NONE && o->l2tpv3_l2spec != MK_L2SPEC_DEFAULT) {
@@ -87,8 +85,8 @@ static int opts_check(const struct mk_loader_opts *o)
  */
 static int pin_maps(struct meerkat_bpf *skel, const char *dir)
 {
-	struct bpf_map *maps[] = {skel->maps.mk_bypass_table, skel->maps.mk_bypass_counters,
-				  skel->maps.mk_flow_bypass};
+	struct bpf_map *maps[] = { skel->maps.mk_bypass_table, skel->maps.mk_bypass_counters,
+				   skel->maps.mk_flow_bypass };
 	char path[PATH_MAX];
 	unsigned int i;
 	int err;
@@ -185,8 +183,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	l->xsk_slots = opts->xsk_slots ? opts->xsk_slots : opts->queues * opts->workers;
 	err = bpf_map__set_max_entries(skel->maps.mk_xsks, l->xsk_slots);
 	if (err) {
-		mk_err("cannot size map mk_xsks to %u slots: %s", l->xsk_slots,
-		       strerror(-err));
+		mk_err("cannot size map mk_xsks to %u slots: %s", l->xsk_slots, strerror(-err));
 		goto err_destroy;
 	}
 
@@ -205,7 +202,8 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 		err = -ENOMEM;
 		goto err_close;
 	}
-	err = mk_cidr4_dir_init(l->cidr4, skel->data_prefilter->mk_cidr4_dir, l->cidr4_l2, l->cidr4_l3);
+	err = mk_cidr4_dir_init(l->cidr4, skel->data_prefilter->mk_cidr4_dir, l->cidr4_l2,
+				l->cidr4_l3);
 	if (err) {
 		free(l->cidr4);
 		l->cidr4 = NULL;
@@ -281,8 +279,8 @@ static void cidr6_bits(const void *addr, __u32 prefixlen, __u32 *first, __u32 *c
  * The program's quick answer next to the tries: the IPv4 CIDR table
  * (cidr4_dir.c), the IPv6 prefilter bits.
  */
-static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr,
-				 __u32 prefixlen, int delta)
+static int cidr_prefilter_update(struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
+				 int delta)
 {
 	__u64 *bits = l->skel->data_prefilter->mk_cidr6_bits;
 	__u32 first, count, i, a;
@@ -290,8 +288,8 @@ static int cidr_prefilter_update(struct mk_loader *l, int family, const void *ad
 	if (family == AF_INET) {
 		memcpy(&a, addr, 4);
 		a = __builtin_bswap32(a);
-		return delta > 0 ? mk_cidr4_dir_add(l->cidr4, a, prefixlen)
-				 : mk_cidr4_dir_del(l->cidr4, a, prefixlen);
+		return delta > 0 ? mk_cidr4_dir_add(l->cidr4, a, prefixlen) :
+				   mk_cidr4_dir_del(l->cidr4, a, prefixlen);
 	}
 	if (!l->cidr6_refs) {
 		l->cidr6_refs = calloc(MK_CIDR_PREFILTER_BITS, sizeof(*l->cidr6_refs));
@@ -332,8 +330,7 @@ int mk_loader_itable_reset(struct mk_loader *l)
 		w = b % l->workers;
 		err = map_update(l->skel->maps.mk_itable, &b, &w, BPF_ANY);
 		if (err) {
-			mk_err("cannot fill map mk_itable bucket %u: %s", b,
-			       strerror(-err));
+			mk_err("cannot fill map mk_itable bucket %u: %s", b, strerror(-err));
 			return err;
 		}
 	}
@@ -423,8 +420,7 @@ int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
 	}
 	err = map_update(l->skel->maps.mk_xsks, &slot, &xsk_fd, BPF_ANY);
 	if (err)
-		mk_err("cannot put socket in map mk_xsks slot %u: %s", slot,
-		       strerror(-err));
+		mk_err("cannot put socket in map mk_xsks slot %u: %s", slot, strerror(-err));
 	return err;
 }
 
@@ -455,19 +451,18 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 	}
 	err = map_update(l->skel->maps.mk_peer, &key, &val, BPF_ANY);
 	if (err)
-		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex,
-		       strerror(-err));
+		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex, strerror(-err));
 	return err;
 }
 
 /* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
 static int cidr_key(
-    struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
-    union {
-	    struct mk_lpm_v4_key v4;
-	    struct mk_lpm_v6_key v6;
-    } * key,
-    struct bpf_map **map, __u32 **count)
+	struct mk_loader *l, int family, const void *addr, __u32 prefixlen,
+	union {
+		struct mk_lpm_v4_key v4;
+		struct mk_lpm_v6_key v6;
+	} * key,
+	struct bpf_map **map, __u32 **count)
 {
 	memset(key, 0, sizeof(*key));
 	if (family == AF_INET && prefixlen <= 32) {
@@ -521,8 +516,7 @@ int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 
 			cidr_prefilter_update(l, family, addr, prefixlen, -1);
 		if (err == -EEXIST)
 			return 0;
-		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map),
-		       strerror(-err));
+		mk_err("cannot add CIDR to map %s: %s", bpf_map__name(map), strerror(-err));
 		return err;
 	}
 	if (family == AF_INET) {
@@ -552,8 +546,7 @@ int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 
 		return err;
 	if (bpf_map_delete_elem(bpf_map__fd(map), &key)) {
 		err = -errno;
-		mk_err("cannot delete CIDR from map %s: %s", bpf_map__name(map),
-		       strerror(-err));
+		mk_err("cannot delete CIDR from map %s: %s", bpf_map__name(map), strerror(-err));
 		return err;
 	}
 	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
@@ -966,9 +959,9 @@ out:
 int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *ifname, __u32 queue)
 {
 	struct xsk_socket_config xcfg = {
-	    .rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
-	    .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-	    .bind_flags = XDP_COPY,
+		.rx_size = XSK_RING_CONS__DEFAULT_NUM_DESCS,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = XDP_COPY,
 	};
 	__u32 w;
 	int err;
@@ -979,8 +972,8 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 		return -ERANGE;
 	}
 	set->umem_size = (size_t)XSK_SET_FRAMES * l->workers * XSK_UMEM__DEFAULT_FRAME_SIZE;
-	set->umem_area =
-	    mmap(NULL, set->umem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	set->umem_area = mmap(NULL, set->umem_size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (set->umem_area == MAP_FAILED) {
 		err = -errno;
 		set->umem_area = NULL;
@@ -997,8 +990,8 @@ int mk_xsk_set_create(struct mk_xsk_set *set, struct mk_loader *l, const char *i
 		err = xsk_socket__create_shared(&set->xsks[w], ifname, queue, set->umem,
 						&set->rx[w], NULL, &set->fill, &set->comp, &xcfg);
 		if (err) {
-			mk_err("cannot create AF_XDP socket %u on %s queue %u: %s", w,
-			       ifname, queue, strerror(-err));
+			mk_err("cannot create AF_XDP socket %u on %s queue %u: %s", w, ifname,
+			       queue, strerror(-err));
 			goto err_out;
 		}
 		set->count++;

@@ -90,7 +90,7 @@ int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
 	rewind(s->file);
 	/* microseconds whatever the file holds: EVE timestamps have 6 digits */
 	s->pcap = pcap_fopen_offline_with_tstamp_precision(s->file, PCAP_TSTAMP_PRECISION_MICRO,
-							    errbuf);
+							   errbuf);
 	if (!s->pcap) {
 		mk_err("%s: %s", path, errbuf);
 		fclose(s->file);

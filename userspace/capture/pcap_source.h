@@ -30,8 +30,8 @@ struct mk_pcap_source {
 	int dlt;
 	int pcapng;
 	uint32_t snaplen;
-	uint64_t records;  /* records read from this file */
-	uint64_t next_off; /* byte offset of the next record (pcapng: next block) */
+	uint64_t records;   /* records read from this file */
+	uint64_t next_off;  /* byte offset of the next record (pcapng: next block) */
 	uint64_t oversized; /* records longer than the snap length, cut to it by libpcap */
 	struct bpf_program filter;
 	int filtering;

@@ -94,8 +94,8 @@ int mk_xsk_umem_create(struct mk_xsk_umem *u, const char *ifname, uint32_t queue
 	err = xsk_umem__create(&u->umem, u->area, u->area_size, &u->fill, &u->comp, &ucfg);
 	if (err) {
 		mk_err("%s queue %u: cannot create UMEM: %s%s", ifname, queue, strerror(-err),
-		       err == -ENOMEM || err == -EPERM ? " (locked-memory limit? try ulimit -l)"
-						       : "");
+		       err == -ENOMEM || err == -EPERM ? " (locked-memory limit? try ulimit -l)" :
+							 "");
 		u->umem = NULL;
 		goto fail;
 	}

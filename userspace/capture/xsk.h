@@ -57,10 +57,10 @@ struct mk_xsk_sock {
 };
 
 /* Socket counters (struct xdp_statistics), as meerkat names them in EVE stats. */
-#define MK_XSK_STATS(X)                                                                            \
-	X(rx_dropped, "frames dropped: no fill-ring buffer, or other socket-side reasons")          \
-	X(rx_invalid_descs, "invalid descriptors the kernel skipped")                              \
-	X(rx_ring_full, "frames dropped: the socket's RX ring was full")                           \
+#define MK_XSK_STATS(X)                                                                    \
+	X(rx_dropped, "frames dropped: no fill-ring buffer, or other socket-side reasons") \
+	X(rx_invalid_descs, "invalid descriptors the kernel skipped")                      \
+	X(rx_ring_full, "frames dropped: the socket's RX ring was full")                   \
 	X(rx_fill_ring_empty_descs, "times the kernel found the fill ring empty")
 
 /*

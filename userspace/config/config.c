@@ -46,7 +46,6 @@ static const struct mk_cfg_module modules[] = {
 	{ &bypass_table, 0 },
 };
 
-
 /* ---- bypass.cidr -------------------------------------------------------------------------- */
 
 static int bypass_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
@@ -154,9 +153,9 @@ int mk_config_bypassed(const struct mk_config *c, uint8_t family, const uint32_t
 
 		for (i = 0; hit && i < 4; i++) {
 			uint32_t bits = r->prefix > i * 32 ? (uint32_t)(r->prefix - i * 32) : 0;
-			uint32_t mask = bits >= 32 ? 0xffffffffu
-					: bits	   ? ~(0xffffffffu >> bits)
-						   : 0;
+			uint32_t mask = bits >= 32 ? 0xffffffffu :
+					bits	   ? ~(0xffffffffu >> bits) :
+						     0;
 
 			hit = (addr[i] & htonl(mask)) == r->addr[i];
 		}
@@ -191,7 +190,6 @@ void mk_config_free(struct mk_config *c)
 	/* what pointed into the freed memory goes back to the defaults */
 	mk_config_defaults(c);
 }
-
 
 static int run_checks(struct mk_config *c, const char *name)
 {

@@ -49,8 +49,8 @@ struct mk_config {
 struct mk_config_cli {
 	const char *const *ifaces; /* -i, repeatable: replaces capture.interfaces */
 	unsigned int n_ifaces;
-	const char *workers; /* --workers N: capture.workers, [1, MK_MAX_WORKERS] */
-	const char *log_dir; /* -l DIR: default-log-dir */
+	const char *workers;	/* --workers N: capture.workers, [1, MK_MAX_WORKERS] */
+	const char *log_dir;	/* -l DIR: default-log-dir */
 	const char *ctl_socket; /* --unix-socket PATH: capture.control-socket ("" = none) */
 };
 

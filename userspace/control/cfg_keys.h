@@ -46,16 +46,16 @@ struct mk_cfg_name {
 struct mk_cfg_ctx;
 
 struct mk_cfg_key {
-	const char *path;	/* "flow.hash-size": the full key path */
+	const char *path; /* "flow.hash-size": the full key path */
 	enum mk_cfg_type type;
-	size_t off;		/* of the field in the module's struct */
-	size_t size;		/* of the field: integers 1, 2, 4 or 8; strings their array */
-	uint64_t min, max;	/* numbers: inclusive bounds (seconds for SECONDS_NS) */
+	size_t off;	   /* of the field in the module's struct */
+	size_t size;	   /* of the field: integers 1, 2, 4 or 8; strings their array */
+	uint64_t min, max; /* numbers: inclusive bounds (seconds for SECONDS_NS) */
 	const struct mk_cfg_name *names; /* MK_CFG_ENUM: terminated by a NULL name */
-	bool nonempty;		/* MK_CFG_STRING */
+	bool nonempty;			 /* MK_CFG_STRING */
 	/* Numbers: an extra rule inside [min, max] and how the error states it. */
 	bool (*valid)(uint64_t v);
-	const char *must;	/* "0, 4 or 8" -> "'5' must be 0, 4 or 8" */
+	const char *must; /* "0, 4 or 8" -> "'5' must be 0, 4 or 8" */
 	/*
 	 * MK_CFG_CUSTOM: reads @node into the module's struct at @base; returns
 	 * 0 or the -errno of mk_cfg_error(). @path is the key, for messages.
@@ -79,29 +79,50 @@ struct mk_cfg_table {
 };
 
 #define MK_CFG_FIELD(T, f) .off = offsetof(T, f), .size = sizeof(((T *)0)->f)
-#define MK_CFG_UINT(p, T, f, lo, hi)                                                               \
-	{ .path = (p), .type = MK_CFG_UINT, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi) }
-#define MK_CFG_SIZE(p, T, f, lo, hi)                                                               \
-	{ .path = (p), .type = MK_CFG_SIZE, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi) }
-#define MK_CFG_SECONDS_NS(p, T, f, lo, hi)                                                         \
-	{ .path = (p), .type = MK_CFG_SECONDS_NS, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi) }
-#define MK_CFG_BOOL(p, T, f) { .path = (p), .type = MK_CFG_BOOL, MK_CFG_FIELD(T, f), .max = 1 }
-#define MK_CFG_ENUM(p, T, f, n)                                                                    \
-	{ .path = (p), .type = MK_CFG_ENUM, MK_CFG_FIELD(T, f), .names = (n) }
-#define MK_CFG_STRING(p, T, f) { .path = (p), .type = MK_CFG_STRING, MK_CFG_FIELD(T, f) }
-#define MK_CFG_STRING_NONEMPTY(p, T, f)                                                            \
-	{ .path = (p), .type = MK_CFG_STRING, MK_CFG_FIELD(T, f), .nonempty = true }
+#define MK_CFG_UINT(p, T, f, lo, hi)                                                           \
+	{                                                                                      \
+		.path = (p), .type = MK_CFG_UINT, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi) \
+	}
+#define MK_CFG_SIZE(p, T, f, lo, hi)                                                           \
+	{                                                                                      \
+		.path = (p), .type = MK_CFG_SIZE, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi) \
+	}
+#define MK_CFG_SECONDS_NS(p, T, f, lo, hi)                                               \
+	{                                                                                \
+		.path = (p), .type = MK_CFG_SECONDS_NS, MK_CFG_FIELD(T, f), .min = (lo), \
+		.max = (hi)                                                              \
+	}
+#define MK_CFG_BOOL(p, T, f)                                                   \
+	{                                                                      \
+		.path = (p), .type = MK_CFG_BOOL, MK_CFG_FIELD(T, f), .max = 1 \
+	}
+#define MK_CFG_ENUM(p, T, f, n)                                                    \
+	{                                                                          \
+		.path = (p), .type = MK_CFG_ENUM, MK_CFG_FIELD(T, f), .names = (n) \
+	}
+#define MK_CFG_STRING(p, T, f)                                         \
+	{                                                              \
+		.path = (p), .type = MK_CFG_STRING, MK_CFG_FIELD(T, f) \
+	}
+#define MK_CFG_STRING_NONEMPTY(p, T, f)                                                  \
+	{                                                                                \
+		.path = (p), .type = MK_CFG_STRING, MK_CFG_FIELD(T, f), .nonempty = true \
+	}
 /* a number with an extra rule: MK_CFG_UINT_IF("x", T, f, 0, 8, is_pow2, "a power of two") */
-#define MK_CFG_UINT_IF(p, T, f, lo, hi, ok, text)                                                  \
-	{ .path = (p), .type = MK_CFG_UINT, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi),          \
-	  .valid = (ok), .must = (text) }
-#define MK_CFG_CUSTOM(p, parse_fn, dump_fn)                                                        \
-	{ .path = (p), .type = MK_CFG_CUSTOM, .parse = (parse_fn), .dump = (dump_fn) }
+#define MK_CFG_UINT_IF(p, T, f, lo, hi, ok, text)                                               \
+	{                                                                                       \
+		.path = (p), .type = MK_CFG_UINT, MK_CFG_FIELD(T, f), .min = (lo), .max = (hi), \
+		.valid = (ok), .must = (text)                                                   \
+	}
+#define MK_CFG_CUSTOM(p, parse_fn, dump_fn)                                                \
+	{                                                                                  \
+		.path = (p), .type = MK_CFG_CUSTOM, .parse = (parse_fn), .dump = (dump_fn) \
+	}
 
 /* ---- for MK_CFG_CUSTOM parsers ----------------------------------------------------------- */
 
 enum mk_cfg_kind {
-	MK_CFG_NODE_NULL,     /* `key:` with no value, `~` or `null` */
+	MK_CFG_NODE_NULL, /* `key:` with no value, `~` or `null` */
 	MK_CFG_NODE_SCALAR,
 	MK_CFG_NODE_SEQUENCE,
 	MK_CFG_NODE_MAPPING,

@@ -33,8 +33,8 @@ struct mk_cfg_ctx {
 	const char *name; /* the file, in messages */
 	const struct mk_cfg_module *mods;
 	unsigned int nmods;
-	char *base;	/* what the modules' offsets count from */
-	void **mem;	/* the chain mk_cfg_alloc() adds to */
+	char *base; /* what the modules' offsets count from */
+	void **mem; /* the chain mk_cfg_alloc() adds to */
 	unsigned int depth;
 };
 
@@ -319,8 +319,8 @@ static int parse_size(const char *s, uint64_t *out)
 	static const struct {
 		const char *unit;
 		unsigned int shift;
-	} units[] = { { "kb", 10 }, { "kib", 10 }, { "mb", 20 }, { "mib", 20 },
-		      { "gb", 30 }, { "gib", 30 } };
+	} units[] = { { "kb", 10 },  { "kib", 10 }, { "mb", 20 },
+		      { "mib", 20 }, { "gb", 30 },  { "gib", 30 } };
 	const char *end;
 	unsigned int i;
 	uint64_t v;
@@ -519,7 +519,8 @@ static int set_value(struct mk_cfg_ctx *x, const struct mk_cfg_key *k, char *bas
 		err = -ERANGE;
 	if (err)
 		return mk_cfg_error(x, node, path, err, "'%s' is not %s",
-				    mk_cfg_show(s, shown, sizeof(shown)), expected(k, want, sizeof(want)));
+				    mk_cfg_show(s, shown, sizeof(shown)),
+				    expected(k, want, sizeof(want)));
 	if (k->valid && !k->valid(v))
 		return mk_cfg_error(x, node, path, -EINVAL, "'%s' must be %s",
 				    mk_cfg_show(s, shown, sizeof(shown)), k->must);
@@ -691,7 +692,11 @@ int mk_cfg_load(const struct mk_cfg_module *mods, unsigned int nmods, void *base
 		const char *buf, size_t len, const char *name)
 {
 	struct mk_cfg_ctx x = {
-		.name = name, .mods = mods, .nmods = nmods, .base = base, .mem = mem,
+		.name = name,
+		.mods = mods,
+		.nmods = nmods,
+		.base = base,
+		.mem = mem,
 	};
 	yaml_document_t next;
 	yaml_parser_t p;

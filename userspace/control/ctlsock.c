@@ -123,8 +123,8 @@ void mk_ctl_server_close(struct mk_ctl_server *s)
 	s->fd = -1;
 }
 
-int mk_ctl_register(struct mk_ctl_server *s, const char *name, const char *help,
-		    mk_ctl_handler fn, void *ctx)
+int mk_ctl_register(struct mk_ctl_server *s, const char *name, const char *help, mk_ctl_handler fn,
+		    void *ctx)
 {
 	if (s->ncmds == MK_CTL_MAX_COMMANDS)
 		return -ENOSPC;
@@ -175,9 +175,9 @@ static void handle_line(struct mk_ctl_server *s, int fd, const char *line)
 	const char *name, *why = "failed";
 	unsigned int i;
 
-	if (!req || !json_is_object(req) ||
-	    !json_is_string(json_object_get(req, "command"))) {
-		reply(fd, 0, json_string("request must be a JSON object with a \"command\" string"));
+	if (!req || !json_is_object(req) || !json_is_string(json_object_get(req, "command"))) {
+		reply(fd, 0,
+		      json_string("request must be a JSON object with a \"command\" string"));
 		json_decref(req);
 		return;
 	}
@@ -246,7 +246,8 @@ void mk_ctl_server_handle(struct mk_ctl_server *s, const struct pollfd *pfds, un
 				continue;
 			for (k = 0; k < MK_CTL_MAX_CLIENTS && s->clients[k].fd >= 0; k++)
 				;
-			if (k == MK_CTL_MAX_CLIENTS || !(s->clients[k].buf = malloc(MK_CTL_LINE_MAX))) {
+			if (k == MK_CTL_MAX_CLIENTS ||
+			    !(s->clients[k].buf = malloc(MK_CTL_LINE_MAX))) {
 				reply(fd, 0, json_string("too many control clients"));
 				close(fd);
 				continue;

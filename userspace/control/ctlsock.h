@@ -53,8 +53,8 @@ struct mk_ctl_server {
 /* Binds @path (a stale socket file from a dead daemon is replaced). 0 or -errno (logged). */
 int mk_ctl_server_open(struct mk_ctl_server *s, const char *path);
 void mk_ctl_server_close(struct mk_ctl_server *s);
-int mk_ctl_register(struct mk_ctl_server *s, const char *name, const char *help,
-		    mk_ctl_handler fn, void *ctx);
+int mk_ctl_register(struct mk_ctl_server *s, const char *name, const char *help, mk_ctl_handler fn,
+		    void *ctx);
 /* Fills up to @max pollfds (listening socket + clients); returns how many. */
 unsigned int mk_ctl_server_pollfds(const struct mk_ctl_server *s, struct pollfd *pfds,
 				   unsigned int max);

@@ -28,10 +28,10 @@ struct mk_cfg_var {
 struct mk_rules_cfg {
 	const struct mk_cfg_var *address_groups; /* vars.address-groups */
 	unsigned int naddress_groups;
-	const struct mk_cfg_var *port_groups;	 /* vars.port-groups */
+	const struct mk_cfg_var *port_groups; /* vars.port-groups */
 	unsigned int nport_groups;
-	const char *const *rule_files;		 /* rule-files: a name without '/' is under */
-	unsigned int nrule_files;		 /* default-rule-path */
+	const char *const *rule_files; /* rule-files: a name without '/' is under */
+	unsigned int nrule_files;      /* default-rule-path */
 	char default_rule_path[MK_RULES_PATH_MAX];
 	char classification_file[MK_RULES_PATH_MAX];
 	char reference_config_file[MK_RULES_PATH_MAX];

@@ -6,10 +6,10 @@
 #ifndef MK_CTL_H
 #define MK_CTL_H
 
-int ctl_xdp_test(int argc, char **argv); /* ctl/xdp_test.c */
-int ctl_stats(int argc, char **argv);	 /* ctl/xdp_stats.c; without -i: ctl_daemon_stats */
-int ctl_ping(int argc, char **argv);	 /* ctl/daemon.c */
-int ctl_status(int argc, char **argv);	 /* ctl/daemon.c */
+int ctl_xdp_test(int argc, char **argv);     /* ctl/xdp_test.c */
+int ctl_stats(int argc, char **argv);	     /* ctl/xdp_stats.c; without -i: ctl_daemon_stats */
+int ctl_ping(int argc, char **argv);	     /* ctl/daemon.c */
+int ctl_status(int argc, char **argv);	     /* ctl/daemon.c */
 int ctl_daemon_stats(int argc, char **argv); /* ctl/daemon.c */
 int ctl_reload(int argc, char **argv);	     /* ctl/daemon.c */
 int ctl_rules(int argc, char **argv);	     /* ctl/daemon.c */

@@ -98,7 +98,8 @@ int ctl_status(int argc, char **argv)
 		       json_integer_value(json_object_get(m, "pid")),
 		       json_integer_value(json_object_get(m, "uptime")),
 		       json_integer_value(json_object_get(m, "workers")));
-		json_array_foreach(json_object_get(m, "interfaces"), i, ifc) {
+		json_array_foreach(json_object_get(m, "interfaces"), i, ifc)
+		{
 			json_t *modes = json_object_get(ifc, "socket_mode");
 
 			printf("  %-16s ifindex %lld, %s XDP, program id %lld, %lld queue(s), %s sockets\n",
@@ -123,12 +124,14 @@ static void print_flat(const char *prefix, json_t *v)
 	size_t i;
 
 	if (json_is_object(v)) {
-		json_object_foreach(v, k, c) {
+		json_object_foreach(v, k, c)
+		{
 			snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", k);
 			print_flat(name, c);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c) {
+		json_array_foreach(v, i, c)
+		{
 			snprintf(name, sizeof(name), "%s[%zu]", prefix, i);
 			print_flat(name, c);
 		}
@@ -168,10 +171,11 @@ int ctl_daemon_stats(int argc, char **argv)
 /* reload: the daemon rebuilds its rules from the files; the old ones stay on failure. */
 int ctl_reload(int argc, char **argv)
 {
-	static const char usage[] = "Usage: meerkatctl [-s SOCKET] reload [--json]\n\n"
-				    "Reloads the rule files of the running meerkat (as SIGUSR2), "
-				    "waits for the new\nrule set and prints it; when the new rules "
-				    "fail to load, the old ones stay\nand `meerkatctl rules` says why.\n";
+	static const char usage[] =
+		"Usage: meerkatctl [-s SOCKET] reload [--json]\n\n"
+		"Reloads the rule files of the running meerkat (as SIGUSR2), "
+		"waits for the new\nrule set and prints it; when the new rules "
+		"fail to load, the old ones stay\nand `meerkatctl rules` says why.\n";
 	int json = want_json(argc, argv, usage);
 	json_t *m;
 
@@ -182,7 +186,8 @@ int ctl_reload(int argc, char **argv)
 		/* the reason the build failed is in the rule set status */
 		m = ask("ruleset-stats");
 		if (m) {
-			fprintf(stderr, "%s\n", json_string_value(json_object_get(m, "last_message")));
+			fprintf(stderr, "%s\n",
+				json_string_value(json_object_get(m, "last_message")));
 			json_decref(m);
 		}
 		return 1;
@@ -192,10 +197,11 @@ int ctl_reload(int argc, char **argv)
 
 int ctl_rules(int argc, char **argv)
 {
-	static const char usage[] = "Usage: meerkatctl [-s SOCKET] rules [--json]\n\n"
-				    "The running meerkat's rule set: rules loaded and failed (by "
-				    "reason), generation,\nload time, reloads and the last reload's "
-				    "message.\n";
+	static const char usage[] =
+		"Usage: meerkatctl [-s SOCKET] rules [--json]\n\n"
+		"The running meerkat's rule set: rules loaded and failed (by "
+		"reason), generation,\nload time, reloads and the last reload's "
+		"message.\n";
 	int json = want_json(argc, argv, usage);
 	json_t *m;
 

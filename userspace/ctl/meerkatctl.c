@@ -19,8 +19,10 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "xdp-test", ctl_xdp_test, "run the XDP program over a pcap with BPF_PROG_RUN" },
 	{ "ping", ctl_ping, "ask the running meerkat for a pong" },
 	{ "status", ctl_status, "interfaces, XDP mode, program ids, queues, workers, uptime" },
-	{ "stats", ctl_stats, "every counter of the running meerkat; with -i IFACE, the XDP program's" },
-	{ "reload", ctl_reload, "reload the rules of the running meerkat (the old ones stay on failure)" },
+	{ "stats", ctl_stats,
+	  "every counter of the running meerkat; with -i IFACE, the XDP program's" },
+	{ "reload", ctl_reload,
+	  "reload the rules of the running meerkat (the old ones stay on failure)" },
 	{ "rules", ctl_rules, "rules loaded and failed, generation, load time, reloads" },
 };
 
@@ -33,8 +35,10 @@ struct ctl_params {
 
 #define P(field) offsetof(struct ctl_params, field)
 static const struct mk_opt ctl_opts[] = {
-	{ "socket", 's', MK_OPT_STR, P(socket), "SOCKET", "the daemon's control socket (default " MK_CTL_DEFAULT_SOCKET ")", 0, 0 },
-	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)", 0, 0 },
+	{ "socket", 's', MK_OPT_STR, P(socket), "SOCKET",
+	  "the daemon's control socket (default " MK_CTL_DEFAULT_SOCKET ")", 0, 0 },
+	{ "verbose", 'v', MK_OPT_COUNT, P(verbose), NULL, "more log output (twice for debug)", 0,
+	  0 },
 	{ "version", 0, MK_OPT_FLAG, P(version), NULL, "print the version", 0, 0 },
 	{ "help", 'h', MK_OPT_FLAG, P(help), NULL, "this help", 0, 0 },
 };

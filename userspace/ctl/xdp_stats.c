@@ -57,29 +57,28 @@ static const struct option stats_opts[] = {
 
 static void stats_usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: meerkatctl stats -i IFACE [--json] [--check]\n"
-		"       meerkatctl stats [--json]   (the running daemon's counters)\n"
-		"\n"
-		"Prints every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
-		"IFACE, summed over all CPUs, and the accounting invariant:\n"
-		"  rx         == sum of the outcome counters (every frame ends in one; the\n"
-		"                program counts only outcomes, rx is their sum)\n"
-		"  pass_error == sum of the err_* counters (every error has one reason)\n"
-		"Compare rx with the interface's own receive counter (ip -s link) to see\n"
-		"that no frame went uncounted.\n"
-		"Works whether meerkat or xdp-loader attached the program, alone or behind\n"
-		"a libxdp dispatcher. Run it in the interface's network namespace\n"
-		"(ip netns exec NS meerkatctl stats -i IFACE).\n"
-		"\n"
-		"Options:\n"
-		"  -i, --interface IFACE  interface the program is attached to\n"
-		"  -j, --json             one JSON object instead of the table\n"
-		"  -c, --check            exit 3 when the invariant does not hold\n"
-		"  -h, --help             this text\n"
-		"\n"
-		"Exit status: 0 ok, 1 error (no program, no permission), 2 usage,\n"
-		"3 invariant violated (with --check).\n");
+	fprintf(out, "Usage: meerkatctl stats -i IFACE [--json] [--check]\n"
+		     "       meerkatctl stats [--json]   (the running daemon's counters)\n"
+		     "\n"
+		     "Prints every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
+		     "IFACE, summed over all CPUs, and the accounting invariant:\n"
+		     "  rx         == sum of the outcome counters (every frame ends in one; the\n"
+		     "                program counts only outcomes, rx is their sum)\n"
+		     "  pass_error == sum of the err_* counters (every error has one reason)\n"
+		     "Compare rx with the interface's own receive counter (ip -s link) to see\n"
+		     "that no frame went uncounted.\n"
+		     "Works whether meerkat or xdp-loader attached the program, alone or behind\n"
+		     "a libxdp dispatcher. Run it in the interface's network namespace\n"
+		     "(ip netns exec NS meerkatctl stats -i IFACE).\n"
+		     "\n"
+		     "Options:\n"
+		     "  -i, --interface IFACE  interface the program is attached to\n"
+		     "  -j, --json             one JSON object instead of the table\n"
+		     "  -c, --check            exit 3 when the invariant does not hold\n"
+		     "  -h, --help             this text\n"
+		     "\n"
+		     "Exit status: 0 ok, 1 error (no program, no permission), 2 usage,\n"
+		     "3 invariant violated (with --check).\n");
 }
 
 static const char *attach_mode_name(enum xdp_attach_mode mode)
@@ -271,8 +270,9 @@ static void print_text(const struct stats_cfg *cfg, const struct stats_snapshot 
 		       mk_stat_descs[k].doc);
 	}
 	printf("invariant: rx %llu %s sum(outcomes) %llu; pass_error %llu %s sum(err_*) %llu: %s\n",
-	       (unsigned long long)s->val[MK_STAT_RX], ok_rx ? "==" : "!=",
-	       (unsigned long long)s->outcome_sum, (unsigned long long)s->val[MK_STAT_PASS_ERROR],
+	       (unsigned long long)s->val[MK_STAT_RX],
+	       ok_rx ? "==" : "!=", (unsigned long long)s->outcome_sum,
+	       (unsigned long long)s->val[MK_STAT_PASS_ERROR],
 	       ok_err ? "==" : "!=", (unsigned long long)s->err_sum,
 	       ok_rx && ok_err ? "holds" : "VIOLATED");
 }
@@ -285,16 +285,15 @@ static int print_json(const struct stats_cfg *cfg, const struct stats_snapshot *
 
 	counters = json_object();
 	for (k = 0; k < MK_STAT_MAX; k++)
-		json_object_set_new(counters, mk_stat_descs[k].name, json_integer((json_int_t)s->val[k]));
+		json_object_set_new(counters, mk_stat_descs[k].name,
+				    json_integer((json_int_t)s->val[k]));
 	root = json_pack("{s:s, s:s, s:I, s:s, s:I, s:i, s:o, s:{s:I, s:I, s:I, s:I, s:b}}",
-			 "interface", cfg->ifname, "program", MK_PROG_NAME,
-			 "prog_id", (json_int_t)s->prog_id, "mode", s->mode,
-			 "map_id", (json_int_t)s->map_id, "possible_cpus", s->ncpus,
-			 "counters", counters, "invariant",
-			 "rx", (json_int_t)s->val[MK_STAT_RX],
-			 "outcome_sum", (json_int_t)s->outcome_sum,
-			 "pass_error", (json_int_t)s->val[MK_STAT_PASS_ERROR],
-			 "err_sum", (json_int_t)s->err_sum, "holds", invariant_holds(s));
+			 "interface", cfg->ifname, "program", MK_PROG_NAME, "prog_id",
+			 (json_int_t)s->prog_id, "mode", s->mode, "map_id", (json_int_t)s->map_id,
+			 "possible_cpus", s->ncpus, "counters", counters, "invariant", "rx",
+			 (json_int_t)s->val[MK_STAT_RX], "outcome_sum", (json_int_t)s->outcome_sum,
+			 "pass_error", (json_int_t)s->val[MK_STAT_PASS_ERROR], "err_sum",
+			 (json_int_t)s->err_sum, "holds", invariant_holds(s));
 	if (!root) {
 		mk_err("cannot build the JSON output");
 		return -ENOMEM;
@@ -371,7 +370,8 @@ int ctl_stats(int argc, char **argv)
 	ret = 1;
 	ifindex = if_nametoindex(cfg.ifname);
 	if (!ifindex) {
-		mk_err("no interface %s in this network namespace: %s", cfg.ifname, strerror(errno));
+		mk_err("no interface %s in this network namespace: %s", cfg.ifname,
+		       strerror(errno));
 		return 1;
 	}
 	snap.ncpus = libbpf_num_possible_cpus();

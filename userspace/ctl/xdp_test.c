@@ -49,48 +49,48 @@ struct xt_totals {
 };
 
 static const char *const verdict_names[] = {
-    "ABORTED", "DROP", "PASS", "TX", "REDIRECT", "UNKNOWN",
+	"ABORTED", "DROP", "PASS", "TX", "REDIRECT", "UNKNOWN",
 };
 
 static const char *const tunnel_names[] = {
-    "none", "gtpu", "l2tpv2", "l2tpv3-ip", "l2tpv3-udp", "vxlan", "geneve", "gre", "erspan", "ipip",
+	"none",	 "gtpu",   "l2tpv2", "l2tpv3-ip", "l2tpv3-udp",
+	"vxlan", "geneve", "gre",    "erspan",	  "ipip",
 };
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: meerkatctl xdp-test -r IN.pcap [OPTIONS]\n"
-	    "\n"
-	    "Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
-	    "(nothing is attached to any interface) and prints each frame's verdict and\n"
-	    "metadata, the totals, the program's counters, and whether every frame ended in\n"
-	    "exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
-	    "workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n"
-	    "\n"
-	    "Options:\n"
-	    "  -r, --read FILE          pcap to run (Ethernet link type)\n"
-	    "  -w, --write FILE         write the frames as the program left them (decapsulated)\n"
-	    "      --seed N             hash seed (default 0, so results are reproducible)\n"
-	    "      --workers N          workers, 1..%d (default 1)\n"
-	    "      --tunnel-depth N     tunnels stripped at most, 0..%d (default %d)\n"
-	    "      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
-	    "      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default "
-	    "none)\n"
-	    "      --no-tunnel NAME     turn a tunnel decoder off (repeatable): gtpu, l2tp,\n"
-	    "                           vxlan, geneve, gre, erspan, ipip (default: all on)\n"
-	    "      --vxlan-port N       VXLAN UDP destination port (default %d)\n"
-	    "      --geneve-port N      Geneve UDP destination port (default %d)\n"
-	    "      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
-	    "      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
-	    "  -q, --quiet              totals only\n"
-	    "  -v, --verbose            per-frame lines with the counters each frame moved\n"
-	    "  -h, --help               this text\n"
-	    "\n"
-	    "Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
-	    "2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
-	    MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT, MK_VXLAN_PORT_DEFAULT,
-	    MK_GENEVE_PORT_DEFAULT);
+	fprintf(out,
+		"Usage: meerkatctl xdp-test -r IN.pcap [OPTIONS]\n"
+		"\n"
+		"Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
+		"(nothing is attached to any interface) and prints each frame's verdict and\n"
+		"metadata, the totals, the program's counters, and whether every frame ended in\n"
+		"exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
+		"workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n"
+		"\n"
+		"Options:\n"
+		"  -r, --read FILE          pcap to run (Ethernet link type)\n"
+		"  -w, --write FILE         write the frames as the program left them (decapsulated)\n"
+		"      --seed N             hash seed (default 0, so results are reproducible)\n"
+		"      --workers N          workers, 1..%d (default 1)\n"
+		"      --tunnel-depth N     tunnels stripped at most, 0..%d (default %d)\n"
+		"      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
+		"      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default "
+		"none)\n"
+		"      --no-tunnel NAME     turn a tunnel decoder off (repeatable): gtpu, l2tp,\n"
+		"                           vxlan, geneve, gre, erspan, ipip (default: all on)\n"
+		"      --vxlan-port N       VXLAN UDP destination port (default %d)\n"
+		"      --geneve-port N      Geneve UDP destination port (default %d)\n"
+		"      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
+		"      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
+		"  -q, --quiet              totals only\n"
+		"  -v, --verbose            per-frame lines with the counters each frame moved\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
+		"2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
+		MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT, MK_VXLAN_PORT_DEFAULT,
+		MK_GENEVE_PORT_DEFAULT);
 }
 
 static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
@@ -110,25 +110,35 @@ static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
 
 static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 {
-	enum { O_SEED = 256, O_WORKERS, O_DEPTH, O_COOKIE, O_L2SPEC, O_IPS, O_NO_XSK, O_NO_TUNNEL,
-	       O_VXLAN_PORT, O_GENEVE_PORT };
+	enum {
+		O_SEED = 256,
+		O_WORKERS,
+		O_DEPTH,
+		O_COOKIE,
+		O_L2SPEC,
+		O_IPS,
+		O_NO_XSK,
+		O_NO_TUNNEL,
+		O_VXLAN_PORT,
+		O_GENEVE_PORT
+	};
 	static const struct option longopts[] = {
-	    {"read", required_argument, NULL, 'r'},
-	    {"write", required_argument, NULL, 'w'},
-	    {"seed", required_argument, NULL, O_SEED},
-	    {"workers", required_argument, NULL, O_WORKERS},
-	    {"tunnel-depth", required_argument, NULL, O_DEPTH},
-	    {"l2tpv3-cookie", required_argument, NULL, O_COOKIE},
-	    {"l2tpv3-l2spec", required_argument, NULL, O_L2SPEC},
-	    {"no-tunnel", required_argument, NULL, O_NO_TUNNEL},
-	    {"vxlan-port", required_argument, NULL, O_VXLAN_PORT},
-	    {"geneve-port", required_argument, NULL, O_GENEVE_PORT},
-	    {"ips", no_argument, NULL, O_IPS},
-	    {"no-xsk", no_argument, NULL, O_NO_XSK},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+		{ "read", required_argument, NULL, 'r' },
+		{ "write", required_argument, NULL, 'w' },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "tunnel-depth", required_argument, NULL, O_DEPTH },
+		{ "l2tpv3-cookie", required_argument, NULL, O_COOKIE },
+		{ "l2tpv3-l2spec", required_argument, NULL, O_L2SPEC },
+		{ "no-tunnel", required_argument, NULL, O_NO_TUNNEL },
+		{ "vxlan-port", required_argument, NULL, O_VXLAN_PORT },
+		{ "geneve-port", required_argument, NULL, O_GENEVE_PORT },
+		{ "ips", no_argument, NULL, O_IPS },
+		{ "no-xsk", no_argument, NULL, O_NO_XSK },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	__u32 v;
 	int c;
@@ -169,9 +179,8 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 			} else if (!strcmp(optarg, "default")) {
 				cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_DEFAULT;
 			} else {
-				mk_err(
-				    "xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
-				    optarg);
+				mk_err("xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
+				       optarg);
 				return -EINVAL;
 			}
 			break;
@@ -189,7 +198,8 @@ static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
 		case O_VXLAN_PORT:
 		case O_GENEVE_PORT:
 			if (parse_u32(optarg, c == O_VXLAN_PORT ? "--vxlan-port" : "--geneve-port",
-				      65535, &v) || !v)
+				      65535, &v) ||
+			    !v)
 				return -EINVAL;
 			if (c == O_VXLAN_PORT)
 				cfg->lopts.vxlan_port = (__u16)v;
@@ -240,8 +250,8 @@ static void print_meta(const struct mk_meta *m)
 		printf(" vlan=%u/%u", m->vlan[0], m->vlan[1]);
 	if (m->tunnel_type)
 		printf(" tunnel=%s id=0x%x ctx=0x%08x",
-		       m->tunnel_type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[m->tunnel_type]
-								    : "?",
+		       m->tunnel_type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[m->tunnel_type] :
+								      "?",
 		       m->tunnel_id, m->tunnel_ctx);
 }
 
@@ -301,8 +311,8 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 	if (check_frame && (err = mk_loader_stats_read(l, before)))
 		return err;
 	while ((ret = pcap_next_ex(in, &hdr, &frame)) == 1) {
-		struct xdp_md ctx_in = {.data_end = hdr->caplen};
-		struct xdp_md ctx_out = {0};
+		struct xdp_md ctx_in = { .data_end = hdr->caplen };
+		struct xdp_md ctx_out = { 0 };
 		LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = frame, .data_size_in = hdr->caplen,
 			    .data_out = out, .data_size_out = sizeof(out), .ctx_in = &ctx_in,
 			    .ctx_size_in = sizeof(ctx_in), .ctx_out = &ctx_out,
@@ -368,10 +378,10 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 int ctl_xdp_test(int argc, char **argv)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
-	struct xt_cfg cfg = {0};
-	struct mk_loader loader = {0};
-	struct mk_xsk_set xsks = {0};
-	struct xt_totals t = {0};
+	struct xt_cfg cfg = { 0 };
+	struct mk_loader loader = { 0 };
+	struct mk_xsk_set xsks = { 0 };
+	struct xt_totals t = { 0 };
 	__u64 stats[MK_STAT_MAX];
 	pcap_dumper_t *dump = NULL;
 	pcap_t *in = NULL, *dead = NULL;
@@ -435,9 +445,8 @@ int ctl_xdp_test(int argc, char **argv)
 	printf("\nwith metadata: %llu\n", (unsigned long long)t.with_meta);
 	rc = report_counters(stats) ? 1 : 0;
 	if (t.frame_errors) {
-		printf(
-		    "%llu frame(s) moved the counters other than rx +1 and exactly one outcome\n",
-		    (unsigned long long)t.frame_errors);
+		printf("%llu frame(s) moved the counters other than rx +1 and exactly one outcome\n",
+		       (unsigned long long)t.frame_errors);
 		rc = 1;
 	}
 	if (cfg.out)

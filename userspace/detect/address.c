@@ -254,7 +254,7 @@ static int aset_subtract(struct aset *dst, const struct aset *a, const struct as
 
 static int universe(struct aset *a, int v4, int v6)
 {
-	static const uint8_t z[16] = {0};
+	static const uint8_t z[16] = { 0 };
 	uint8_t f[16];
 
 	memset(f, 0xff, 16);
@@ -379,9 +379,9 @@ static int parse_ip(struct aparse *ap, struct aset *out)
 			}
 			for (i = 0; i < 16; i++) {
 				int bits = (int)pfx - i * 8;
-				uint8_t m = bits >= 8	? 0xff
-					    : bits <= 0 ? 0
-							: (uint8_t)(0xff << (8 - bits));
+				uint8_t m = bits >= 8 ? 0xff :
+					    bits <= 0 ? 0 :
+							(uint8_t)(0xff << (8 - bits));
 
 				lo[i] = a6.s6_addr[i] & m;
 				hi[i] = lo[i] | (uint8_t)~m;
@@ -461,7 +461,7 @@ static int parse_elem_a(struct aparse *ap, struct aset *out, int *negated)
  */
 static int parse_list_a(struct aparse *ap, struct aset *out, char close)
 {
-	struct aset pos = {0}, neg = {0}, tmp = {0};
+	struct aset pos = { 0 }, neg = { 0 }, tmp = { 0 };
 	int npos = 0, nneg = 0, ret = -1;
 
 	for (;;) {
@@ -518,8 +518,8 @@ out:
 int mk_addr_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_addr_set *out,
 		  char *err, size_t errlen)
 {
-	struct aparse ap = {.cfg = cfg, .s = s, .err = err, .errlen = errlen};
-	struct aset a = {0};
+	struct aparse ap = { .cfg = cfg, .s = s, .err = err, .errlen = errlen };
+	struct aset a = { 0 };
 
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)
@@ -694,12 +694,12 @@ static int parse_elem_p(struct aparse *ap, struct pset *out, int *negated)
 
 static int parse_list_p(struct aparse *ap, struct pset *out, char close)
 {
-	struct pset pos = {0}, neg = {0};
+	struct pset pos = { 0 }, neg = { 0 };
 	int npos = 0, ret = -1;
 	uint32_t i, j;
 
 	for (;;) {
-		struct pset tmp = {0};
+		struct pset tmp = { 0 };
 		int negated;
 
 		if (parse_elem_p(ap, &tmp, &negated)) {
@@ -759,8 +759,8 @@ out:
 int mk_port_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_port_set *out,
 		  char *err, size_t errlen)
 {
-	struct aparse ap = {.cfg = cfg, .s = s, .err = err, .errlen = errlen, .ports = 1};
-	struct pset p = {0};
+	struct aparse ap = { .cfg = cfg, .s = s, .err = err, .errlen = errlen, .ports = 1 };
+	struct pset p = { 0 };
 
 	memset(out, 0, sizeof(*out));
 	if (err && errlen)

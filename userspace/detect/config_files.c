@@ -254,7 +254,7 @@ int mk_threshold_line(const char *line, const struct mk_detect_cfg *cfg, struct 
 			goto err;
 		}
 		continue;
-	bad:
+bad:
 		snprintf(err, errlen, "bad value '%.40s' for '%.20s'", v, k);
 		goto err;
 	}
@@ -302,7 +302,7 @@ static int tcfg_line(char *s, void *arg, char *err, size_t errlen)
 int mk_load_threshold_config(const char *path, const struct mk_detect_cfg *cfg,
 			     struct mk_tcfg_entry **out, uint32_t *n, uint32_t *errors)
 {
-	struct tcfg_load l = {.cfg = cfg};
+	struct tcfg_load l = { .cfg = cfg };
 	int err = each_line(path, tcfg_line, &l, errors);
 
 	*out = l.e;

@@ -527,8 +527,8 @@ static void add_alert(struct mk_detect_thread *t, const struct mk_rule *r,
 	a->dport = as->dport;
 	a->has_ports = as->has_ports;
 	a->stream = as->stream;
-	a->blocked =
-	    t->eng->inline_mode && (r->action == MK_ACTION_DROP || r->action == MK_ACTION_REJECT);
+	a->blocked = t->eng->inline_mode &&
+		     (r->action == MK_ACTION_DROP || r->action == MK_ACTION_REJECT);
 	if (!as->stream && t->pi.has_icmp) {
 		a->has_icmp = 1;
 		a->icmp_type = t->pi.icmp_type;
@@ -675,10 +675,10 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	t->have_pi = 1;
 	t->cnt[MK_DETECT_CNT_PACKETS]++;
 	dir = f ? t->pkt.to_client : 0;
-	pc = pi->proto == MK_IPPROTO_TCP					? MK_PC_TCP
-	     : pi->proto == MK_IPPROTO_UDP					? MK_PC_UDP
-	     : (pi->proto == MK_IPPROTO_ICMP || pi->proto == MK_IPPROTO_ICMPV6) ? MK_PC_ICMP
-										: MK_PC_OTHER;
+	pc = pi->proto == MK_IPPROTO_TCP				      ? MK_PC_TCP :
+	     pi->proto == MK_IPPROTO_UDP				      ? MK_PC_UDP :
+	     (pi->proto == MK_IPPROTO_ICMP || pi->proto == MK_IPPROTO_ICMPV6) ? MK_PC_ICMP :
+										MK_PC_OTHER;
 	gs = &e->pkt[pc][dir];
 	/* one group: the server's port, the destination towards it, the source back */
 	g = pi->has_ports ? port_group(gs, dir ? pi->sport : pi->dport) : gs->other;
@@ -724,8 +724,8 @@ void mk_detect_packet(struct mk_detect_thread *t)
 			/* TCP payload: remember the bytes (retransmissions, stream path) */
 			if (pc == MK_PC_TCP && f && pi->is_tcp_seg &&
 			    f->proto_class == MK_FLOW_PROTO_TCP) {
-				int role =
-				    dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp);
+				int role = dir ^ f->first_to_client ^
+					   mk_tcp_session_swapped(&f->tcp);
 
 				dedup_dir = dir;
 				dedup_end = mk_tcp_session_seq_offset(&f->tcp, role,
@@ -735,16 +735,16 @@ void mk_detect_packet(struct mk_detect_thread *t)
 		if (!run_match(&mc, r, split, r->nmatch))
 			continue;
 		as = (struct alert_src){
-		    .family = pi->family,
-		    .proto = pi->proto,
-		    .has_ports = pi->has_ports,
-		    .src = pi->src,
-		    .dst = pi->dst,
-		    .sport = pi->sport,
-		    .dport = pi->dport,
-		    .payload = pi->payload,
-		    .payload_len = pi->payload_len,
-		    .to_client = dir,
+			.family = pi->family,
+			.proto = pi->proto,
+			.has_ports = pi->has_ports,
+			.src = pi->src,
+			.dst = pi->dst,
+			.sport = pi->sport,
+			.dport = pi->dport,
+			.payload = pi->payload,
+			.payload_len = pi->payload_len,
+			.to_client = dir,
 		};
 		on_match(t, r, &mc, &as, dedup_dir, dedup_end);
 	}
@@ -896,7 +896,7 @@ static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32
 		w->caparmed = cap;
 	}
 	memmove(w->armed + lo + 1, w->armed + lo, (w->narmed - lo) * sizeof(*w->armed));
-	w->armed[lo] = (struct mk_armed){rule, until, w->base};
+	w->armed[lo] = (struct mk_armed){ rule, until, w->base };
 	w->narmed++;
 }
 
@@ -914,7 +914,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 {
 	const struct mk_detect_engine *e = t->eng;
 	const struct mk_flow_key *k = &f->key;
-	struct mk_match_ctx mc = {.t = t, .flow = f, .stream = 1};
+	struct mk_match_ctx mc = { .t = t, .flow = f, .stream = 1 };
 	struct mk_detect_flow *fs;
 	struct mk_stream_win *w;
 	const struct mk_group *g;
@@ -965,9 +965,9 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 
 	g = port_group(&e->stream[dir], srv_port);
 	/* the new bytes, and enough before them for a pattern that straddles */
-	from = g->anchor_maxlen && new_start > g->anchor_maxlen - 1
-		   ? new_start - (g->anchor_maxlen - 1)
-		   : 0;
+	from = g->anchor_maxlen && new_start > g->anchor_maxlen - 1 ?
+		       new_start - (g->anchor_maxlen - 1) :
+		       0;
 	/* anchors seen before: the rest of the rule may be in these bytes */
 	for (i = 0; i < w->narmed; i++)
 		cand_add(t, w->armed[i].rule);
@@ -1002,17 +1002,17 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 			if (r->inspect_tcp & MK_INSPECT_PKT)
 				dd = dir; /* also read per segment: one alert for the same bytes */
 			as = (struct alert_src){
-			    .family = k->family,
-			    .proto = MK_IPPROTO_TCP,
-			    .has_ports = 1,
-			    .stream = 1,
-			    .src = src,
-			    .dst = dst,
-			    .sport = dir ? srv_port : cport,
-			    .dport = dir ? cport : srv_port,
-			    .payload = buf,
-			    .payload_len = len,
-			    .to_client = dir,
+				.family = k->family,
+				.proto = MK_IPPROTO_TCP,
+				.has_ports = 1,
+				.stream = 1,
+				.src = src,
+				.dst = dst,
+				.sport = dir ? srv_port : cport,
+				.dport = dir ? cport : srv_port,
+				.payload = buf,
+				.payload_len = len,
+				.to_client = dir,
 			};
 			on_match(t, r, &mc, &as, dd, w->base + in.match_end);
 		}

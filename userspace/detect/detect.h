@@ -91,15 +91,15 @@ struct mk_detect_cfg {
 void mk_detect_cfg_defaults(struct mk_detect_cfg *c);
 
 /* Why rules were rejected: one counter each in the load summary. */
-#define MK_DETECT_FAIL_REASONS(X)                                                                  \
-	X(SYNTAX, "syntax", "malformed rule text")                                                 \
-	X(KEYWORD, "unsupported_keyword", "keyword not supported (app-layer and others)")          \
-	X(PROTOCOL, "unsupported_protocol", "rule protocol not supported")                         \
-	X(VALUE, "bad_value", "keyword value invalid")                                             \
-	X(ADDRESS, "bad_address", "address or port invalid, or variable undefined")                \
-	X(CLASSTYPE, "unknown_classtype", "classtype not in classification.config")                \
-	X(REFERENCE, "unknown_reference", "reference type not in reference.config")                \
-	X(DUPLICATE, "duplicate_sid", "gid:sid already loaded (the first one is kept)")            \
+#define MK_DETECT_FAIL_REASONS(X)                                                         \
+	X(SYNTAX, "syntax", "malformed rule text")                                        \
+	X(KEYWORD, "unsupported_keyword", "keyword not supported (app-layer and others)") \
+	X(PROTOCOL, "unsupported_protocol", "rule protocol not supported")                \
+	X(VALUE, "bad_value", "keyword value invalid")                                    \
+	X(ADDRESS, "bad_address", "address or port invalid, or variable undefined")       \
+	X(CLASSTYPE, "unknown_classtype", "classtype not in classification.config")       \
+	X(REFERENCE, "unknown_reference", "reference type not in reference.config")       \
+	X(DUPLICATE, "duplicate_sid", "gid:sid already loaded (the first one is kept)")   \
 	X(PCRE, "pcre", "regular expression does not compile")
 
 #define MK_DETECT_FAIL_ENUM(id, name, doc) MK_DETECT_FAIL_##id,
@@ -199,7 +199,8 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 	X(RELOADS, "engine_swaps", "times this worker adopted a new engine")                       \
 	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
 	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window") \
-	X(REACH_LIMITED, "reach_limited", "windows kept plain for an armed rule: worker budget full")
+	X(REACH_LIMITED, "reach_limited",                                                          \
+	  "windows kept plain for an armed rule: worker budget full")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };

@@ -284,7 +284,7 @@ struct mk_rule {
 	uint32_t nrefs, nmeta;
 	struct mk_sm *pmatch, *match, *post; /* payload, packet, post-match lists */
 	uint32_t npmatch, nmatch, npost;
-	struct mk_content *fp;	      /* fast pattern, or NULL */
+	struct mk_content *fp; /* fast pattern, or NULL */
 	/* the content the prefilter indexes the rule by: [0] streams, [1] packets; NULL: none */
 	const struct mk_content *anchor[2];
 	struct mk_thresh_spec thresh; /* threshold or detection_filter keyword */
@@ -342,7 +342,7 @@ struct mk_rule_build {
 
 /* Sets rb->err/reason and returns -1. */
 int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+	__attribute__((format(printf, 3, 4)));
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx);
 enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
 /* byte_extract variable by name: slot index or -1. */
@@ -580,7 +580,7 @@ struct mk_detect_engine {
 	uint32_t win_small;    /* a plain window's buffer: stream_window or head, rounded up */
 	uint64_t reach_budget; /* a worker's buffers of longer windows (armed rules), bytes */
 	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
-	uint32_t has_stream;  /* any stream rule */
+	uint32_t has_stream;   /* any stream rule */
 	uint32_t has_iponly;
 	int inline_mode;
 	int no_prefilter;
@@ -646,7 +646,7 @@ struct mk_stream_win {
 	uint8_t *buf;
 	uint32_t len, cap;
 	uint32_t large; /* cap, when counted in the worker's large_bytes */
-	uint64_t base; /* stream offset of buf[0] */
+	uint64_t base;	/* stream offset of buf[0] */
 	uint8_t started;
 	uint64_t gen; /* engine generation the armed rules belong to */
 	struct mk_armed *armed;

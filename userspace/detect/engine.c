@@ -107,7 +107,7 @@ static int sid_hash_put(struct sid_hash *h, uint64_t key, uint32_t idx)
 	uint32_t k, i;
 
 	if ((h->n + 1) * 2 > h->cap) {
-		struct sid_hash n = {0};
+		struct sid_hash n = { 0 };
 
 		n.cap = h->cap ? h->cap * 2 : 1024;
 		n.keys = calloc(n.cap, sizeof(*n.keys));
@@ -162,9 +162,8 @@ static int add_rule_text(struct build *b, struct sid_hash *sh, const char *text,
 		st->failed++;
 		st->fail[MK_DETECT_FAIL_DUPLICATE]++;
 		if (r->rev > old->rev) {
-			mk_err(
-			    "%s:%u: sid %u: duplicate of %s:%u (rev %u): this rev %u replaces it",
-			    file, line, r->sid, old->file, old->line, old->rev, r->rev);
+			mk_err("%s:%u: sid %u: duplicate of %s:%u (rev %u): this rev %u replaces it",
+			       file, line, r->sid, old->file, old->line, old->rev, r->rev);
 			b->rules[dup] = r;
 			mk_rule_free(old);
 		} else {
@@ -429,7 +428,7 @@ static int pick_ports(struct mk_detect_engine *e, struct mk_group_set *gs, const
 		if (np && pc[np - 1].port == votes[i])
 			pc[np - 1].n++;
 		else
-			pc[np++] = (struct port_count){votes[i], 1};
+			pc[np++] = (struct port_count){ votes[i], 1 };
 	}
 	qsort(pc, np, sizeof(*pc), pc_cmp);
 	/*
@@ -690,8 +689,8 @@ int mk_eve_rule_prepare(struct mk_rule *r);
 static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			struct mk_detect_engine **out, char *why, size_t whylen)
 {
-	struct build b = {.cfg = cfg, .why = why, .whylen = whylen};
-	struct sid_hash sh = {0};
+	struct build b = { .cfg = cfg, .why = why, .whylen = whylen };
+	struct sid_hash sh = { 0 };
 	struct mk_detect_engine *e;
 	double t0 = mono_s();
 	uint32_t i;
@@ -712,7 +711,8 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	e->stream_reach = cfg->stream_reach ? cfg->stream_reach : STREAM_REACH_DEFAULT;
 	if (e->stream_reach < e->stream_window)
 		e->stream_reach = e->stream_window;
-	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget : REACH_BUDGET_DEFAULT;
+	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget :
+						     REACH_BUDGET_DEFAULT;
 	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
 		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
 		err = -ENOMEM;
@@ -1054,14 +1054,17 @@ static int reload_refused(const struct mk_detect_engine *prev, const struct mk_d
 	const struct mk_detect_load_stats *n = mk_detect_engine_stats(e);
 
 	if (o->loaded && !n->loaded && n->failed) {
-		snprintf(why, len, "the rule files load no rule now (%u failed, see above), the "
-			 "rules in force %u", n->failed, o->loaded);
+		snprintf(why, len,
+			 "the rule files load no rule now (%u failed, see above), the "
+			 "rules in force %u",
+			 n->failed, o->loaded);
 		return -EINVAL;
 	}
 	if (n->fail[MK_DETECT_FAIL_SYNTAX] > o->fail[MK_DETECT_FAIL_SYNTAX]) {
-		snprintf(why, len, "%u rule(s) do not parse (%u in the rules in force, see above): "
-			 "a rule file damaged or cut short?", n->fail[MK_DETECT_FAIL_SYNTAX],
-			 o->fail[MK_DETECT_FAIL_SYNTAX]);
+		snprintf(why, len,
+			 "%u rule(s) do not parse (%u in the rules in force, see above): "
+			 "a rule file damaged or cut short?",
+			 n->fail[MK_DETECT_FAIL_SYNTAX], o->fail[MK_DETECT_FAIL_SYNTAX]);
 		return -EINVAL;
 	}
 	return 0;

@@ -186,7 +186,7 @@ static void sb_cstr(struct sbuf *sb, const char *s)
 static void sb_base64(struct sbuf *sb, const uint8_t *p, size_t n)
 {
 	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t i;
 
 	if (sb->overflow || sb->len + (n + 2) / 3 * 4 + 2 >= sb->size) {
@@ -224,7 +224,7 @@ static void sb_printable(struct sbuf *sb, const uint8_t *p, size_t n)
 		uint8_t c = p[i];
 
 		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
+			char e[2] = { '\\', (char)c };
 
 			sb_mem(sb, e, 2);
 		} else if (c == '\n') {
@@ -254,7 +254,7 @@ int mk_eve_rule_prepare(struct mk_rule *r)
 	buf = malloc(size);
 	if (!buf)
 		return -ENOMEM;
-	sb = (struct sbuf){.p = buf, .size = size};
+	sb = (struct sbuf){ .p = buf, .size = size };
 	sb_printf(&sb, "\"gid\":%u,\"signature_id\":%u,\"rev\":%u,\"signature\":", r->gid, r->sid,
 		  r->rev);
 	sb_cstr(&sb, r->msg ? r->msg : "");
@@ -340,7 +340,7 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 		 const struct mk_eve_alert_opts *o)
 {
 	static const struct mk_eve_alert_opts none;
-	struct sbuf sb = {.p = buf, .size = size};
+	struct sbuf sb = { .p = buf, .size = size };
 	const struct mk_rule *r = a->rule;
 	char ts[MK_EVE_TS_LEN], sa[64], da[64], tmp[8];
 

@@ -337,30 +337,29 @@ int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint
 }
 
 const struct mk_kw mk_kw_byte_test = {
-    .name = "byte_test",
-    .type = MK_KWT_BYTE_TEST,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_byte_test,
-    .free = free,
-    .doc = "bytes, [!]op, value, offset[, relative, big|little, string, dec|hex|oct, bitmask N]",
+	.name = "byte_test",
+	.type = MK_KWT_BYTE_TEST,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_byte_test,
+	.free = free,
+	.doc = "bytes, [!]op, value, offset[, relative, big|little, string, dec|hex|oct, bitmask N]",
 };
 
 const struct mk_kw mk_kw_byte_jump = {
-    .name = "byte_jump",
-    .type = MK_KWT_BYTE_JUMP,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_byte_jump,
-    .free = free,
-    .doc = "bytes, offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
-	   "N, big|little, string, dec|hex|oct, bitmask N]",
+	.name = "byte_jump",
+	.type = MK_KWT_BYTE_JUMP,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_byte_jump,
+	.free = free,
+	.doc = "bytes, offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
+	       "N, big|little, string, dec|hex|oct, bitmask N]",
 };
 
 const struct mk_kw mk_kw_byte_extract = {
-    .name = "byte_extract",
-    .type = MK_KWT_BYTE_EXTRACT,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_byte_extract,
-    .free = free,
-    .doc =
-	"bytes, offset, name[, relative, multiplier N, align 2|4, big|little, string, dec|hex|oct]",
+	.name = "byte_extract",
+	.type = MK_KWT_BYTE_EXTRACT,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_byte_extract,
+	.free = free,
+	.doc = "bytes, offset, name[, relative, multiplier N, align 2|4, big|little, string, dec|hex|oct]",
 };

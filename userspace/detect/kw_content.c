@@ -75,9 +75,9 @@ static int decode(struct mk_rule_build *rb, const char *s, uint8_t *out, uint32_
 			s++;
 			if (*s != ';' && *s != '"' && *s != '\\' && *s != ':')
 				return mk_rule_fail(
-				    rb, MK_DETECT_FAIL_VALUE,
-				    "'\\%c' is not an escape (only \\; \\\" \\\\ \\:)",
-				    *s ? *s : ' ');
+					rb, MK_DETECT_FAIL_VALUE,
+					"'\\%c' is not an escape (only \\; \\\" \\\\ \\:)",
+					*s ? *s : ' ');
 		} else if (*s == '"') {
 			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 					    "unescaped '\"' inside the content");
@@ -206,8 +206,8 @@ static int setup_depth(struct mk_rule_build *rb, const char *value)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "given twice for one content");
 	if (c->flags & (CF_REL | MK_CF_STARTSWITH))
 		return mk_rule_fail(
-		    rb, MK_DETECT_FAIL_VALUE,
-		    "cannot be combined with distance, within or startswith on one content");
+			rb, MK_DETECT_FAIL_VALUE,
+			"cannot be combined with distance, within or startswith on one content");
 	if (num_or_var(rb, value, 1, MOD_MAX, &c->depth, &var))
 		return -1;
 	if (!var && (uint32_t)c->depth < c->len)
@@ -229,8 +229,8 @@ static int setup_offset(struct mk_rule_build *rb, const char *value)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "given twice for one content");
 	if (c->flags & (CF_REL | MK_CF_STARTSWITH))
 		return mk_rule_fail(
-		    rb, MK_DETECT_FAIL_VALUE,
-		    "cannot be combined with distance, within or startswith on one content");
+			rb, MK_DETECT_FAIL_VALUE,
+			"cannot be combined with distance, within or startswith on one content");
 	if (num_or_var(rb, value, 0, MOD_MAX, &c->offset, &var))
 		return -1;
 	c->flags |= MK_CF_OFFSET | (var ? MK_CF_OFFSET_VAR : 0);
@@ -248,8 +248,8 @@ static int setup_distance(struct mk_rule_build *rb, const char *value)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "given twice for one content");
 	if (c->flags & (CF_ABS | MK_CF_STARTSWITH))
 		return mk_rule_fail(
-		    rb, MK_DETECT_FAIL_VALUE,
-		    "cannot be combined with depth, offset or startswith on one content");
+			rb, MK_DETECT_FAIL_VALUE,
+			"cannot be combined with depth, offset or startswith on one content");
 	if (num_or_var(rb, value, -MOD_MAX, MOD_MAX, &c->distance, &var))
 		return -1;
 	c->flags |= MK_CF_DISTANCE | (var ? MK_CF_DISTANCE_VAR : 0);
@@ -267,8 +267,8 @@ static int setup_within(struct mk_rule_build *rb, const char *value)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "given twice for one content");
 	if (c->flags & (CF_ABS | MK_CF_STARTSWITH))
 		return mk_rule_fail(
-		    rb, MK_DETECT_FAIL_VALUE,
-		    "cannot be combined with depth, offset or startswith on one content");
+			rb, MK_DETECT_FAIL_VALUE,
+			"cannot be combined with depth, offset or startswith on one content");
 	if (num_or_var(rb, value, 1, MOD_MAX, &c->within, &var))
 		return -1;
 	if (!var && (uint32_t)c->within < c->len)
@@ -399,21 +399,21 @@ int64_t mk_content_find(const struct mk_content *c, const uint8_t *buf, uint32_t
 }
 
 const struct mk_kw mk_kw_content = {
-    .name = "content",
-    .type = MK_KWT_CONTENT,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_content,
-    .free = content_free,
-    .doc = "bytes to find: [!]\"text|hex|\"",
+	.name = "content",
+	.type = MK_KWT_CONTENT,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_content,
+	.free = content_free,
+	.doc = "bytes to find: [!]\"text|hex|\"",
 };
 
-#define MOD(n, fn, fl, d)                                                                          \
-	const struct mk_kw mk_kw_##fn = {                                                          \
-	    .name = n,                                                                             \
-	    .type = MK_KWT_MODIFIER,                                                               \
-	    .flags = (fl),                                                                         \
-	    .setup = setup_##fn,                                                                   \
-	    .doc = d,                                                                              \
+#define MOD(n, fn, fl, d)                 \
+	const struct mk_kw mk_kw_##fn = { \
+		.name = n,                \
+		.type = MK_KWT_MODIFIER,  \
+		.flags = (fl),            \
+		.setup = setup_##fn,      \
+		.doc = d,                 \
 	}
 
 MOD("nocase", nocase, MK_KWF_NOVALUE, "the previous content ignores ASCII case");

@@ -32,11 +32,11 @@ static int match_dsize(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 }
 
 const struct mk_kw mk_kw_dsize = {
-    .name = "dsize",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_dsize,
-    .match = match_dsize,
-    .free = free,
-    .doc = "payload bytes of the packet: N, <N, >N, <=N, >=N, !N, N<>M (exclusive)",
+	.name = "dsize",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_dsize,
+	.match = match_dsize,
+	.free = free,
+	.doc = "payload bytes of the packet: N, <N, >N, <=N, >=N, !N, N<>M (exclusive)",
 };

@@ -17,11 +17,11 @@ static const struct {
 	const char *name;
 	uint8_t bit;
 } opts[] = {
-    {"established", MK_FLOW_F_ESTABLISHED}, {"not_established", MK_FLOW_F_NOT_ESTABLISHED},
-    {"stateless", MK_FLOW_F_STATELESS},	    {"to_server", MK_FLOW_F_TO_SERVER},
-    {"from_client", MK_FLOW_F_TO_SERVER},   {"to_client", MK_FLOW_F_TO_CLIENT},
-    {"from_server", MK_FLOW_F_TO_CLIENT},   {"only_stream", MK_FLOW_F_ONLY_STREAM},
-    {"no_stream", MK_FLOW_F_NO_STREAM},
+	{ "established", MK_FLOW_F_ESTABLISHED }, { "not_established", MK_FLOW_F_NOT_ESTABLISHED },
+	{ "stateless", MK_FLOW_F_STATELESS },	  { "to_server", MK_FLOW_F_TO_SERVER },
+	{ "from_client", MK_FLOW_F_TO_SERVER },	  { "to_client", MK_FLOW_F_TO_CLIENT },
+	{ "from_server", MK_FLOW_F_TO_CLIENT },	  { "only_stream", MK_FLOW_F_ONLY_STREAM },
+	{ "no_stream", MK_FLOW_F_NO_STREAM },
 };
 
 static int setup_flow(struct mk_rule_build *rb, const char *value)
@@ -99,12 +99,12 @@ static int match_flow(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 }
 
 const struct mk_kw mk_kw_flow = {
-    .name = "flow",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-    .setup = setup_flow,
-    .match = match_flow,
-    .free = free,
-    .doc = "established, not_established, stateless, to_server, to_client, from_server, "
-	   "from_client, only_stream, no_stream",
+	.name = "flow",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_flow,
+	.match = match_flow,
+	.free = free,
+	.doc = "established, not_established, stateless, to_server, to_client, from_server, "
+	       "from_client, only_stream, no_stream",
 };

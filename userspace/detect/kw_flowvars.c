@@ -25,7 +25,7 @@ struct flowbits {
 
 static int setup_flowbits(struct mk_rule_build *rb, const char *value)
 {
-	static const char *const ops[] = {"set", "unset", "toggle", "isset", "isnotset"};
+	static const char *const ops[] = { "set", "unset", "toggle", "isset", "isnotset" };
 	char *v = strdup(value), *comma, *name, *p;
 	struct flowbits *fb = NULL;
 	unsigned int i;
@@ -184,9 +184,10 @@ static int setup_flowint(struct mk_rule_build *rb, const char *value)
 		const char *s;
 		uint8_t op;
 	} ops[] = {
-	    {"=", FI_ASSIGN}, {"+", FI_ADD},	   {"-", FI_SUB},	  {"==", FI_EQ},
-	    {"!=", FI_NE},    {"<", FI_LT},	   {">", FI_GT},	  {"<=", FI_LE},
-	    {">=", FI_GE},    {"isset", FI_ISSET}, {"notset", FI_NOTSET}, {"isnotset", FI_NOTSET},
+		{ "=", FI_ASSIGN },    { "+", FI_ADD },		{ "-", FI_SUB },
+		{ "==", FI_EQ },       { "!=", FI_NE },		{ "<", FI_LT },
+		{ ">", FI_GT },	       { "<=", FI_LE },		{ ">=", FI_GE },
+		{ "isset", FI_ISSET }, { "notset", FI_NOTSET }, { "isnotset", FI_NOTSET },
 	};
 	char *v = strdup(value), *args[4], *tok, *save = NULL;
 	struct flowint *fi = calloc(1, sizeof(*fi));
@@ -327,21 +328,21 @@ static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 }
 
 const struct mk_kw mk_kw_flowbits = {
-    .name = "flowbits",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-    .setup = setup_flowbits,
-    .match = match_flowbits,
-    .free = free,
-    .doc = "set|unset|toggle|isset|isnotset,name (a|b: any, a&b: all), or noalert",
+	.name = "flowbits",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_flowbits,
+	.match = match_flowbits,
+	.free = free,
+	.doc = "set|unset|toggle|isset|isnotset,name (a|b: any, a&b: all), or noalert",
 };
 
 const struct mk_kw mk_kw_flowint = {
-    .name = "flowint",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-    .setup = setup_flowint,
-    .match = match_flowint,
-    .free = free,
-    .doc = "name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset",
+	.name = "flowint",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_flowint,
+	.match = match_flowint,
+	.free = free,
+	.doc = "name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset",
 };

@@ -78,41 +78,41 @@ static int match_icmp_seq(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 }
 
 const struct mk_kw mk_kw_itype = {
-    .name = "itype",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_itype,
-    .match = match_itype,
-    .free = free,
-    .doc = "ICMP type: N, <N, >N, <=N, >=N, !N, N<>M",
+	.name = "itype",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_itype,
+	.match = match_itype,
+	.free = free,
+	.doc = "ICMP type: N, <N, >N, <=N, >=N, !N, N<>M",
 };
 
 const struct mk_kw mk_kw_icode = {
-    .name = "icode",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_icode,
-    .match = match_icode,
-    .free = free,
-    .doc = "ICMP code: N, <N, >N, <=N, >=N, !N, N<>M",
+	.name = "icode",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_icode,
+	.match = match_icode,
+	.free = free,
+	.doc = "ICMP code: N, <N, >N, <=N, >=N, !N, N<>M",
 };
 
 const struct mk_kw mk_kw_icmp_id = {
-    .name = "icmp_id",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_icmp_id,
-    .match = match_icmp_id,
-    .free = free,
-    .doc = "ICMP echo identifier",
+	.name = "icmp_id",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_icmp_id,
+	.match = match_icmp_id,
+	.free = free,
+	.doc = "ICMP echo identifier",
 };
 
 const struct mk_kw mk_kw_icmp_seq = {
-    .name = "icmp_seq",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_icmp_seq,
-    .match = match_icmp_seq,
-    .free = free,
-    .doc = "ICMP echo sequence number",
+	.name = "icmp_seq",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_icmp_seq,
+	.match = match_icmp_seq,
+	.free = free,
+	.doc = "ICMP echo sequence number",
 };

@@ -32,11 +32,12 @@ static const struct {
 	const char *name;
 	uint8_t num;
 } proto_names[] = {
-    {"hopopt", 0},  {"icmp", 1},	{"igmp", 2},	   {"ipip", 4},	       {"tcp", 6},
-    {"egp", 8},	    {"udp", 17},	{"ipv6", 41},	   {"ipv6-route", 43}, {"ipv6-frag", 44},
-    {"rsvp", 46},   {"gre", 47},	{"esp", 50},	   {"ah", 51},	       {"ipv6-icmp", 58},
-    {"icmpv6", 58}, {"ipv6-nonxt", 59}, {"ipv6-opts", 60}, {"eigrp", 88},      {"ospf", 89},
-    {"pim", 103},   {"vrrp", 112},	{"l2tp", 115},	   {"sctp", 132},
+	{ "hopopt", 0 },      { "icmp", 1 },	   { "igmp", 2 },	{ "ipip", 4 },
+	{ "tcp", 6 },	      { "egp", 8 },	   { "udp", 17 },	{ "ipv6", 41 },
+	{ "ipv6-route", 43 }, { "ipv6-frag", 44 }, { "rsvp", 46 },	{ "gre", 47 },
+	{ "esp", 50 },	      { "ah", 51 },	   { "ipv6-icmp", 58 }, { "icmpv6", 58 },
+	{ "ipv6-nonxt", 59 }, { "ipv6-opts", 60 }, { "eigrp", 88 },	{ "ospf", 89 },
+	{ "pim", 103 },	      { "vrrp", 112 },	   { "l2tp", 115 },	{ "sctp", 132 },
 };
 
 static int setup_ip_proto(struct mk_rule_build *rb, const char *value)
@@ -89,30 +90,30 @@ static int match_sameip(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 }
 
 const struct mk_kw mk_kw_ttl = {
-    .name = "ttl",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_ttl,
-    .match = match_ttl,
-    .free = free,
-    .doc = "IPv4 TTL / IPv6 hop limit: N, <N, >N, <=N, >=N, !N, N<>M",
+	.name = "ttl",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_ttl,
+	.match = match_ttl,
+	.free = free,
+	.doc = "IPv4 TTL / IPv6 hop limit: N, <N, >N, <=N, >=N, !N, N<>M",
 };
 
 const struct mk_kw mk_kw_ip_proto = {
-    .name = "ip_proto",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_ip_proto,
-    .match = match_ip_proto,
-    .free = free,
-    .doc = "IP protocol (inner, after decapsulation): [!|<|>]number or name",
+	.name = "ip_proto",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_ip_proto,
+	.match = match_ip_proto,
+	.free = free,
+	.doc = "IP protocol (inner, after decapsulation): [!|<|>]number or name",
 };
 
 const struct mk_kw mk_kw_sameip = {
-    .name = "sameip",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_NOVALUE,
-    .setup = setup_sameip,
-    .match = match_sameip,
-    .doc = "source address equals destination address",
+	.name = "sameip",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_NOVALUE,
+	.setup = setup_sameip,
+	.match = match_sameip,
+	.doc = "source address equals destination address",
 };

@@ -37,9 +37,9 @@ static int setup_isdataat(struct mk_rule_build *rb, const char *value)
 			slot = mk_rule_bytevar(rb, tok);
 			if (slot < 0) {
 				mk_rule_fail(
-				    rb, MK_DETECT_FAIL_VALUE,
-				    "'%.40s' is not a number 0-65535 nor a byte_extract variable",
-				    tok);
+					rb, MK_DETECT_FAIL_VALUE,
+					"'%.40s' is not a number 0-65535 nor a byte_extract variable",
+					tok);
 				goto err;
 			}
 			d->n = (uint32_t)slot;
@@ -64,10 +64,10 @@ err:
 }
 
 const struct mk_kw mk_kw_isdataat = {
-    .name = "isdataat",
-    .type = MK_KWT_ISDATAAT,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_isdataat,
-    .free = free,
-    .doc = "[!]N[,relative]: data exists at offset N, or N bytes after the previous match",
+	.name = "isdataat",
+	.type = MK_KWT_ISDATAAT,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_isdataat,
+	.free = free,
+	.doc = "[!]N[,relative]: data exists at offset N, or N bytes after the previous match",
 };

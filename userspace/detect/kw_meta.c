@@ -197,13 +197,13 @@ static int setup_bypass(struct mk_rule_build *rb, const char *value)
 	return 0;
 }
 
-#define META(n, fn, fl, d)                                                                         \
-	const struct mk_kw mk_kw_##fn = {                                                          \
-	    .name = n,                                                                             \
-	    .type = MK_KWT_META,                                                                   \
-	    .flags = (fl) | MK_KWF_IPONLY_OK,                                                      \
-	    .setup = setup_##fn,                                                                   \
-	    .doc = d,                                                                              \
+#define META(n, fn, fl, d)                        \
+	const struct mk_kw mk_kw_##fn = {         \
+		.name = n,                        \
+		.type = MK_KWT_META,              \
+		.flags = (fl) | MK_KWF_IPONLY_OK, \
+		.setup = setup_##fn,              \
+		.doc = d,                         \
 	}
 
 META("msg", msg, MK_KWF_VALUE, "alert text, in double quotes");

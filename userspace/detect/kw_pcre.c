@@ -129,8 +129,8 @@ static int setup_pcre(struct mk_rule_build *rb, const char *value)
 	}
 	if ((re[0] == '^' && !(p->opts & PCRE2_MULTILINE)) || (p->opts & PCRE2_ANCHORED))
 		p->flags |= MK_PF_ANCHORED;
-	p->code =
-	    pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, p->opts, &errcode, &erroff, NULL);
+	p->code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, p->opts, &errcode, &erroff,
+				NULL);
 	if (!p->code) {
 		PCRE2_UCHAR msg[128];
 
@@ -193,10 +193,10 @@ void mk_pcre_thread_free(struct mk_detect_thread *t)
 }
 
 const struct mk_kw mk_kw_pcre = {
-    .name = "pcre",
-    .type = MK_KWT_PCRE,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_pcre,
-    .free = pcre_free_ctx,
-    .doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\"",
+	.name = "pcre",
+	.type = MK_KWT_PCRE,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_pcre,
+	.free = pcre_free_ctx,
+	.doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\"",
 };

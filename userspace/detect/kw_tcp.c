@@ -127,7 +127,7 @@ struct stream_size {
 
 static int setup_stream_size(struct mk_rule_build *rb, const char *value)
 {
-	static const char *const which[] = {"server", "client", "both", "either"};
+	static const char *const which[] = { "server", "client", "both", "either" };
 	char *v = strdup(value), *a[3], *tok, *save = NULL, expr[64];
 	struct stream_size *s = calloc(1, sizeof(*s));
 	unsigned int n = 0, i;
@@ -171,8 +171,8 @@ static int match_stream_size(const struct mk_match_ctx *mc, const struct mk_sm *
 		return 0;
 	/* role directions: the client's data is MK_STREAM_TO_SERVER */
 	c = mk_uint_match(&s->cmp, mk_tcp_session_stream_size(&mc->flow->tcp, MK_STREAM_TO_SERVER));
-	sv =
-	    mk_uint_match(&s->cmp, mk_tcp_session_stream_size(&mc->flow->tcp, MK_STREAM_TO_CLIENT));
+	sv = mk_uint_match(&s->cmp,
+			   mk_tcp_session_stream_size(&mc->flow->tcp, MK_STREAM_TO_CLIENT));
 	switch (s->which) {
 	case SS_SERVER:
 		return sv;
@@ -186,21 +186,21 @@ static int match_stream_size(const struct mk_match_ctx *mc, const struct mk_sm *
 }
 
 const struct mk_kw mk_kw_flags = {
-    .name = "flags",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE,
-    .setup = setup_flags,
-    .match = match_flags,
-    .free = free,
-    .doc = "TCP flags: [+*!]FSRPAUCE or 0, [,flags to ignore]; without modifier exact",
+	.name = "flags",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE,
+	.setup = setup_flags,
+	.match = match_flags,
+	.free = free,
+	.doc = "TCP flags: [+*!]FSRPAUCE or 0, [,flags to ignore]; without modifier exact",
 };
 
 const struct mk_kw mk_kw_stream_size = {
-    .name = "stream_size",
-    .type = MK_KWT_MATCH,
-    .flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-    .setup = setup_stream_size,
-    .match = match_stream_size,
-    .free = free,
-    .doc = "server|client|both|either, <|>|=|!=|<=|>=, N: sequence space used so far",
+	.name = "stream_size",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_stream_size,
+	.match = match_stream_size,
+	.free = free,
+	.doc = "server|client|both|either, <|>|=|!=|<=|>=, N: sequence space used so far",
 };

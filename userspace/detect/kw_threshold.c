@@ -88,7 +88,7 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 			return -1;
 		}
 		continue;
-	bad:
+bad:
 		snprintf(err, errlen, "bad value '%.40s' for '%s'", val, k);
 		free(v);
 		return -1;
@@ -101,9 +101,9 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 	if (!have_track || !have_count || !have_seconds || (kind == 0 && !have_type) ||
 	    (kind == 2 && (!have_action || !have_timeout))) {
 		snprintf(err, errlen, "needs %s",
-			 kind == 0   ? "type, track, count and seconds"
-			 : kind == 1 ? "track, count and seconds"
-				     : "track, count, seconds, new_action and timeout");
+			 kind == 0 ? "type, track, count and seconds" :
+			 kind == 1 ? "track, count and seconds" :
+				     "track, count, seconds, new_action and timeout");
 		return -1;
 	}
 	return 0;
@@ -136,18 +136,17 @@ static int setup_detection_filter(struct mk_rule_build *rb, const char *value)
 }
 
 const struct mk_kw mk_kw_threshold = {
-    .name = "threshold",
-    .type = MK_KWT_META,
-    .flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
-    .setup = setup_threshold,
-    .doc = "type limit|threshold|both, track by_src|by_dst|by_rule|by_both, count N, seconds T",
+	.name = "threshold",
+	.type = MK_KWT_META,
+	.flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
+	.setup = setup_threshold,
+	.doc = "type limit|threshold|both, track by_src|by_dst|by_rule|by_both, count N, seconds T",
 };
 
 const struct mk_kw mk_kw_detection_filter = {
-    .name = "detection_filter",
-    .type = MK_KWT_META,
-    .flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
-    .setup = setup_detection_filter,
-    .doc =
-	"track by_src|by_dst|by_rule|by_both, count N, seconds T: alert from the (N+1)th match on",
+	.name = "detection_filter",
+	.type = MK_KWT_META,
+	.flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
+	.setup = setup_detection_filter,
+	.doc = "track by_src|by_dst|by_rule|by_both, count N, seconds T: alert from the (N+1)th match on",
 };

@@ -47,9 +47,9 @@ static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i,
 	int ret;
 
 	if (rel) {
-		int64_t dist = c->flags & MK_CF_DISTANCE
-				   ? cval(in, c->distance, !!(c->flags & MK_CF_DISTANCE_VAR))
-				   : 0;
+		int64_t dist = c->flags & MK_CF_DISTANCE ?
+				       cval(in, c->distance, !!(c->flags & MK_CF_DISTANCE_VAR)) :
+				       0;
 
 		start = (int64_t)cur + dist;
 		end = len;
@@ -64,15 +64,15 @@ static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i,
 		start = -(int64_t)in->abs_base;
 		end = start + c->len;
 	} else {
-		int64_t off = c->flags & MK_CF_OFFSET
-				  ? cval(in, c->offset, !!(c->flags & MK_CF_OFFSET_VAR))
-				  : 0;
+		int64_t off = c->flags & MK_CF_OFFSET ?
+				      cval(in, c->offset, !!(c->flags & MK_CF_OFFSET_VAR)) :
+				      0;
 
 		start = off - (int64_t)in->abs_base;
-		end = c->flags & MK_CF_DEPTH
-			  ? off + cval(in, c->depth, !!(c->flags & MK_CF_DEPTH_VAR)) -
-				(int64_t)in->abs_base
-			  : len;
+		end = c->flags & MK_CF_DEPTH ?
+			      off + cval(in, c->depth, !!(c->flags & MK_CF_DEPTH_VAR)) -
+				      (int64_t)in->abs_base :
+			      len;
 	}
 	if (start < 0)
 		start = 0;
@@ -83,8 +83,8 @@ static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i,
 		if (end < len || len - start < c->len)
 			found = -1;
 		else
-			found =
-			    mk_content_find(c, in->buf, (uint32_t)(len - c->len), (uint32_t)len);
+			found = mk_content_find(c, in->buf, (uint32_t)(len - c->len),
+						(uint32_t)len);
 		if (c->flags & MK_CF_NEGATED)
 			return found < 0 ? inspect(in, r, i + 1, cur, maxend) : miss(in, rel);
 		if (found < 0)
@@ -93,9 +93,9 @@ static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i,
 			       maxend > (uint32_t)len ? maxend : (uint32_t)len);
 	}
 	for (pos = start;;) {
-		found = end - pos >= c->len
-			    ? mk_content_find(c, in->buf, (uint32_t)pos, (uint32_t)end)
-			    : -1;
+		found = end - pos >= c->len ?
+				mk_content_find(c, in->buf, (uint32_t)pos, (uint32_t)end) :
+				-1;
 		if (c->flags & MK_CF_NEGATED) {
 			if (found < 0)
 				return inspect(in, r, i + 1, cur, maxend);

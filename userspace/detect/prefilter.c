@@ -128,7 +128,8 @@ static int64_t table_id(struct pf_table *t, const uint8_t *p, uint32_t n, int no
 		t->cap = cc;
 	}
 	t->pats[t->npat] = (struct pf_pat){
-	    .bytes = p, .len = n, .nocase = (uint8_t)nocase, .hash = h, .last = UINT32_MAX};
+		.bytes = p, .len = n, .nocase = (uint8_t)nocase, .hash = h, .last = UINT32_MAX
+	};
 	t->slots[sl] = t->npat + 1;
 	return t->npat++;
 }
@@ -264,21 +265,21 @@ static int pick_one(void *arg, const struct mk_rule *r, const struct mk_content 
 
 int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules)
 {
-	struct pf_table t = {0};
+	struct pf_table t = { 0 };
 	uint32_t i;
 	int err = 0;
 
 	for (i = 0; i < nrules && !err; i++) {
-		struct count_ctx cc = {&t, i};
+		struct count_ctx cc = { &t, i };
 
 		err = each_indexable(rules[i], count_one, &cc);
 	}
 	for (i = 0; i < nrules && !err; i++) {
-		struct pick_ctx pc = {.t = &t, .pkt = 0};
+		struct pick_ctx pc = { .t = &t, .pkt = 0 };
 
 		err = each_indexable(rules[i], pick_one, &pc);
 		rules[i]->anchor[0] = pc.best;
-		pc = (struct pick_ctx){.t = &t, .pkt = 1};
+		pc = (struct pick_ctx){ .t = &t, .pkt = 1 };
 		if (!err)
 			err = each_indexable(rules[i], pick_one, &pc);
 		rules[i]->anchor[1] = pc.best;
@@ -366,7 +367,7 @@ out:
 int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st)
 {
-	struct pf_table t = {0};
+	struct pf_table t = { 0 };
 	uint32_t *ids = NULL, i, k, bound = 0;
 	struct mk_pf_db *pf = NULL;
 	int unbounded = 0, err = -ENOMEM;
@@ -500,13 +501,13 @@ int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *b
 		      mk_pf_hit_fn hit, void *ctx)
 {
 #ifdef MK_HAVE_HYPERSCAN
-	struct scan_ctx sc = {hit, ctx};
+	struct scan_ctx sc = { hit, ctx };
 
 	if (!pf || !len)
 		return 0;
-	return hs_scan(pf->db, (const char *)buf, len, 0, scratch, on_match, &sc) == HS_SUCCESS
-		   ? 0
-		   : -EIO;
+	return hs_scan(pf->db, (const char *)buf, len, 0, scratch, on_match, &sc) == HS_SUCCESS ?
+		       0 :
+		       -EIO;
 #else
 	(void)pf;
 	(void)scratch;

@@ -34,15 +34,15 @@ int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx)
 {
 	struct mk_rule *r = rb->r;
-	struct mk_sm **arr = list == MK_LIST_PMATCH  ? &r->pmatch
-			     : list == MK_LIST_MATCH ? &r->match
-						     : &r->post;
-	uint32_t *n = list == MK_LIST_PMATCH  ? &r->npmatch
-		      : list == MK_LIST_MATCH ? &r->nmatch
-					      : &r->npost;
-	uint32_t *cap = list == MK_LIST_PMATCH	? &rb->cap_p
-			: list == MK_LIST_MATCH ? &rb->cap_m
-						: &rb->cap_post;
+	struct mk_sm **arr = list == MK_LIST_PMATCH ? &r->pmatch :
+			     list == MK_LIST_MATCH  ? &r->match :
+						      &r->post;
+	uint32_t *n = list == MK_LIST_PMATCH ? &r->npmatch :
+		      list == MK_LIST_MATCH  ? &r->nmatch :
+					       &r->npost;
+	uint32_t *cap = list == MK_LIST_PMATCH ? &rb->cap_p :
+			list == MK_LIST_MATCH  ? &rb->cap_m :
+						 &rb->cap_post;
 
 	if (*n == *cap) {
 		uint32_t c = *cap ? *cap * 2 : 4;
@@ -117,31 +117,37 @@ static const struct {
 	const char *name;
 	uint8_t action;
 } actions[] = {
-    {"alert", MK_ACTION_ALERT},	      {"pass", MK_ACTION_PASS},
-    {"drop", MK_ACTION_DROP},	      {"reject", MK_ACTION_REJECT},
-    {"rejectsrc", MK_ACTION_REJECT},  {"rejectdst", MK_ACTION_REJECT},
-    {"rejectboth", MK_ACTION_REJECT},
+	{ "alert", MK_ACTION_ALERT },	    { "pass", MK_ACTION_PASS },
+	{ "drop", MK_ACTION_DROP },	    { "reject", MK_ACTION_REJECT },
+	{ "rejectsrc", MK_ACTION_REJECT },  { "rejectdst", MK_ACTION_REJECT },
+	{ "rejectboth", MK_ACTION_REJECT },
 };
 
 static const struct {
 	const char *name;
 	uint8_t proto;
 } protos[] = {
-    {"ip", MK_RP_IP},	      {"pkthdr", MK_RP_IP},	  {"tcp", MK_RP_TCP},
-    {"udp", MK_RP_UDP},	      {"icmp", MK_RP_ICMP},	  {"icmpv4", MK_RP_ICMP},
-    {"icmpv6", MK_RP_ICMPV6}, {"tcp-pkt", MK_RP_TCP_PKT}, {"tcp-stream", MK_RP_TCP_STREAM},
+	{ "ip", MK_RP_IP },
+	{ "pkthdr", MK_RP_IP },
+	{ "tcp", MK_RP_TCP },
+	{ "udp", MK_RP_UDP },
+	{ "icmp", MK_RP_ICMP },
+	{ "icmpv4", MK_RP_ICMP },
+	{ "icmpv6", MK_RP_ICMPV6 },
+	{ "tcp-pkt", MK_RP_TCP_PKT },
+	{ "tcp-stream", MK_RP_TCP_STREAM },
 };
 
 /* Protocols Suricata knows that this subset does not inspect. */
 static const char *const app_protos[] = {
-    "http",	"http1", "http2",  "ftp",	"ftp-data", "smtp",
-    "tls",	"ssl",	 "ssh",	   "dns",	"smb",	    "dcerpc",
-    "nfs",	"imap",	 "pop3",   "dnp3",	"modbus",   "enip",
-    "cip",	"ikev2", "ike",	   "krb5",	"dhcp",	    "snmp",
-    "sip",	"rfb",	 "mqtt",   "rdp",	"ntp",	    "tftp",
-    "quic",	"pgsql", "telnet", "websocket", "ldap",	    "bittorrent-dht",
-    "template", "sctp",	 "ipv4",   "ipv6",	"ip4",	    "ip6",
-    "udp-pkt",	"doh2",	 "pop",	   "smtps",	"https",
+	"http",	    "http1", "http2",  "ftp",	    "ftp-data", "smtp",
+	"tls",	    "ssl",   "ssh",    "dns",	    "smb",	"dcerpc",
+	"nfs",	    "imap",  "pop3",   "dnp3",	    "modbus",	"enip",
+	"cip",	    "ikev2", "ike",    "krb5",	    "dhcp",	"snmp",
+	"sip",	    "rfb",   "mqtt",   "rdp",	    "ntp",	"tftp",
+	"quic",	    "pgsql", "telnet", "websocket", "ldap",	"bittorrent-dht",
+	"template", "sctp",  "ipv4",   "ipv6",	    "ip4",	"ip6",
+	"udp-pkt",  "doh2",  "pop",    "smtps",	    "https",
 };
 
 /* Next header token; brackets may hold spaces. Returns its length, 0 at the end. */
@@ -179,8 +185,8 @@ static int parse_header(struct mk_rule_build *rb, const char **p)
 	for (i = 0; i < 7; i++) {
 		if (!next_token(p, tok[i], sizeof(tok[i])))
 			return mk_rule_fail(
-			    rb, MK_DETECT_FAIL_SYNTAX,
-			    "rule header is incomplete (action proto src sport -> dst dport)");
+				rb, MK_DETECT_FAIL_SYNTAX,
+				"rule header is incomplete (action proto src sport -> dst dport)");
 	}
 	for (k = 0; k < MK_ARRAY_SIZE(actions); k++)
 		if (!strcmp(tok[0], actions[k].name))
@@ -238,8 +244,9 @@ static int setup_option(struct mk_rule_build *rb, char *opt)
 	for (e = name; *e; e++)
 		if (!isalnum((unsigned char)*e) && !strchr("_.-", *e))
 			return mk_rule_fail(
-			    rb, MK_DETECT_FAIL_SYNTAX,
-			    "'%.60s' is not a keyword (unbalanced quote or missing ';'?)", name);
+				rb, MK_DETECT_FAIL_SYNTAX,
+				"'%.60s' is not a keyword (unbalanced quote or missing ';'?)",
+				name);
 	if (!*name)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "empty option (';;')");
 	rb->kw = name;
@@ -333,15 +340,15 @@ static uint32_t abs_extent(const struct mk_sm *sm)
 		return 0;
 	case MK_KWT_PCRE:
 		return (((const struct mk_pcre *)sm->ctx)->flags &
-			(MK_PF_ANCHORED | MK_PF_RELATIVE)) == MK_PF_ANCHORED
-			   ? MK_STREAM_HEAD_MAX
-			   : 0;
+			(MK_PF_ANCHORED | MK_PF_RELATIVE)) == MK_PF_ANCHORED ?
+			       MK_STREAM_HEAD_MAX :
+			       0;
 	case MK_KWT_ISDATAAT:
 		if (((const struct mk_isdataat *)sm->ctx)->relative)
 			return 0;
-		return ((const struct mk_isdataat *)sm->ctx)->var
-			   ? MK_STREAM_HEAD_MAX
-			   : ((const struct mk_isdataat *)sm->ctx)->n + 1;
+		return ((const struct mk_isdataat *)sm->ctx)->var ?
+			       MK_STREAM_HEAD_MAX :
+			       ((const struct mk_isdataat *)sm->ctx)->n + 1;
 	case MK_KWT_BYTE_TEST:
 	case MK_KWT_BYTE_JUMP:
 	case MK_KWT_BYTE_EXTRACT:
@@ -445,8 +452,8 @@ static int finalize(struct mk_rule_build *rb)
 				    "flow:no_stream cannot be used in a tcp-stream rule");
 	if (r->proto == MK_RP_TCP_STREAM && (r->flags & MK_RF_PKT_KW))
 		return mk_rule_fail(
-		    rb, MK_DETECT_FAIL_VALUE,
-		    "a tcp-stream rule cannot use packet keywords (flags, ttl, dsize, ...)");
+			rb, MK_DETECT_FAIL_VALUE,
+			"a tcp-stream rule cannot use packet keywords (flags, ttl, dsize, ...)");
 
 	/* how TCP payload is read: per segment, the reassembled stream, or both */
 	if (r->proto == MK_RP_TCP_PKT || (r->flow & MK_FLOW_F_NO_STREAM) ||

@@ -41,9 +41,10 @@ static void eb_str(struct ebuf *b, const char *s)
 }
 
 /* "00" to "99": two digits per division. */
-static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				     "8081828384858687888990919293949596979899";
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 static void eb_u64(struct ebuf *b, uint64_t v)
 {
@@ -185,21 +186,35 @@ static void eb_hex2(struct ebuf *b, uint8_t v)
  * host internal protocol" and the like) and unassigned ones print as numbers.
  */
 static const char *const iana_proto[144] = {
-	"HOPOPT", "ICMP", "IGMP", "GGP", "IP-in-IP", "ST", "TCP", "CBT", "EGP", "IGP",
-	"BBN-RCC-MON", "NVP-II", "PUP", "ARGUS", "EMCON", "XNET", "CHAOS", "UDP", "MUX",
-	"DCN-MEAS", "HMP", "PRM", "XNS-IDP", "TRUNK-1", "TRUNK-2", "LEAF-1", "LEAF-2", "RDP",
-	"IRTP", "ISO-TP4", "NETBLT", "MFE-NSP", "MERIT-INP", "DCCP", "3PC", "IDPR", "XTP", "DDP",
-	"IDPR-CMTP", "TP++", "IL", "IPv6", "SDRP", "IPv6-Route", "IPv6-Frag", "IDRP", "RSVP",
-	"GRE", "DSR", "BNA", "ESP", "AH", "I-NLSP", "SwIPe", "NARP", "MOBILE", "TLSP", "SKIP",
-	"IPv6-ICMP", "IPv6-NoNxt", "IPv6-Opts", NULL, "CFTP", NULL, "SAT-EXPAK", "KRYPTOLAN",
-	"RVD", "IPPC", NULL, "SAT-MON", "VISA", "IPCU", "CPNX", "CPHB", "WSN", "PVP",
-	"BR-SAT-MON", "SUN-ND", "WB-MON", "WB-EXPAK", "ISO-IP", "VMTP", "SECURE-VMTP", "VINES",
-	"TTP", "NSFNET-IGP", "DGP", "TCF", "EIGRP", "OSPF", "Sprite-RPC", "LARP", "MTP", "AX.25",
-	"OS", "MICP", "SCC-SP", "ETHERIP", "ENCAP", NULL, "GMTP", "IFMP", "PNNI", "PIM", "ARIS",
-	"SCPS", "QNX", "A/N", "IPComp", "SNP", "Compaq-Peer", "IPX-in-IP", "VRRP", "PGM", NULL,
-	"L2TP", "DDX", "IATP", "STP", "SRP", "UTI", "SMP", "SM", "PTP", "IS-IS", "FIRE", "CRTP",
-	"CRUDP", "SSCOPMCE", "IPLT", "SPS", "PIPE", "SCTP", "FC", "RSVP-E2E-IGNORE", "Mobility",
-	"UDPLite", "MPLS-in-IP", "manet", "HIP", "Shim6", "WESP", "ROHC", "Ethernet",
+	"HOPOPT",      "ICMP",	     "IGMP",	    "GGP",	  "IP-in-IP",
+	"ST",	       "TCP",	     "CBT",	    "EGP",	  "IGP",
+	"BBN-RCC-MON", "NVP-II",     "PUP",	    "ARGUS",	  "EMCON",
+	"XNET",	       "CHAOS",	     "UDP",	    "MUX",	  "DCN-MEAS",
+	"HMP",	       "PRM",	     "XNS-IDP",	    "TRUNK-1",	  "TRUNK-2",
+	"LEAF-1",      "LEAF-2",     "RDP",	    "IRTP",	  "ISO-TP4",
+	"NETBLT",      "MFE-NSP",    "MERIT-INP",   "DCCP",	  "3PC",
+	"IDPR",	       "XTP",	     "DDP",	    "IDPR-CMTP",  "TP++",
+	"IL",	       "IPv6",	     "SDRP",	    "IPv6-Route", "IPv6-Frag",
+	"IDRP",	       "RSVP",	     "GRE",	    "DSR",	  "BNA",
+	"ESP",	       "AH",	     "I-NLSP",	    "SwIPe",	  "NARP",
+	"MOBILE",      "TLSP",	     "SKIP",	    "IPv6-ICMP",  "IPv6-NoNxt",
+	"IPv6-Opts",   NULL,	     "CFTP",	    NULL,	  "SAT-EXPAK",
+	"KRYPTOLAN",   "RVD",	     "IPPC",	    NULL,	  "SAT-MON",
+	"VISA",	       "IPCU",	     "CPNX",	    "CPHB",	  "WSN",
+	"PVP",	       "BR-SAT-MON", "SUN-ND",	    "WB-MON",	  "WB-EXPAK",
+	"ISO-IP",      "VMTP",	     "SECURE-VMTP", "VINES",	  "TTP",
+	"NSFNET-IGP",  "DGP",	     "TCF",	    "EIGRP",	  "OSPF",
+	"Sprite-RPC",  "LARP",	     "MTP",	    "AX.25",	  "OS",
+	"MICP",	       "SCC-SP",     "ETHERIP",	    "ENCAP",	  NULL,
+	"GMTP",	       "IFMP",	     "PNNI",	    "PIM",	  "ARIS",
+	"SCPS",	       "QNX",	     "A/N",	    "IPComp",	  "SNP",
+	"Compaq-Peer", "IPX-in-IP",  "VRRP",	    "PGM",	  NULL,
+	"L2TP",	       "DDX",	     "IATP",	    "STP",	  "SRP",
+	"UTI",	       "SMP",	     "SM",	    "PTP",	  "IS-IS",
+	"FIRE",	       "CRTP",	     "CRUDP",	    "SSCOPMCE",	  "IPLT",
+	"SPS",	       "PIPE",	     "SCTP",	    "FC",	  "RSVP-E2E-IGNORE",
+	"Mobility",    "UDPLite",    "MPLS-in-IP",  "manet",	  "HIP",
+	"Shim6",       "WESP",	     "ROHC",	    "Ethernet",
 };
 
 const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size)
@@ -287,8 +302,8 @@ static void eb_tunnel(struct ebuf *b, uint8_t type, uint32_t id, uint8_t depth, 
 	EB_LIT(b, "}");
 }
 
-int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
-		  uint8_t family, const uint32_t *src, const uint32_t *dst)
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth, uint8_t family,
+		  const uint32_t *src, const uint32_t *dst)
 {
 	struct ebuf b = { .p = buf, .end = buf + size };
 
@@ -499,10 +514,13 @@ int mk_eve_buf_add_key(struct mk_eve_buf *b, uint64_t epoch, uint64_t ts_us, uin
 	b->arena[b->used + len] = '\n';
 	if (key_len)
 		memcpy(b->arena + b->used + len + 1, key, key_len);
-	b->recs[b->nrecs++] = (struct mk_eve_rec){
-		.epoch = epoch, .ts_us = ts_us, .start_us = start_us, .flow_id = flow_id, .off = b->used,
-		.len = (uint32_t)len, .key_len = (uint32_t)key_len
-	};
+	b->recs[b->nrecs++] = (struct mk_eve_rec){ .epoch = epoch,
+						   .ts_us = ts_us,
+						   .start_us = start_us,
+						   .flow_id = flow_id,
+						   .off = b->used,
+						   .len = (uint32_t)len,
+						   .key_len = (uint32_t)key_len };
 	b->used += len + 1 + key_len;
 	return 0;
 }

@@ -67,8 +67,8 @@ const char *mk_eve_tunnel_name(uint8_t type);
  * VXLAN and Geneve `vni`, GRE `key`, none for IP-in-IP) and the depth, as
  * flow and alert records write it. Returns its length or -ENOSPC.
  */
-int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth,
-		  uint8_t family, const uint32_t *src, const uint32_t *dst);
+int mk_eve_tunnel(char *buf, size_t size, uint8_t type, uint32_t id, uint8_t depth, uint8_t family,
+		  const uint32_t *src, const uint32_t *dst);
 
 /* EVE `proto`: the IANA keyword ("TCP", "IPv6-ICMP", "GRE", ...) or the number in @tmp. */
 const char *mk_eve_proto_name(uint8_t proto, char *tmp, size_t size);

@@ -22,10 +22,10 @@ struct mk_eve_sink {
 	pthread_mutex_t lock;
 	char path[PATH_MAX];
 	int fd;
-	int last_err;	   /* errno of the last failed write, 0 after a good one */
-	int partial;	   /* a failed write left half a line that could not be cut */
-	uint64_t written;  /* records */
-	uint64_t lost;	   /* records a failed write dropped */
+	int last_err;	  /* errno of the last failed write, 0 after a good one */
+	int partial;	  /* a failed write left half a line that could not be cut */
+	uint64_t written; /* records */
+	uint64_t lost;	  /* records a failed write dropped */
 	uint64_t reopened;
 };
 

@@ -44,9 +44,9 @@ static int outputs_parse(struct mk_cfg_ctx *x, int node, const char *path, void 
 		snprintf(item, sizeof(item), "%s[%u]", path, i);
 		if (mk_cfg_node_kind(x, it) != MK_CFG_NODE_MAPPING || mk_cfg_node_len(x, it) != 1)
 			return mk_cfg_error(
-			    x, it, item, -EINVAL,
-			    "an output is one name with its settings indented below it, "
-			    "as in `- eve-log:`");
+				x, it, item, -EINVAL,
+				"an output is one name with its settings indented below it, "
+				"as in `- eve-log:`");
 		kn = mk_cfg_map_key(x, it, 0);
 		err = mk_cfg_scalar(x, kn, item, &name);
 		if (err)
@@ -81,9 +81,9 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 		n = mk_cfg_node_len(x, node);
 	else if (kind != MK_CFG_NODE_NULL)
 		return mk_cfg_error(
-		    x, node, path, -EINVAL,
-		    "expected a list of event types ([alert, flow, stats]), found %s",
-		    kind == MK_CFG_NODE_MAPPING ? "a mapping" : "a value");
+			x, node, path, -EINVAL,
+			"expected a list of event types ([alert, flow, stats]), found %s",
+			kind == MK_CFG_NODE_MAPPING ? "a mapping" : "a value");
 	for (i = 0; i < n; i++) {
 		int it = mk_cfg_seq_item(x, node, i), name_node = it, opts = 0;
 		const char *name;
@@ -104,9 +104,9 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 			;
 		if (t == MK_ARRAY_SIZE(eve_types))
 			return mk_cfg_error(
-			    x, name_node, item, -EINVAL,
-			    "'%.32s' is not an event type meerkat writes (alert, flow, stats)",
-			    name);
+				x, name_node, item, -EINVAL,
+				"'%.32s' is not an event type meerkat writes (alert, flow, stats)",
+				name);
 		if (types & eve_types[t].bit)
 			return mk_cfg_error(x, name_node, item, -EINVAL, "'%s' is listed twice",
 					    name);
@@ -159,7 +159,8 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_UINT("outputs.eve-log.community-id-seed", C, eve.community_id_seed, 0, 65535),
 	MK_CFG_CUSTOM("outputs.eve-log.types", types_parse, types_dump),
 	MK_CFG_BOOL("outputs.eve-log.types.alert.payload", C, eve.alert_payload),
-	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C, eve.alert_payload_printable),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C,
+		    eve.alert_payload_printable),
 	MK_CFG_ENUM("outputs.eve-log.types.flow.unreplied", C, eve.flow_unreplied, unreplied_names),
 };
 #undef C

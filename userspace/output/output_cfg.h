@@ -37,14 +37,14 @@ enum mk_eve_unreplied {
 
 struct mk_eve_cfg {
 	uint8_t enabled;
-	uint8_t filetype; /* enum mk_eve_filetype */
-	uint8_t append;	  /* append to an existing file (yes) or truncate it (no) */
+	uint8_t filetype;	    /* enum mk_eve_filetype */
+	uint8_t append;		    /* append to an existing file (yes) or truncate it (no) */
 	uint8_t community_id;	    /* community_id on records (Community ID v1), docs/eve.md */
 	uint16_t community_id_seed; /* its seed */
-	uint32_t types;	  /* MK_EVE_TYPE_* */
-	uint8_t flow_unreplied; /* enum mk_eve_unreplied */
-	uint8_t alert_payload;		 /* types: - alert: {payload: yes}: base64 payload */
-	uint8_t alert_payload_printable; /* ... payload-printable: yes */
+	uint32_t types;		    /* MK_EVE_TYPE_* */
+	uint8_t flow_unreplied;	    /* enum mk_eve_unreplied */
+	uint8_t alert_payload;	    /* types: - alert: {payload: yes}: base64 payload */
+	uint8_t alert_payload_printable;   /* ... payload-printable: yes */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */
 };
 

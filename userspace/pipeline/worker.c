@@ -14,9 +14,8 @@
 #include "worker.h"
 
 #define MK_WORKER_CNT_NAME(name, str, doc) [MK_WORKER_##name] = str,
-const char *const mk_worker_counter_names[MK_WORKER_CNT_MAX] = {
-	MK_WORKER_COUNTERS(MK_WORKER_CNT_NAME)
-};
+const char *const mk_worker_counter_names[MK_WORKER_CNT_MAX] = { MK_WORKER_COUNTERS(
+	MK_WORKER_CNT_NAME) };
 #undef MK_WORKER_CNT_NAME
 
 /* ---- checksums -------------------------------------------------------- */
@@ -152,8 +151,9 @@ static void worker_datagram_done(struct mk_worker *w, const struct mk_pkt *frag,
 	const struct mk_parse *fp = frag->parse;
 	struct mk_frame frame = { .data = dg->data, .data_end = dg->data + dg->len };
 	struct mk_parse p;
-	struct mk_pkt pkt = { .parse = &p, .ip = dg->data, .ip_caplen = dg->len,
-			      .ts_us = dg->ts_ns / 1000 };
+	struct mk_pkt pkt = {
+		.parse = &p, .ip = dg->data, .ip_caplen = dg->len, .ts_us = dg->ts_ns / 1000
+	};
 	unsigned int to;
 
 	if (mk_parse_frame(&frame, MK_START_IP, &w->pcfg, &p) != MK_PARSE_IP ||
@@ -197,7 +197,8 @@ static void worker_defrag(struct mk_worker *w, const struct mk_pkt *pkt)
 		.tunnel_ctx = p->tunnel_ctx,
 	};
 	struct mk_defrag_datagram dg;
-	int ret = mk_defrag_input(w->defrag, pkt->ip, pkt->ip_caplen, pkt->ts_us * 1000, &outer, &dg);
+	int ret =
+		mk_defrag_input(w->defrag, pkt->ip, pkt->ip_caplen, pkt->ts_us * 1000, &outer, &dg);
 
 	if (ret < 0) {
 		w->cnt[MK_WORKER_FRAG_DROPPED]++;
@@ -359,8 +360,9 @@ static void worker_tcp_flow_state(struct mk_worker *w, struct mk_flow *f)
 		return;
 	mk_flow_set_state(&w->flows, f,
 			  mk_tcp_state_closing(st) ? MK_FLOW_STATE_CLOSED :
-			  st == MK_TCP_SYN_SENT || st == MK_TCP_SYN_RECV ? MK_FLOW_STATE_NEW :
-									   MK_FLOW_STATE_ESTABLISHED);
+			  st == MK_TCP_SYN_SENT || st == MK_TCP_SYN_RECV ?
+						     MK_FLOW_STATE_NEW :
+						     MK_FLOW_STATE_ESTABLISHED);
 }
 
 static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason reason,
@@ -592,7 +594,8 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		   const struct mk_worker_ops *ops, void *ops_ctx)
 {
-	static const struct mk_stream_cbs cbs = { .data = stream_cb_data, .depth = stream_cb_depth };
+	static const struct mk_stream_cbs cbs = { .data = stream_cb_data,
+						  .depth = stream_cb_depth };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 
@@ -716,10 +719,11 @@ int mk_worker_stats_balanced(const struct mk_worker_stats *st)
 	const uint64_t *c = st->cnt;
 
 	return c[MK_WORKER_RX] == c[MK_WORKER_FLOW_PKT] + c[MK_WORKER_FRAG_HELD] +
-					 c[MK_WORKER_FRAG_DROPPED] + c[MK_WORKER_NO_FLOW] +
-					 c[MK_WORKER_DECODE_ERROR] &&
+					  c[MK_WORKER_FRAG_DROPPED] + c[MK_WORKER_NO_FLOW] +
+					  c[MK_WORKER_DECODE_ERROR] &&
 	       c[MK_WORKER_DGRAM] == c[MK_WORKER_DGRAM_FLOW] + c[MK_WORKER_DGRAM_NO_FLOW] +
-					    c[MK_WORKER_DGRAM_BAD] + c[MK_WORKER_DGRAM_HANDOFF_DROP];
+					     c[MK_WORKER_DGRAM_BAD] +
+					     c[MK_WORKER_DGRAM_HANDOFF_DROP];
 }
 
 struct foreach_ctx {
@@ -736,7 +740,8 @@ static void foreach_one(const char *name, __u64 value, void *arg)
 }
 
 void mk_worker_stats_foreach(const struct mk_worker_stats *st,
-			     void (*fn)(const char *group, const char *name, uint64_t value, void *arg),
+			     void (*fn)(const char *group, const char *name, uint64_t value,
+					void *arg),
 			     void *arg)
 {
 	struct foreach_ctx c = { .fn = fn, .arg = arg };

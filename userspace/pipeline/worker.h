@@ -43,33 +43,42 @@
  */
 #define MK_WORKER_COUNTERS(X)                                                                      \
 	X(RX, "worker_rx", "frames a worker took from its queue or socket")                        \
-	X(FLOW_PKT, "flow_pkt", "frames accounted to a flow")                                       \
+	X(FLOW_PKT, "flow_pkt", "frames accounted to a flow")                                      \
 	X(FRAG_HELD, "frag_held", "IP fragments taken by the defragmenter")                        \
-	X(FRAG_DROPPED, "frag_dropped", "IP fragments the defragmenter refused (see its counters)") \
+	X(FRAG_DROPPED, "frag_dropped",                                                            \
+	  "IP fragments the defragmenter refused (see its counters)")                              \
 	X(NO_FLOW, "no_flow", "frames dropped: flow table full and nothing evictable")             \
 	X(DECODE_ERROR, "decode_error", "frames the decoder rejected, not tracked (see decode_*)") \
-	X(DECODE_IP_LEN, "decode_ip_len", "IP length beyond the frame on the wire (or IPv6 extension headers beyond it)") \
-	X(DECODE_UDP_LEN, "decode_udp_len", "UDP length beyond the IP payload, or below 8")       \
-	X(DECODE_TCP_HLEN, "decode_tcp_hlen", "TCP header longer than the segment")               \
-	X(DECODE_L4_SHORT, "decode_l4_short", "IP payload shorter than its TCP, UDP, SCTP or ICMP header") \
+	X(DECODE_IP_LEN, "decode_ip_len",                                                          \
+	  "IP length beyond the frame on the wire (or IPv6 extension headers beyond it)")          \
+	X(DECODE_UDP_LEN, "decode_udp_len", "UDP length beyond the IP payload, or below 8")        \
+	X(DECODE_TCP_HLEN, "decode_tcp_hlen", "TCP header longer than the segment")                \
+	X(DECODE_L4_SHORT, "decode_l4_short",                                                      \
+	  "IP payload shorter than its TCP, UDP, SCTP or ICMP header")                             \
 	X(ICMP_ERR_QUOTED, "icmp_error_quoted", "ICMP errors accounted to the flow they quote")    \
-	X(ICMP_ERR_OWN, "icmp_error_own_flow", "ICMP errors whose quoted flow is not tracked here: a flow of their own") \
+	X(ICMP_ERR_OWN, "icmp_error_own_flow",                                                     \
+	  "ICMP errors whose quoted flow is not tracked here: a flow of their own")                \
 	X(DGRAM, "dgram_reassembled", "datagrams the defragmenter completed")                      \
 	X(DGRAM_FLOW, "dgram_flow", "reassembled datagrams accounted to a flow")                   \
 	X(DGRAM_NO_FLOW, "dgram_no_flow", "reassembled datagrams dropped: flow table full")        \
-	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser or the decoder rejected")       \
-	X(DGRAM_HANDOFF, "dgram_handoff", "reassembled datagrams sent to the worker owning their 5-tuple") \
-	X(DGRAM_HANDOFF_DROP, "dgram_handoff_drop", "reassembled datagrams dropped: peer's ring full") \
+	X(DGRAM_BAD, "dgram_bad", "reassembled datagrams the parser or the decoder rejected")      \
+	X(DGRAM_HANDOFF, "dgram_handoff",                                                          \
+	  "reassembled datagrams sent to the worker owning their 5-tuple")                         \
+	X(DGRAM_HANDOFF_DROP, "dgram_handoff_drop",                                                \
+	  "reassembled datagrams dropped: peer's ring full")                                       \
 	X(CSUM_BAD_IPV4, "csum_bad_ipv4", "IPv4 header checksum wrong (frame still tracked)")      \
 	X(CSUM_BAD_TCP, "csum_bad_tcp", "TCP checksum wrong: not reassembled")                     \
 	X(CSUM_BAD_UDP, "csum_bad_udp", "UDP checksum wrong (frame still tracked)")                \
-	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")           \
+	X(CSUM_BAD_ICMP, "csum_bad_icmp", "ICMP checksum wrong (frame still tracked)")             \
 	X(TCP_MALFORMED, "tcp_malformed", "TCP header the stream engine could not read")           \
-	X(TCP_REUSE, "tcp_port_reuse", "stream engine saw a new session on a closed one: new flow") \
+	X(TCP_REUSE, "tcp_port_reuse",                                                             \
+	  "stream engine saw a new session on a closed one: new flow")                             \
 	X(EVE_LOST, "eve_lost", "EVE records that could not be formatted or stored")               \
-	X(FLOW_UNREPLIED, "flow_unreplied", "flows ended with packets one way only (no reply)")     \
-	X(FLOW_UNREPLIED_COMPACT, "flow_unreplied_compact", "their flow records logged compactly (outputs.eve-log.types.flow.unreplied)") \
-	X(FLOW_UNREPLIED_UNLOGGED, "flow_unreplied_unlogged", "their flow records not logged (outputs.eve-log.types.flow.unreplied: none)")
+	X(FLOW_UNREPLIED, "flow_unreplied", "flows ended with packets one way only (no reply)")    \
+	X(FLOW_UNREPLIED_COMPACT, "flow_unreplied_compact",                                        \
+	  "their flow records logged compactly (outputs.eve-log.types.flow.unreplied)")            \
+	X(FLOW_UNREPLIED_UNLOGGED, "flow_unreplied_unlogged",                                      \
+	  "their flow records not logged (outputs.eve-log.types.flow.unreplied: none)")
 
 #define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
 enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
@@ -115,22 +124,22 @@ struct mk_worker_ops {
 };
 
 struct mk_worker_cfg {
-	unsigned int id;	/* this worker, < nworkers */
+	unsigned int id; /* this worker, < nworkers */
 	unsigned int nworkers;
-	const uint8_t *itable;	/* MK_ITABLE_SIZE buckets -> worker, as the program's */
-	uint32_t seed;		/* the hash seed the frames were parsed with */
-	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
-	int log_flows;		/* format an EVE flow record when a flow ends */
-	int log_alerts;		/* format EVE alert records (the flow is marked alerted anyway) */
+	const uint8_t *itable;	  /* MK_ITABLE_SIZE buckets -> worker, as the program's */
+	uint32_t seed;		  /* the hash seed the frames were parsed with */
+	int checksum;		  /* validate IPv4/TCP/UDP/ICMP checksums */
+	int log_flows;		  /* format an EVE flow record when a flow ends */
+	int log_alerts;		  /* format EVE alert records (the flow is marked alerted anyway) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
-	struct mk_eve_fmt eve;	/* optional EVE fields: community_id, in_iface */
+	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */
 	const struct mk_parse_cfg *parse;
 	const struct mk_flow_cfg *flow;
 	const struct mk_stream_cfg *stream;
 	const struct mk_defrag_config *defrag;
 	int unreplied; /* enum mk_eve_unreplied: outputs.eve-log.types.flow.unreplied */
-	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_detect_master *detect; /* rules; NULL: no detection */
 	/*
 	 * Alert records: payload options from outputs.eve-log.types.alert;
 	 * in_iface and community_id are taken from @eve by mk_worker_init().
@@ -153,7 +162,7 @@ struct mk_worker {
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flows_logged;
 	int unreplied; /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
-	int err; /* first error of a callback or of --dump-streams */
+	int err;       /* first error of a callback or of --dump-streams */
 };
 
 /* Everything the workers counted, summed. */
@@ -202,7 +211,8 @@ int mk_worker_stats_balanced(const struct mk_worker_stats *st);
 void mk_worker_stats_print(FILE *out, const struct mk_worker_stats *st);
 /* Every counter by name (workers, flows, stream, defrag), for stats outputs. */
 void mk_worker_stats_foreach(const struct mk_worker_stats *st,
-			     void (*fn)(const char *group, const char *name, uint64_t value, void *arg),
+			     void (*fn)(const char *group, const char *name, uint64_t value,
+					void *arg),
 			     void *arg);
 
 #endif /* MK_WORKER_H */

@@ -124,7 +124,7 @@ struct live_worker {
 	struct pollfd *pfds;
 	uint64_t *addrs; /* one batch of frame addresses to give back */
 	uint64_t cnt[MK_LIVE_CNT_MAX];
-	char *eve;	 /* lines not yet written */
+	char *eve; /* lines not yet written */
 	size_t eve_len;
 	uint64_t eve_recs;
 	uint64_t last_tick_us;
@@ -271,15 +271,17 @@ static void worker_frame(struct live_worker *w, const struct mk_meta *m, const u
 			return;
 		}
 	}
-	pkt = (struct mk_pkt){
-		.parse = &p, .ip = frame + p.l3.l3_off, .ip_caplen = len - p.l3.l3_off, .ts_us = ts_us
-	};
+	pkt = (struct mk_pkt){ .parse = &p,
+			       .ip = frame + p.l3.l3_off,
+			       .ip_caplen = len - p.l3.l3_off,
+			       .ts_us = ts_us };
 	/*
 	 * The program steers an ICMP error by its own hash; the flow it quotes
 	 * may live on another worker: send it there. A full ring keeps it here,
 	 * where it forms a flow of its own (counted by the pipeline).
 	 */
-	if (w->lv->nworkers > 1 && (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6) &&
+	if (w->lv->nworkers > 1 &&
+	    (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6) &&
 	    mk_icmp_is_error(&p, pkt.ip, pkt.ip_caplen)) {
 		unsigned int to = w->lv->itable[mk_worker_steer_hash(&p, pkt.ip, pkt.ip_caplen,
 								     w->pipe.pcfg.seed) %
@@ -341,9 +343,10 @@ static void worker_handoffs(struct live_worker *w)
 		if (from == w->id)
 			continue;
 		while ((h = mk_spsc_pop_ptr(&lv->mesh[from * lv->nworkers + w->id]))) {
-			struct mk_pkt pkt = {
-				.parse = &h->parse, .ip = h->data, .ip_caplen = h->len, .ts_us = h->ts_us
-			};
+			struct mk_pkt pkt = { .parse = &h->parse,
+					      .ip = h->data,
+					      .ip_caplen = h->len,
+					      .ts_us = h->ts_us };
 
 			if (h->is_frame)
 				mk_worker_packet(&w->pipe, &pkt);
@@ -543,8 +546,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 					continue;
 				o = json_pack("{s:s,s:i,s:i}", "iface", ifc->name, "queue", (int)q,
 					      "worker", (int)w);
-#define X(name, doc)                                                                               \
-	json_set_u64(o, #name, st.name);                                                           \
+#define X(name, doc)                     \
+	json_set_u64(o, #name, st.name); \
 	t->sock.name += st.name;
 				MK_XSK_STATS(X)
 #undef X
@@ -567,7 +570,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	json_set_u64(cap, "kernel_packets", t->xdp[MK_STAT_REDIRECT_XSK]);
 	json_set_u64(cap, "kernel_drops", drops);
 	/* redirected, neither dropped nor taken yet (in the rings, or taken since the last snapshot) */
-	json_set_u64(cap, "in_flight", t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
+	json_set_u64(cap, "in_flight",
+		     t->xdp[MK_STAT_REDIRECT_XSK] - t->live[MK_LIVE_SOCK_RX] - drops);
 	if (lv->links_open) {
 		uint64_t downs, down_ms;
 
@@ -581,7 +585,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 			    json_pack("{s:I,s:I,s:I,s:I,s:b}", "rx", (json_int_t)t->xdp[MK_STAT_RX],
 				      "outcome_sum", (json_int_t)sums.outcomes, "pass_error",
 				      (json_int_t)t->xdp[MK_STAT_PASS_ERROR], "err_sum",
-				      (json_int_t)sums.errors, "holds", mk_stat_invariant_holds(t->xdp)));
+				      (json_int_t)sums.errors, "holds",
+				      mk_stat_invariant_holds(t->xdp)));
 
 	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
 	if (lv->opts->detect)
@@ -649,13 +654,14 @@ static json_t *cmd_status(void *ctx, json_t *args, const char **why)
 		json_t *zc = json_array();
 
 		for (q = 0; q < ifc->queues; q++)
-			json_array_append_new(zc, json_string(ifc->umems[q].zero_copy ? "zero-copy"
-										: "copy"));
-		json_array_append_new(
-			ifs, json_pack("{s:s,s:i,s:s,s:I,s:i,s:o}", "name", ifc->name, "ifindex",
-				       ifc->ifindex, "xdp_mode", mk_loader_attach_mode_name(&ifc->loader),
-				       "prog_id", (json_int_t)mk_loader_prog_id(&ifc->loader), "queues",
-				       (int)ifc->queues, "socket_mode", zc));
+			json_array_append_new(
+				zc, json_string(ifc->umems[q].zero_copy ? "zero-copy" : "copy"));
+		json_array_append_new(ifs,
+				      json_pack("{s:s,s:i,s:s,s:I,s:i,s:o}", "name", ifc->name,
+						"ifindex", ifc->ifindex, "xdp_mode",
+						mk_loader_attach_mode_name(&ifc->loader), "prog_id",
+						(json_int_t)mk_loader_prog_id(&ifc->loader),
+						"queues", (int)ifc->queues, "socket_mode", zc));
 	}
 	json_object_set_new(r, "interfaces", ifs);
 	json_set_u64(r, "workers", lv->nworkers);
@@ -814,8 +820,9 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	for (i = 0; i < c->nbypass; i++) {
 		const struct mk_cidr *b = &c->bypass[i];
 
-		err = mk_loader_cidr_add(&ifc->loader, b->family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET,
-					 b->addr, b->prefix);
+		err = mk_loader_cidr_add(&ifc->loader,
+					 b->family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET, b->addr,
+					 b->prefix);
 		if (err)
 			return err;
 	}
@@ -926,7 +933,8 @@ static int workers_create(struct live *lv)
 				struct live_sock *ls = &lv->ifaces[i].socks[q * n + w];
 
 				lw->socks[lw->nsocks] = ls;
-				lw->pfds[lw->nsocks] = (struct pollfd){ .fd = ls->xs.fd, .events = POLLIN };
+				lw->pfds[lw->nsocks] =
+					(struct pollfd){ .fd = ls->xs.fd, .events = POLLIN };
 				lw->nsocks++;
 			}
 		}
@@ -979,7 +987,8 @@ static int open_eve(struct live *lv)
 	if (lv->conf->output.eve.filename[0] == '/')
 		snprintf(path, sizeof(path), "%s", lv->conf->output.eve.filename);
 	else
-		snprintf(path, sizeof(path), "%s/%s", lv->opts->log_dir, lv->conf->output.eve.filename);
+		snprintf(path, sizeof(path), "%s/%s", lv->opts->log_dir,
+			 lv->conf->output.eve.filename);
 	err = mk_eve_sink_open(&lv->eve, path, lv->opts->eve_truncate);
 	if (!err)
 		lv->eve_open = 1;
@@ -1051,10 +1060,12 @@ static void main_loop(struct live *lv)
 		pfds[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfds[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 		/* -1 when not watching links: poll() ignores it */
-		pfds[n++] = (struct pollfd){ .fd = lv->links_open ? mk_link_watch_fd(&lv->links) : -1,
-					     .events = POLLIN };
-		nctl = lv->ctl_open ? mk_ctl_server_pollfds(&lv->ctl, pfds + n, 1 + MK_CTL_MAX_CLIENTS)
-				    : 0;
+		pfds[n++] =
+			(struct pollfd){ .fd = lv->links_open ? mk_link_watch_fd(&lv->links) : -1,
+					 .events = POLLIN };
+		nctl = lv->ctl_open ?
+			       mk_ctl_server_pollfds(&lv->ctl, pfds + n, 1 + MK_CTL_MAX_CLIENTS) :
+			       0;
 		if (poll(pfds, n + nctl, -1) < 0 && errno != EINTR)
 			break;
 		if (pfds[0].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
@@ -1126,8 +1137,8 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 		goto out;
 	}
 	if (!lv->cap.batch || lv->cap.batch > lv->cap.rx_size) {
-		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]", lv->cap.batch,
-		       lv->cap.rx_size);
+		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]",
+		       lv->cap.batch, lv->cap.rx_size);
 		err = -EINVAL;
 		goto out;
 	}
@@ -1187,14 +1198,20 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 			goto out;
 		lv->ctl_open = 1;
 		mk_ctl_register(&lv->ctl, "ping", "answers pong", cmd_ping, lv);
-		mk_ctl_register(&lv->ctl, "status", "interfaces, XDP mode, program ids, queues, "
-				"workers, socket mode, uptime", cmd_status, lv);
+		mk_ctl_register(&lv->ctl, "status",
+				"interfaces, XDP mode, program ids, queues, "
+				"workers, socket mode, uptime",
+				cmd_status, lv);
 		mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event",
 				cmd_stats, lv);
-		mk_ctl_register(&lv->ctl, "reload-rules", "reload the rule files; the old rules stay "
-				"if the new ones fail", cmd_reload_rules, lv);
-		mk_ctl_register(&lv->ctl, "ruleset-stats", "rules loaded and failed, generation, "
-				"load time, reloads", cmd_ruleset_stats, lv);
+		mk_ctl_register(&lv->ctl, "reload-rules",
+				"reload the rule files; the old rules stay "
+				"if the new ones fail",
+				cmd_reload_rules, lv);
+		mk_ctl_register(&lv->ctl, "ruleset-stats",
+				"rules loaded and failed, generation, "
+				"load time, reloads",
+				cmd_ruleset_stats, lv);
 	}
 	for (i = 0; i < lv->nifaces; i++)
 		mk_info("%s: %u queue(s) x %u worker(s), %s XDP, program id %u, %s sockets, seed %#x",

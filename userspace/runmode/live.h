@@ -30,30 +30,35 @@
  * and is given back to its fill ring exactly once (frames_refilled equals
  * sock_rx once the worker stopped).
  */
-#define MK_LIVE_COUNTERS(X)                                                                        \
-	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")                     \
-	X(SOCK_BYTES, "sock_bytes", "bytes of those frames")                                       \
-	X(META_MISSING, "meta_missing", "frames without the program's metadata: parsed in user space") \
-	X(META_BAD, "meta_bad", "frames whose metadata points outside the frame: parsed in user space") \
-	X(USER_PARSE_FAIL, "user_parse_fail", "frames without usable metadata the parser refused: dropped") \
-	X(REFILLED, "frames_refilled", "frames given back to their fill ring")                     \
-	X(ICMP_STEERED, "icmp_error_steered", "ICMP errors sent to the worker owning the flow they quote") \
-	X(ICMP_STEER_FULL, "icmp_error_steer_full", "ICMP errors kept here: the owner's ring was full")
+#define MK_LIVE_COUNTERS(X)                                                       \
+	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")    \
+	X(SOCK_BYTES, "sock_bytes", "bytes of those frames")                      \
+	X(META_MISSING, "meta_missing",                                           \
+	  "frames without the program's metadata: parsed in user space")          \
+	X(META_BAD, "meta_bad",                                                   \
+	  "frames whose metadata points outside the frame: parsed in user space") \
+	X(USER_PARSE_FAIL, "user_parse_fail",                                     \
+	  "frames without usable metadata the parser refused: dropped")           \
+	X(REFILLED, "frames_refilled", "frames given back to their fill ring")    \
+	X(ICMP_STEERED, "icmp_error_steered",                                     \
+	  "ICMP errors sent to the worker owning the flow they quote")            \
+	X(ICMP_STEER_FULL, "icmp_error_steer_full",                               \
+	  "ICMP errors kept here: the owner's ring was full")
 
 #define MK_LIVE_CNT_ENUM(name, str, doc) MK_LIVE_##name,
 enum mk_live_counter { MK_LIVE_COUNTERS(MK_LIVE_CNT_ENUM) MK_LIVE_CNT_MAX };
 #undef MK_LIVE_CNT_ENUM
 
 struct mk_live_opts {
-	const char *log_dir;	/* eve.json goes here */
-	uint32_t seed;		/* the hash seed (random per start unless given) */
-	int checksum;		/* validate checksums in the pipeline */
-	int eve_truncate;	/* start eve.json empty instead of appending */
-	struct mk_eve_fmt eve;	/* optional EVE fields; in_iface is set here, per interface */
-	int stats_stderr;	/* print the final counters on stderr */
-	struct mk_detect_master *detect;	 /* rules; NULL: no detection */
+	const char *log_dir;   /* eve.json goes here */
+	uint32_t seed;	       /* the hash seed (random per start unless given) */
+	int checksum;	       /* validate checksums in the pipeline */
+	int eve_truncate;      /* start eve.json empty instead of appending */
+	struct mk_eve_fmt eve; /* optional EVE fields; in_iface is set here, per interface */
+	int stats_stderr;      /* print the final counters on stderr */
+	struct mk_detect_master *detect;	/* rules; NULL: no detection */
 	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
-	struct mk_eve_alert_opts alert_opts;	 /* payload in alert records */
+	struct mk_eve_alert_opts alert_opts;	/* payload in alert records */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

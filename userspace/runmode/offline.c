@@ -39,9 +39,8 @@
 #include "worker.h"
 
 #define MK_OFF_CNT_NAME(name, str, doc) [MK_OFF_##name] = str,
-const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
-	MK_OFF_READER_COUNTERS(MK_OFF_CNT_NAME)
-};
+const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = { MK_OFF_READER_COUNTERS(
+	MK_OFF_CNT_NAME) };
 #undef MK_OFF_CNT_NAME
 
 #define PKTQ_SIZE (2u << 20)
@@ -55,10 +54,10 @@ const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = {
  */
 struct pkt_hdr {
 	uint64_t ts_us;
-	uint64_t seq;	    /* position in the reader's dispatch order, from 1 */
-	uint64_t frag_before; /* seq of the last fragment dispatched before this record */
-	uint32_t ip_caplen; /* bytes that follow, from the inner IP header */
-	uint32_t ip_wirelen; /* bytes on the wire from the inner IP header */
+	uint64_t seq;	       /* position in the reader's dispatch order, from 1 */
+	uint64_t frag_before;  /* seq of the last fragment dispatched before this record */
+	uint32_t ip_caplen;    /* bytes that follow, from the inner IP header */
+	uint32_t ip_wirelen;   /* bytes on the wire from the inner IP header */
 	struct mk_parse parse; /* offsets relative to the parse start */
 };
 
@@ -84,19 +83,19 @@ struct eve_chunk {
 struct worker {
 	pthread_t thread;
 	unsigned int id;
-	struct mk_worker pipe;	/* the pipeline proper */
+	struct mk_worker pipe; /* the pipeline proper */
 	struct mk_pktq q;
 	struct mk_eve_buf eve;	/* records of the current epoch */
 	uint64_t epoch;		/* ticks seen */
 	uint64_t seq;		/* of the record being handled: hand-offs carry it */
-	struct mk_spsc *mesh;	     /* n x n rings: mesh[from * n + to] */
-	struct pkt_hdr **stash;	     /* per source: next hand-off popped, not yet due */
-	struct worker *peers;	     /* all workers, for their progress */
+	struct mk_spsc *mesh;	/* n x n rings: mesh[from * n + to] */
+	struct pkt_hdr **stash; /* per source: next hand-off popped, not yet due */
+	struct worker *peers;	/* all workers, for their progress */
 	struct dispatch_state *disp;
 	uint64_t drained_frag; /* hand-offs from fragments up to this seq are all in */
 	_Alignas(64) _Atomic uint64_t progress; /* own records with seq <= this are done */
 	unsigned int nworkers;
-	pthread_mutex_t lock;	/* guards the sealed list */
+	pthread_mutex_t lock; /* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
 	_Atomic uint64_t sealed_epoch; /* every record of an epoch below this is sealed */
 	int err;
@@ -417,7 +416,8 @@ static void progress_line(const struct mk_offline_stats *st, uint64_t t0, int fi
 		s = 1e-9;
 	fprintf(stderr, "\r\033[K%s: %llu pkts, %.1f MB, %.0f pkt/s, %.1f MB/s%s", mk_log_prog(),
 		(unsigned long long)st->cnt[MK_OFF_READ], (double)st->bytes_read / 1e6,
-		(double)st->cnt[MK_OFF_READ] / s, (double)st->bytes_read / 1e6 / s, final ? "\n" : "");
+		(double)st->cnt[MK_OFF_READ] / s, (double)st->bytes_read / 1e6 / s,
+		final ? "\n" : "");
 }
 
 /* Makes every record up to @seq visible in every queue, then says so. */
@@ -710,8 +710,8 @@ static int reader_inputs(struct reader *r)
 			err = reader_frame(r, &fr);
 		if (src.oversized) {
 			st->cnt[MK_OFF_OVERSIZED] += src.oversized;
-			mk_warn("%s: %llu record(s) longer than the snap length %u, cut to it", files[i],
-				(unsigned long long)src.oversized, src.snaplen);
+			mk_warn("%s: %llu record(s) longer than the snap length %u, cut to it",
+				files[i], (unsigned long long)src.oversized, src.snaplen);
 		}
 		if (src.damaged) {
 			if (r->o->progress)
@@ -723,7 +723,8 @@ static int reader_inputs(struct reader *r)
 				(unsigned long long)src.records);
 			if (!st->cnt[MK_OFF_FILES_DAMAGED]) {
 				snprintf(st->damage_path, sizeof(st->damage_path), "%s", files[i]);
-				snprintf(st->damage_why, sizeof(st->damage_why), "%s", src.damage_why);
+				snprintf(st->damage_why, sizeof(st->damage_why), "%s",
+					 src.damage_why);
 				st->damage_record = src.damage_record;
 				st->damage_off = src.damage_off;
 			}
@@ -979,29 +980,33 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 	const char *prog = mk_log_prog();
 	int i;
 
-	fprintf(out, "%s: %llu packets, %llu bytes, %llu flows logged in %.3f s (%.0f pkt/s, %.3f Gbit/s)\n",
+	fprintf(out,
+		"%s: %llu packets, %llu bytes, %llu flows logged in %.3f s (%.0f pkt/s, %.3f Gbit/s)\n",
 		prog, (unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)st->bytes_read,
 		(unsigned long long)st->pipe.flows_logged, st->elapsed_s,
 		(double)st->cnt[MK_OFF_READ] / s, (double)st->bytes_read * 8 / s / 1e9);
 	fprintf(out, "%s: outcomes:", prog);
-#define MK_OFF_PRINT(name) \
+#define MK_OFF_PRINT(name)                                             \
 	fprintf(out, " %s %llu,", mk_off_counter_names[MK_OFF_##name], \
 		(unsigned long long)st->cnt[MK_OFF_##name]);
 	MK_OFF_OUTCOMES(MK_OFF_PRINT)
 #undef MK_OFF_PRINT
-	fprintf(out, " then flow_pkt %llu, frag_held %llu, frag_dropped %llu, decode_error %llu, "
-		     "no_flow %llu\n",
+	fprintf(out,
+		" then flow_pkt %llu, frag_held %llu, frag_dropped %llu, decode_error %llu, "
+		"no_flow %llu\n",
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FLOW_PKT],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_HELD],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_FRAG_DROPPED],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_DECODE_ERROR],
 		(unsigned long long)st->pipe.cnt[MK_WORKER_NO_FLOW]);
-	fprintf(out, "%s: accounting: %s: read %llu, reader outcomes %llu, dispatched %llu, "
-		     "worker_rx %llu, worker outcomes %llu\n",
+	fprintf(out,
+		"%s: accounting: %s: read %llu, reader outcomes %llu, dispatched %llu, "
+		"worker_rx %llu, worker outcomes %llu\n",
 		prog, mk_offline_balanced(st) ? "ok" : "MISMATCH",
 		(unsigned long long)st->cnt[MK_OFF_READ], (unsigned long long)reader_outcomes(st),
 		(unsigned long long)st->cnt[MK_OFF_DISPATCHED],
-		(unsigned long long)st->pipe.cnt[MK_WORKER_RX], (unsigned long long)worker_outcomes(st));
+		(unsigned long long)st->pipe.cnt[MK_WORKER_RX],
+		(unsigned long long)worker_outcomes(st));
 	if (st->cnt[MK_OFF_FILES_DAMAGED])
 		fprintf(out, "%s: input damaged: %s: record %llu at byte offset %llu: %s%s\n", prog,
 			st->damage_path, (unsigned long long)st->damage_record,
@@ -1011,25 +1016,30 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 		fprintf(out, "%s: input unreadable: %llu file(s), see above\n", prog,
 			(unsigned long long)st->cnt[MK_OFF_FILES_FAILED]);
 	if (st->detect)
-		fprintf(out, "%s: detection: %llu alerts raised, %llu removed by threshold filters\n",
+		fprintf(out,
+			"%s: detection: %llu alerts raised, %llu removed by threshold filters\n",
 			prog, (unsigned long long)st->pipe.detect[MK_DETECT_CNT_ALERTS],
 			(unsigned long long)st->alerts_thresholded);
 	if (st->eve_lost || st->pipe.cnt[MK_WORKER_EVE_LOST])
-		fprintf(out, "%s: EVE records lost: %llu to write errors (eve.lost), %llu to formatting\n",
+		fprintf(out,
+			"%s: EVE records lost: %llu to write errors (eve.lost), %llu to formatting\n",
 			prog, (unsigned long long)st->eve_lost,
 			(unsigned long long)st->pipe.cnt[MK_WORKER_EVE_LOST]);
 	if (!verbose)
 		return;
 	for (i = 0; i < MK_OFF_CNT_MAX; i++)
-		fprintf(out, "  %-18s %llu\n", mk_off_counter_names[i], (unsigned long long)st->cnt[i]);
+		fprintf(out, "  %-18s %llu\n", mk_off_counter_names[i],
+			(unsigned long long)st->cnt[i]);
 	for (i = 1; i < MK_REASON_MAX; i++)
 		if (st->parse_err[i])
 			fprintf(out, "  %-18s %llu\n", mk_stat_descs[mk_reason_stat(i)].name,
 				(unsigned long long)st->parse_err[i]);
 	/* not a drop: times the reader waited for a worker's queue */
-	fprintf(out, "  %-18s %llu\n", "queue_full_waits", (unsigned long long)st->queue_full_waits);
+	fprintf(out, "  %-18s %llu\n", "queue_full_waits",
+		(unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);
-	fprintf(out, "  detect.%-18s %llu\n", "thresholded", (unsigned long long)st->alerts_thresholded);
+	fprintf(out, "  detect.%-18s %llu\n", "thresholded",
+		(unsigned long long)st->alerts_thresholded);
 	fprintf(out, "  eve.%-18s %llu\n  eve.%-18s %llu\n", "written",
 		(unsigned long long)st->eve_written, "lost", (unsigned long long)st->eve_lost);
 }
@@ -1079,10 +1089,11 @@ int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 			    json_integer((json_int_t)st->queue_full_waits));
 	json_object_set_new(root, "balanced", json_boolean(mk_offline_balanced(st)));
 	/* CPU seconds per thread: the reader includes the EVE write, and its waits for workers */
-	json_object_set_new(root, "cpu", json_pack("{s:f, s:f, s:f}", "reader_s",
-						    (double)st->reader_cpu_ns / 1e9, "workers_s",
-						    (double)st->workers_cpu_ns / 1e9, "eve_write_s",
-						    (double)st->eve_write_cpu_ns / 1e9));
+	json_object_set_new(root, "cpu",
+			    json_pack("{s:f, s:f, s:f}", "reader_s",
+				      (double)st->reader_cpu_ns / 1e9, "workers_s",
+				      (double)st->workers_cpu_ns / 1e9, "eve_write_s",
+				      (double)st->eve_write_cpu_ns / 1e9));
 	/* each worker's share (hash flooding shows here: docs/security.md) */
 	workers = json_array();
 	for (i = 0; i < (int)st->nworkers; i++)
@@ -1103,8 +1114,8 @@ int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 	json_put("eve", "lost", st->eve_lost, root);
 	if (st->cnt[MK_OFF_FILES_DAMAGED]) {
 		damage = json_pack("{s:s, s:I, s:I, s:s}", "file", st->damage_path, "record",
-				   (json_int_t)st->damage_record, "offset", (json_int_t)st->damage_off,
-				   "error", st->damage_why);
+				   (json_int_t)st->damage_record, "offset",
+				   (json_int_t)st->damage_off, "error", st->damage_why);
 		json_object_set_new(root, "input_damaged", damage);
 	}
 	if (json_dump_file(root, path, JSON_INDENT(1) | JSON_SORT_KEYS)) {

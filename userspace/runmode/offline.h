@@ -29,18 +29,16 @@
 	X(CIDR_BYPASS, "cidr_bypass", "inner address in the CIDR bypass list: no flow")            \
 	X(DISPATCHED, "dispatched", "frames queued to a worker")                                   \
 	X(FILES, "files", "input files read (in full or up to damage)")                            \
-	X(FILES_FAILED, "files_failed", "input files that could not be read at all (logged)")     \
+	X(FILES_FAILED, "files_failed", "input files that could not be read at all (logged)")      \
 	X(FILES_DAMAGED, "files_damaged", "input files whose reading stopped at a damaged record") \
 	X(OVERSIZED, "oversized_records", "records longer than their file's snap length, cut to it")
 
 /* The outcomes of a frame read, in summary order. */
-#define MK_OFF_OUTCOMES(X) X(FILTERED) X(NON_IP) X(LINK_ERROR) X(PARSE_ERROR) X(CIDR_BYPASS) X(DISPATCHED)
+#define MK_OFF_OUTCOMES(X) \
+	X(FILTERED) X(NON_IP) X(LINK_ERROR) X(PARSE_ERROR) X(CIDR_BYPASS) X(DISPATCHED)
 
 #define MK_OFF_CNT_ENUM(name, str, doc) MK_OFF_##name,
-enum mk_off_counter {
-	MK_OFF_READER_COUNTERS(MK_OFF_CNT_ENUM)
-	MK_OFF_CNT_MAX
-};
+enum mk_off_counter { MK_OFF_READER_COUNTERS(MK_OFF_CNT_ENUM) MK_OFF_CNT_MAX };
 #undef MK_OFF_CNT_ENUM
 
 struct mk_offline_opts {
@@ -50,10 +48,10 @@ struct mk_offline_opts {
 	const char *dump_streams; /* reassembled streams per flow and direction, or NULL */
 	unsigned int workers;
 	uint32_t seed;
-	int checksum;		/* validate IPv4/TCP/UDP/ICMP checksums */
-	int progress;		/* progress line on stderr (<= 4 updates/s) */
-	int eve_truncate;	/* truncate eve.json (default: append) */
-	struct mk_eve_fmt eve;	/* optional EVE fields (community_id) */
+	int checksum;			     /* validate IPv4/TCP/UDP/ICMP checksums */
+	int progress;			     /* progress line on stderr (<= 4 updates/s) */
+	int eve_truncate;		     /* truncate eve.json (default: append) */
+	struct mk_eve_fmt eve;		     /* optional EVE fields (community_id) */
 	struct mk_detect_master *detect;     /* rules; NULL: no detection */
 	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
 };
@@ -69,8 +67,8 @@ struct mk_offline_stats {
 	uint64_t reader_cpu_ns, workers_cpu_ns, eve_write_cpu_ns;
 	unsigned int nworkers;
 	uint64_t worker_rx[MK_MAX_WORKERS], worker_flows[MK_MAX_WORKERS]; /* each worker's share */
-	struct mk_worker_stats pipe; /* summed over workers */
-	int detect;		     /* rules were loaded */
+	struct mk_worker_stats pipe;					  /* summed over workers */
+	int detect;							  /* rules were loaded */
 	uint64_t alerts_thresholded; /* alert records threshold/detection_filter/rate_filter removed */
 	/* the first damaged input (files_damaged counts them all) */
 	char damage_path[4096];

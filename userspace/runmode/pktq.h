@@ -40,7 +40,7 @@ struct mk_pktq {
 	_Alignas(64) _Atomic uint64_t tail; /* written by the producer */
 	_Alignas(64) uint64_t tail_local;   /* producer: end of the records written */
 	uint64_t head_cache;
-	uint32_t pending; /* producer: records not yet published */
+	uint32_t pending;		    /* producer: records not yet published */
 	_Alignas(64) _Atomic uint64_t head; /* written by the consumer */
 	uint64_t tail_cache;
 	uint64_t unpublished; /* consumer: bytes consumed since the last head store */
@@ -85,7 +85,8 @@ static inline void mk_pktq_free(struct mk_pktq *q)
 
 static inline uint64_t mk_pktq_reclen(uint32_t len)
 {
-	return (sizeof(struct mk_pktq_rec) + len + MK_PKTQ_ALIGN - 1) & ~(uint64_t)(MK_PKTQ_ALIGN - 1);
+	return (sizeof(struct mk_pktq_rec) + len + MK_PKTQ_ALIGN - 1) &
+	       ~(uint64_t)(MK_PKTQ_ALIGN - 1);
 }
 
 /* Would reserving @len payload bytes wait for the consumer right now? */
@@ -187,7 +188,8 @@ static inline void mk_pktq_release(struct mk_pktq *q, struct mk_pktq_rec *r)
 	/* hand space back in chunks: one shared store per ~64 KiB */
 	if (q->unpublished >= 65536) {
 		atomic_store_explicit(&q->head,
-				      atomic_load_explicit(&q->head, memory_order_relaxed) + q->unpublished,
+				      atomic_load_explicit(&q->head, memory_order_relaxed) +
+					      q->unpublished,
 				      memory_order_release);
 		q->unpublished = 0;
 	}

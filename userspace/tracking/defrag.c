@@ -145,10 +145,10 @@ void mk_defrag_config_default(struct mk_defrag_config *cfg)
 }
 
 static const char *const policy_names[MK_DEFRAG_POLICY_MAX] = {
-    [MK_DEFRAG_POLICY_BSD] = "bsd",
-    [MK_DEFRAG_POLICY_FIRST] = "first",
-    [MK_DEFRAG_POLICY_LAST] = "last",
-    [MK_DEFRAG_POLICY_REJECT] = "reject",
+	[MK_DEFRAG_POLICY_BSD] = "bsd",
+	[MK_DEFRAG_POLICY_FIRST] = "first",
+	[MK_DEFRAG_POLICY_LAST] = "last",
+	[MK_DEFRAG_POLICY_REJECT] = "reject",
 };
 
 const char *mk_defrag_policy_name(enum mk_defrag_policy p)
@@ -535,8 +535,8 @@ static int finish(const struct mk_defrag_tracker *t, const struct mk_defrag_frag
 static int datagram_too_big(const struct mk_defrag *d, const struct mk_defrag_tracker *t,
 			    __u32 total)
 {
-	return t->key.family == 4 ? total > d->cfg.max_datagram
-				  : total - IPV6_HLEN > d->cfg.max_datagram;
+	return t->key.family == 4 ? total > d->cfg.max_datagram :
+				    total - IPV6_HLEN > d->cfg.max_datagram;
 }
 
 /* No byte held twice (the common case): each fragment is copied straight in. */
@@ -554,7 +554,7 @@ static int assemble_disjoint(struct mk_defrag *d, struct mk_defrag_tracker *t,
 		return -ENOMEM;
 	for (i = 0; i < t->nfrags; i++) {
 		const struct mk_defrag_frag *f = &t->frags[i];
-		struct chunk_cursor c = {f->chunk, 0};
+		struct chunk_cursor c = { f->chunk, 0 };
 
 		chunk_read(d, &c, i ? buf + first->hdr_len + f->off : buf, f->hdr_len + f->len);
 	}
@@ -622,7 +622,7 @@ static int assemble(struct mk_defrag *d, struct mk_defrag_tracker *t,
 	if (!buf)
 		return -ENOMEM;
 	{
-		struct chunk_cursor c = {first->chunk, 0};
+		struct chunk_cursor c = { first->chunk, 0 };
 
 		chunk_read(d, &c, buf, hl);
 	}

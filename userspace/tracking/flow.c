@@ -196,7 +196,8 @@ static void list_append(struct mk_flow_table *t, struct mk_flow *f)
 
 static uint64_t timeout_us(const struct mk_flow_table *t, const struct mk_flow *f)
 {
-	const uint32_t (*to)[MK_FLOW_STATE_MAX] = t->emergency ? t->cfg.emerg_timeout : t->cfg.timeout;
+	const uint32_t(*to)[MK_FLOW_STATE_MAX] = t->emergency ? t->cfg.emerg_timeout :
+								t->cfg.timeout;
 
 	return (uint64_t)to[f->proto_class][f->state] * US_PER_S;
 }
@@ -403,7 +404,8 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] &&
 			 (f->tcp_flags[1] & MK_TCP_SYN) && (f->tcp_flags[0] & MK_TCP_ACK))
 			s = MK_FLOW_STATE_ESTABLISHED;
-		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] && !(f->tcp_flags[0] & MK_TCP_SYN))
+		else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1] &&
+			 !(f->tcp_flags[0] & MK_TCP_SYN))
 			s = MK_FLOW_STATE_ESTABLISHED; /* picked up midstream */
 	} else if (s == MK_FLOW_STATE_NEW && f->pkts[0] && f->pkts[1]) {
 		s = MK_FLOW_STATE_ESTABLISHED;
@@ -474,8 +476,8 @@ struct mk_flow *mk_flow_handle(struct mk_flow_table *t, const struct mk_parse *p
 		if (flow_expired(t, f, pkt->ts_us)) {
 			flow_end(t, f, MK_FLOW_END_TIMEOUT, pkt->ts_us);
 			f = NULL;
-		} else if (f->state == MK_FLOW_STATE_CLOSED && f->proto_class == MK_FLOW_PROTO_TCP &&
-			   !t->stream_owns_tcp &&
+		} else if (f->state == MK_FLOW_STATE_CLOSED &&
+			   f->proto_class == MK_FLOW_PROTO_TCP && !t->stream_owns_tcp &&
 			   (pkt->tcp_flags & (MK_TCP_SYN | MK_TCP_ACK)) == MK_TCP_SYN) {
 			/* a new SYN on a closed TCP flow starts a new session (port reuse) */
 			flow_end(t, f, MK_FLOW_END_TCP_REUSE, pkt->ts_us);
@@ -605,8 +607,10 @@ static int flow_cfg_check(const void *base, char *msg, size_t len)
 
 	/* the memory cap is an entry limit: one entry must fit */
 	if (c->memcap && c->memcap < sizeof(struct mk_flow)) {
-		snprintf(msg, len, "flow.memcap: %llu bytes hold no flow entry (one takes %zu); 0 means no limit",
-			 (unsigned long long)c->memcap, sizeof(struct mk_flow));
+		snprintf(
+			msg, len,
+			"flow.memcap: %llu bytes hold no flow entry (one takes %zu); 0 means no limit",
+			(unsigned long long)c->memcap, sizeof(struct mk_flow));
 		return -EINVAL;
 	}
 	return 0;
@@ -618,16 +622,17 @@ static void flow_cfg_defaults_any(void *base)
 }
 
 #define C struct mk_flow_cfg
-#define TIMEOUT(cls, proto, state, name)                                                           \
+#define TIMEOUT(cls, proto, state, name) \
 	MK_CFG_UINT("flow-timeouts." cls "." name, C, timeout[proto][state], 0, 86400)
-#define EMERG_TIMEOUT(cls, proto, state, name)                                                     \
-	MK_CFG_UINT("flow-timeouts." cls ".emergency-" name, C, emerg_timeout[proto][state], 0, 86400)
+#define EMERG_TIMEOUT(cls, proto, state, name)                                                  \
+	MK_CFG_UINT("flow-timeouts." cls ".emergency-" name, C, emerg_timeout[proto][state], 0, \
+		    86400)
 /* new and established for every class; only TCP flows reach `closed` */
-#define TIMEOUTS(cls, proto)                                                                       \
-	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                             \
-	TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"),                             \
-	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                                       \
-	EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established")
+#define TIMEOUTS(cls, proto)                                                   \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                         \
+		TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"), \
+		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),           \
+		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established")
 static const struct mk_cfg_key flow_keys[] = {
 	MK_CFG_SIZE("flow.memcap", C, memcap, 0, UINT64_MAX),
 	MK_CFG_UINT("flow.hash-size", C, hash_size, 1, 1u << 30),

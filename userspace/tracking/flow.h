@@ -47,11 +47,11 @@ enum mk_flow_reason {
 
 /* Flow-table settings; timeouts in seconds. The configuration's `flow:` and `flow-timeouts:`. */
 struct mk_flow_cfg {
-	uint32_t max_flows;	 /* preallocated entries per worker */
-	uint64_t memcap;	 /* bytes of entries per worker; lowers max_flows; 0 = none */
-	uint32_t hash_size;	 /* buckets per worker; rounded up to a power of two */
+	uint32_t max_flows;	     /* preallocated entries per worker */
+	uint64_t memcap;	     /* bytes of entries per worker; lowers max_flows; 0 = none */
+	uint32_t hash_size;	     /* buckets per worker; rounded up to a power of two */
 	uint32_t emergency_recovery; /* leave emergency mode when this % of entries is free */
-	uint32_t max_chain;	 /* flows per bucket; 0: automatic (see flow.c) */
+	uint32_t max_chain;	     /* flows per bucket; 0: automatic (see flow.c) */
 	uint32_t timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 	uint32_t emerg_timeout[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX];
 };
@@ -73,20 +73,20 @@ struct mk_flow {
 	uint32_t lru_prev, lru_next; /* in its (proto, state) timeout list, oldest first */
 	uint64_t flow_id;
 	uint64_t start_us, last_us;
-	uint64_t pkts[2];	/* [0] to server, [1] to client */
+	uint64_t pkts[2]; /* [0] to server, [1] to client */
 	uint64_t bytes[2];
-	uint8_t client_hi;	/* the initiator is the key's hi endpoint */
+	uint8_t client_hi;	 /* the initiator is the key's hi endpoint */
 	uint8_t first_to_client; /* the first packet travelled server -> client (SYN-ACK first) */
-	uint8_t proto_class;	/* enum mk_flow_proto */
-	uint8_t state;		/* enum mk_flow_state */
-	uint8_t tcp_flags[2];	/* union of flags seen per direction, all eight bits */
-	uint8_t fin_seen;	/* bit per direction */
+	uint8_t proto_class;	 /* enum mk_flow_proto */
+	uint8_t state;		 /* enum mk_flow_state */
+	uint8_t tcp_flags[2];	 /* union of flags seen per direction, all eight bits */
+	uint8_t fin_seen;	 /* bit per direction */
 	uint8_t rst_seen;
 	uint8_t alerted;
 	uint8_t bypassed;
 	uint8_t in_use;
 	/* innermost tunnel, oriented client -> server */
-	uint8_t tunnel_type;	/* enum mk_tunnel_type */
+	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;
 	uint8_t outer_family;
 	uint32_t tunnel_id;
@@ -96,19 +96,19 @@ struct mk_flow {
 	/* before the last packet was accounted, for mk_flow_unaccount() */
 	uint8_t undo_tcp_flags;
 	uint64_t undo_last_us;
-	struct mk_tcp_session tcp; /* owned by the stream engine */
+	struct mk_tcp_session tcp;     /* owned by the stream engine */
 	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
 };
 
-#define MK_FLOW_COUNTERS(X)                                                                        \
-	X(CREATED, "flow_created", "flows created")                                                \
-	X(END_TIMEOUT, "flow_end_timeout", "flows ended by timeout")                              \
-	X(END_FORCED, "flow_end_forced", "flows evicted while the table was full")                 \
-	X(END_SHUTDOWN, "flow_end_shutdown", "flows still open at shutdown")                       \
-	X(END_TCP_REUSE, "flow_end_tcp_reuse", "TCP flows ended by a new SYN on their ports")       \
-	X(EMERGENCY, "flow_emergency", "times the table entered emergency mode")                   \
-	X(CHAIN_EVICT, "flow_chain_evict", "flows evicted because their hash bucket was full")     \
-	X(ALLOC_FAIL, "flow_alloc_fail", "packets dropped: no flow entry could be freed")          \
+#define MK_FLOW_COUNTERS(X)                                                                    \
+	X(CREATED, "flow_created", "flows created")                                            \
+	X(END_TIMEOUT, "flow_end_timeout", "flows ended by timeout")                           \
+	X(END_FORCED, "flow_end_forced", "flows evicted while the table was full")             \
+	X(END_SHUTDOWN, "flow_end_shutdown", "flows still open at shutdown")                   \
+	X(END_TCP_REUSE, "flow_end_tcp_reuse", "TCP flows ended by a new SYN on their ports")  \
+	X(EMERGENCY, "flow_emergency", "times the table entered emergency mode")               \
+	X(CHAIN_EVICT, "flow_chain_evict", "flows evicted because their hash bucket was full") \
+	X(ALLOC_FAIL, "flow_alloc_fail", "packets dropped: no flow entry could be freed")      \
 	X(TIME_REWIND, "flow_time_rewind", "packets older than their flow's last packet")
 
 #define MK_FLOW_CNT_ENUM(name, str, doc) MK_FLOW_CNT_##name,
@@ -143,11 +143,11 @@ struct mk_flow_table {
 	struct mk_flow *entries;
 	struct mk_flow_link *links; /* parallel to entries */
 	uint32_t *buckets;
-	uint32_t max_chain; /* cfg.max_chain, or the automatic value */
-	uint32_t chain_max; /* deepest chain seen: a gauge, not in cnt[] */
+	uint32_t max_chain;    /* cfg.max_chain, or the automatic value */
+	uint32_t chain_max;    /* deepest chain seen: a gauge, not in cnt[] */
 	uint32_t bucket_shift; /* 32 - log2(buckets) */
-	uint32_t free_head;  /* entries ended and free again */
-	uint32_t never_used; /* entries from here on were never handed out */
+	uint32_t free_head;    /* entries ended and free again */
+	uint32_t never_used;   /* entries from here on were never handed out */
 	uint32_t nfree;
 	uint32_t seed;
 	int emergency;
@@ -170,7 +170,7 @@ struct mk_flow_table {
 /* What the flow table needs from one packet besides its parse. */
 struct mk_flow_pkt {
 	uint64_t ts_us;
-	uint32_t len;	 /* bytes accounted to the flow (see docs/flow.md) */
+	uint32_t len; /* bytes accounted to the flow (see docs/flow.md) */
 	uint8_t tcp_flags;
 	uint8_t icmp_type, icmp_code;
 };

@@ -59,20 +59,20 @@ struct mk_stream_engine {
 #define STAT_ADD(eng, id, n) ((eng)->stats.c[MK_STREAM_STAT_##id] += (n))
 
 #define MK_STREAM_STAT_NAME(id, name, desc) name,
-static const char *const stat_names[] = {MK_STREAM_STATS(MK_STREAM_STAT_NAME)};
+static const char *const stat_names[] = { MK_STREAM_STATS(MK_STREAM_STAT_NAME) };
 #undef MK_STREAM_STAT_NAME
 #define MK_STREAM_STAT_DESC(id, name, desc) desc,
-static const char *const stat_descs[] = {MK_STREAM_STATS(MK_STREAM_STAT_DESC)};
+static const char *const stat_descs[] = { MK_STREAM_STATS(MK_STREAM_STAT_DESC) };
 #undef MK_STREAM_STAT_DESC
 
 /* Suricata's strings, so EVE tcp.state reads the same. */
 static const char *const state_names[MK_TCP_STATE_MAX] = {
-    [MK_TCP_NONE] = "none",	      [MK_TCP_SYN_SENT] = "syn_sent",
-    [MK_TCP_SYN_RECV] = "syn_recv",   [MK_TCP_ESTABLISHED] = "established",
-    [MK_TCP_FIN_WAIT1] = "fin_wait1", [MK_TCP_FIN_WAIT2] = "fin_wait2",
-    [MK_TCP_TIME_WAIT] = "time_wait", [MK_TCP_CLOSE_WAIT] = "close_wait",
-    [MK_TCP_CLOSING] = "closing",     [MK_TCP_LAST_ACK] = "last_ack",
-    [MK_TCP_CLOSED] = "closed",
+	[MK_TCP_NONE] = "none",		  [MK_TCP_SYN_SENT] = "syn_sent",
+	[MK_TCP_SYN_RECV] = "syn_recv",	  [MK_TCP_ESTABLISHED] = "established",
+	[MK_TCP_FIN_WAIT1] = "fin_wait1", [MK_TCP_FIN_WAIT2] = "fin_wait2",
+	[MK_TCP_TIME_WAIT] = "time_wait", [MK_TCP_CLOSE_WAIT] = "close_wait",
+	[MK_TCP_CLOSING] = "closing",	  [MK_TCP_LAST_ACK] = "last_ack",
+	[MK_TCP_CLOSED] = "closed",
 };
 
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg)
@@ -285,11 +285,11 @@ static void deliver(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, in
 {
 	struct mk_tcp_stream *st = &ssn->s[dir];
 	struct mk_stream_chunk chunk = {
-	    .data = data,
-	    .offset = st->base_off,
-	    .gap = st->pending_gap,
-	    .len = len,
-	    .dir = (__u8)dir,
+		.data = data,
+		.offset = st->base_off,
+		.gap = st->pending_gap,
+		.len = len,
+		.dir = (__u8)dir,
 	};
 
 	st->pending_gap = 0;
@@ -373,7 +373,8 @@ static void stream_release(struct mk_stream_engine *eng, struct mk_tcp_session *
 
 static struct mk_tcp_session *session_of(struct mk_tcp_stream *st)
 {
-	return (struct mk_tcp_session *)((char *)(st - st->dir) - offsetof(struct mk_tcp_session, s));
+	return (struct mk_tcp_session *)((char *)(st - st->dir) -
+					 offsetof(struct mk_tcp_session, s));
 }
 
 /*
@@ -763,8 +764,8 @@ static void update_close_state(struct mk_stream_engine *eng, struct mk_tcp_sessi
 	switch (ssn->state) {
 	case MK_TCP_ESTABLISHED:
 		if (fin)
-			ssn->state =
-			    dir == MK_STREAM_TO_SERVER ? MK_TCP_CLOSE_WAIT : MK_TCP_FIN_WAIT1;
+			ssn->state = dir == MK_STREAM_TO_SERVER ? MK_TCP_CLOSE_WAIT :
+								  MK_TCP_FIN_WAIT1;
 		break;
 	case MK_TCP_FIN_WAIT1:
 		/* the server sent its FIN: the client acknowledges it, or closes too */
@@ -1042,7 +1043,7 @@ static int syn_after_synack(struct mk_stream_engine *eng, struct mk_tcp_session 
 	STAT_INC(eng, SYN_AFTER_SYNACK);
 	if (SEQ_EQ(seg->seq, c->isn) && !c->head) {
 		side_syn(c, seg);
-		ssn->flags &= (__u8)~(MK_SSN_F_SYNACK_FIRST | MK_SSN_F_NO_WINCHECK);
+		ssn->flags &= (__u8) ~(MK_SSN_F_SYNACK_FIRST | MK_SSN_F_NO_WINCHECK);
 		ssn->midstream = 0;
 		ssn_wscale(ssn);
 		return 0;
@@ -1149,7 +1150,7 @@ int mk_tcp_seg_parse(struct mk_tcp_seg *seg, const __u8 *tcp, __u32 len)
 			break; /* malformed options: ignore the rest, keep the segment */
 		if (kind == 3 && tcp[i + 1] == 3 && (seg->flags & MK_TCP_SYN))
 			seg->wscale =
-			    (__s8)(tcp[i + 2] > MK_WSCALE_MAX ? MK_WSCALE_MAX : tcp[i + 2]);
+				(__s8)(tcp[i + 2] > MK_WSCALE_MAX ? MK_WSCALE_MAX : tcp[i + 2]);
 		i += tcp[i + 1];
 	}
 	return 0;
@@ -1158,8 +1159,8 @@ int mk_tcp_seg_parse(struct mk_tcp_seg *seg, const __u8 *tcp, __u32 len)
 /* Both sides closed (Suricata: TcpSessionReuseDoneEnough): a new SYN is a new session. */
 static int reuse_state(int state)
 {
-	return state == MK_TCP_CLOSE_WAIT || state == MK_TCP_LAST_ACK ||
-	       state == MK_TCP_CLOSING || state == MK_TCP_TIME_WAIT || state == MK_TCP_CLOSED;
+	return state == MK_TCP_CLOSE_WAIT || state == MK_TCP_LAST_ACK || state == MK_TCP_CLOSING ||
+	       state == MK_TCP_TIME_WAIT || state == MK_TCP_CLOSED;
 }
 
 static int ssn_dispatch(struct mk_stream_engine *eng, struct mk_tcp_session *ssn, int dir,

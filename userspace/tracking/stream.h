@@ -144,48 +144,58 @@ struct mk_stream_cbs {
 };
 
 /* Counters: one place defines them; enum and names are generated. */
-#define MK_STREAM_STATS(X)                                                                         \
-	X(SESSIONS, "sessions", "sessions started (handshake or midstream)")                       \
-	X(MIDSTREAM, "midstream", "sessions picked up without a SYN")                              \
-	X(NO_SESSION, "no_session", "packet ignored: no session and cannot start one")             \
-	X(BAD_CSUM, "bad_csum", "packet ignored: bad checksum")                                    \
-	X(SYN_RETRANS, "syn_retrans", "SYN retransmitted")                                         \
-	X(SYN_NEW_ISN, "syn_new_isn", "SYN with another ISN before the SYN/ACK: the SYN/ACK picks") \
-	X(SYN_DATA_DROPPED, "syn_data_dropped", "SYN data the SYN/ACK did not acknowledge: dropped") \
-	X(SYN_AFTER_SYNACK, "syn_after_synack", "SYN after a SYN/ACK picked up midstream: handshake redone") \
-	X(SYNACK_RETRANS, "synack_retrans", "SYN/ACK retransmitted")                               \
-	X(SYNACK_BAD_ACK, "synack_bad_ack", "SYN/ACK ignored: does not ACK the SYN")               \
-	X(SIM_OPEN, "simultaneous_open", "sessions opened by two SYNs")                            \
-	X(INVALID_STATE, "invalid_state", "packet ignored: not valid in the session state")        \
-	X(RST, "rst", "valid RST: session closed")                                                 \
-	X(RST_DATA, "rst_with_data", "valid RST carrying data")                                    \
-	X(INVALID_RST, "invalid_rst", "RST ignored: not at the expected sequence number, or bad ACK") \
-	X(RST_RESUMED, "rst_resumed", "session resumed: the RST's sender kept sending (not its RST)") \
-	X(FIN, "fin", "FIN seen")                                                                  \
-	X(INVALID_FIN, "invalid_fin", "FIN ignored: behind the stream or outside the window")      \
-	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                        \
-	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")                \
-	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")            \
-	X(OUT_OF_WINDOW, "out_of_window", "segment ignored: beyond the receiver's window")         \
-	X(ZERO_WINDOW, "zero_window_data", "data ignored: the receiver's window was zero (zero-window probe)") \
-	X(RETRANS, "retransmissions", "segment fully seen before (same range)")                    \
-	X(OVERLAP, "overlaps", "segment overlapping buffered data")                                \
-	X(OVERLAP_DIFF, "overlap_diff", "overlap with different data (anomaly)")                   \
-	X(GAPS, "gaps", "holes skipped (ACKed past or at flow end)")                               \
-	X(GAP_BYTES, "gap_bytes", "bytes in skipped holes")                                        \
-	X(DEPTH_REACHED, "depth_reached", "directions that reached the reassembly depth")          \
-	X(DEPTH_SEGS, "depth_segs", "segments cut or ignored beyond the depth")                    \
-	X(MEMCAP, "memcap", "segments refused (fully or partly): memory cap")                      \
-	X(MEMCAP_BYTES, "memcap_bytes", "payload bytes refused: memory cap")                       \
-	X(OOO_LIMIT, "ooo_limit", "segments refused: too many out-of-order segments")              \
-	X(NOMEM, "nomem", "segments refused: allocation failed")                                   \
-	X(RECLAIM_OOO, "reclaim_ooo_segs", "memory cap: out-of-order segments of another stream dropped") \
-	X(RECLAIM_OOO_BYTES, "reclaim_ooo_bytes", "bytes of those segments (gaps if ever ACKed past)") \
-	X(RECLAIM_EARLY, "reclaim_early_release", "memory cap: another stream's in-order data released before its ACK") \
-	X(RECLAIM_EARLY_BYTES, "reclaim_early_bytes", "bytes of that data")                        \
-	X(MEM_PEAK, "mem_peak", "gauge: most pool bytes ever in use (summed over workers: an upper bound)") \
-	X(REUSE, "port_reuse", "SYN on a closed session: caller told to start a new flow")         \
-	X(RELEASED_BYTES, "released_bytes", "bytes released to detection")                         \
+#define MK_STREAM_STATS(X)                                                                    \
+	X(SESSIONS, "sessions", "sessions started (handshake or midstream)")                  \
+	X(MIDSTREAM, "midstream", "sessions picked up without a SYN")                         \
+	X(NO_SESSION, "no_session", "packet ignored: no session and cannot start one")        \
+	X(BAD_CSUM, "bad_csum", "packet ignored: bad checksum")                               \
+	X(SYN_RETRANS, "syn_retrans", "SYN retransmitted")                                    \
+	X(SYN_NEW_ISN, "syn_new_isn",                                                         \
+	  "SYN with another ISN before the SYN/ACK: the SYN/ACK picks")                       \
+	X(SYN_DATA_DROPPED, "syn_data_dropped",                                               \
+	  "SYN data the SYN/ACK did not acknowledge: dropped")                                \
+	X(SYN_AFTER_SYNACK, "syn_after_synack",                                               \
+	  "SYN after a SYN/ACK picked up midstream: handshake redone")                        \
+	X(SYNACK_RETRANS, "synack_retrans", "SYN/ACK retransmitted")                          \
+	X(SYNACK_BAD_ACK, "synack_bad_ack", "SYN/ACK ignored: does not ACK the SYN")          \
+	X(SIM_OPEN, "simultaneous_open", "sessions opened by two SYNs")                       \
+	X(INVALID_STATE, "invalid_state", "packet ignored: not valid in the session state")   \
+	X(RST, "rst", "valid RST: session closed")                                            \
+	X(RST_DATA, "rst_with_data", "valid RST carrying data")                               \
+	X(INVALID_RST, "invalid_rst",                                                         \
+	  "RST ignored: not at the expected sequence number, or bad ACK")                     \
+	X(RST_RESUMED, "rst_resumed",                                                         \
+	  "session resumed: the RST's sender kept sending (not its RST)")                     \
+	X(FIN, "fin", "FIN seen")                                                             \
+	X(INVALID_FIN, "invalid_fin", "FIN ignored: behind the stream or outside the window") \
+	X(AFTER_CLOSE, "pkt_after_close", "packet ignored: session closed")                   \
+	X(DATA_AFTER_FIN, "data_after_fin", "data beyond the sender's FIN ignored")           \
+	X(ACK_UNSEEN, "ack_unseen", "ACK beyond any data seen (capture loss): clamped")       \
+	X(OUT_OF_WINDOW, "out_of_window", "segment ignored: beyond the receiver's window")    \
+	X(ZERO_WINDOW, "zero_window_data",                                                    \
+	  "data ignored: the receiver's window was zero (zero-window probe)")                 \
+	X(RETRANS, "retransmissions", "segment fully seen before (same range)")               \
+	X(OVERLAP, "overlaps", "segment overlapping buffered data")                           \
+	X(OVERLAP_DIFF, "overlap_diff", "overlap with different data (anomaly)")              \
+	X(GAPS, "gaps", "holes skipped (ACKed past or at flow end)")                          \
+	X(GAP_BYTES, "gap_bytes", "bytes in skipped holes")                                   \
+	X(DEPTH_REACHED, "depth_reached", "directions that reached the reassembly depth")     \
+	X(DEPTH_SEGS, "depth_segs", "segments cut or ignored beyond the depth")               \
+	X(MEMCAP, "memcap", "segments refused (fully or partly): memory cap")                 \
+	X(MEMCAP_BYTES, "memcap_bytes", "payload bytes refused: memory cap")                  \
+	X(OOO_LIMIT, "ooo_limit", "segments refused: too many out-of-order segments")         \
+	X(NOMEM, "nomem", "segments refused: allocation failed")                              \
+	X(RECLAIM_OOO, "reclaim_ooo_segs",                                                    \
+	  "memory cap: out-of-order segments of another stream dropped")                      \
+	X(RECLAIM_OOO_BYTES, "reclaim_ooo_bytes",                                             \
+	  "bytes of those segments (gaps if ever ACKed past)")                                \
+	X(RECLAIM_EARLY, "reclaim_early_release",                                             \
+	  "memory cap: another stream's in-order data released before its ACK")               \
+	X(RECLAIM_EARLY_BYTES, "reclaim_early_bytes", "bytes of that data")                   \
+	X(MEM_PEAK, "mem_peak",                                                               \
+	  "gauge: most pool bytes ever in use (summed over workers: an upper bound)")         \
+	X(REUSE, "port_reuse", "SYN on a closed session: caller told to start a new flow")    \
+	X(RELEASED_BYTES, "released_bytes", "bytes released to detection")                    \
 	X(RELEASED_CHUNKS, "released_chunks", "chunks released to detection")
 
 #define MK_STREAM_STAT_ENUM(id, name, desc) MK_STREAM_STAT_##id,
@@ -213,7 +223,7 @@ struct mk_tcp_stream {
 	__u32 fin_seq;	/* sequence number of the FIN */
 	__u32 win;	/* receive window this side advertises (scaled) */
 	__u32 nsegs;
-	__u32 nooo;	 /* segments after a hole */
+	__u32 nooo; /* segments after a hole */
 	/* the engine's list of streams holding segments, least recently added to first */
 	struct mk_tcp_stream *held_prev, *held_next;
 	__u8 flags_seen; /* MK_TCP_* cumulative */

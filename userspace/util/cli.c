@@ -45,7 +45,8 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 	*sp++ = ':'; /* a missing argument returns ':', so we say which option */
 	for (i = 0; i < cli->nopts; i++) {
 		const struct mk_opt *o = &cli->opts[i];
-		int arg = o->type == MK_OPT_STR || o->type == MK_OPT_U32 || o->type == MK_OPT_APPEND;
+		int arg = o->type == MK_OPT_STR || o->type == MK_OPT_U32 ||
+			  o->type == MK_OPT_APPEND;
 
 		lopts[i].name = o->name;
 		lopts[i].has_arg = arg ? required_argument : no_argument;

@@ -17,10 +17,10 @@
 #include <stdio.h>
 
 enum mk_opt_type {
-	MK_OPT_STR,   /* const char * */
-	MK_OPT_U32,   /* uint32_t in [min, max] */
-	MK_OPT_FLAG,  /* int set to 1; once */
-	MK_OPT_COUNT, /* int incremented each time (-v -v) */
+	MK_OPT_STR,    /* const char * */
+	MK_OPT_U32,    /* uint32_t in [min, max] */
+	MK_OPT_FLAG,   /* int set to 1; once */
+	MK_OPT_COUNT,  /* int incremented each time (-v -v) */
 	MK_OPT_APPEND, /* repeatable: const char *[max], then its int count right after it */
 };
 

@@ -59,8 +59,9 @@ void mk_log_libs_quiet(int quiet)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	enum mk_log_level l = level == LIBBPF_WARN && !libs_quiet ? MK_LOG_WARN :
-			      level == LIBBPF_INFO || level == LIBBPF_WARN ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
+	enum mk_log_level l = level == LIBBPF_WARN && !libs_quiet	   ? MK_LOG_WARN :
+			      level == LIBBPF_INFO || level == LIBBPF_WARN ? MK_LOG_DEBUG :
+									     MK_LOG_DEBUG + 1;
 
 	if ((int)l > (int)log_level)
 		return 0;
@@ -70,8 +71,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
-	enum mk_log_level l = level == LIBXDP_WARN && !libs_quiet ? MK_LOG_WARN :
-			      level == LIBXDP_INFO || level == LIBXDP_WARN ? MK_LOG_DEBUG : MK_LOG_DEBUG + 1;
+	enum mk_log_level l = level == LIBXDP_WARN && !libs_quiet	   ? MK_LOG_WARN :
+			      level == LIBXDP_INFO || level == LIBXDP_WARN ? MK_LOG_DEBUG :
+									     MK_LOG_DEBUG + 1;
 
 	if ((int)l > (int)log_level)
 		return 0;
