@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential pkg-config meson ninja-build
-	clang llvm libclang-rt-14-dev
+	clang llvm libclang-rt-14-dev clang-format-14
 	libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev linux-libc-dev
 	libjansson-dev libpcap-dev nettle-dev libpcre2-dev libhyperscan-dev libyaml-dev libcap-ng-dev
 	libcriterion-dev

@@ -50,7 +50,11 @@ meson_setup() {
 # Adds the results of DIR/meson-logs/testlog.json to the totals.
 tally_meson() {
 	local dir="$1" label="$2" counts p f s
-	[ -f "$dir/meson-logs/testlog.json" ] || return 0
+	if [ ! -f "$dir/meson-logs/testlog.json" ]; then
+		# meson test wrote no log: it ran nothing, which is a failure, not zero tests
+		fail_stage "$label: meson test wrote no testlog.json"
+		return 0
+	fi
 	counts="$(/usr/bin/python3 - "$dir/meson-logs/testlog.json" "$label" <<'PY'
 import json, sys
 ok = {"OK", "EXPECTEDFAIL"}
@@ -97,7 +101,8 @@ run_meson_tests() {
 # ---------------------------------------------------------------------------
 if [ "${SKIP_DEPS:-0}" != 1 ]; then
 	step "dependencies (deps.sh)"
-	./deps.sh
+	# a failed install is a failure, and the stages below still run and report
+	./deps.sh || fail_stage "deps.sh failed"
 fi
 
 step "build/: -Dwerror=true"
