@@ -6,7 +6,7 @@
  * options on top.
  *
  * Each module owns its settings struct and a table of its keys
- * (control/cfg_keys.h); config.c registers the tables, walks the YAML tree
+ * (config/cfg_keys.h); config.c registers the tables, walks the YAML tree
  * and reports the first error as one line: FILE:LINE:COLUMN: KEY.PATH:
  * what is wrong. A configuration is the built-in defaults, then the file,
  * then the command line: mk_config_setup() is that rule, in one place.

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * meerkatctl subcommands. Each lives in its own file and receives argv with
- * argv[0] set to the subcommand name; it returns the process exit code.
+ * meerkatctl subcommands. Each lives in its own file as one struct
+ * mk_cli_cmd (util/cli.h: its option table, params struct, defaults and
+ * generated --help); meerkatctl.c lists them and mk_cli_dispatch() runs the
+ * one named. A command returns the process exit status.
  */
 #ifndef MK_CTL_H
 #define MK_CTL_H
 
-int ctl_xdp_test(int argc, char **argv);     /* ctl/xdp_test.c */
-int ctl_stats(int argc, char **argv);	     /* ctl/xdp_stats.c; without -i: ctl_daemon_stats */
-int ctl_ping(int argc, char **argv);	     /* ctl/daemon.c */
-int ctl_status(int argc, char **argv);	     /* ctl/daemon.c */
-int ctl_daemon_stats(int argc, char **argv); /* ctl/daemon.c */
-int ctl_reload(int argc, char **argv);	     /* ctl/daemon.c */
-int ctl_rules(int argc, char **argv);	     /* ctl/daemon.c */
+#include "cli.h"
+
+#define CTL_PROG "meerkatctl"
+
+extern const struct mk_cli_cmd ctl_xdp_test_cmd; /* ctl/xdp_test.c */
+extern const struct mk_cli_cmd ctl_stats_cmd;	 /* ctl/xdp_stats.c; without -i: the daemon's */
+extern const struct mk_cli_cmd ctl_ping_cmd;	 /* ctl/daemon.c */
+extern const struct mk_cli_cmd ctl_status_cmd;	 /* ctl/daemon.c */
+extern const struct mk_cli_cmd ctl_reload_cmd;	 /* ctl/daemon.c */
+extern const struct mk_cli_cmd ctl_rules_cmd;	 /* ctl/daemon.c */
+
+/* stats without -i: every counter of the running daemon, as JSON when @json. */
+int ctl_daemon_stats(int json); /* ctl/daemon.c */
 
 /* The daemon's control socket (-s); default MK_CTL_DEFAULT_SOCKET. */
 extern const char *ctl_socket_path;

@@ -4,7 +4,7 @@
  * socket (control/ctlsock.h): ping, status, stats without -i, and the
  * rules: reload and rules (ruleset-stats).
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
@@ -35,25 +35,6 @@ static json_t *ask(const char *command)
 	return msg;
 }
 
-static int want_json(int argc, char **argv, const char *usage)
-{
-	int i, json = 0;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j")) {
-			json = 1;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("%s", usage);
-			return 2;
-		} else {
-			mk_err("%s: unexpected argument '%s'", argv[0], argv[i]);
-			fprintf(stderr, "%s", usage);
-			return -1;
-		}
-	}
-	return json;
-}
-
 static int dump_json(json_t *v)
 {
 	int err = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -62,12 +43,33 @@ static int dump_json(json_t *v)
 	return err ? 1 : 0;
 }
 
-int ctl_ping(int argc, char **argv)
+/* The daemon commands' options: --json, --help. */
+struct daemon_params {
+	int json;
+	int help;
+};
+
+#define P(field) offsetof(struct daemon_params, field)
+#define JSON_ROW(help)                                              \
+	{                                                           \
+		"json", 'j', MK_OPT_FLAG, P(json), NULL, help, 0, 0 \
+	}
+#define HELP_ROW                                                           \
+	{                                                                  \
+		"help", 'h', MK_OPT_HELP, P(help), NULL, "this help", 0, 0 \
+	}
+
+static const struct mk_opt ping_opts[] = {
+	JSON_ROW("accepted as by the other commands; the answer is one word"),
+	HELP_ROW,
+};
+static const struct daemon_params ping_defaults = { 0 };
+
+static int do_ping(const void *params)
 {
 	json_t *m;
 
-	if (want_json(argc, argv, "Usage: meerkatctl [-s SOCKET] ping\n") < 0)
-		return 2;
+	(void)params;
 	m = ask("ping");
 	if (!m)
 		return 1;
@@ -76,17 +78,22 @@ int ctl_ping(int argc, char **argv)
 	return 0;
 }
 
-int ctl_status(int argc, char **argv)
+const struct mk_cli_cmd ctl_ping_cmd = MK_CLI_COMMAND(
+	CTL_PROG, "ping", ping, "ask the running meerkat for a pong", "[--json]", NULL, NULL);
+
+static const struct mk_opt status_opts[] = {
+	JSON_ROW("the daemon's answer as one JSON object"),
+	HELP_ROW,
+};
+static const struct daemon_params status_defaults = { 0 };
+
+static int do_status(const void *params)
 {
-	static const char usage[] = "Usage: meerkatctl [-s SOCKET] status [--json]\n\n"
-				    "Interfaces, XDP mode, program ids, queues, socket mode, "
-				    "workers and uptime of the running meerkat.\n";
-	int json = want_json(argc, argv, usage), ret = 0;
+	const struct daemon_params *p = params;
+	int json = p->json, ret = 0;
 	json_t *m, *ifc;
 	size_t i;
 
-	if (json < 0 || json == 2)
-		return json < 0 ? 2 : 0;
 	m = ask("status");
 	if (!m)
 		return 1;
@@ -114,6 +121,13 @@ int ctl_status(int argc, char **argv)
 	json_decref(m);
 	return ret;
 }
+
+const struct mk_cli_cmd ctl_status_cmd = MK_CLI_COMMAND(
+	CTL_PROG, "status", status, "interfaces, XDP mode, program ids, queues, workers, uptime",
+	"[--json]",
+	"Interfaces, XDP mode, program ids, queues, socket mode, workers and uptime of\n"
+	"the running meerkat.\n",
+	NULL);
 
 /* group.name value, one line per number, arrays by index. */
 static void print_flat(const char *prefix, json_t *v)
@@ -153,34 +167,27 @@ static int print_answer(json_t *m, int json)
 	return ret;
 }
 
-int ctl_daemon_stats(int argc, char **argv)
+int ctl_daemon_stats(int json)
 {
-	static const char usage[] = "Usage: meerkatctl [-s SOCKET] stats [--json]\n\n"
-				    "Every counter of the running meerkat, as in its EVE stats "
-				    "event.\n(meerkatctl stats -i IFACE reads the XDP program's "
-				    "counters directly.)\n";
-	int json = want_json(argc, argv, usage);
 	json_t *m;
 
-	if (json < 0 || json == 2)
-		return json < 0 ? 2 : 0;
 	m = ask("stats");
 	return m ? print_answer(m, json) : 1;
 }
 
+static const struct mk_opt reload_opts[] = {
+	JSON_ROW("the new rule set as one JSON object"),
+	HELP_ROW,
+};
+static const struct daemon_params reload_defaults = { 0 };
+
 /* reload: the daemon rebuilds its rules from the files; the old ones stay on failure. */
-int ctl_reload(int argc, char **argv)
+static int do_reload(const void *params)
 {
-	static const char usage[] =
-		"Usage: meerkatctl [-s SOCKET] reload [--json]\n\n"
-		"Reloads the rule files of the running meerkat (as SIGUSR2), "
-		"waits for the new\nrule set and prints it; when the new rules "
-		"fail to load, the old ones stay\nand `meerkatctl rules` says why.\n";
-	int json = want_json(argc, argv, usage);
+	const struct daemon_params *p = params;
+	int json = p->json;
 	json_t *m;
 
-	if (json < 0 || json == 2)
-		return json < 0 ? 2 : 0;
 	m = ask("reload-rules");
 	if (!m) {
 		/* the reason the build failed is in the rule set status */
@@ -195,18 +202,32 @@ int ctl_reload(int argc, char **argv)
 	return print_answer(m, json);
 }
 
-int ctl_rules(int argc, char **argv)
+const struct mk_cli_cmd ctl_reload_cmd = MK_CLI_COMMAND(
+	CTL_PROG, "reload", reload,
+	"reload the rules of the running meerkat (the old ones stay on failure)", "[--json]",
+	"Reloads the rule files of the running meerkat (as SIGUSR2), waits for the new\n"
+	"rule set and prints it; when the new rules fail to load, the old ones stay\n"
+	"and `meerkatctl rules` says why.\n",
+	NULL);
+
+static const struct mk_opt rules_opts[] = {
+	JSON_ROW("the rule set as one JSON object"),
+	HELP_ROW,
+};
+static const struct daemon_params rules_defaults = { 0 };
+
+static int do_rules(const void *params)
 {
-	static const char usage[] =
-		"Usage: meerkatctl [-s SOCKET] rules [--json]\n\n"
-		"The running meerkat's rule set: rules loaded and failed (by "
-		"reason), generation,\nload time, reloads and the last reload's "
-		"message.\n";
-	int json = want_json(argc, argv, usage);
+	const struct daemon_params *p = params;
 	json_t *m;
 
-	if (json < 0 || json == 2)
-		return json < 0 ? 2 : 0;
 	m = ask("ruleset-stats");
-	return m ? print_answer(m, json) : 1;
+	return m ? print_answer(m, p->json) : 1;
 }
+
+const struct mk_cli_cmd ctl_rules_cmd =
+	MK_CLI_COMMAND(CTL_PROG, "rules", rules,
+		       "rules loaded and failed, generation, load time, reloads", "[--json]",
+		       "The running meerkat's rule set: rules loaded and failed (by reason),\n"
+		       "generation, load time, reloads and the last reload's message.\n",
+		       NULL);

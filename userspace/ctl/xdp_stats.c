@@ -10,7 +10,7 @@
  * written: this is safe to run on a live sensor.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,7 @@ struct stats_cfg {
 	const char *ifname;
 	int json;
 	int check;
+	int help;
 };
 
 /* One snapshot of the counters, summed over every possible CPU. */
@@ -46,40 +47,6 @@ struct stats_snapshot {
 	__u64 outcome_sum;
 	__u64 err_sum;
 };
-
-static const struct option stats_opts[] = {
-	{ "interface", required_argument, NULL, 'i' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "check", no_argument, NULL, 'c' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void stats_usage(FILE *out)
-{
-	fprintf(out, "Usage: meerkatctl stats -i IFACE [--json] [--check]\n"
-		     "       meerkatctl stats [--json]   (the running daemon's counters)\n"
-		     "\n"
-		     "Prints every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
-		     "IFACE, summed over all CPUs, and the accounting invariant:\n"
-		     "  rx         == sum of the outcome counters (every frame ends in one; the\n"
-		     "                program counts only outcomes, rx is their sum)\n"
-		     "  pass_error == sum of the err_* counters (every error has one reason)\n"
-		     "Compare rx with the interface's own receive counter (ip -s link) to see\n"
-		     "that no frame went uncounted.\n"
-		     "Works whether meerkat or xdp-loader attached the program, alone or behind\n"
-		     "a libxdp dispatcher. Run it in the interface's network namespace\n"
-		     "(ip netns exec NS meerkatctl stats -i IFACE).\n"
-		     "\n"
-		     "Options:\n"
-		     "  -i, --interface IFACE  interface the program is attached to\n"
-		     "  -j, --json             one JSON object instead of the table\n"
-		     "  -c, --check            exit 3 when the invariant does not hold\n"
-		     "  -h, --help             this text\n"
-		     "\n"
-		     "Exit status: 0 ok, 1 error (no program, no permission), 2 usage,\n"
-		     "3 invariant violated (with --check).\n");
-}
 
 static const char *attach_mode_name(enum xdp_attach_mode mode)
 {
@@ -304,73 +271,16 @@ static int print_json(const struct stats_cfg *cfg, const struct stats_snapshot *
 	return err ? -EIO : 0;
 }
 
-static int parse_args(int argc, char **argv, struct stats_cfg *cfg)
+/* The program's counters on cfg->ifname, read directly. */
+static int xdp_stats(const struct stats_cfg *cfg)
 {
-	int opt;
-
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:jch", stats_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			cfg->ifname = optarg;
-			break;
-		case 'j':
-			cfg->json = 1;
-			break;
-		case 'c':
-			cfg->check = 1;
-			break;
-		case 'h':
-			stats_usage(stdout);
-			return 0;
-		default:
-			stats_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		mk_err("stats: unexpected argument '%s'", argv[optind]);
-		stats_usage(stderr);
-		return 2;
-	}
-	if (!cfg->ifname) {
-		mk_err("stats: -i IFACE is required");
-		stats_usage(stderr);
-		return 2;
-	}
-	return -1;
-}
-
-/* Does the command line name an interface? Then the program is read directly. */
-static int names_interface(int argc, char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-i") || !strncmp(argv[i], "--interface", 11) ||
-		    !strcmp(argv[i], "-c") || !strcmp(argv[i], "--check") ||
-		    !strncmp(argv[i], "-i", 2))
-			return 1;
-	return 0;
-}
-
-int ctl_stats(int argc, char **argv)
-{
-	struct stats_cfg cfg = {};
 	struct stats_snapshot snap = { .mode = "unknown" };
 	int ifindex, prog_fd = -1, map_fd = -1, ret, err, i;
 
-	if (!names_interface(argc, argv))
-		return ctl_daemon_stats(argc, argv);
-
-	ret = parse_args(argc, argv, &cfg);
-	if (ret >= 0)
-		return ret;
-
 	ret = 1;
-	ifindex = if_nametoindex(cfg.ifname);
+	ifindex = if_nametoindex(cfg->ifname);
 	if (!ifindex) {
-		mk_err("no interface %s in this network namespace: %s", cfg.ifname,
+		mk_err("no interface %s in this network namespace: %s", cfg->ifname,
 		       strerror(errno));
 		return 1;
 	}
@@ -380,12 +290,12 @@ int ctl_stats(int argc, char **argv)
 		return 1;
 	}
 
-	prog_fd = find_meerkat_prog(cfg.ifname, ifindex, &snap.mode);
+	prog_fd = find_meerkat_prog(cfg->ifname, ifindex, &snap.mode);
 	if (prog_fd < 0)
 		return 1;
 	map_fd = find_stats_map(prog_fd, &snap.prog_id, &snap.map_id);
 	if (map_fd < 0) {
-		mk_err("program %s on %s has no usable %s map: %s", MK_PROG_NAME, cfg.ifname,
+		mk_err("program %s on %s has no usable %s map: %s", MK_PROG_NAME, cfg->ifname,
 		       MK_STATS_MAP_NAME, strerror(-map_fd));
 		goto out;
 	}
@@ -402,12 +312,12 @@ int ctl_stats(int argc, char **argv)
 		usleep(STATS_SETTLE_USEC);
 	}
 
-	err = cfg.json ? print_json(&cfg, &snap) : (print_text(&cfg, &snap), 0);
+	err = cfg->json ? print_json(cfg, &snap) : (print_text(cfg, &snap), 0);
 	if (err)
 		goto out;
 	ret = 0;
-	if (cfg.check && !invariant_holds(&snap)) {
-		mk_err("accounting invariant violated on %s", cfg.ifname);
+	if (cfg->check && !invariant_holds(&snap)) {
+		mk_err("accounting invariant violated on %s", cfg->ifname);
 		ret = 3;
 	}
 out:
@@ -416,3 +326,50 @@ out:
 	close(prog_fd);
 	return ret;
 }
+
+#define P(field) offsetof(struct stats_cfg, field)
+static const struct mk_opt stats_opts[] = {
+	{ "interface", 'i', MK_OPT_STR, P(ifname), "IFACE",
+	  "interface the program is attached to (none: the daemon's counters)", 0, 0 },
+	{ "json", 'j', MK_OPT_FLAG, P(json), NULL, "one JSON object instead of the table", 0, 0 },
+	{ "check", 'c', MK_OPT_FLAG, P(check), NULL,
+	  "exit 3 when the invariant does not hold (needs -i)", 0, 0 },
+	{ "help", 'h', MK_OPT_HELP, P(help), NULL, "this help", 0, 0 },
+};
+#undef P
+
+static const struct stats_cfg stats_defaults = { 0 };
+
+/* With -i the program's counters, without it the running daemon's. */
+static int do_stats(const void *params)
+{
+	const struct stats_cfg *cfg = params;
+
+	if (cfg->ifname)
+		return xdp_stats(cfg);
+	if (cfg->check) {
+		mk_err("stats: -i IFACE is required");
+		return -EINVAL;
+	}
+	return ctl_daemon_stats(cfg->json);
+}
+
+const struct mk_cli_cmd ctl_stats_cmd = MK_CLI_COMMAND(
+	CTL_PROG, "stats", stats,
+	"every counter of the running meerkat; with -i IFACE, the XDP program's",
+	"-i IFACE [--json] [--check]\n"
+	"       meerkatctl stats [--json]   (the running daemon's counters)",
+	"Without -i: every counter of the running meerkat, as in its EVE stats event.\n"
+	"\n"
+	"With -i: every counter of the meerkat XDP program (meerkat_xdp) attached to\n"
+	"IFACE, summed over all CPUs, and the accounting invariant:\n"
+	"  rx         == sum of the outcome counters (every frame ends in one; the\n"
+	"                program counts only outcomes, rx is their sum)\n"
+	"  pass_error == sum of the err_* counters (every error has one reason)\n"
+	"Compare rx with the interface's own receive counter (ip -s link) to see\n"
+	"that no frame went uncounted.\n"
+	"Works whether meerkat or xdp-loader attached the program, alone or behind\n"
+	"a libxdp dispatcher. Run it in the interface's network namespace\n"
+	"(ip netns exec NS meerkatctl stats -i IFACE).\n",
+	"Exit status: 0 ok, 1 error (no program, no permission), 2 usage,\n"
+	"3 invariant violated (with --check).\n");

@@ -12,7 +12,7 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,186 +57,124 @@ static const char *const tunnel_names[] = {
 	"vxlan", "geneve", "gre",    "erspan",	  "ipip",
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: meerkatctl xdp-test -r IN.pcap [OPTIONS]\n"
-		"\n"
-		"Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
-		"(nothing is attached to any interface) and prints each frame's verdict and\n"
-		"metadata, the totals, the program's counters, and whether every frame ended in\n"
-		"exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
-		"workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n"
-		"\n"
-		"Options:\n"
-		"  -r, --read FILE          pcap to run (Ethernet link type)\n"
-		"  -w, --write FILE         write the frames as the program left them (decapsulated)\n"
-		"      --seed N             hash seed (default 0, so results are reproducible)\n"
-		"      --workers N          workers, 1..%d (default 1)\n"
-		"      --tunnel-depth N     tunnels stripped at most, 0..%d (default %d)\n"
-		"      --l2tpv3-cookie N    L2TPv3 cookie length: 0, 4 or 8 (default 0)\n"
-		"      --l2tpv3-l2spec S    L2TPv3 L2-specific sublayer: none or default (default "
-		"none)\n"
-		"      --no-tunnel NAME     turn a tunnel decoder off (repeatable): gtpu, l2tp,\n"
-		"                           vxlan, geneve, gre, erspan, ipip (default: all on)\n"
-		"      --vxlan-port N       VXLAN UDP destination port (default %d)\n"
-		"      --geneve-port N      Geneve UDP destination port (default %d)\n"
-		"      --ips                IPS mode: bypassed flows go to the peer, not dropped\n"
-		"      --no-xsk             leave the socket slots empty (shows PASS_NO_SOCKET)\n"
-		"  -q, --quiet              totals only\n"
-		"  -v, --verbose            per-frame lines with the counters each frame moved\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
-		"2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n",
-		MK_MAX_WORKERS, MK_TUNNEL_DEPTH_MAX, MK_TUNNEL_DEPTH_DEFAULT, MK_VXLAN_PORT_DEFAULT,
-		MK_GENEVE_PORT_DEFAULT);
-}
+#define XT_STR(x) #x
+#define XT_XSTR(x) XT_STR(x)
+#define XT_NO_TUNNEL_MAX 16
 
-static int parse_u32(const char *s, const char *what, __u32 max, __u32 *out)
-{
-	char *end;
-	unsigned long v;
+/* The command line, as given; xt_cfg_from() checks it and makes the loader's options. */
+struct xdp_test_params {
+	const char *in;
+	const char *out;
+	uint32_t seed;
+	uint32_t workers;
+	uint32_t tunnel_depth;
+	uint32_t l2tpv3_cookie;
+	const char *l2tpv3_l2spec;
+	const char *no_tunnel[XT_NO_TUNNEL_MAX];
+	int n_no_tunnel;      /* MK_OPT_APPEND: right after its array */
+	uint32_t vxlan_port;  /* 0: the program's default */
+	uint32_t geneve_port; /* 0: the program's default */
+	int ips;
+	int no_xsk;
+	int quiet;
+	int verbose;
+	int help;
+};
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || !*s || *end || v > max) {
-		mk_err("xdp-test: %s must be a number 0..%u, not '%s'", what, max, s);
-		return -EINVAL;
-	}
-	*out = (__u32)v;
-	return 0;
-}
+_Static_assert(offsetof(struct xdp_test_params, n_no_tunnel) ==
+		       offsetof(struct xdp_test_params, no_tunnel) +
+			       sizeof(((struct xdp_test_params *)0)->no_tunnel),
+	       "MK_OPT_APPEND: the count follows its array");
 
-static int parse_args(int argc, char **argv, struct xt_cfg *cfg)
+static const struct xdp_test_params xdp_test_defaults = {
+	.workers = 1,
+	.tunnel_depth = MK_TUNNEL_DEPTH_DEFAULT,
+	.l2tpv3_l2spec = "none",
+};
+
+#define P(field) offsetof(struct xdp_test_params, field)
+static const struct mk_opt xdp_test_opts[] = {
+	{ "read", 'r', MK_OPT_STR, P(in), "FILE", "pcap to run (Ethernet link type)", 0, 0 },
+	{ "write", 'w', MK_OPT_STR, P(out), "FILE",
+	  "write the frames as the program left them (decapsulated)", 0, 0 },
+	{ "seed", 0, MK_OPT_U32, P(seed), "N", "hash seed (default 0, so results are reproducible)",
+	  0, UINT32_MAX },
+	{ "workers", 0, MK_OPT_U32, P(workers), "N",
+	  "workers, 1.." XT_XSTR(MK_MAX_WORKERS) " (default 1)", 1, MK_MAX_WORKERS },
+	{ "tunnel-depth", 0, MK_OPT_U32, P(tunnel_depth), "N",
+	  "tunnels stripped at most, 0.." XT_XSTR(MK_TUNNEL_DEPTH_MAX) " (default " XT_XSTR(
+		  MK_TUNNEL_DEPTH_DEFAULT) ")",
+	  0, MK_TUNNEL_DEPTH_MAX },
+	{ "l2tpv3-cookie", 0, MK_OPT_U32, P(l2tpv3_cookie), "N",
+	  "L2TPv3 cookie length: 0, 4 or 8 (default 0)", 0, 8 },
+	{ "l2tpv3-l2spec", 0, MK_OPT_STR, P(l2tpv3_l2spec), "S",
+	  "L2TPv3 L2-specific sublayer: none or default (default none)", 0, 0 },
+	{ "no-tunnel", 0, MK_OPT_APPEND, P(no_tunnel), "NAME",
+	  "turn a tunnel decoder off (repeatable): gtpu, l2tp,\n"
+	  "vxlan, geneve, gre, erspan, ipip (default: all on)",
+	  0, XT_NO_TUNNEL_MAX },
+	{ "vxlan-port", 0, MK_OPT_U32, P(vxlan_port), "N",
+	  "VXLAN UDP destination port (default " XT_XSTR(MK_VXLAN_PORT_DEFAULT) ")", 1, 65535 },
+	{ "geneve-port", 0, MK_OPT_U32, P(geneve_port), "N",
+	  "Geneve UDP destination port (default " XT_XSTR(MK_GENEVE_PORT_DEFAULT) ")", 1, 65535 },
+	{ "ips", 0, MK_OPT_FLAG, P(ips), NULL,
+	  "IPS mode: bypassed flows go to the peer, not dropped", 0, 0 },
+	{ "no-xsk", 0, MK_OPT_FLAG, P(no_xsk), NULL,
+	  "leave the socket slots empty (shows PASS_NO_SOCKET)", 0, 0 },
+	{ "quiet", 'q', MK_OPT_FLAG, P(quiet), NULL, "totals only", 0, 0 },
+	{ "verbose", 'v', MK_OPT_FLAG, P(verbose), NULL,
+	  "per-frame lines with the counters each frame moved", 0, 0 },
+	{ "help", 'h', MK_OPT_HELP, P(help), NULL, "this text", 0, 0 },
+};
+#undef P
+
+/* What the table cannot check, and the loader's options from the rest. */
+static int xt_cfg_from(const struct xdp_test_params *p, struct xt_cfg *cfg)
 {
-	enum {
-		O_SEED = 256,
-		O_WORKERS,
-		O_DEPTH,
-		O_COOKIE,
-		O_L2SPEC,
-		O_IPS,
-		O_NO_XSK,
-		O_NO_TUNNEL,
-		O_VXLAN_PORT,
-		O_GENEVE_PORT
-	};
-	static const struct option longopts[] = {
-		{ "read", required_argument, NULL, 'r' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "tunnel-depth", required_argument, NULL, O_DEPTH },
-		{ "l2tpv3-cookie", required_argument, NULL, O_COOKIE },
-		{ "l2tpv3-l2spec", required_argument, NULL, O_L2SPEC },
-		{ "no-tunnel", required_argument, NULL, O_NO_TUNNEL },
-		{ "vxlan-port", required_argument, NULL, O_VXLAN_PORT },
-		{ "geneve-port", required_argument, NULL, O_GENEVE_PORT },
-		{ "ips", no_argument, NULL, O_IPS },
-		{ "no-xsk", no_argument, NULL, O_NO_XSK },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	int i;
 	__u32 v;
-	int c;
 
-	mk_loader_opts_default(&cfg->lopts);
-	while ((c = getopt_long(argc, argv, "r:w:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			cfg->in = optarg;
-			break;
-		case 'w':
-			cfg->out = optarg;
-			break;
-		case O_SEED:
-			if (parse_u32(optarg, "--seed", UINT32_MAX, &cfg->lopts.seed))
-				return -EINVAL;
-			break;
-		case O_WORKERS:
-			if (parse_u32(optarg, "--workers", MK_MAX_WORKERS, &cfg->lopts.workers))
-				return -EINVAL;
-			break;
-		case O_DEPTH:
-			if (parse_u32(optarg, "--tunnel-depth", MK_TUNNEL_DEPTH_MAX, &v))
-				return -EINVAL;
-			cfg->lopts.tunnel_depth = (__u8)v;
-			break;
-		case O_COOKIE:
-			if (parse_u32(optarg, "--l2tpv3-cookie", 8, &v) ||
-			    (v != 0 && v != 4 && v != 8)) {
-				mk_err("xdp-test: --l2tpv3-cookie must be 0, 4 or 8");
-				return -EINVAL;
-			}
-			cfg->lopts.l2tpv3_cookie_len = (__u8)v;
-			break;
-		case O_L2SPEC:
-			if (!strcmp(optarg, "none")) {
-				cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_NONE;
-			} else if (!strcmp(optarg, "default")) {
-				cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_DEFAULT;
-			} else {
-				mk_err("xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
-				       optarg);
-				return -EINVAL;
-			}
-			break;
-		case O_NO_TUNNEL:
-			for (v = 0; v < MK_ARRAY_SIZE(mk_tunnel_kind_names); v++) {
-				if (!strcmp(optarg, mk_tunnel_kind_names[v]))
-					break;
-			}
-			if (v == MK_ARRAY_SIZE(mk_tunnel_kind_names)) {
-				mk_err("xdp-test: --no-tunnel: unknown tunnel '%s'", optarg);
-				return -EINVAL;
-			}
-			cfg->lopts.tunnel_off |= 1u << v;
-			break;
-		case O_VXLAN_PORT:
-		case O_GENEVE_PORT:
-			if (parse_u32(optarg, c == O_VXLAN_PORT ? "--vxlan-port" : "--geneve-port",
-				      65535, &v) ||
-			    !v)
-				return -EINVAL;
-			if (c == O_VXLAN_PORT)
-				cfg->lopts.vxlan_port = (__u16)v;
-			else
-				cfg->lopts.geneve_port = (__u16)v;
-			break;
-		case O_IPS:
-			cfg->lopts.mode = MK_MODE_IPS;
-			break;
-		case O_NO_XSK:
-			cfg->no_xsk = true;
-			break;
-		case 'q':
-			cfg->quiet = true;
-			break;
-		case 'v':
-			cfg->verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		mk_err("xdp-test: unexpected argument '%s'", argv[optind]);
-		return -EINVAL;
-	}
-	if (!cfg->in) {
+	if (!p->in) {
 		mk_err("xdp-test: -r IN.pcap is required");
 		return -EINVAL;
 	}
-	if (!cfg->lopts.workers) {
-		mk_err("xdp-test: --workers must be at least 1");
+	cfg->in = p->in;
+	cfg->out = p->out;
+	cfg->quiet = p->quiet;
+	cfg->verbose = p->verbose;
+	cfg->no_xsk = p->no_xsk;
+	mk_loader_opts_default(&cfg->lopts);
+	cfg->lopts.seed = p->seed;
+	cfg->lopts.workers = p->workers;
+	cfg->lopts.tunnel_depth = (__u8)p->tunnel_depth;
+	if (p->l2tpv3_cookie != 0 && p->l2tpv3_cookie != 4 && p->l2tpv3_cookie != 8) {
+		mk_err("xdp-test: --l2tpv3-cookie must be 0, 4 or 8");
 		return -EINVAL;
 	}
+	cfg->lopts.l2tpv3_cookie_len = (__u8)p->l2tpv3_cookie;
+	if (!strcmp(p->l2tpv3_l2spec, "none")) {
+		cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_NONE;
+	} else if (!strcmp(p->l2tpv3_l2spec, "default")) {
+		cfg->lopts.l2tpv3_l2spec = MK_L2SPEC_DEFAULT;
+	} else {
+		mk_err("xdp-test: --l2tpv3-l2spec must be none or default, not '%s'",
+		       p->l2tpv3_l2spec);
+		return -EINVAL;
+	}
+	for (i = 0; i < p->n_no_tunnel; i++) {
+		for (v = 0; v < MK_ARRAY_SIZE(mk_tunnel_kind_names); v++)
+			if (!strcmp(p->no_tunnel[i], mk_tunnel_kind_names[v]))
+				break;
+		if (v == MK_ARRAY_SIZE(mk_tunnel_kind_names)) {
+			mk_err("xdp-test: --no-tunnel: unknown tunnel '%s'", p->no_tunnel[i]);
+			return -EINVAL;
+		}
+		cfg->lopts.tunnel_off |= 1u << v;
+	}
+	cfg->lopts.vxlan_port = (__u16)p->vxlan_port;
+	cfg->lopts.geneve_port = (__u16)p->geneve_port;
+	if (p->ips)
+		cfg->lopts.mode = MK_MODE_IPS;
 	if (mk_log_get_level() >= MK_LOG_DEBUG)
 		cfg->verbose = true;
 	return 0;
@@ -375,7 +313,7 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 	return 0;
 }
 
-int ctl_xdp_test(int argc, char **argv)
+static int do_xdp_test(const void *params)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct xt_cfg cfg = { 0 };
@@ -387,10 +325,8 @@ int ctl_xdp_test(int argc, char **argv)
 	pcap_t *in = NULL, *dead = NULL;
 	int err, rc = 1, i;
 
-	if (parse_args(argc, argv, &cfg)) {
-		fprintf(stderr, "Try 'meerkatctl xdp-test --help'.\n");
-		return 2;
-	}
+	if (xt_cfg_from(params, &cfg))
+		return -EINVAL;
 	in = pcap_open_offline(cfg.in, errbuf);
 	if (!in) {
 		mk_err("xdp-test: cannot open %s: %s", cfg.in, errbuf);
@@ -461,3 +397,14 @@ out:
 	pcap_close(in);
 	return rc;
 }
+
+const struct mk_cli_cmd ctl_xdp_test_cmd = MK_CLI_COMMAND(
+	CTL_PROG, "xdp-test", xdp_test, "run the XDP program over a pcap with BPF_PROG_RUN",
+	"-r IN.pcap [OPTIONS]",
+	"Runs every frame of IN.pcap through the meerkat XDP program with BPF_PROG_RUN\n"
+	"(nothing is attached to any interface) and prints each frame's verdict and\n"
+	"metadata, the totals, the program's counters, and whether every frame ended in\n"
+	"exactly one outcome counter. AF_XDP sockets bound to lo (copy mode) fill the\n"
+	"workers' slots, so IP frames are decapsulated and redirected as on a NIC queue 0.\n",
+	"Exit status: 0 when the accounting invariant held, 1 when it did not or on error,\n"
+	"2 on bad usage. Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW).\n");

@@ -154,6 +154,7 @@ struct live {
 	uint64_t start_mono_ns;
 	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
 	struct mk_detect_thresh *thresh;
+	sigset_t old_sigmask; /* the caller's, restored at the end */
 };
 
 static uint64_t now_real_us(void)
@@ -1101,64 +1102,74 @@ static void main_loop(struct live *lv)
 		close(tfd);
 }
 
-int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
-{
-	struct live *lv = calloc(1, sizeof(*lv));
-	sigset_t set, old;
-	unsigned int i;
-	int err = 0, attached = 0;
+/* ---- the run: steps in order, one cleanup path -------------------------- */
 
-	if (!lv)
-		return -ENOMEM;
+static void live_init(struct live *lv, const struct mk_config *c, const struct mk_live_opts *o)
+{
+	sigset_t set;
+
 	/* workers and the control socket must not take the daemon's signals */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR2);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
+	pthread_sigmask(SIG_BLOCK, &set, &lv->old_sigmask);
 	lv->conf = c;
 	lv->opts = o;
 	lv->cap = c->capture;
 	lv->start_mono_ns = now_mono_ns();
 	pthread_mutex_init(&lv->thresh_lock, NULL);
-	if (o->detect && mk_detect_thresh_new(&lv->thresh)) {
-		err = -ENOMEM;
-		goto out;
-	}
-	if (!lv->cap.n_ifaces) {
+}
+
+/* What live capture cannot run with, refused before anything is created. */
+static int check_capture_cfg(const struct mk_capture_cfg *cap)
+{
+	if (!cap->n_ifaces) {
 		mk_err("live mode needs an interface (-i IFACE or capture.interfaces)");
-		err = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	if (lv->cap.ips) {
+	if (cap->ips) {
 		mk_err("capture.ips: inline (IPS) mode is not supported by live capture yet");
-		err = -EOPNOTSUPP;
-		goto out;
+		return -EOPNOTSUPP;
 	}
-	if (!lv->cap.batch || lv->cap.batch > lv->cap.rx_size) {
-		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]",
-		       lv->cap.batch, lv->cap.rx_size);
-		err = -EINVAL;
-		goto out;
+	if (!cap->batch || cap->batch > cap->rx_size) {
+		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]", cap->batch,
+		       cap->rx_size);
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The workers' CPUs, eve.json, each interface's program and sockets, the workers' state. */
+static int live_setup(struct live *lv)
+{
+	unsigned int i;
+	int err;
+
 	err = resolve_workers(lv);
 	if (err)
-		goto out;
+		return err;
 	err = open_eve(lv);
 	if (err)
-		goto out;
+		return err;
 	for (i = 0; i < lv->cap.n_ifaces; i++) {
 		lv->nifaces = i + 1;
 		err = iface_open(lv, &lv->ifaces[i], &lv->cap.ifaces[i]);
 		if (!err)
 			err = iface_sockets(lv, i);
 		if (err)
-			goto out;
+			return err;
 	}
-	err = workers_create(lv);
-	if (err)
-		goto out;
+	return workers_create(lv);
+}
+
+/* The program onto every interface, then the link watch. */
+static int live_attach(struct live *lv)
+{
+	unsigned int i;
+	int err;
+
 	for (i = 0; i < lv->nifaces; i++) {
 		struct live_iface *ifc = &lv->ifaces[i];
 
@@ -1166,8 +1177,7 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 					    lv->cap.attach == MK_XDP_ATTACH_GENERIC,
 					    lv->cap.attach == MK_XDP_ATTACH_AUTO);
 		if (err)
-			goto out;
-		attached++;
+			return err;
 	}
 	/*
 	 * Without it capture still runs; only the gaps go uncounted. After the
@@ -1178,56 +1188,76 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 		for (i = 0; i < lv->nifaces; i++)
 			mk_link_watch_add(&lv->links, lv->ifaces[i].ifindex, lv->ifaces[i].name);
 	}
-	/*
-	 * Everything that needs root's capabilities is done: from here on the
-	 * daemon parses attacker-controlled frames, so it keeps only what the
-	 * exit needs, before the worker threads exist to inherit the rest.
-	 */
-	mk_privs_drop();
+	return 0;
+}
+
+static int workers_start(struct live *lv)
+{
+	unsigned int i;
+	int err;
+
 	for (i = 0; i < lv->nworkers; i++) {
 		err = -pthread_create(&lv->ws[i].thread, NULL, worker_main, &lv->ws[i]);
 		if (err) {
 			mk_err("worker %u: %s", i, strerror(-err));
-			goto out;
+			return err;
 		}
 		lv->ws[i].started = 1;
 	}
-	if (lv->cap.ctl_socket[0]) {
-		err = mk_ctl_server_open(&lv->ctl, lv->cap.ctl_socket);
-		if (err)
-			goto out;
-		lv->ctl_open = 1;
-		mk_ctl_register(&lv->ctl, "ping", "answers pong", cmd_ping, lv);
-		mk_ctl_register(&lv->ctl, "status",
-				"interfaces, XDP mode, program ids, queues, "
-				"workers, socket mode, uptime",
-				cmd_status, lv);
-		mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event",
-				cmd_stats, lv);
-		mk_ctl_register(&lv->ctl, "reload-rules",
-				"reload the rule files; the old rules stay "
-				"if the new ones fail",
-				cmd_reload_rules, lv);
-		mk_ctl_register(&lv->ctl, "ruleset-stats",
-				"rules loaded and failed, generation, "
-				"load time, reloads",
-				cmd_ruleset_stats, lv);
-	}
+	return 0;
+}
+
+/* capture.control-socket, when set, with its commands. */
+static int control_socket_open(struct live *lv)
+{
+	int err;
+
+	if (!lv->cap.ctl_socket[0])
+		return 0;
+	err = mk_ctl_server_open(&lv->ctl, lv->cap.ctl_socket);
+	if (err)
+		return err;
+	lv->ctl_open = 1;
+	mk_ctl_register(&lv->ctl, "ping", "answers pong", cmd_ping, lv);
+	mk_ctl_register(&lv->ctl, "status",
+			"interfaces, XDP mode, program ids, queues, "
+			"workers, socket mode, uptime",
+			cmd_status, lv);
+	mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event", cmd_stats,
+			lv);
+	mk_ctl_register(&lv->ctl, "reload-rules",
+			"reload the rule files; the old rules stay "
+			"if the new ones fail",
+			cmd_reload_rules, lv);
+	mk_ctl_register(&lv->ctl, "ruleset-stats",
+			"rules loaded and failed, generation, "
+			"load time, reloads",
+			cmd_ruleset_stats, lv);
+	return 0;
+}
+
+static void live_announce(struct live *lv)
+{
+	unsigned int i;
+
 	for (i = 0; i < lv->nifaces; i++)
 		mk_info("%s: %u queue(s) x %u worker(s), %s XDP, program id %u, %s sockets, seed %#x",
 			lv->ifaces[i].name, lv->ifaces[i].queues, lv->nworkers,
 			mk_loader_attach_mode_name(&lv->ifaces[i].loader),
 			mk_loader_prog_id(&lv->ifaces[i].loader),
-			lv->ifaces[i].umems[0].zero_copy ? "zero-copy" : "copy-mode", o->seed);
+			lv->ifaces[i].umems[0].zero_copy ? "zero-copy" : "copy-mode",
+			lv->opts->seed);
 	fprintf(stderr, "meerkat: capturing on");
 	for (i = 0; i < lv->nifaces; i++)
 		fprintf(stderr, " %s", lv->ifaces[i].name);
 	fprintf(stderr, " with %u worker(s); SIGTERM stops\n", lv->nworkers);
+}
 
-	main_loop(lv);
+/* No new frames, then the workers drain what the rings hold; control and link watch end. */
+static void live_stop(struct live *lv)
+{
+	unsigned int i;
 
-out:
-	/* no new frames, then the workers drain what the rings hold */
 	for (i = 0; i < lv->nifaces; i++)
 		if (lv->ifaces[i].loaded)
 			mk_loader_detach(&lv->ifaces[i].loader);
@@ -1239,18 +1269,75 @@ out:
 		mk_ctl_server_close(&lv->ctl);
 	if (lv->links_open)
 		mk_link_watch_close(&lv->links);
-	if (attached == (int)lv->nifaces && !err) {
-		live_stats_event(lv);
-		print_final(lv);
-	}
+}
+
+/* The interfaces (program, sockets, UMEMs), the workers' state, eve.json. */
+static void live_close(struct live *lv)
+{
+	unsigned int i;
+
 	for (i = 0; i < lv->nifaces; i++)
 		iface_close(lv, &lv->ifaces[i]);
 	workers_free(lv);
 	if (lv->eve_open)
 		mk_eve_sink_close(&lv->eve);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void live_free(struct live *lv)
+{
+	pthread_sigmask(SIG_SETMASK, &lv->old_sigmask, NULL);
 	mk_detect_thresh_free(lv->thresh);
 	pthread_mutex_destroy(&lv->thresh_lock);
 	free(lv);
+}
+
+int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
+{
+	struct live *lv = calloc(1, sizeof(*lv));
+	int err;
+
+	if (!lv)
+		return -ENOMEM;
+	live_init(lv, c, o);
+	if (o->detect && mk_detect_thresh_new(&lv->thresh)) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = check_capture_cfg(&lv->cap);
+	if (err)
+		goto out_free;
+	err = live_setup(lv);
+	if (err)
+		goto out_close;
+	err = live_attach(lv);
+	if (err)
+		goto out_stop;
+	/*
+	 * Everything that needs root's capabilities is done: from here on the
+	 * daemon parses attacker-controlled frames, so it keeps only what the
+	 * exit needs, before the worker threads exist to inherit the rest.
+	 */
+	mk_privs_drop();
+	err = workers_start(lv);
+	if (err)
+		goto out_stop;
+	err = control_socket_open(lv);
+	if (err)
+		goto out_stop;
+	live_announce(lv);
+
+	main_loop(lv);
+
+out_stop:
+	live_stop(lv);
+	/* a run that got this far without an error has every interface attached */
+	if (!err) {
+		live_stats_event(lv);
+		print_final(lv);
+	}
+out_close:
+	live_close(lv);
+out_free:
+	live_free(lv);
 	return err;
 }

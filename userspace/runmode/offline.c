@@ -736,78 +736,105 @@ static int reader_inputs(struct reader *r)
 	return err;
 }
 
-int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
-		   struct mk_offline_stats *st)
-{
-	struct mk_eve_file evef, *eve = NULL;
-	struct worker *ws = NULL;
-	struct mk_spsc *mesh = NULL;
-	uint8_t itable[MK_ITABLE_SIZE];
-	struct dispatch_state disp = { 0 };
-	struct alert_filter af = { 0 };
-	struct reader r = { .o = o, .c = c, .st = st, .disp = &disp, .itable = itable, .af = &af };
-	unsigned int i, n = o->workers;
-	int err, ended = 0;
-	uint64_t cpu0 = thread_cpu_ns();
+/* ---- the run: set-up, workers, reading, tear-down ----------------------- */
 
-	memset(st, 0, sizeof(*st));
-	st->detect = o->detect != NULL;
-	r.t0 = mono_ns();
-	if (!n || n > MK_MAX_WORKERS)
+/* One run, from set-up to tear-down (mk_offline_run and its steps). */
+struct offline_run {
+	const struct mk_offline_opts *o;
+	const struct mk_config *c;
+	struct mk_offline_stats *st;
+	struct mk_eve_file evef;
+	struct mk_eve_file *eve; /* &evef, or NULL: no output */
+	struct worker *ws;
+	struct mk_spsc *mesh; /* n x n hand-off rings */
+	unsigned int n;
+	uint8_t itable[MK_ITABLE_SIZE];
+	struct dispatch_state disp;
+	struct alert_filter af;
+	struct reader r;
+	int ended; /* END was broadcast: every input was read */
+	uint64_t cpu0;
+};
+
+/* Checks the options, makes the directories, opens eve.json, fills the itable. */
+static int run_setup(struct offline_run *run)
+{
+	const struct mk_offline_opts *o = run->o;
+	const struct mk_config *c = run->c;
+	unsigned int i;
+	int err;
+
+	memset(run->st, 0, sizeof(*run->st));
+	run->st->detect = o->detect != NULL;
+	run->r.t0 = mono_ns();
+	if (!run->n || run->n > MK_MAX_WORKERS)
 		return -EINVAL;
 	if (o->dump_streams) {
 		err = make_dirs(o->dump_streams);
 		if (err)
 			return err;
 	}
-	r.pcfg = c->parse;
-	r.pcfg.seed = o->seed;
+	run->r.pcfg = c->parse;
+	run->r.pcfg.seed = o->seed;
 	if (o->log_dir && c->output.eve.enabled) {
-		err = open_eve(o, c, &evef);
+		err = open_eve(o, c, &run->evef);
 		if (err)
 			return err;
-		eve = &evef;
+		run->eve = &run->evef;
 	}
-	r.eve = eve;
-	mk_info("%s: %u worker(s), seed %#x, features: %s", o->pcap_path, n, o->seed,
+	run->r.eve = run->eve;
+	mk_info("%s: %u worker(s), seed %#x, features: %s", o->pcap_path, run->n, o->seed,
 		mk_offline_features());
 
 	/* round robin, as the live loader fills the XDP itable */
 	for (i = 0; i < MK_ITABLE_SIZE; i++)
-		itable[i] = (uint8_t)(i % n);
+		run->itable[i] = (uint8_t)(i % run->n);
+	return 0;
+}
 
-	if (o->detect && mk_detect_thresh_new(&af.th)) {
-		err = -ENOMEM;
-		goto out_eve;
-	}
-	ws = calloc(n, sizeof(*ws));
-	if (!ws) {
-		err = -ENOMEM;
-		goto out_eve;
-	}
-	r.ws = ws;
-	r.n = n;
-	for (i = 0; i < n; i++)
-		pthread_mutex_init(&ws[i].lock, NULL);
-	mesh = calloc((size_t)n * n, sizeof(*mesh));
-	if (!mesh) {
-		err = -ENOMEM;
-		goto out_workers;
-	}
+/* The alert filter and the worker array; the array's locks are ready to destroy. */
+static int workers_alloc(struct offline_run *run)
+{
+	unsigned int i;
+
+	if (run->o->detect && mk_detect_thresh_new(&run->af.th))
+		return -ENOMEM;
+	run->ws = calloc(run->n, sizeof(*run->ws));
+	if (!run->ws)
+		return -ENOMEM;
+	run->r.ws = run->ws;
+	run->r.n = run->n;
+	for (i = 0; i < run->n; i++)
+		pthread_mutex_init(&run->ws[i].lock, NULL);
+	return 0;
+}
+
+/* The hand-off rings, then each worker's pipeline and queue. */
+static int workers_init(struct offline_run *run)
+{
+	const struct mk_offline_opts *o = run->o;
+	const struct mk_config *c = run->c;
+	unsigned int i, n = run->n;
+	int err;
+
+	run->mesh = calloc((size_t)n * n, sizeof(*run->mesh));
+	if (!run->mesh)
+		return -ENOMEM;
 	for (i = 0; i < n * n; i++) {
-		err = mk_spsc_init(&mesh[i], DGRAM_RING_SLOTS, sizeof(void *));
+		err = mk_spsc_init(&run->mesh[i], DGRAM_RING_SLOTS, sizeof(void *));
 		if (err)
-			goto out_workers;
+			return err;
 	}
 	for (i = 0; i < n; i++) {
+		struct worker *w = &run->ws[i];
 		struct mk_worker_cfg wc = {
 			.id = i,
 			.nworkers = n,
-			.itable = itable,
+			.itable = run->itable,
 			.seed = o->seed,
 			.checksum = o->checksum,
-			.log_flows = eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
-			.log_alerts = eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
+			.log_flows = run->eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
+			.log_alerts = run->eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,
 			.parse = &c->parse,
@@ -819,131 +846,210 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 			.alert_opts = o->alert_opts,
 		};
 
-		ws[i].id = i;
-		ws[i].nworkers = n;
-		ws[i].mesh = mesh;
-		ws[i].peers = ws;
-		ws[i].disp = &disp;
-		ws[i].stash = calloc(n, sizeof(*ws[i].stash));
-		if (!ws[i].stash) {
-			err = -ENOMEM;
-			goto out_workers;
-		}
-		err = mk_worker_init(&ws[i].pipe, &wc, &worker_ops, &ws[i]);
+		w->id = i;
+		w->nworkers = n;
+		w->mesh = run->mesh;
+		w->peers = run->ws;
+		w->disp = &run->disp;
+		w->stash = calloc(n, sizeof(*w->stash));
+		if (!w->stash)
+			return -ENOMEM;
+		err = mk_worker_init(&w->pipe, &wc, &worker_ops, w);
 		if (err)
-			goto out_workers;
-		if (mk_pktq_init(&ws[i].q, PKTQ_SIZE)) {
+			return err;
+		if (mk_pktq_init(&w->q, PKTQ_SIZE)) {
 			err = -ENOMEM;
 			mk_err("worker %u: %s", i, strerror(-err));
-			goto out_workers;
+			return err;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		err = -pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
+	return 0;
+}
+
+static int workers_start(struct offline_run *run)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < run->n; i++) {
+		err = -pthread_create(&run->ws[i].thread, NULL, worker_main, &run->ws[i]);
 		if (err) {
 			mk_err("worker %u: pthread_create: %s", i, strerror(-err));
-			goto out_join;
+			return err;
 		}
-		ws[i].started = 1;
+		run->ws[i].started = 1;
 	}
+	return 0;
+}
 
-	r.t0 = r.last_progress = mono_ns();
-	err = reader_inputs(&r);
+/* Reads every input, then ENDs every worker: what was read is processed and logged. */
+static int run_read(struct offline_run *run)
+{
+	struct reader *r = &run->r;
+	int err;
+
+	r->t0 = r->last_progress = mono_ns();
+	err = reader_inputs(r);
 	/* whatever stopped the reading, what was read is processed and logged */
-	broadcast(ws, n, &disp, MK_PKTQ_END, r.max_ts_us, ++r.seq, r.last_frag);
-	ended = 1;
-	if (o->progress)
-		progress_line(st, r.t0, 1);
+	broadcast(run->ws, run->n, &run->disp, MK_PKTQ_END, r->max_ts_us, ++r->seq, r->last_frag);
+	run->ended = 1;
+	if (run->o->progress)
+		progress_line(run->st, r->t0, 1);
+	return err;
+}
 
-out_join:
-	for (i = 0; i < n; i++) {
-		if (!ws[i].started)
+/* A failed start: a running worker still needs its END, without waiting for anyone. */
+static void worker_abort(struct offline_run *run, struct worker *w)
+{
+	struct tick_rec *t;
+	unsigned int k;
+
+	/* and must not wait for the progress of workers never started */
+	for (k = 0; k < run->n; k++)
+		if (!run->ws[k].started)
+			atomic_store(&run->ws[k].progress, UINT64_MAX);
+	atomic_store(&run->disp.flushed_seq, UINT64_MAX);
+	t = mk_pktq_reserve(&w->q, MK_PKTQ_END, sizeof(*t));
+	t->now_us = 0;
+	t->seq = UINT64_MAX;
+	t->frag_before = UINT64_MAX - 1;
+	mk_pktq_commit(&w->q);
+	mk_pktq_flush(&w->q);
+}
+
+static void workers_join(struct offline_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->n; i++) {
+		if (!run->ws[i].started)
 			continue;
-		if (!ended) {
-			/* a failed start: the running workers still need their END */
-			unsigned int k;
-
-			/* and must not wait for the progress of workers never started */
-			for (k = 0; k < n; k++)
-				if (!ws[k].started)
-					atomic_store(&ws[k].progress, UINT64_MAX);
-			atomic_store(&disp.flushed_seq, UINT64_MAX);
-			struct tick_rec *t = mk_pktq_reserve(&ws[i].q, MK_PKTQ_END, sizeof(*t));
-
-			t->now_us = 0;
-			t->seq = UINT64_MAX;
-			t->frag_before = UINT64_MAX - 1;
-			mk_pktq_commit(&ws[i].q);
-			mk_pktq_flush(&ws[i].q);
-		}
-		pthread_join(ws[i].thread, NULL);
+		if (!run->ended)
+			worker_abort(run, &run->ws[i]);
+		pthread_join(run->ws[i].thread, NULL);
 	}
-	st->elapsed_s = (double)(mono_ns() - r.t0) / 1e9;
+}
+
+/* The workers' counters into the run's stats, and the last epochs to eve.json. */
+static int run_collect(struct offline_run *run, int err)
+{
+	struct mk_offline_stats *st = run->st;
+	struct worker *ws = run->ws;
+	unsigned int i, n = run->n;
+
+	st->elapsed_s = (double)(mono_ns() - run->r.t0) / 1e9;
 	for (i = 0; i < n; i++) {
 		mk_worker_stats_add(&st->pipe, &ws[i].pipe);
 		st->queue_full_waits += ws[i].q.full_waits;
 		if (ws[i].pipe.err && !err)
 			err = ws[i].pipe.err;
 	}
-	if (ended) {
+	if (run->ended) {
 		uint64_t t0 = thread_cpu_ns();
-		int werr = write_sealed(eve, ws, n, &af);
+		int werr = write_sealed(run->eve, ws, n, &run->af);
 
 		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
 		if (!err)
 			err = werr;
 	}
-	st->reader_cpu_ns = thread_cpu_ns() - cpu0;
+	st->reader_cpu_ns = thread_cpu_ns() - run->cpu0;
 	st->nworkers = n;
 	for (i = 0; i < n; i++) {
 		st->workers_cpu_ns += ws[i].cpu_ns;
 		st->worker_rx[i] = ws[i].pipe.cnt[MK_WORKER_RX];
 		st->worker_flows[i] = ws[i].pipe.flows.cnt[MK_FLOW_CNT_CREATED];
 	}
-out_workers:
-	for (i = 0; i < n; i++) {
-		struct eve_chunk *ch = ws[i].sealed_head, *nx;
+	return err;
+}
 
-		for (; ch; ch = nx) {
-			nx = ch->next;
-			mk_eve_buf_free(&ch->buf);
-			free(ch);
-		}
-		mk_worker_free(&ws[i].pipe);
-		if (ws[i].stash) {
-			unsigned int k;
+static void worker_free(struct worker *w, unsigned int n)
+{
+	struct eve_chunk *ch = w->sealed_head, *nx;
+	unsigned int k;
 
-			for (k = 0; k < n; k++)
-				free(ws[i].stash[k]);
-			free(ws[i].stash);
-		}
-		mk_pktq_free(&ws[i].q);
-		mk_eve_buf_free(&ws[i].eve);
-		pthread_mutex_destroy(&ws[i].lock);
+	for (; ch; ch = nx) {
+		nx = ch->next;
+		mk_eve_buf_free(&ch->buf);
+		free(ch);
 	}
-	free(ws);
-	if (mesh) {
-		for (i = 0; i < n * n; i++) {
+	mk_worker_free(&w->pipe);
+	if (w->stash) {
+		for (k = 0; k < n; k++)
+			free(w->stash[k]);
+		free(w->stash);
+	}
+	mk_pktq_free(&w->q);
+	mk_eve_buf_free(&w->eve);
+	pthread_mutex_destroy(&w->lock);
+}
+
+static void workers_free(struct offline_run *run)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->n; i++)
+		worker_free(&run->ws[i], run->n);
+	free(run->ws);
+	if (run->mesh) {
+		for (i = 0; i < run->n * run->n; i++) {
 			void *left;
 
-			while ((left = mk_spsc_pop_ptr(&mesh[i])))
+			while ((left = mk_spsc_pop_ptr(&run->mesh[i])))
 				free(left);
-			mk_spsc_destroy(&mesh[i]);
+			mk_spsc_destroy(&run->mesh[i]);
 		}
-		free(mesh);
+		free(run->mesh);
 	}
-out_eve:
-	if (eve) {
-		int werr = mk_eve_file_close(eve);
+}
 
-		st->eve_written = eve->sink.written;
-		st->eve_lost = eve->sink.lost;
+/* Closes eve.json (its counts into the stats) and frees the alert filter. */
+static int run_close_output(struct offline_run *run, int err)
+{
+	struct mk_offline_stats *st = run->st;
+
+	if (run->eve) {
+		int werr = mk_eve_file_close(run->eve);
+
+		st->eve_written = run->eve->sink.written;
+		st->eve_lost = run->eve->sink.lost;
 		if (!err)
 			err = werr;
 	}
-	st->alerts_thresholded = af.dropped;
-	mk_detect_thresh_free(af.th);
+	st->alerts_thresholded = run->af.dropped;
+	mk_detect_thresh_free(run->af.th);
 	return err;
+}
+
+int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
+		   struct mk_offline_stats *st)
+{
+	struct offline_run run = { .o = o, .c = c, .st = st, .n = o->workers };
+	int err;
+
+	run.cpu0 = thread_cpu_ns();
+	run.r = (struct reader){
+		.o = o, .c = c, .st = st, .disp = &run.disp, .itable = run.itable, .af = &run.af
+	};
+	err = run_setup(&run);
+	if (err)
+		return err;
+	err = workers_alloc(&run);
+	if (err)
+		goto out_output;
+	err = workers_init(&run);
+	if (err)
+		goto out_workers;
+	err = workers_start(&run);
+	if (err)
+		goto out_join;
+	err = run_read(&run);
+out_join:
+	workers_join(&run);
+	err = run_collect(&run, err);
+out_workers:
+	workers_free(&run);
+out_output:
+	return run_close_output(&run, err);
 }
 
 /* ---- summary and statistics --------------------------------------------- */

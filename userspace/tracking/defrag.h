@@ -103,7 +103,7 @@ enum mk_defrag_result {
 struct mk_defrag;
 
 void mk_defrag_config_default(struct mk_defrag_config *cfg);
-/* The `defrag:` keys (control/cfg_keys.h). */
+/* The `defrag:` keys (config/cfg_keys.h). */
 struct mk_cfg_table;
 extern const struct mk_cfg_table mk_defrag_cfg_table;
 /* 0 or -EINVAL (bad config) / -ENOMEM; all trackers are preallocated here. */

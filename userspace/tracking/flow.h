@@ -58,7 +58,7 @@ struct mk_flow_cfg {
 
 /* Suricata's defaults (suricata.yaml flow-timeouts). */
 void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg);
-/* The `flow:` and `flow-timeouts:` keys (control/cfg_keys.h). */
+/* The `flow:` and `flow-timeouts:` keys (config/cfg_keys.h). */
 struct mk_cfg_table;
 extern const struct mk_cfg_table mk_flow_cfg_table;
 

@@ -258,7 +258,7 @@ struct mk_stream_engine;
 void mk_stream_cfg_default(struct mk_stream_cfg *cfg);
 /* "first" or "last" to enum mk_overlap_policy, or -EINVAL. */
 int mk_stream_overlap_policy_parse(const char *name);
-/* The `stream:` keys (control/cfg_keys.h). */
+/* The `stream:` keys (config/cfg_keys.h). */
 struct mk_cfg_table;
 extern const struct mk_cfg_table mk_stream_cfg_table;
 /* Returns NULL (errno set) on bad config or no memory. */

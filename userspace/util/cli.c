@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The shared command-line parser (cli.h): a table of options to getopt_long. */
+/* The shared command-line parser (cli.h): a table of options to getopt_long, and commands. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -96,6 +96,7 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 				return -EINVAL;
 			break;
 		case MK_OPT_FLAG:
+		case MK_OPT_HELP:
 			*(int *)(base + o->off) = 1;
 			break;
 		case MK_OPT_COUNT:
@@ -117,18 +118,106 @@ int mk_cli_parse(const struct mk_cli *cli, int argc, char **argv, void *params)
 	return optind;
 }
 
+/* @text with every line after the first indented by @indent columns. */
+static void print_indented(FILE *out, const char *text, int indent)
+{
+	const char *nl;
+
+	while ((nl = strchr(text, '\n')) && nl[1]) {
+		fprintf(out, "%.*s\n%*s", (int)(nl - text), text, indent, "");
+		text = nl + 1;
+	}
+	fprintf(out, "%s", text);
+}
+
 void mk_cli_usage(const struct mk_cli *cli, FILE *out)
 {
 	unsigned int i;
 
 	fprintf(out, "usage: %s %s\n\n", cli->prog, cli->usage);
+	if (cli->doc)
+		fprintf(out, "%s\n", cli->doc);
 	for (i = 0; i < cli->nopts; i++) {
 		const struct mk_opt *o = &cli->opts[i];
 		char left[48];
 
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ", o->name,
-			 o->metavar ? " " : "", o->metavar ?: "");
-		fprintf(out, "  %-32s %s\n", left, o->help);
+		/* long-only options line up with the long names after "-x, " */
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+				 o->metavar ? " " : "", o->metavar ?: "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->metavar ? " " : "",
+				 o->metavar ?: "");
+		fprintf(out, "  %-32s ", left);
+		print_indented(out, o->help, 2 + 32 + 1);
+		fputc('\n', out);
 	}
+	if (cli->epilog)
+		fprintf(out, "\n%s", cli->epilog);
+}
+
+void mk_cli_usage_cmds(const struct mk_cli *prog, const struct mk_cli_cmd *const *cmds,
+		       unsigned int ncmds, FILE *out)
+{
+	unsigned int i;
+
+	mk_cli_usage(prog, out);
+	fprintf(out, "\nCommands:\n");
+	for (i = 0; i < ncmds; i++)
+		fprintf(out, "  %-10s %s\n", cmds[i]->name, cmds[i]->summary);
+	fprintf(out, "\n'%s COMMAND --help' describes each command.\n", prog->prog);
+}
+
+/* Did the options ask for --help (an MK_OPT_HELP row set)? */
+static int wants_help(const struct mk_cli *cli, const void *params)
+{
+	unsigned int i;
+
+	for (i = 0; i < cli->nopts; i++)
+		if (cli->opts[i].type == MK_OPT_HELP &&
+		    *(const int *)((const char *)params + cli->opts[i].off))
+			return 1;
+	return 0;
+}
+
+int mk_cli_dispatch(const struct mk_cli *prog, const struct mk_cli_cmd *const *cmds,
+		    unsigned int ncmds, int argc, char **argv)
+{
+	const struct mk_cli_cmd *cmd = NULL;
+	unsigned int i;
+	void *params;
+	int first, ret;
+
+	for (i = 0; i < ncmds && !cmd; i++)
+		if (!strcmp(argv[0], cmds[i]->name))
+			cmd = cmds[i];
+	if (!cmd) {
+		mk_err("unknown command '%s'", argv[0]);
+		mk_cli_usage_cmds(prog, cmds, ncmds, stderr);
+		return 2;
+	}
+	params = malloc(cmd->params_size);
+	if (!params) {
+		mk_err("%s: %s", cmd->name, strerror(ENOMEM));
+		return 1;
+	}
+	memcpy(params, cmd->defaults, cmd->params_size);
+	first = mk_cli_parse(&cmd->cli, argc, argv, params);
+	if (first >= 0 && wants_help(&cmd->cli, params)) {
+		mk_cli_usage(&cmd->cli, stdout);
+		ret = 0;
+		goto out;
+	}
+	if (first >= 0 && first < argc) {
+		mk_err("%s: unexpected argument '%s'", cmd->name, argv[first]);
+		first = -EINVAL;
+	}
+	ret = first < 0 ? -EINVAL : cmd->run(params);
+	if (ret == -EINVAL) {
+		mk_cli_usage(&cmd->cli, stderr);
+		ret = 2;
+	}
+out:
+	free(params);
+	return ret;
 }

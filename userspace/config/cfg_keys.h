@@ -7,7 +7,7 @@
  * keys as full paths from the top of the YAML file ("flow.hash-size",
  * "flow-timeouts.tcp.new"), each naming its type, bounds and field, plus the
  * module's defaults and cross-key checks. config/config.c registers the
- * tables; control/cfg_yaml.c walks the YAML tree and finds a key's row by
+ * tables; config/cfg_yaml.c walks the YAML tree and finds a key's row by
  * its path; a key without a row is an error. Adding a setting is one row in
  * its module.
  *
