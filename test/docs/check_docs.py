@@ -194,7 +194,7 @@ for page, text in pages():
             check(word in options, "%s:%d: meerkatctl %s: no such option" % (page, line, word))
         elif word in commands:
             p = subprocess.run([MEERKATCTL, word, "--help"], capture_output=True, text=True, timeout=30)
-            check("Usage: meerkatctl" in p.stdout + p.stderr,
+            check(p.returncode == 0 and "usage: meerkatctl" in (p.stdout + p.stderr).lower(),
                   "%s:%d: meerkatctl %s --help prints no usage" % (page, line, word))
         elif is_code(text, m.start()):
             check(False, "%s:%d: meerkatctl %s: no such command (meerkatctl --help: %s)"
