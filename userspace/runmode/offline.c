@@ -94,6 +94,7 @@ struct worker {
 	struct dispatch_state *disp;
 	uint64_t drained_frag; /* hand-offs from fragments up to this seq are all in */
 	_Alignas(64) _Atomic uint64_t progress; /* own records with seq <= this are done */
+	_Atomic uint64_t wait_for; /* asleep: wake me when a peer's progress reaches this */
 	unsigned int nworkers;
 	pthread_mutex_t lock; /* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
@@ -141,6 +142,7 @@ static int worker_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
 		free(h);
 		return -ENOBUFS;
 	}
+	mk_bell_ring(&w->peers[to].q.data_bell);
 	return 0;
 }
 
@@ -188,10 +190,54 @@ static uint64_t peers_progress(struct worker *w)
 	return low;
 }
 
+/* Publishes @p and wakes the peers that sleep until it. */
 static void set_progress(struct worker *w, uint64_t p)
 {
-	if (atomic_load_explicit(&w->progress, memory_order_relaxed) != p)
-		atomic_store_explicit(&w->progress, p, memory_order_release);
+	unsigned int i;
+
+	if (atomic_load_explicit(&w->progress, memory_order_relaxed) == p)
+		return;
+	atomic_store_explicit(&w->progress, p, memory_order_release);
+	atomic_thread_fence(memory_order_seq_cst);
+	for (i = 0; i < w->nworkers; i++) {
+		struct worker *peer = &w->peers[i];
+
+		if (i != w->id &&
+		    atomic_load_explicit(&peer->q.data_bell.armed, memory_order_relaxed) &&
+		    atomic_load_explicit(&peer->wait_for, memory_order_relaxed) <= p)
+			mk_bell_ring(&peer->q.data_bell);
+	}
+}
+
+/* Wakes every sleeping peer: an idle one then publishes the reader's progress as its own. */
+static void ring_peers(struct worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nworkers; i++)
+		if (i != w->id)
+			mk_bell_ring(&w->peers[i].q.data_bell);
+}
+
+static int peers_past_wait(struct worker *w)
+{
+	return peers_progress(w) >= atomic_load_explicit(&w->wait_for, memory_order_relaxed);
+}
+
+/*
+ * Sleeps on the worker's bell until a peer's progress reaches @wait_for, a
+ * hand-off or records arrive, or @ready(w) would hold; the caller re-checks.
+ */
+static void worker_sleep(struct worker *w, uint64_t wait_for, int (*ready)(struct worker *))
+{
+	uint32_t bell;
+
+	atomic_store_explicit(&w->wait_for, wait_for, memory_order_relaxed);
+	bell = mk_bell_arm(&w->q.data_bell);
+	if (ready(w))
+		mk_bell_disarm(&w->q.data_bell);
+	else
+		mk_bell_sleep(&w->q.data_bell, bell);
 }
 
 /* Handles every hand-off with seq below @limit (peers must be past limit - 1). */
@@ -227,8 +273,15 @@ static void worker_before_record(struct worker *w, uint64_t seq, uint64_t frag)
 		return;
 	set_progress(w, seq - 1);
 	if (frag > w->drained_frag) {
-		while (peers_progress(w) < frag)
-			mk_pktq_wait(&spins);
+		while (peers_progress(w) < frag) {
+			if (++spins < MK_BELL_SPIN) {
+				mk_cpu_relax();
+				continue;
+			}
+			/* an idle peer sleeps on a stale progress: wake it to publish */
+			ring_peers(w);
+			worker_sleep(w, frag, peers_past_wait);
+		}
 		w->drained_frag = frag;
 		handoffs_before(w, seq);
 		return;
@@ -255,6 +308,20 @@ static int worker_idle(struct worker *w)
 	set_progress(w, flushed);
 	low = peers_progress(w);
 	return handoffs_before(w, (flushed < low ? flushed : low) + 1);
+}
+
+static int worker_has_work(struct worker *w)
+{
+	return mk_pktq_peek(&w->q) || worker_idle(w);
+}
+
+/* The progress peers must reach before the earliest hand-off waiting here is due. */
+static uint64_t earliest_handoff(struct worker *w)
+{
+	unsigned int src;
+	struct pkt_hdr *h = handoff_next(w, &src);
+
+	return h ? h->seq : UINT64_MAX;
 }
 
 /* Past END every peer's hand-offs are in (the wait before END saw to it): take them all. */
@@ -358,8 +425,14 @@ static void *worker_main(void *arg)
 	for (;;) {
 		r = mk_pktq_peek(&w->q);
 		if (!r) {
-			if (!worker_idle(w))
-				mk_pktq_wait(&idle);
+			if (worker_idle(w))
+				continue;
+			if (++idle < MK_BELL_SPIN) {
+				mk_cpu_relax();
+				continue;
+			}
+			/* nothing to do: sleep until the reader or a peer rings */
+			worker_sleep(w, earliest_handoff(w), worker_has_work);
 			continue;
 		}
 		idle = 0;
@@ -426,8 +499,11 @@ static void flush_all(struct worker *ws, unsigned int n, struct dispatch_state *
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		mk_pktq_flush(&ws[i].q);
+		mk_pktq_publish(&ws[i].q);
 	atomic_store_explicit(&d->flushed_seq, seq, memory_order_release);
+	/* after flushed_seq: an idle worker woken here must find it */
+	for (i = 0; i < n; i++)
+		mk_pktq_nudge(&ws[i].q);
 }
 
 static void broadcast(struct worker *ws, unsigned int n, struct dispatch_state *d, uint32_t kind,
@@ -449,6 +525,9 @@ static void broadcast(struct worker *ws, unsigned int n, struct dispatch_state *
 		mk_pktq_commit(&ws[i].q);
 	}
 	flush_all(ws, n, d, seq);
+	/* ticks and the end are worth a wake-up of their own */
+	for (i = 0; i < n; i++)
+		mk_bell_ring(&ws[i].q.data_bell);
 }
 
 /*

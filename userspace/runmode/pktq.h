@@ -14,11 +14,11 @@
 #ifndef MK_PKTQ_H
 #define MK_PKTQ_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bell.h"
 
 #define MK_PKTQ_ALIGN 8
 
@@ -47,26 +47,15 @@ struct mk_pktq {
 	_Alignas(64) uint8_t *ring;
 	uint64_t size; /* power of two */
 	uint64_t full_waits;
+	struct mk_bell data_bell;  /* the consumer sleeps here: rung when tail moves */
+	struct mk_bell space_bell; /* the producer sleeps here: rung when head moves */
 };
 
 /*
  * Waiting on the other side: spin with PAUSE for a few microseconds first (the
- * other side is usually just behind), then yield the core. Yielding at once
- * makes both threads oscillate through the scheduler on a loaded machine.
+ * other side is usually just behind), then sleep on the bell (util/bell.h),
+ * so that a waiting thread uses no CPU.
  */
-#define MK_PKTQ_SPIN 256
-
-static inline void mk_pktq_wait(unsigned int *spins)
-{
-	if (++*spins < MK_PKTQ_SPIN) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-		return;
-	}
-	sched_yield();
-}
-
 static inline int mk_pktq_init(struct mk_pktq *q, uint64_t size)
 {
 	memset(q, 0, sizeof(*q));
@@ -111,6 +100,7 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 	uint64_t pad = pos + need > q->size ? q->size - pos : 0;
 	struct mk_pktq_rec *r;
 	unsigned int spins = 0;
+	uint32_t seq;
 
 	while (tail + pad + need - q->head_cache > q->size) {
 		q->head_cache = atomic_load_explicit(&q->head, memory_order_acquire);
@@ -120,8 +110,18 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 				/* the consumer must see everything before we wait for it */
 				atomic_store_explicit(&q->tail, tail, memory_order_release);
 				q->pending = 0;
+				mk_bell_ring(&q->data_bell);
 			}
-			mk_pktq_wait(&spins);
+			if (++spins < MK_BELL_SPIN) {
+				mk_cpu_relax();
+				continue;
+			}
+			seq = mk_bell_arm(&q->space_bell);
+			q->head_cache = atomic_load_explicit(&q->head, memory_order_seq_cst);
+			if (tail + pad + need - q->head_cache > q->size)
+				mk_bell_sleep(&q->space_bell, seq);
+			else
+				mk_bell_disarm(&q->space_bell);
 		}
 	}
 	if (pad) {
@@ -136,11 +136,36 @@ static inline void *mk_pktq_reserve(struct mk_pktq *q, uint32_t kind, uint32_t l
 	return r + 1;
 }
 
-/* Makes every committed record visible to the consumer. */
-static inline void mk_pktq_flush(struct mk_pktq *q)
+/* Makes every committed record visible to the consumer, without waking it. */
+static inline void mk_pktq_publish(struct mk_pktq *q)
 {
 	atomic_store_explicit(&q->tail, q->tail_local, memory_order_release);
 	q->pending = 0;
+}
+
+/*
+ * A sleeping consumer is woken when this much is waiting for it (or at a
+ * tick, the end, or when the producer waits): one wake-up per batch, not one
+ * per publication, is what keeps an idle worker's CPU near zero.
+ */
+#define MK_PKTQ_WAKE_BYTES (64u << 10)
+
+/* Wakes a sleeping consumer if a batch worth the wake-up is waiting. */
+static inline void mk_pktq_nudge(struct mk_pktq *q)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&q->data_bell.armed, memory_order_relaxed))
+		return;
+	if (q->tail_local - atomic_load_explicit(&q->head, memory_order_acquire) >=
+	    MK_PKTQ_WAKE_BYTES)
+		mk_bell_ring(&q->data_bell);
+}
+
+/* Makes every committed record visible to the consumer, and wakes it. */
+static inline void mk_pktq_flush(struct mk_pktq *q)
+{
+	mk_pktq_publish(q);
+	mk_bell_ring(&q->data_bell);
 }
 
 /*
@@ -169,6 +194,7 @@ static inline struct mk_pktq_rec *mk_pktq_peek(struct mk_pktq *q)
 			if (q->unpublished) {
 				atomic_store_explicit(&q->head, head, memory_order_release);
 				q->unpublished = 0;
+				mk_bell_ring(&q->space_bell);
 			}
 			q->tail_cache = atomic_load_explicit(&q->tail, memory_order_acquire);
 			if (head == q->tail_cache)
@@ -192,6 +218,7 @@ static inline void mk_pktq_release(struct mk_pktq *q, struct mk_pktq_rec *r)
 					      q->unpublished,
 				      memory_order_release);
 		q->unpublished = 0;
+		mk_bell_ring(&q->space_bell);
 	}
 }
 
