@@ -31,6 +31,8 @@
 #define MK_OFFLINE_SEED_DEFAULT 0x6d65726bu
 /* --community-id-seed not given: outputs.eve-log.community-id-seed */
 #define CID_SEED_UNSET UINT32_MAX
+/* --reader-threads not given: capture.reader-threads */
+#define READER_THREADS_UNSET UINT32_MAX
 #define MK_MAX_RULE_FILES 64
 
 struct meerkat_params {
@@ -49,6 +51,7 @@ struct meerkat_params {
 	int n_rule_files; /* MK_OPT_APPEND: right after its array */
 	int strict_rules;
 	uint32_t cid_seed;
+	uint32_t reader_threads; /* READER_THREADS_UNSET: capture.reader-threads */
 	int no_cid;
 	int eve_truncate;
 	int strict_input;
@@ -91,6 +94,10 @@ static const struct mk_opt opts[] = {
 	  0, 0 },
 	{ "workers", 0, MK_OPT_STR, P(workers), "N",
 	  "worker threads, 1-64 (overrides capture.workers; offline default 1)", 0, 0 },
+	{ "reader-threads", 0, MK_OPT_U32, P(reader_threads), "N",
+	  "offline: threads reading the input, 1-16, 0 = chosen per run (overrides "
+	  "capture.reader-threads)",
+	  0, MK_MAX_READER_THREADS },
 	{ "seed", 0, MK_OPT_STR, P(seed), "N|random",
 	  "hash seed (offline default fixed, for reproducible output; live default random)", 0, 0 },
 	{ "community-id-seed", 0, MK_OPT_U32, P(cid_seed), "N",
@@ -340,6 +347,7 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 	o.dump_streams = prm->dump_streams;
 	/* capture.workers is the live setting; offline runs one worker unless told */
 	o.workers = prm->workers ? conf->capture.workers : 1;
+	o.reader_threads = conf->capture.reader_threads;
 	o.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	o.progress = isatty(STDERR_FILENO);
 	o.eve_truncate = prm->eve_truncate;
@@ -364,7 +372,8 @@ static int run_offline(const struct meerkat_params *prm, const struct mk_config 
 
 int main(int argc, char **argv)
 {
-	struct meerkat_params prm = { .cid_seed = CID_SEED_UNSET };
+	struct meerkat_params prm = { .cid_seed = CID_SEED_UNSET,
+				      .reader_threads = READER_THREADS_UNSET };
 	struct mk_config_cli cli;
 	struct mk_config conf;
 	char *filter = NULL;
@@ -415,6 +424,8 @@ int main(int argc, char **argv)
 		code = 1;
 		goto out;
 	}
+	if (prm.reader_threads != READER_THREADS_UNSET)
+		conf.capture.reader_threads = prm.reader_threads;
 	if (prm.test_config) {
 		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
 		code = detect_test(&prm, &conf);

@@ -266,6 +266,7 @@ static const struct mk_cfg_key capture_keys[] = {
 	MK_CFG_BOOL("capture.ips", C, ips),
 	MK_CFG_STRING("capture.pin-dir", C, pin_dir),
 	MK_CFG_STRING("capture.control-socket", C, ctl_socket),
+	MK_CFG_UINT("capture.reader-threads", C, reader_threads, 0, MK_MAX_READER_THREADS),
 };
 #undef RING
 #undef C

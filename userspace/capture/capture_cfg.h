@@ -16,6 +16,7 @@
 #include "map_types.h"
 
 #define MK_MAX_IFACES 4
+#define MK_MAX_READER_THREADS 16 /* offline: capture.reader-threads */
 
 enum mk_xdp_attach {
 	MK_XDP_ATTACH_AUTO = 0, /* native; generic with a warning if the driver refuses */
@@ -57,6 +58,7 @@ struct mk_capture_cfg {
 					 * (struct mk_output_cfg) sets it */
 	char pin_dir[256];	   /* bpffs directory for pinned maps ("" = no pinning) */
 	char ctl_socket[108];	   /* control socket path ("" = none) */
+	uint32_t reader_threads;   /* offline: threads of the pcap reader; 0 = chosen per run */
 };
 
 static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)

@@ -70,7 +70,8 @@ const char *mk_pcap_link_name(int dlt)
 	return pcap_datalink_val_to_name(dlt) ?: "unknown";
 }
 
-int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
+int mk_pcap_open_msg(struct mk_pcap_source *s, const char *path, const char *filter, char *msg,
+		     size_t len)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	uint32_t magic = 0;
@@ -81,7 +82,7 @@ int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
 	s->file = fopen(path, "rb");
 	if (!s->file) {
 		err = -errno;
-		mk_err("%s: %s", path, strerror(-err));
+		snprintf(msg, len, "%s: %s", path, strerror(-err));
 		return err;
 	}
 	/* pcapng's section header starts with the same bytes in either byte order */
@@ -92,7 +93,7 @@ int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
 	s->pcap = pcap_fopen_offline_with_tstamp_precision(s->file, PCAP_TSTAMP_PRECISION_MICRO,
 							   errbuf);
 	if (!s->pcap) {
-		mk_err("%s: %s", path, errbuf);
+		snprintf(msg, len, "%s: %s", path, errbuf);
 		fclose(s->file);
 		s->file = NULL;
 		return -EINVAL;
@@ -102,15 +103,18 @@ int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
 	s->snaplen = (uint32_t)pcap_snapshot(s->pcap);
 	s->next_off = (uint64_t)ftell(s->file);
 	if (!mk_pcap_link_supported(s->dlt)) {
-		mk_err("%s: link type %d (%s) is not supported (EN10MB, NULL, LOOP, PPP, PPP_SERIAL, "
-		       "C_HDLC, RAW, IPV4, IPV6, LINUX_SLL, LINUX_SLL2 are)",
-		       path, s->dlt, mk_pcap_link_name(s->dlt));
+		snprintf(
+			msg, len,
+			"%s: link type %d (%s) is not supported (EN10MB, NULL, LOOP, PPP, PPP_SERIAL, "
+			"C_HDLC, RAW, IPV4, IPV6, LINUX_SLL, LINUX_SLL2 are)",
+			path, s->dlt, mk_pcap_link_name(s->dlt));
 		err = -EPROTONOSUPPORT;
 		goto fail;
 	}
 	if (filter) {
 		if (pcap_compile(s->pcap, &s->filter, filter, 1, PCAP_NETMASK_UNKNOWN)) {
-			mk_err("%s: filter '%s': %s", path, filter, pcap_geterr(s->pcap));
+			snprintf(msg, len, "%s: filter '%s': %s", path, filter,
+				 pcap_geterr(s->pcap));
 			err = -EBADMSG;
 			goto fail;
 		}
@@ -121,6 +125,16 @@ fail:
 	pcap_close(s->pcap);
 	s->pcap = NULL;
 	s->file = NULL;
+	return err;
+}
+
+int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter)
+{
+	char msg[MK_PCAP_PATH_MAX + 2 * PCAP_ERRBUF_SIZE];
+	int err = mk_pcap_open_msg(s, path, filter, msg, sizeof(msg));
+
+	if (err)
+		mk_err("%s", msg);
 	return err;
 }
 

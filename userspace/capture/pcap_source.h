@@ -18,6 +18,7 @@
 #ifndef MK_PCAP_SOURCE_H
 #define MK_PCAP_SOURCE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <pcap/pcap.h>
@@ -62,6 +63,13 @@ struct mk_pcap_frame {
  * compile -EBADMSG.
  */
 int mk_pcap_open(struct mk_pcap_source *s, const char *path, const char *filter);
+/*
+ * The same, but the error goes into @msg (naming the file) instead of the
+ * log: a reader that opens files ahead of the one being processed logs it
+ * when it gets there, so that messages keep the input order.
+ */
+int mk_pcap_open_msg(struct mk_pcap_source *s, const char *path, const char *filter, char *msg,
+		     size_t len);
 /*
  * 1 with a frame; 0 at the end of the file, clean or not: s->damaged says
  * the rest could not be read (damage_* say where and why).

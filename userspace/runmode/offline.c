@@ -32,6 +32,7 @@
 #include "eve.h"
 #include "log.h"
 #include "offline.h"
+#include "offline_read.h"
 #include "parse.h"
 #include "pcap_source.h"
 #include "pktq.h"
@@ -46,20 +47,6 @@ const char *const mk_off_counter_names[MK_OFF_CNT_MAX] = { MK_OFF_READER_COUNTER
 #define PKTQ_SIZE (2u << 20)
 #define DGRAM_RING_SLOTS 1024
 #define PROGRESS_NS 250000000ull /* 4 updates per second at most */
-
-/*
- * A frame as a worker receives it: the reader's parse (the live path's
- * struct mk_meta, uncapped) and the captured bytes from the inner IP header
- * on, which is what the live worker finds after the delivered Ethernet header.
- */
-struct pkt_hdr {
-	uint64_t ts_us;
-	uint64_t seq;	       /* position in the reader's dispatch order, from 1 */
-	uint64_t frag_before;  /* seq of the last fragment dispatched before this record */
-	uint32_t ip_caplen;    /* bytes that follow, from the inner IP header */
-	uint32_t ip_wirelen;   /* bytes on the wire from the inner IP header */
-	struct mk_parse parse; /* offsets relative to the parse start */
-};
 
 /* TICK and END records. */
 struct tick_rec {
@@ -85,12 +72,12 @@ struct worker {
 	unsigned int id;
 	struct mk_worker pipe; /* the pipeline proper */
 	struct mk_pktq q;
-	struct mk_eve_buf eve;	/* records of the current epoch */
-	uint64_t epoch;		/* ticks seen */
-	uint64_t seq;		/* of the record being handled: hand-offs carry it */
-	struct mk_spsc *mesh;	/* n x n rings: mesh[from * n + to] */
-	struct pkt_hdr **stash; /* per source: next hand-off popped, not yet due */
-	struct worker *peers;	/* all workers, for their progress */
+	struct mk_eve_buf eve;	   /* records of the current epoch */
+	uint64_t epoch;		   /* ticks seen */
+	uint64_t seq;		   /* of the record being handled: hand-offs carry it */
+	struct mk_spsc *mesh;	   /* n x n rings: mesh[from * n + to] */
+	struct mk_off_pkt **stash; /* per source: next hand-off popped, not yet due */
+	struct worker *peers;	   /* all workers, for their progress */
 	struct dispatch_state *disp;
 	uint64_t drained_frag; /* hand-offs from fragments up to this seq are all in */
 	_Alignas(64) _Atomic uint64_t progress; /* own records with seq <= this are done */
@@ -107,6 +94,14 @@ struct worker {
 const char *mk_offline_features(void)
 {
 	return "defrag stream";
+}
+
+unsigned int mk_offline_reader_threads(unsigned int asked, unsigned int workers)
+{
+	(void)workers;
+	if (asked)
+		return asked;
+	return 1;
 }
 
 /* ---- ordered hand-off -------------------------------------------------- */
@@ -128,7 +123,7 @@ const char *mk_offline_features(void)
 static int worker_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
 {
 	struct worker *w = ctx;
-	struct pkt_hdr *h = malloc(sizeof(*h) + pkt->ip_caplen);
+	struct mk_off_pkt *h = malloc(sizeof(*h) + pkt->ip_caplen);
 
 	if (!h)
 		return -ENOMEM;
@@ -146,7 +141,7 @@ static int worker_handoff(void *ctx, unsigned int to, const struct mk_pkt *pkt)
 	return 0;
 }
 
-static void pkt_of(struct mk_pkt *pkt, const struct pkt_hdr *h)
+static void pkt_of(struct mk_pkt *pkt, const struct mk_off_pkt *h)
 {
 	pkt->parse = &h->parse;
 	pkt->ip = (const uint8_t *)(h + 1);
@@ -155,9 +150,9 @@ static void pkt_of(struct mk_pkt *pkt, const struct pkt_hdr *h)
 	pkt->ts_us = h->ts_us;
 }
 
-static struct pkt_hdr *handoff_next(struct worker *w, unsigned int *src)
+static struct mk_off_pkt *handoff_next(struct worker *w, unsigned int *src)
 {
-	struct pkt_hdr *best = NULL;
+	struct mk_off_pkt *best = NULL;
 	unsigned int from;
 
 	for (from = 0; from < w->nworkers; from++) {
@@ -243,7 +238,7 @@ static void worker_sleep(struct worker *w, uint64_t wait_for, int (*ready)(struc
 /* Handles every hand-off with seq below @limit (peers must be past limit - 1). */
 static int handoffs_before(struct worker *w, uint64_t limit)
 {
-	struct pkt_hdr *h;
+	struct mk_off_pkt *h;
 	unsigned int src = 0;
 	int got = 0;
 
@@ -319,7 +314,7 @@ static int worker_has_work(struct worker *w)
 static uint64_t earliest_handoff(struct worker *w)
 {
 	unsigned int src;
-	struct pkt_hdr *h = handoff_next(w, &src);
+	struct mk_off_pkt *h = handoff_next(w, &src);
 
 	return h ? h->seq : UINT64_MAX;
 }
@@ -438,13 +433,13 @@ static void *worker_main(void *arg)
 		idle = 0;
 		/* every record kind starts with its timestamp and seq */
 		if (r->kind == MK_PKTQ_PKT)
-			worker_before_record(w, ((const struct pkt_hdr *)(r + 1))->seq,
-					     ((const struct pkt_hdr *)(r + 1))->frag_before);
+			worker_before_record(w, ((const struct mk_off_pkt *)(r + 1))->seq,
+					     ((const struct mk_off_pkt *)(r + 1))->frag_before);
 		else
 			worker_before_record(w, ((const struct tick_rec *)(r + 1))->seq,
 					     ((const struct tick_rec *)(r + 1))->frag_before);
 		if (r->kind == MK_PKTQ_PKT) {
-			const struct pkt_hdr *h = (const void *)(r + 1);
+			const struct mk_off_pkt *h = (const void *)(r + 1);
 			struct mk_pkt pkt;
 
 			pkt_of(&pkt, h);
@@ -650,7 +645,12 @@ static int open_eve(const struct mk_offline_opts *o, const struct mk_config *c,
 	return mk_eve_file_open(f, path, o->eve_truncate || !eve->append);
 }
 
-/* What the reader keeps across the inputs of one run: they are one stream. */
+/*
+ * The dispatcher: takes the read stage's batches in input order
+ * (offline_read.h), numbers the frames, broadcasts the ticks, copies each
+ * frame into its worker's queue and writes the sealed epochs. What it keeps
+ * across the inputs of one run: they are one stream.
+ */
 struct reader {
 	const struct mk_offline_opts *o;
 	const struct mk_config *c;
@@ -662,24 +662,127 @@ struct reader {
 	struct mk_eve_file *eve; /* NULL: no output */
 	struct alert_filter *af;
 	const uint8_t *itable;
+	struct mk_off_read *rd;
 	uint64_t seq, last_frag, last_tick_s, max_ts_us;
 	uint64_t t0, last_progress;
 };
 
-/* One frame: the XDP program's part (parse, CIDR bypass, steering), then its worker's queue. */
-static int reader_frame(struct reader *r, const struct mk_pcap_frame *fr)
+/* One frame of a batch into its worker's queue, after the tick it may start. */
+static int reader_dispatch(struct reader *r, const struct mk_off_brec *rec)
+{
+	const struct mk_off_pkt *src = (const void *)(rec + 1);
+	struct mk_offline_stats *st = r->st;
+	struct worker *w = &r->ws[rec->worker];
+	struct mk_off_pkt *h;
+	int err;
+
+	if (src->ts_us > r->max_ts_us)
+		r->max_ts_us = src->ts_us;
+	if (src->ts_us / 1000000 > r->last_tick_s) {
+		uint64_t t0;
+
+		r->last_tick_s = src->ts_us / 1000000;
+		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, src->ts_us, ++r->seq, r->last_frag);
+		t0 = thread_cpu_ns();
+		err = write_sealed(r->eve, r->ws, r->n, r->af);
+		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
+		if (err)
+			return err;
+	}
+	/*
+	 * Before waiting on a full queue, tell idle workers how far every
+	 * queue is visible: a worker may be waiting for their progress
+	 * (ordered hand-off), and this queue's owner for that worker.
+	 */
+	if (mk_pktq_full(&w->q, rec->len))
+		flush_all(r->ws, r->n, r->disp, r->seq);
+	h = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, rec->len);
+	memcpy(h, src, rec->len);
+	h->seq = ++r->seq;
+	h->frag_before = r->last_frag;
+	if (h->parse.flags & MK_META_F_FRAGMENT)
+		r->last_frag = r->seq;
+	mk_pktq_commit(&w->q);
+	st->cnt[MK_OFF_READ]++;
+	st->cnt[MK_OFF_DISPATCHED]++;
+	st->bytes_read += rec->caplen;
+	if (!(r->seq & 31))
+		flush_all(r->ws, r->n, r->disp, r->seq);
+	return 0;
+}
+
+/* The dispatcher waits for the read stage: every record it queued must be visible first. */
+static void reader_before_wait(void *arg)
+{
+	struct reader *r = arg;
+
+	flush_all(r->ws, r->n, r->disp, r->seq);
+}
+
+/* A file's end: what was cut, where it was damaged (the first damage into the stats). */
+static void reader_file_end(struct reader *r, const struct mk_off_batch *b)
 {
 	struct mk_offline_stats *st = r->st;
-	uint32_t off, caplen, steer;
-	struct mk_frame frame;
-	struct mk_parse p;
-	struct pkt_hdr *h;
-	struct worker *w;
-	int ret, err;
+	const char *path = mk_off_read_file(r->rd, b->file);
 
-	st->cnt[MK_OFF_READ]++;
-	st->bytes_read += fr->caplen;
-	if (r->o->progress && !(st->cnt[MK_OFF_READ] & 1023)) {
+	if (b->oversized) {
+		st->cnt[MK_OFF_OVERSIZED] += b->oversized;
+		mk_warn("%s: %llu record(s) longer than the snap length %u, cut to it", path,
+			(unsigned long long)b->oversized, b->snaplen);
+	}
+	if (!b->damaged)
+		return;
+	if (r->o->progress)
+		fputc('\n', stderr);
+	mk_warn("%s: damaged at record %llu, byte offset %llu: %s; reading stopped there, "
+		"%llu record(s) read before it",
+		path, (unsigned long long)b->damage_record, (unsigned long long)b->damage_off,
+		b->damage_why, (unsigned long long)b->records);
+	if (!st->cnt[MK_OFF_FILES_DAMAGED]) {
+		snprintf(st->damage_path, sizeof(st->damage_path), "%s", path);
+		snprintf(st->damage_why, sizeof(st->damage_why), "%s", b->damage_why);
+		st->damage_record = b->damage_record;
+		st->damage_off = b->damage_off;
+	}
+	st->cnt[MK_OFF_FILES_DAMAGED]++;
+}
+
+/* One batch: its file's open, its counters, its frames, its file's end. */
+static int reader_batch(struct reader *r, const struct mk_off_batch *b)
+{
+	struct mk_offline_stats *st = r->st;
+	size_t off;
+	unsigned int i;
+	int err = 0;
+
+	if (b->flags & MK_OFF_B_FAILED) {
+		mk_err("%s", b->msg);
+		/* a filter that does not compile: nothing would be what was asked */
+		if (b->err == -EBADMSG)
+			return b->err;
+		st->cnt[MK_OFF_FILES_FAILED]++;
+		return 0;
+	}
+	if (b->flags & MK_OFF_B_OPEN) {
+		st->cnt[MK_OFF_FILES]++;
+		mk_info("%s: link type %s%s", mk_off_read_file(r->rd, b->file),
+			mk_pcap_link_name(b->dlt), b->pcapng ? ", pcapng" : "");
+	}
+	for (i = 0; i < MK_OFF_CNT_MAX; i++)
+		st->cnt[i] += b->cnt[i];
+	for (i = 0; i < MK_REASON_MAX; i++)
+		st->parse_err[i] += b->parse_err[i];
+	st->bytes_read += b->bytes;
+	for (off = 0; off < b->used && !err;
+	     off += mk_off_brec_size(((const struct mk_off_brec *)(b->data + off))->len))
+		err = reader_dispatch(r, (const struct mk_off_brec *)(b->data + off));
+	if (b->flags & MK_OFF_B_END)
+		reader_file_end(r, b);
+	if (!err && b->err) {
+		mk_err("%s", b->msg);
+		err = b->err;
+	}
+	if (r->o->progress) {
 		uint64_t now = mono_ns();
 
 		if (now - r->last_progress >= PROGRESS_NS) {
@@ -687,131 +790,19 @@ static int reader_frame(struct reader *r, const struct mk_pcap_frame *fr)
 			progress_line(st, r->t0, 0);
 		}
 	}
-	if (fr->filtered) {
-		st->cnt[MK_OFF_FILTERED]++;
-		return 0;
-	}
-	if (fr->link_error) {
-		st->cnt[MK_OFF_LINK_ERROR]++;
-		return 0;
-	}
-	if (fr->non_ip) {
-		st->cnt[MK_OFF_NON_IP]++;
-		return 0;
-	}
-	frame.data = fr->data + fr->l2_len;
-	frame.data_end = fr->data + fr->caplen;
-	ret = mk_parse_frame(&frame, fr->start, &r->pcfg, &p);
-	if (ret == MK_PARSE_NON_IP) {
-		st->cnt[MK_OFF_NON_IP]++;
-		return 0;
-	}
-	if (ret == MK_PARSE_ERROR) {
-		st->cnt[MK_OFF_PARSE_ERROR]++;
-		st->parse_err[p.reason < MK_REASON_MAX ? p.reason : 0]++;
-		return 0;
-	}
-	if (r->c->nbypass && (mk_config_bypassed(r->c, p.l3.family, p.l3.src) ||
-			      mk_config_bypassed(r->c, p.l3.family, p.l3.dst))) {
-		st->cnt[MK_OFF_CIDR_BYPASS]++;
-		return 0;
-	}
-	if (fr->ts_us > r->max_ts_us)
-		r->max_ts_us = fr->ts_us;
-	if (fr->ts_us / 1000000 > r->last_tick_s) {
-		r->last_tick_s = fr->ts_us / 1000000;
-		uint64_t t0;
-
-		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, fr->ts_us, ++r->seq, r->last_frag);
-		t0 = thread_cpu_ns();
-		err = write_sealed(r->eve, r->ws, r->n, r->af);
-		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
-		if (err)
-			return err;
-	}
-	off = fr->l2_len + p.l3.l3_off;
-	caplen = fr->caplen - off;
-	/* an ICMP error goes where the flow it quotes is (icmp_error.h) */
-	steer = p.hash;
-	if (p.l3.proto == MK_IPPROTO_ICMP || p.l3.proto == MK_IPPROTO_ICMPV6)
-		steer = mk_worker_steer_hash(&p, fr->data + off, caplen, r->pcfg.seed);
-	w = &r->ws[r->itable[steer % MK_ITABLE_SIZE]];
-	/*
-	 * Before waiting on a full queue, tell idle workers how far every
-	 * queue is visible: a worker may be waiting for their progress
-	 * (ordered hand-off), and this queue's owner for that worker.
-	 */
-	if (mk_pktq_full(&w->q, sizeof(*h) + caplen))
-		flush_all(r->ws, r->n, r->disp, r->seq);
-	h = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, sizeof(*h) + caplen);
-	h->ts_us = fr->ts_us;
-	h->seq = ++r->seq;
-	h->frag_before = r->last_frag;
-	if (p.flags & MK_META_F_FRAGMENT)
-		r->last_frag = r->seq;
-	h->ip_caplen = caplen;
-	h->ip_wirelen = fr->wirelen > off ? fr->wirelen - off : 0;
-	h->parse = p;
-	memcpy(h + 1, fr->data + off, caplen);
-	mk_pktq_commit(&w->q);
-	st->cnt[MK_OFF_DISPATCHED]++;
-	if (!(r->seq & 31))
-		flush_all(r->ws, r->n, r->disp, r->seq);
-	return 0;
+	return err;
 }
 
 /* Every input in turn, as one stream. */
 static int reader_inputs(struct reader *r)
 {
-	struct mk_offline_stats *st = r->st;
-	struct mk_pcap_source src;
-	struct mk_pcap_frame fr;
-	char **files = NULL;
-	size_t nfiles = 0, i;
-	int err;
+	struct mk_off_batch *b;
+	int err = 0;
 
-	err = mk_pcap_inputs(r->o->pcap_path, &files, &nfiles);
-	if (err)
-		return err;
-	for (i = 0; i < nfiles && !err; i++) {
-		err = mk_pcap_open(&src, files[i], r->o->filter);
-		if (err == -EBADMSG)
-			break; /* the filter does not compile: nothing would be what was asked */
-		if (err) {
-			st->cnt[MK_OFF_FILES_FAILED]++;
-			err = 0;
-			continue;
-		}
-		st->cnt[MK_OFF_FILES]++;
-		mk_info("%s: link type %s%s", files[i], mk_pcap_link_name(src.dlt),
-			src.pcapng ? ", pcapng" : "");
-		while (!err && mk_pcap_next(&src, &fr) == 1)
-			err = reader_frame(r, &fr);
-		if (src.oversized) {
-			st->cnt[MK_OFF_OVERSIZED] += src.oversized;
-			mk_warn("%s: %llu record(s) longer than the snap length %u, cut to it",
-				files[i], (unsigned long long)src.oversized, src.snaplen);
-		}
-		if (src.damaged) {
-			if (r->o->progress)
-				fputc('\n', stderr);
-			mk_warn("%s: damaged at record %llu, byte offset %llu: %s; reading stopped there, "
-				"%llu record(s) read before it",
-				files[i], (unsigned long long)src.damage_record,
-				(unsigned long long)src.damage_off, src.damage_why,
-				(unsigned long long)src.records);
-			if (!st->cnt[MK_OFF_FILES_DAMAGED]) {
-				snprintf(st->damage_path, sizeof(st->damage_path), "%s", files[i]);
-				snprintf(st->damage_why, sizeof(st->damage_why), "%s",
-					 src.damage_why);
-				st->damage_record = src.damage_record;
-				st->damage_off = src.damage_off;
-			}
-			st->cnt[MK_OFF_FILES_DAMAGED]++;
-		}
-		mk_pcap_close(&src);
+	while (!err && (b = mk_off_read_next(r->rd, reader_before_wait, r))) {
+		err = reader_batch(r, b);
+		mk_off_read_release(r->rd, b);
 	}
-	free(files);
 	return err;
 }
 
@@ -846,7 +837,7 @@ static int run_setup(struct offline_run *run)
 	memset(run->st, 0, sizeof(*run->st));
 	run->st->detect = o->detect != NULL;
 	run->r.t0 = mono_ns();
-	if (!run->n || run->n > MK_MAX_WORKERS)
+	if (!run->n || run->n > MK_MAX_WORKERS || o->reader_threads > MK_OFF_MAX_READER_THREADS)
 		return -EINVAL;
 	if (o->dump_streams) {
 		err = make_dirs(o->dump_streams);
@@ -965,13 +956,29 @@ static int workers_start(struct offline_run *run)
 static int run_read(struct offline_run *run)
 {
 	struct reader *r = &run->r;
+	struct mk_off_read_cfg rc = {
+		.path = run->o->pcap_path,
+		.filter = run->o->filter,
+		.c = run->c,
+		.pcfg = &r->pcfg,
+		.itable = run->itable,
+		.threads = mk_offline_reader_threads(run->o->reader_threads, run->n),
+	};
 	int err;
 
 	r->t0 = r->last_progress = mono_ns();
-	err = reader_inputs(r);
+	err = mk_off_read_new(&r->rd, &rc);
+	if (!err) {
+		/* the dispatcher and the read threads a run of these inputs can use */
+		run->st->reader_threads = 1 + mk_off_read_lanes(r->rd);
+		mk_info("%s: %u reader thread(s)", run->o->pcap_path, run->st->reader_threads);
+		err = reader_inputs(r);
+	}
 	/* whatever stopped the reading, what was read is processed and logged */
 	broadcast(run->ws, run->n, &run->disp, MK_PKTQ_END, r->max_ts_us, ++r->seq, r->last_frag);
 	run->ended = 1;
+	mk_off_read_free(r->rd, &run->st->read_cpu_ns);
+	r->rd = NULL;
 	if (run->o->progress)
 		progress_line(run->st, r->t0, 1);
 	return err;
@@ -1275,10 +1282,12 @@ int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st)
 	json_object_set_new(root, "balanced", json_boolean(mk_offline_balanced(st)));
 	/* CPU seconds per thread: the reader includes the EVE write, and its waits for workers */
 	json_object_set_new(root, "cpu",
-			    json_pack("{s:f, s:f, s:f}", "reader_s",
-				      (double)st->reader_cpu_ns / 1e9, "workers_s",
+			    json_pack("{s:f, s:f, s:f, s:f}", "reader_s",
+				      (double)st->reader_cpu_ns / 1e9, "read_threads_s",
+				      (double)st->read_cpu_ns / 1e9, "workers_s",
 				      (double)st->workers_cpu_ns / 1e9, "eve_write_s",
 				      (double)st->eve_write_cpu_ns / 1e9));
+	json_object_set_new(root, "reader_threads", json_integer(st->reader_threads));
 	/* each worker's share (hash flooding shows here: docs/security.md) */
 	workers = json_array();
 	for (i = 0; i < (int)st->nworkers; i++)

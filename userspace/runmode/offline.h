@@ -47,6 +47,7 @@ struct mk_offline_opts {
 	const char *log_dir;	  /* eve.json goes here; NULL: no output (benchmark) */
 	const char *dump_streams; /* reassembled streams per flow and direction, or NULL */
 	unsigned int workers;
+	unsigned int reader_threads; /* 1..MK_OFF_MAX_READER_THREADS; 0: the default */
 	uint32_t seed;
 	int checksum;			     /* validate IPv4/TCP/UDP/ICMP checksums */
 	int progress;			     /* progress line on stderr (<= 4 updates/s) */
@@ -63,8 +64,12 @@ struct mk_offline_stats {
 	uint64_t queue_full_waits;
 	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
-	/* CPU time of the threads: the reader's includes the EVE write (eve_write) */
-	uint64_t reader_cpu_ns, workers_cpu_ns, eve_write_cpu_ns;
+	/*
+	 * CPU time of the threads: the reader's (the dispatcher) includes the EVE
+	 * write (eve_write); read: the read threads' (0 without them)
+	 */
+	uint64_t reader_cpu_ns, read_cpu_ns, workers_cpu_ns, eve_write_cpu_ns;
+	unsigned int reader_threads; /* the dispatcher's included */
 	unsigned int nworkers;
 	uint64_t worker_rx[MK_MAX_WORKERS], worker_flows[MK_MAX_WORKERS]; /* each worker's share */
 	struct mk_worker_stats pipe;					  /* summed over workers */
@@ -93,6 +98,8 @@ int mk_offline_balanced(const struct mk_offline_stats *st);
 void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int verbose);
 /* Every counter as one JSON object into @path (jansson). 0 or -errno (logged). */
 int mk_offline_stats_json(const char *path, const struct mk_offline_stats *st);
+/* The reader threads a run uses: @asked (1..16), or for 0 the default for @workers. */
+unsigned int mk_offline_reader_threads(unsigned int asked, unsigned int workers);
 /* Which optional engines are compiled in ("defrag stream" or "") */
 const char *mk_offline_features(void);
 
