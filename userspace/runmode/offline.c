@@ -416,7 +416,10 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct mk_pktq_rec *r;
 	unsigned int idle = 0;
+	char name[16];
 
+	snprintf(name, sizeof(name), "mk-worker%u", w->id);
+	pthread_setname_np(pthread_self(), name); /* for top -H and profiles */
 	for (;;) {
 		r = mk_pktq_peek(&w->q);
 		if (!r) {

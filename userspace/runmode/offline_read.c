@@ -239,6 +239,10 @@ static void *lane_main(void *arg)
 	struct lane *l = arg;
 	struct mk_off_read *rd = l->rd;
 	uint64_t filled = 0;
+	char name[16];
+
+	snprintf(name, sizeof(name), "mk-read%u", l->id);
+	pthread_setname_np(pthread_self(), name); /* for top -H and profiles */
 
 	while (!atomic_load_explicit(&rd->stop, memory_order_relaxed)) {
 		unsigned int spins = 0;
