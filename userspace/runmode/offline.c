@@ -86,6 +86,9 @@ struct worker {
 	pthread_mutex_t lock; /* guards the sealed list */
 	struct eve_chunk *sealed_head, *sealed_tail;
 	_Atomic uint64_t sealed_epoch; /* every record of an epoch below this is sealed */
+	/* frames of the reader's batch @held done and not yet given back (offline_read.h) */
+	struct mk_off_batch *held;
+	uint32_t held_refs;
 	int err;
 	int started;
 	uint64_t cpu_ns; /* the thread's CPU time, when it ended */
@@ -105,6 +108,19 @@ unsigned int mk_offline_reader_threads(unsigned int asked, unsigned int workers)
 }
 
 /* ---- ordered hand-off -------------------------------------------------- */
+
+/*
+ * Gives the references of the frames done back to their batch, which is
+ * freed when every worker has: once per run of frames from one batch, and
+ * before the worker waits, so that a lane never waits on a worker that waits.
+ */
+static void worker_put_refs(struct worker *w)
+{
+	if (w->held_refs)
+		mk_off_batch_put(w->held, w->held_refs);
+	w->held = NULL;
+	w->held_refs = 0;
+}
 
 /*
  * Ordered hand-off. A datagram completed by worker A while it handled record
@@ -268,6 +284,8 @@ static void worker_before_record(struct worker *w, uint64_t seq, uint64_t frag)
 		return;
 	set_progress(w, seq - 1);
 	if (frag > w->drained_frag) {
+		if (peers_progress(w) < frag)
+			worker_put_refs(w);
 		while (peers_progress(w) < frag) {
 			if (++spins < MK_BELL_SPIN) {
 				mk_cpu_relax();
@@ -414,6 +432,7 @@ static uint64_t thread_cpu_ns(void)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	const struct tick_rec *t;
 	struct mk_pktq_rec *r;
 	unsigned int idle = 0;
 	char name[16];
@@ -423,6 +442,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		r = mk_pktq_peek(&w->q);
 		if (!r) {
+			worker_put_refs(w);
 			if (worker_idle(w))
 				continue;
 			if (++idle < MK_BELL_SPIN) {
@@ -434,34 +454,39 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		idle = 0;
-		/* every record kind starts with its timestamp and seq */
-		if (r->kind == MK_PKTQ_PKT)
-			worker_before_record(w, ((const struct mk_off_pkt *)(r + 1))->seq,
-					     ((const struct mk_off_pkt *)(r + 1))->frag_before);
-		else
-			worker_before_record(w, ((const struct tick_rec *)(r + 1))->seq,
-					     ((const struct tick_rec *)(r + 1))->frag_before);
 		if (r->kind == MK_PKTQ_PKT) {
-			const struct mk_off_pkt *h = (const void *)(r + 1);
+			const struct mk_off_ref *ref = (const void *)(r + 1);
+			const struct mk_off_pkt *h = ref->pkt;
 			struct mk_pkt pkt;
 
+			worker_before_record(w, h->seq, h->frag_before);
 			pkt_of(&pkt, h);
 			pkt.ip_wirelen = h->ip_wirelen;
 			w->seq = h->seq;
 			mk_worker_packet(&w->pipe, &pkt);
-		} else if (r->kind == MK_PKTQ_TICK) {
-			const struct tick_rec *t = (const void *)(r + 1);
-
-			worker_seal_epoch(w);
-			mk_worker_tick(&w->pipe, t->now_us);
-		} else if (r->kind == MK_PKTQ_END) {
+			/* the frame is done: its reference goes back with the others of its batch */
+			if (ref->batch != w->held) {
+				worker_put_refs(w);
+				w->held = ref->batch;
+			}
+			w->held_refs++;
+			mk_pktq_release(&w->q, r);
+			continue;
+		}
+		/* TICK and END: their time, seq and last fragment */
+		t = (const struct tick_rec *)(r + 1);
+		worker_before_record(w, t->seq, t->frag_before);
+		if (r->kind == MK_PKTQ_END) {
 			/* the input's last packet time: shutdown records are logged at it */
-			mk_worker_advance(&w->pipe, ((const struct tick_rec *)(r + 1))->now_us);
+			mk_worker_advance(&w->pipe, t->now_us);
 			mk_pktq_release(&w->q, r);
 			break;
 		}
+		worker_seal_epoch(w);
+		mk_worker_tick(&w->pipe, t->now_us);
 		mk_pktq_release(&w->q, r);
 	}
+	worker_put_refs(w);
 	worker_defrag_finish(w);
 	mk_worker_finish(&w->pipe);
 	worker_seal_epoch(w);
@@ -670,22 +695,22 @@ struct reader {
 	uint64_t t0, last_progress;
 };
 
-/* One frame of a batch into its worker's queue, after the tick it may start. */
-static int reader_dispatch(struct reader *r, const struct mk_off_brec *rec)
+/* One frame of batch @b into its worker's queue, after the tick it may start. */
+static int reader_dispatch(struct reader *r, struct mk_off_batch *b, struct mk_off_brec *rec)
 {
-	const struct mk_off_pkt *src = (const void *)(rec + 1);
+	struct mk_off_pkt *h = (struct mk_off_pkt *)(rec + 1);
 	struct mk_offline_stats *st = r->st;
 	struct worker *w = &r->ws[rec->worker];
-	struct mk_off_pkt *h;
+	struct mk_off_ref *ref;
 	int err;
 
-	if (src->ts_us > r->max_ts_us)
-		r->max_ts_us = src->ts_us;
-	if (src->ts_us / 1000000 > r->last_tick_s) {
+	if (h->ts_us > r->max_ts_us)
+		r->max_ts_us = h->ts_us;
+	if (h->ts_us / 1000000 > r->last_tick_s) {
 		uint64_t t0;
 
-		r->last_tick_s = src->ts_us / 1000000;
-		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, src->ts_us, ++r->seq, r->last_frag);
+		r->last_tick_s = h->ts_us / 1000000;
+		broadcast(r->ws, r->n, r->disp, MK_PKTQ_TICK, h->ts_us, ++r->seq, r->last_frag);
 		t0 = thread_cpu_ns();
 		err = write_sealed(r->eve, r->ws, r->n, r->af);
 		st->eve_write_cpu_ns += thread_cpu_ns() - t0;
@@ -697,14 +722,16 @@ static int reader_dispatch(struct reader *r, const struct mk_off_brec *rec)
 	 * queue is visible: a worker may be waiting for their progress
 	 * (ordered hand-off), and this queue's owner for that worker.
 	 */
-	if (mk_pktq_full(&w->q, rec->len))
+	if (mk_pktq_full(&w->q, sizeof(*ref)))
 		flush_all(r->ws, r->n, r->disp, r->seq);
-	h = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, rec->len);
-	memcpy(h, src, rec->len);
+	/* the frame stays in the batch: numbered in place, queued by reference */
 	h->seq = ++r->seq;
 	h->frag_before = r->last_frag;
 	if (h->parse.flags & MK_META_F_FRAGMENT)
 		r->last_frag = r->seq;
+	ref = mk_pktq_reserve(&w->q, MK_PKTQ_PKT, sizeof(*ref));
+	ref->pkt = h;
+	ref->batch = b;
 	mk_pktq_commit(&w->q);
 	st->cnt[MK_OFF_READ]++;
 	st->cnt[MK_OFF_DISPATCHED]++;
@@ -714,12 +741,19 @@ static int reader_dispatch(struct reader *r, const struct mk_off_brec *rec)
 	return 0;
 }
 
-/* The dispatcher waits for the read stage: every record it queued must be visible first. */
+/*
+ * The dispatcher waits for the read stage: every record it queued must be
+ * visible first, and sleeping workers awake to take them (the read stage may
+ * be waiting for them to give batches back).
+ */
 static void reader_before_wait(void *arg)
 {
 	struct reader *r = arg;
+	unsigned int i;
 
 	flush_all(r->ws, r->n, r->disp, r->seq);
+	for (i = 0; i < r->n; i++)
+		mk_bell_ring(&r->ws[i].q.data_bell);
 }
 
 /* A file's end: what was cut, where it was damaged (the first damage into the stats). */
@@ -750,14 +784,18 @@ static void reader_file_end(struct reader *r, const struct mk_off_batch *b)
 	st->cnt[MK_OFF_FILES_DAMAGED]++;
 }
 
-/* One batch: its file's open, its counters, its frames, its file's end. */
-static int reader_batch(struct reader *r, const struct mk_off_batch *b)
+/*
+ * One batch: its file's open, its counters, its frames, its file's end.
+ * @dispatched: the frames queued (all of them unless it fails).
+ */
+static int reader_batch(struct reader *r, struct mk_off_batch *b, uint32_t *dispatched)
 {
 	struct mk_offline_stats *st = r->st;
 	size_t off;
 	unsigned int i;
 	int err = 0;
 
+	*dispatched = 0;
 	if (b->flags & MK_OFF_B_FAILED) {
 		mk_err("%s", b->msg);
 		/* a filter that does not compile: nothing would be what was asked */
@@ -776,9 +814,14 @@ static int reader_batch(struct reader *r, const struct mk_off_batch *b)
 	for (i = 0; i < MK_REASON_MAX; i++)
 		st->parse_err[i] += b->parse_err[i];
 	st->bytes_read += b->bytes;
-	for (off = 0; off < b->used && !err;
-	     off += mk_off_brec_size(((const struct mk_off_brec *)(b->data + off))->len))
-		err = reader_dispatch(r, (const struct mk_off_brec *)(b->data + off));
+	for (off = 0; off < b->used && !err; (*dispatched)++) {
+		struct mk_off_brec *rec = (struct mk_off_brec *)(b->data + off);
+
+		err = reader_dispatch(r, b, rec);
+		if (err)
+			break;
+		off += mk_off_brec_size(rec->len);
+	}
 	if (b->flags & MK_OFF_B_END)
 		reader_file_end(r, b);
 	if (!err && b->err) {
@@ -800,11 +843,12 @@ static int reader_batch(struct reader *r, const struct mk_off_batch *b)
 static int reader_inputs(struct reader *r)
 {
 	struct mk_off_batch *b;
+	uint32_t dispatched;
 	int err = 0;
 
 	while (!err && (b = mk_off_read_next(r->rd, reader_before_wait, r))) {
-		err = reader_batch(r, b);
-		mk_off_read_release(r->rd, b);
+		err = reader_batch(r, b, &dispatched);
+		mk_off_read_release(r->rd, b, dispatched);
 	}
 	return err;
 }
@@ -980,8 +1024,6 @@ static int run_read(struct offline_run *run)
 	/* whatever stopped the reading, what was read is processed and logged */
 	broadcast(run->ws, run->n, &run->disp, MK_PKTQ_END, r->max_ts_us, ++r->seq, r->last_frag);
 	run->ended = 1;
-	mk_off_read_free(r->rd, &run->st->read_cpu_ns);
-	r->rd = NULL;
 	if (run->o->progress)
 		progress_line(run->st, r->t0, 1);
 	return err;
@@ -1134,6 +1176,8 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 	err = run_read(&run);
 out_join:
 	workers_join(&run);
+	/* the workers are done with the batches: the read stage can go */
+	mk_off_read_free(run.r.rd, &st->read_cpu_ns);
 	err = run_collect(&run, err);
 out_workers:
 	workers_free(&run);

@@ -24,7 +24,12 @@
  */
 #define BATCH_BYTES (128u << 10)
 #define BATCH_FRAMES 4096 /* frames read per batch at most, dispatched or not */
-#define LANE_SLOTS 8
+/*
+ * Batches a lane may have in flight: read ahead, being dispatched, or in the
+ * workers' queues. 2 MiB per lane, which the workers' queues held before
+ * they held references.
+ */
+#define LANE_SLOTS 16
 
 struct lane {
 	struct mk_off_read *rd;
@@ -34,8 +39,8 @@ struct lane {
 	struct mk_off_batch slots[LANE_SLOTS];
 	_Alignas(64) _Atomic uint64_t filled; /* batches handed over: the lane's */
 	struct mk_bell data_bell;	      /* the dispatcher sleeps here: rung per batch */
-	_Alignas(64) _Atomic uint64_t taken;  /* batches given back: the dispatcher's */
-	struct mk_bell space_bell;	      /* the lane sleeps here: rung per batch given back */
+	_Alignas(64) uint64_t taken;	      /* batches taken: the dispatcher's */
+	struct mk_bell space_bell; /* the filler sleeps here: rung when a batch is freed */
 	/* the lane's own */
 	_Alignas(64) size_t next_file; /* the next of its files to open */
 	struct mk_pcap_source src;
@@ -68,10 +73,52 @@ static void batch_reset(struct mk_off_batch *b)
 	uint8_t *data = b->data;
 	size_t cap = b->cap;
 
-	/* everything up to the records; the error texts are written when used */
-	memset(b, 0, offsetof(struct mk_off_batch, damage_why));
+	/* everything from flags up to the records; the error texts are written when used */
+	memset(&b->flags, 0,
+	       offsetof(struct mk_off_batch, damage_why) - offsetof(struct mk_off_batch, flags));
 	b->data = data;
 	b->cap = cap;
+}
+
+/*
+ * Waits until the lane's next slot is free: its frames are all done (the
+ * workers gave their references back). @before_wait runs once before
+ * sleeping. 0, or -EINTR when the read stage stops.
+ */
+static int slot_wait(struct lane *l, struct mk_off_batch *b, void (*before_wait)(void *), void *arg)
+{
+	struct mk_off_read *rd = l->rd;
+	unsigned int spins = 0;
+	int told = 0;
+
+	while (atomic_load_explicit(&b->refs, memory_order_acquire)) {
+		uint32_t seq;
+
+		if (atomic_load_explicit(&rd->stop, memory_order_relaxed))
+			return -EINTR;
+		if (++spins < MK_BELL_SPIN) {
+			mk_cpu_relax();
+			continue;
+		}
+		if (!told && before_wait) {
+			before_wait(arg);
+			told = 1;
+		}
+		seq = mk_bell_arm(&l->space_bell);
+		if (atomic_load_explicit(&b->refs, memory_order_seq_cst) &&
+		    !atomic_load_explicit(&rd->stop, memory_order_seq_cst))
+			mk_bell_sleep(&l->space_bell, seq);
+		else
+			mk_bell_disarm(&l->space_bell);
+	}
+	return 0;
+}
+
+/* The batch is filled: one reference per frame and one for the dispatcher. */
+static void batch_hold(struct lane *l, struct mk_off_batch *b)
+{
+	b->freed = &l->space_bell;
+	atomic_store_explicit(&b->refs, 1 + b->nrec, memory_order_relaxed);
 }
 
 /* Room for @need more bytes of records; the buffer only grows (one frame past BATCH_BYTES). */
@@ -243,34 +290,15 @@ static void *lane_main(void *arg)
 
 	snprintf(name, sizeof(name), "mk-read%u", l->id);
 	pthread_setname_np(pthread_self(), name); /* for top -H and profiles */
-
 	while (!atomic_load_explicit(&rd->stop, memory_order_relaxed)) {
-		unsigned int spins = 0;
+		struct mk_off_batch *b = &l->slots[filled % LANE_SLOTS];
 
-		while (filled - atomic_load_explicit(&l->taken, memory_order_acquire) >=
-		       LANE_SLOTS) {
-			uint32_t seq;
-
-			if (atomic_load_explicit(&rd->stop, memory_order_relaxed))
-				goto out;
-			if (++spins < MK_BELL_SPIN) {
-				mk_cpu_relax();
-				continue;
-			}
-			seq = mk_bell_arm(&l->space_bell);
-			if (filled - atomic_load_explicit(&l->taken, memory_order_seq_cst) >=
-				    LANE_SLOTS &&
-			    !atomic_load_explicit(&rd->stop, memory_order_seq_cst))
-				mk_bell_sleep(&l->space_bell, seq);
-			else
-				mk_bell_disarm(&l->space_bell);
-		}
-		if (!lane_fill(l, &l->slots[filled % LANE_SLOTS]))
+		if (slot_wait(l, b, NULL, NULL) || !lane_fill(l, b))
 			break;
+		batch_hold(l, b);
 		atomic_store_explicit(&l->filled, ++filled, memory_order_release);
 		mk_bell_ring(&l->data_bell);
 	}
-out:
 	l->cpu_ns = thread_cpu_ns();
 	return NULL;
 }
@@ -332,22 +360,24 @@ fail:
 struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait)(void *),
 				      void *arg)
 {
+	struct mk_off_batch *b;
 	struct lane *l;
 	unsigned int spins = 0;
 	int told = 0;
-	uint64_t taken;
 
 	if (rd->cur_file >= rd->nfiles)
 		return NULL;
 	l = &rd->lanes[rd->cur_file % rd->nlanes];
+	b = &l->slots[l->taken % LANE_SLOTS];
 	if (!rd->threaded) {
-		if (!lane_fill(l, &l->slots[0]))
+		/* the dispatcher reads: its next slot must be free of the workers first */
+		if (slot_wait(l, b, before_wait, arg) || !lane_fill(l, b))
 			return NULL;
-		rd->cur = &l->slots[0];
-		return rd->cur;
+		batch_hold(l, b);
+		rd->cur = b;
+		return b;
 	}
-	taken = atomic_load_explicit(&l->taken, memory_order_relaxed);
-	while (atomic_load_explicit(&l->filled, memory_order_acquire) == taken) {
+	while (atomic_load_explicit(&l->filled, memory_order_acquire) == l->taken) {
 		uint32_t seq;
 
 		if (++spins < MK_BELL_SPIN) {
@@ -359,27 +389,24 @@ struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait
 			told = 1;
 		}
 		seq = mk_bell_arm(&l->data_bell);
-		if (atomic_load_explicit(&l->filled, memory_order_seq_cst) == taken)
+		if (atomic_load_explicit(&l->filled, memory_order_seq_cst) == l->taken)
 			mk_bell_sleep(&l->data_bell, seq);
 		else
 			mk_bell_disarm(&l->data_bell);
 	}
-	rd->cur = &l->slots[taken % LANE_SLOTS];
-	return rd->cur;
+	rd->cur = b;
+	return b;
 }
 
-void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b)
+void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b, uint32_t dispatched)
 {
 	struct lane *l = &rd->lanes[rd->cur_file % rd->nlanes];
 
 	if (b->flags & (MK_OFF_B_END | MK_OFF_B_FAILED))
 		rd->cur_file++;
 	rd->cur = NULL;
-	if (!rd->threaded)
-		return;
-	atomic_store_explicit(&l->taken, atomic_load_explicit(&l->taken, memory_order_relaxed) + 1,
-			      memory_order_release);
-	mk_bell_ring(&l->space_bell);
+	l->taken++;
+	mk_off_batch_put(b, 1 + (b->nrec - dispatched));
 }
 
 const char *mk_off_read_file(const struct mk_off_read *rd, uint32_t file)

@@ -16,6 +16,13 @@
  * the order is the input order whatever the thread count. Waits spin
  * briefly, then sleep on a bell (util/bell.h).
  *
+ * Zero copy: a frame is copied once, from libpcap's buffer into the batch.
+ * The dispatcher writes its sequence numbers in place and queues a reference
+ * to it (struct mk_off_ref); the worker reads it there. A batch therefore
+ * lives until every worker is done with its frames: it holds one reference
+ * per frame and one for the dispatcher, workers give theirs back in runs
+ * (mk_off_batch_put), and the last one hands the slot back to its lane.
+ *
  * Accounting: a batch carries the counters of the frames that were read but
  * not dispatched (filtered, non-IP, errors, CIDR bypass); the dispatcher adds
  * them, and counts each dispatched frame itself, when it takes the batch. A
@@ -24,8 +31,10 @@
 #ifndef MK_OFFLINE_READ_H
 #define MK_OFFLINE_READ_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "bell.h"
 #include "config.h"
 #include "offline.h"
 #include "parse.h"
@@ -62,6 +71,12 @@ static inline size_t mk_off_brec_size(uint32_t len)
 	       ~(size_t)(MK_OFF_BREC_ALIGN - 1);
 }
 
+/* A frame in a worker's queue (MK_PKTQ_PKT): where it is, and whose reference it holds. */
+struct mk_off_ref {
+	struct mk_off_pkt *pkt;
+	struct mk_off_batch *batch;
+};
+
 enum mk_off_batch_flag {
 	MK_OFF_B_OPEN = 1,   /* the file's first batch: it opened (dlt, pcapng) */
 	MK_OFF_B_FAILED = 2, /* the file could not be opened (err, msg): nothing else in it */
@@ -70,9 +85,11 @@ enum mk_off_batch_flag {
 
 /* Part of one input file. */
 struct mk_off_batch {
-	uint32_t flags; /* enum mk_off_batch_flag */
-	uint32_t file;	/* index in the input list */
-	int err;	/* MK_OFF_B_FAILED: -errno; -EBADMSG: the filter does not compile */
+	_Atomic uint32_t refs; /* 0: the slot is free; else frames not done + the dispatcher's */
+	struct mk_bell *freed; /* rung when refs drops to 0: the lane (or dispatcher) waits */
+	uint32_t flags;	       /* enum mk_off_batch_flag */
+	uint32_t file;	       /* index in the input list */
+	int err;	       /* MK_OFF_B_FAILED: -errno; -EBADMSG: the filter does not compile */
 	int dlt, pcapng;
 	/* frames read and not dispatched, with their outcome; and their bytes */
 	uint64_t cnt[MK_OFF_CNT_MAX];
@@ -110,12 +127,26 @@ int mk_off_read_new(struct mk_off_read **out, const struct mk_off_read_cfg *cfg)
  */
 struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait)(void *),
 				      void *arg);
-/* Hands the batch mk_off_read_next() returned back to its lane. */
-void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b);
+/*
+ * The dispatcher is done with the batch mk_off_read_next() returned, having
+ * queued @dispatched of its frames (all, unless the run stops): it drops its
+ * own reference and those of the frames it did not queue.
+ */
+void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b, uint32_t dispatched);
+
+/* Gives back @n frame references to @b; the last one frees its slot. */
+static inline void mk_off_batch_put(struct mk_off_batch *b, uint32_t n)
+{
+	if (n && atomic_fetch_sub_explicit(&b->refs, n, memory_order_acq_rel) == n)
+		mk_bell_ring(b->freed);
+}
 const char *mk_off_read_file(const struct mk_off_read *rd, uint32_t file);
 /* Read threads actually started (0 when the dispatcher reads itself). */
 unsigned int mk_off_read_lanes(const struct mk_off_read *rd);
-/* Stops and joins the read threads; their CPU time into @cpu_ns (may be NULL). */
+/*
+ * Stops and joins the read threads, their CPU time into @cpu_ns (may be
+ * NULL), and frees the batches: after the workers are done with them.
+ */
 void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns);
 
 #endif /* MK_OFFLINE_READ_H */

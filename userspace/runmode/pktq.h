@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reader -> worker queue: a bounded single-producer single-consumer byte ring
- * of variable-size records (header + parse + frame bytes), so a 64 KiB frame
- * and a 60-byte ACK cost what they weigh. It blocks when full instead of
- * dropping (a pcap run must see every frame), which is why it is not
- * userspace/util/spsc.h: that ring has fixed-size records and drops, which is
+ * of variable-size records (a frame's reference, a tick, the end; the frames
+ * themselves stay in the read stage's batches, offline_read.h). It blocks
+ * when full instead of dropping (a pcap run must see every frame), which is
+ * why it is not userspace/util/spsc.h: that ring drops when full, which is
  * right for the datagram handoff between workers.
  *
  * Indexes run free (never wrapped) and are masked on use; each side caches the
@@ -24,8 +24,8 @@
 
 enum mk_pktq_kind {
 	MK_PKTQ_WRAP = 0, /* rest of the ring is unused: continue at offset 0 */
-	MK_PKTQ_PKT,
-	MK_PKTQ_TICK, /* packet time advanced: sweep timeouts */
+	MK_PKTQ_PKT,	  /* a frame: where it is (struct mk_off_ref) */
+	MK_PKTQ_TICK,	  /* packet time advanced: sweep timeouts */
 	MK_PKTQ_END,
 };
 
@@ -146,9 +146,10 @@ static inline void mk_pktq_publish(struct mk_pktq *q)
 /*
  * A sleeping consumer is woken when this much is waiting for it (or at a
  * tick, the end, or when the producer waits): one wake-up per batch, not one
- * per publication, is what keeps an idle worker's CPU near zero.
+ * per publication, is what keeps an idle worker's CPU near zero. 4 KiB is
+ * about 170 frame references, some 75 KB of frames.
  */
-#define MK_PKTQ_WAKE_BYTES (64u << 10)
+#define MK_PKTQ_WAKE_BYTES (4u << 10)
 
 /* Wakes a sleeping consumer if a batch worth the wake-up is waiting. */
 static inline void mk_pktq_nudge(struct mk_pktq *q)
