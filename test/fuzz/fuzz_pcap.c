@@ -110,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.pcap_path = pcap_path;
 	o.log_dir = log_dir;
 	o.workers = 1;
+	/* both reader paths: the dispatcher reading itself, and a read thread */
+	o.reader_threads = (size & 16) ? 2 : 1;
 	o.seed = 0x6d65726bu;
 	o.checksum = !(size & 1);
 	o.filter = (size & 4) ? "not (udp port 53 or icmp6)" : NULL;

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +100,34 @@ const char *mk_offline_features(void)
 	return "defrag stream";
 }
 
+/*
+ * The default: the dispatcher and one lane wherever there are 2 CPUs (the
+ * split pays even when the workers take every CPU: docs/performance.md),
+ * and for a directory as many more lanes as there are CPUs the workers and
+ * the dispatcher leave, up to 4 in all (capped by the files at the start).
+ */
+#define DEFAULT_MAX_LANES 4
+
 unsigned int mk_offline_reader_threads(unsigned int asked, unsigned int workers)
 {
-	(void)workers;
+	cpu_set_t set;
+	long ncpu;
+	long lanes;
+
 	if (asked)
 		return asked;
-	return 1;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		ncpu = CPU_COUNT(&set);
+	else
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 2)
+		return 1;
+	lanes = ncpu - (long)workers - 1;
+	if (lanes < 1)
+		lanes = 1;
+	if (lanes > DEFAULT_MAX_LANES)
+		lanes = DEFAULT_MAX_LANES;
+	return 1 + (unsigned int)lanes;
 }
 
 /* ---- ordered hand-off -------------------------------------------------- */
