@@ -115,9 +115,8 @@ static int slot_wait(struct lane *l, struct mk_off_batch *b, void (*before_wait)
 }
 
 /* The batch is filled: one reference per frame and one for the dispatcher. */
-static void batch_hold(struct lane *l, struct mk_off_batch *b)
+static void batch_hold(struct mk_off_batch *b)
 {
-	b->freed = &l->space_bell;
 	atomic_store_explicit(&b->refs, 1 + b->nrec, memory_order_relaxed);
 }
 
@@ -295,7 +294,7 @@ static void *lane_main(void *arg)
 
 		if (slot_wait(l, b, NULL, NULL) || !lane_fill(l, b))
 			break;
-		batch_hold(l, b);
+		batch_hold(b);
 		atomic_store_explicit(&l->filled, ++filled, memory_order_release);
 		mk_bell_ring(&l->data_bell);
 	}
@@ -306,7 +305,7 @@ static void *lane_main(void *arg)
 int mk_off_read_new(struct mk_off_read **out, const struct mk_off_read_cfg *cfg)
 {
 	struct mk_off_read *rd;
-	unsigned int i;
+	unsigned int i, k;
 	int err;
 
 	*out = NULL;
@@ -335,6 +334,8 @@ int mk_off_read_new(struct mk_off_read **out, const struct mk_off_read_cfg *cfg)
 		rd->lanes[i].rd = rd;
 		rd->lanes[i].id = i;
 		rd->lanes[i].next_file = i;
+		for (k = 0; k < LANE_SLOTS; k++)
+			rd->lanes[i].slots[k].freed = &rd->lanes[i].space_bell;
 	}
 	if (!rd->threaded) {
 		*out = rd;
@@ -373,7 +374,7 @@ struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait
 		/* the dispatcher reads: its next slot must be free of the workers first */
 		if (slot_wait(l, b, before_wait, arg) || !lane_fill(l, b))
 			return NULL;
-		batch_hold(l, b);
+		batch_hold(b);
 		rd->cur = b;
 		return b;
 	}

@@ -137,8 +137,11 @@ void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b, uint32_
 /* Gives back @n frame references to @b; the last one frees its slot. */
 static inline void mk_off_batch_put(struct mk_off_batch *b, uint32_t n)
 {
+	/* read before: once the count is 0 the slot is the lane's again */
+	struct mk_bell *freed = b->freed;
+
 	if (n && atomic_fetch_sub_explicit(&b->refs, n, memory_order_acq_rel) == n)
-		mk_bell_ring(b->freed);
+		mk_bell_ring(freed);
 }
 const char *mk_off_read_file(const struct mk_off_read *rd, uint32_t file);
 /* Read threads actually started (0 when the dispatcher reads itself). */
