@@ -30,6 +30,12 @@
  * they held references.
  */
 #define LANE_SLOTS 16
+/*
+ * A dispatcher that caught up with its lane sleeps until this many batches
+ * are ready (or the lane waits or ends): a wake-up per few batches, not per
+ * batch, on the thread that is usually the slowest.
+ */
+#define WAKE_BATCHES 4
 
 struct lane {
 	struct mk_off_read *rd;
@@ -38,7 +44,8 @@ struct lane {
 	int started;
 	struct mk_off_batch slots[LANE_SLOTS];
 	_Alignas(64) _Atomic uint64_t filled; /* batches handed over: the lane's */
-	struct mk_bell data_bell;	      /* the dispatcher sleeps here: rung per batch */
+	struct mk_bell data_bell;	      /* the dispatcher sleeps here */
+	_Atomic uint64_t want;		      /* asleep: ring when filled reaches this */
 	_Alignas(64) uint64_t taken;	      /* batches taken: the dispatcher's */
 	struct mk_bell space_bell; /* the filler sleeps here: rung when a batch is freed */
 	/* the lane's own */
@@ -280,6 +287,14 @@ static int lane_fill(struct lane *l, struct mk_off_batch *b)
 	return 1;
 }
 
+/* The lane is about to wait for a slot: a dispatcher waiting for more batches takes these. */
+static void lane_wake(void *arg)
+{
+	struct lane *l = arg;
+
+	mk_bell_ring(&l->data_bell);
+}
+
 static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
@@ -292,12 +307,17 @@ static void *lane_main(void *arg)
 	while (!atomic_load_explicit(&rd->stop, memory_order_relaxed)) {
 		struct mk_off_batch *b = &l->slots[filled % LANE_SLOTS];
 
-		if (slot_wait(l, b, NULL, NULL) || !lane_fill(l, b))
+		if (slot_wait(l, b, lane_wake, l) || !lane_fill(l, b))
 			break;
 		batch_hold(b);
 		atomic_store_explicit(&l->filled, ++filled, memory_order_release);
-		mk_bell_ring(&l->data_bell);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&l->data_bell.armed, memory_order_relaxed) &&
+		    filled >= atomic_load_explicit(&l->want, memory_order_relaxed))
+			mk_bell_ring(&l->data_bell);
 	}
+	/* nothing more from this lane: whatever is ready is all there is */
+	mk_bell_ring(&l->data_bell);
 	l->cpu_ns = thread_cpu_ns();
 	return NULL;
 }
@@ -389,6 +409,7 @@ struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait
 			before_wait(arg);
 			told = 1;
 		}
+		atomic_store_explicit(&l->want, l->taken + WAKE_BATCHES, memory_order_relaxed);
 		seq = mk_bell_arm(&l->data_bell);
 		if (atomic_load_explicit(&l->filled, memory_order_seq_cst) == l->taken)
 			mk_bell_sleep(&l->data_bell, seq);
