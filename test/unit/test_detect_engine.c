@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <unistd.h>
 #include "detect_helpers.h"
+#include "json.h"
 #include "log.h"
 
 static uint64_t T0 = 1796269500ull * 1000000;

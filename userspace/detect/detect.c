@@ -484,7 +484,7 @@ struct alert_src {
 	int to_client;
 };
 
-/* The flow's tuple as its record's community_id reads it (community_id.h). */
+/* The flow's tuple as its record's community_id reads it (output/). */
 static void flow_tuple(struct mk_detect_alert *a, const struct mk_flow *f)
 {
 	const struct mk_flow_key *k = &f->key;

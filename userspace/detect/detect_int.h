@@ -258,10 +258,6 @@ enum {
 };
 enum { MK_TRACK_SRC = 0, MK_TRACK_DST, MK_TRACK_RULE, MK_TRACK_BOTH, MK_TRACK_EITHER };
 
-struct mk_kv {
-	char *key, *value;
-};
-
 struct mk_class {
 	char *name, *desc;
 	int priority;
@@ -292,7 +288,8 @@ struct mk_rule {
 	uint32_t abs_extent; /* stream bytes from offset 0 its absolute keywords need */
 	char *file;
 	uint32_t line;
-	char *eve; /* precomputed, escaped part of the EVE alert object */
+	/* what the rule hook of the alert writer stored (detect.h), freed with the rule */
+	char *eve;
 	uint32_t eve_len;
 	/* from threshold.config, set by the engine */
 	struct mk_thresh_spec cfg_thresh, rate;
@@ -588,8 +585,8 @@ struct mk_detect_engine {
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
-/* The static, escaped part of a rule's EVE alert object (eve_alert.c). */
-int mk_eve_rule_prepare(struct mk_rule *r);
+/* Calls every registered rule hook on @r (detect.h). 0 or the first hook's -errno. */
+int mk_detect_rule_hooks_run(struct mk_rule *r);
 
 /* ---- worker ---------------------------------------------------------------- */
 

@@ -684,7 +684,64 @@ static void engine_free(struct mk_detect_engine *e)
 	free(e);
 }
 
-int mk_eve_rule_prepare(struct mk_rule *r);
+/* ---- rule hooks and what alert consumers read of a rule -------------------- */
+
+#define RULE_HOOKS_MAX 4
+
+static mk_detect_rule_hook_fn rule_hooks[RULE_HOOKS_MAX];
+static unsigned int nrule_hooks;
+
+int mk_detect_rule_hook_add(mk_detect_rule_hook_fn fn)
+{
+	unsigned int i;
+
+	for (i = 0; i < nrule_hooks; i++)
+		if (rule_hooks[i] == fn)
+			return 0;
+	if (nrule_hooks == RULE_HOOKS_MAX)
+		return -ENOSPC;
+	rule_hooks[nrule_hooks++] = fn;
+	return 0;
+}
+
+int mk_detect_rule_hooks_run(struct mk_rule *r)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < nrule_hooks; i++) {
+		err = rule_hooks[i](r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void mk_detect_rule_set_render(struct mk_rule *r, char *buf, uint32_t len)
+{
+	free(r->eve);
+	r->eve = buf;
+	r->eve_len = len;
+}
+
+void mk_detect_rule_info(const struct mk_rule *r, struct mk_detect_rule_info *out)
+{
+	*out = (struct mk_detect_rule_info){
+		.gid = r->gid,
+		.sid = r->sid,
+		.rev = r->rev,
+		.severity = r->priority,
+		.msg = r->msg ? r->msg : "",
+		.category = r->cls ? r->cls->desc : "",
+		.meta = r->meta,
+		.nmeta = r->nmeta,
+		.target = r->flags & MK_RF_TARGET_SRC ? MK_TARGET_SRC :
+			  r->flags & MK_RF_TARGET_DST ? MK_TARGET_DST :
+							MK_TARGET_NONE,
+		.render = r->eve,
+		.render_len = r->eve ? r->eve_len : 0,
+	};
+}
 
 static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			struct mk_detect_engine **out, char *why, size_t whylen)
@@ -804,10 +861,9 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 					break;
 				}
 		}
-		if (mk_eve_rule_prepare(r)) {
-			err = -ENOMEM;
+		err = mk_detect_rule_hooks_run(r);
+		if (err)
 			goto fail;
-		}
 	}
 	if (e->nrules)
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
