@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The engine as a whole (userspace/detect/engine.c and friends): rule files
+ * The engine as a whole (userspace/detect/engine/engine.c and friends): rule files
  * (continuation lines, comments, duplicates, strict mode, the load summary),
  * classification/reference/threshold.config, rule order, the prefilter
  * against plain evaluation on random rules and payloads, reload (swap

@@ -9,6 +9,7 @@
 #define MK_DETECT_INT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
@@ -67,7 +68,7 @@ struct mk_port_set {
 
 /* ---- keywords -------------------------------------------------------------- */
 
-/* What the payload inspection engine (payload.c) switches on. */
+/* What the payload inspection engine (match/payload.c) switches on. */
 enum mk_kw_type {
 	MK_KWT_META = 0, /* setup only (msg, sid, ...) */
 	MK_KWT_MODIFIER, /* modifies the previous content or the rule (nocase, depth, ...) */
@@ -90,6 +91,7 @@ enum mk_kw_type {
 struct mk_rule_build;
 struct mk_match_ctx;
 struct mk_sm;
+struct mk_kw_uint;
 
 struct mk_kw {
 	const char *name;
@@ -100,8 +102,62 @@ struct mk_kw {
 	/* MK_KWT_MATCH: 1 match, 0 no match. MK_KWT_POST: performs the action. */
 	int (*match)(const struct mk_match_ctx *mc, const struct mk_sm *sm);
 	void (*free)(void *ctx);
-	const char *doc; /* one line for docs/rules.md */
+	const char *doc;	       /* one line for docs/rules.md */
+	const struct mk_kw_uint *uint; /* a packet field compared with a number (MK_KW_UINT) */
 };
+
+/*
+ * The common descriptor: a keyword that takes a value and keeps a malloc'ed
+ * context. @flags_ is added to MK_KWF_VALUE.
+ */
+#define MK_KW_DEFINE(n, type_, flags_, setup_, match_, doc_)               \
+	const struct mk_kw mk_kw_##n = { .name = #n,                       \
+					 .type = type_,                    \
+					 .flags = MK_KWF_VALUE | (flags_), \
+					 .setup = setup_,                  \
+					 .match = match_,                  \
+					 .free = free,                     \
+					 .doc = doc_ }
+
+/*
+ * Keywords comparing one unsigned field of the packet (struct mk_pkt_info)
+ * with a value: one descriptor each, one setup and one match for all
+ * (kw/uint.c). The value is Suricata's comparison syntax (N, <N, >N, <=N,
+ * >=N, !N, N<>M) up to @max, or with @plain a plain number. @guard: the
+ * offset of a flag of struct mk_pkt_info that must be set (MK_PI_FLAG), or
+ * -1.
+ */
+struct mk_kw_uint {
+	uint64_t max;
+	uint16_t off;  /* offsetof(struct mk_pkt_info, field) */
+	uint8_t width; /* its size: 1, 2 or 4 */
+	uint8_t plain;
+	int16_t guard;
+};
+
+#define MK_PI_FLAG(f) ((int16_t)offsetof(struct mk_pkt_info, f))
+
+/* @setup_: mk_kw_uint_setup, or a setup of its own that ends in it. */
+#define MK_KW_UINT(n, setup_, field, max_, plain_, guard_, doc_)         \
+	static const struct mk_kw_uint mk_kw_uint_##n = {                \
+		.max = (max_),                                           \
+		.off = offsetof(struct mk_pkt_info, field),              \
+		.width = sizeof(((const struct mk_pkt_info *)0)->field), \
+		.plain = (plain_),                                       \
+		.guard = (guard_),                                       \
+	};                                                               \
+	const struct mk_kw mk_kw_##n = { .name = #n,                     \
+					 .type = MK_KWT_MATCH,           \
+					 .flags = MK_KWF_VALUE,          \
+					 .setup = setup_,                \
+					 .match = mk_kw_uint_match,      \
+					 .free = free,                   \
+					 .doc = doc_,                    \
+					 .uint = &mk_kw_uint_##n }
+
+/* Parses the value for the keyword being set up (rb->cur_kw) and adds it. */
+int mk_kw_uint_setup(struct mk_rule_build *rb, const char *value);
+int mk_kw_uint_match(const struct mk_match_ctx *mc, const struct mk_sm *sm);
 
 /* One keyword instance in a rule. */
 struct mk_sm {
@@ -109,20 +165,66 @@ struct mk_sm {
 	void *ctx;
 };
 
-/* Every keyword, in the order docs/rules.md lists them; one definition each in kw_*.c. */
+/*
+ * The keywords, one registration list per family (kw/<family>.c defines
+ * them); MK_KW_FAMILIES puts the families in the order docs/rules.md lists
+ * them. A new keyword joins its family's list; a new family, MK_KW_FAMILIES.
+ */
 /* clang-format off */
-#define MK_KEYWORD_LIST(X)                                                                         \
+#define MK_KW_FAMILY_META(X)                                                                       \
 	X(msg) X(sid) X(rev) X(gid) X(classtype) X(priority) X(reference) X(metadata) X(target)    \
-	X(noalert) X(bypass)                                                                       \
+	X(noalert) X(bypass)
+#define MK_KW_FAMILY_CONTENT(X)                                                                    \
 	X(content) X(nocase) X(depth) X(offset) X(distance) X(within) X(startswith) X(endswith)    \
-	X(fast_pattern) X(rawbytes) X(isdataat) X(pcre) X(byte_test) X(byte_jump) X(byte_extract)  \
-	X(dsize) X(flow) X(flowbits) X(flowint) X(flags) X(stream_size) X(ttl) X(ip_proto)         \
-	X(sameip) X(itype) X(icode) X(icmp_id) X(icmp_seq) X(threshold) X(detection_filter)
+	X(fast_pattern) X(rawbytes)
+#define MK_KW_FAMILY_ISDATAAT(X) X(isdataat)
+#define MK_KW_FAMILY_PCRE(X) X(pcre)
+#define MK_KW_FAMILY_BYTES(X) X(byte_test) X(byte_jump) X(byte_extract)
+#define MK_KW_FAMILY_DSIZE(X) X(dsize)
+#define MK_KW_FAMILY_FLOW(X) X(flow)
+#define MK_KW_FAMILY_FLOWVARS(X) X(flowbits) X(flowint)
+#define MK_KW_FAMILY_TCP(X) X(flags) X(stream_size)
+#define MK_KW_FAMILY_IPHEADER(X) X(ttl) X(ip_proto) X(sameip)
+#define MK_KW_FAMILY_ICMP(X) X(itype) X(icode) X(icmp_id) X(icmp_seq)
+#define MK_KW_FAMILY_THRESHOLD(X) X(threshold) X(detection_filter)
+
+#define MK_KW_FAMILIES(F)                                                                          \
+	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
+	F(isdataat, MK_KW_FAMILY_ISDATAAT) F(pcre, MK_KW_FAMILY_PCRE)                               \
+	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
+	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
+	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
+	F(threshold, MK_KW_FAMILY_THRESHOLD)
+
 /* clang-format on */
 
 #define MK_KW_EXTERN(n) extern const struct mk_kw mk_kw_##n;
-MK_KEYWORD_LIST(MK_KW_EXTERN)
+#define MK_KW_EXTERN_FAMILY(fam, list) \
+	list(MK_KW_EXTERN) extern const struct mk_kw_family mk_kw_family_##fam;
+struct mk_kw_family;
+MK_KW_FAMILIES(MK_KW_EXTERN_FAMILY)
+#undef MK_KW_EXTERN_FAMILY
 #undef MK_KW_EXTERN
+
+/* A family's registration table: its keywords, in docs order. */
+struct mk_kw_family {
+	const char *name;
+	const struct mk_kw *const *kws;
+	unsigned int n;
+};
+
+#define MK_KW_PTR_(n) &mk_kw_##n,
+#define MK_KW_ONE_(n) +1
+/* Defines family @fam's table from its list (in kw/<fam>.c). */
+#define MK_KW_FAMILY_TABLE(fam, list)                                                       \
+	static const struct mk_kw *const mk_kw_family_##fam##_kws[] = { list(MK_KW_PTR_) }; \
+	const struct mk_kw_family mk_kw_family_##fam = { .name = #fam,                      \
+							 .kws = mk_kw_family_##fam##_kws,   \
+							 .n = 0 list(MK_KW_ONE_) }
+
+/* The families, in docs order (kw/register.c). */
+extern const struct mk_kw_family *const mk_kw_families[];
+extern const unsigned int mk_nkw_families;
 
 /* Everything keywords live in; docs/rules.md is checked against these tables. */
 extern const struct mk_kw *const mk_keywords[];
@@ -138,7 +240,7 @@ extern const unsigned int mk_nunsupported_keywords;
 const struct mk_kw *mk_kw_lookup(const char *name);
 const struct mk_unsupported_kw *mk_kw_unsupported(const char *name);
 
-/* ---- payload keyword data (used by payload.c and the prefilter) ------------ */
+/* ---- payload keyword data (used by match/payload.c and the prefilter) ------------ */
 
 #define MK_CF_NEGATED 0x0001
 #define MK_CF_NOCASE 0x0002
@@ -213,7 +315,7 @@ struct mk_byte {
 	uint8_t bitmask_shift;
 };
 
-/* Reads and converts the bytes; shared by byte_test/jump/extract (kw_bytes.c). */
+/* Reads and converts the bytes; shared by byte_test/jump/extract (kw/bytes.c). */
 int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint64_t *val,
 		 uint32_t *used);
 
@@ -332,8 +434,9 @@ struct mk_rule_build {
 	int seen_sid, seen_msg, seen_fast_pattern, seen_flow, seen_threshold, seen_df;
 	int seen_rev, seen_gid, seen_classtype, seen_priority, seen_target, seen_dsize;
 	uint32_t cap_p, cap_m, cap_post;
-	const char *kw; /* keyword being set up, for errors */
-	int reason;	/* enum mk_detect_fail */
+	const char *kw;		    /* keyword being set up, for errors */
+	const struct mk_kw *cur_kw; /* ... and its descriptor */
+	int reason;		    /* enum mk_detect_fail */
 	char err[MK_RULE_ERR_LEN];
 };
 
@@ -353,7 +456,7 @@ int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, 
 		  struct mk_rule **out, char *err, size_t errlen, int *reason, uint32_t *sid);
 void mk_rule_free(struct mk_rule *r);
 
-/* Address and port expressions with variables (address.c). 0 or -1, @err set. */
+/* Address and port expressions with variables (engine/address.c). 0 or -1, @err set. */
 int mk_addr_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_addr_set *out,
 		  char *err, size_t errlen);
 int mk_port_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_port_set *out,
@@ -429,7 +532,7 @@ struct mk_match_ctx {
 /* The flow's detection state, created on first use; NULL without a flow. */
 struct mk_detect_flow *mk_detect_flow_state(const struct mk_match_ctx *mc);
 
-/* ---- payload inspection (payload.c) ---------------------------------------- */
+/* ---- payload inspection (match/payload.c) ---------------------------------------- */
 
 struct mk_insp {
 	struct mk_detect_thread *t;
@@ -452,7 +555,7 @@ int mk_pcre_exec(struct mk_detect_thread *t, const struct mk_pcre *p, const uint
 		 uint32_t len, uint32_t start, uint32_t *ms, uint32_t *me);
 void mk_pcre_thread_free(struct mk_detect_thread *t);
 
-/* ---- threshold.config and friends (config_files.c) ------------------------- */
+/* ---- threshold.config and friends (engine/config_files.c) ------------------------- */
 
 struct mk_suppress {
 	uint8_t track; /* MK_TRACK_SRC, _DST, _EITHER, or MK_TRACK_RULE: every alert */
@@ -472,7 +575,7 @@ struct mk_tcfg_entry {
 /* threshold/detection_filter/rate_filter options; @kind 0, 1, 2. 0 or -1 with @err. */
 int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char *err,
 		    size_t errlen);
-/* @path NULL: the built-in standard classes (defaults.c). */
+/* @path NULL: the built-in standard classes (engine/defaults.c). */
 int mk_load_classification(const char *path, struct mk_parse_env *env, uint32_t *errors);
 extern const char mk_detect_builtin_classification[];
 int mk_load_reference_config(const char *path, struct mk_parse_env *env, uint32_t *errors);
@@ -483,7 +586,7 @@ int mk_threshold_line(const char *line, const struct mk_detect_cfg *cfg, struct 
 		      char *err, size_t errlen);
 void mk_parse_env_free(struct mk_parse_env *env);
 
-/* ---- prefilter (prefilter.c) ----------------------------------------------- */
+/* ---- prefilter (engine/prefilter.c) ----------------------------------------------- */
 
 /* One Hyperscan database and its pattern -> rules map. */
 struct mk_pf_db {
@@ -498,6 +601,9 @@ struct mk_rule_list {
 	uint32_t *rules; /* rule numbers, ascending */
 	uint32_t n, cap;
 };
+
+/* Appends @v (util.c; the engine's groups and the prefilter share it). 0 or -ENOMEM. */
+int mk_rule_list_add(struct mk_rule_list *l, uint32_t v);
 
 /*
  * The rules a packet (or a stream chunk) is checked against: one group per
@@ -532,7 +638,7 @@ struct mk_group_set {
 };
 
 /*
- * Chooses each rule's anchors (prefilter.c: its rarest content over the
+ * Chooses each rule's anchors (engine/prefilter.c: its rarest content over the
  * set, for streams and for packets). 0 or -ENOMEM.
  */
 int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules);
@@ -585,6 +691,9 @@ struct mk_detect_engine {
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
+/* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
+int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			       struct mk_detect_engine **out, char *why, size_t whylen);
 /* Calls every registered rule hook on @r (detect.h). 0 or the first hook's -errno. */
 int mk_detect_rule_hooks_run(struct mk_rule *r);
 
@@ -677,7 +786,7 @@ bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
 int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
 struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);
 
-/* Rule header against a packet/stream direction (detect.c). */
+/* Rule header against a packet/stream direction (match/detect.c). */
 bool mk_rule_header_match(const struct mk_rule *r, uint8_t family, const uint32_t *src,
 			  const uint32_t *dst, uint16_t sport, uint16_t dport, int has_ports);
 

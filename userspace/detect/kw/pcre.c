@@ -200,3 +200,5 @@ const struct mk_kw mk_kw_pcre = {
 	.free = pcre_free_ctx,
 	.doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\"",
 };
+
+MK_KW_FAMILY_TABLE(pcre, MK_KW_FAMILY_PCRE);

@@ -307,21 +307,6 @@ void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *ou
 	}
 }
 
-static int list_add(struct mk_rule_list *l, uint32_t v)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		uint32_t *n = realloc(l->rules, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->rules = n;
-		l->cap = cap;
-	}
-	l->rules[l->n++] = v;
-	return 0;
-}
-
 #ifdef MK_HAVE_HYPERSCAN
 static int compile_hs(struct mk_pf_db *pf, const struct pf_pat *pats)
 {
@@ -386,7 +371,7 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt
 		int64_t id;
 
 		if (!c || !mk_prefilter_available()) {
-			if (list_add(&g->nopf, g->all.rules[i]))
+			if (mk_rule_list_add(&g->nopf, g->all.rules[i]))
 				goto out;
 			continue;
 		}

@@ -2,7 +2,7 @@
 /*
  * The rule parser: `action proto src sport dir dst dport (options)` into a
  * struct mk_rule. The header is split here; each option goes to its
- * keyword's setup function (detect_register.c lists them), then the rule is
+ * keyword's setup function (kw/register.c lists them), then the rule is
  * checked as a whole: sid present, relative chains linked, fast pattern
  * chosen, protocol and keywords compatible, and how TCP payload is read
  * (packet, stream or both) decided.
@@ -258,6 +258,7 @@ static int setup_option(struct mk_rule_build *rb, char *opt)
 					    u->why);
 		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD, "unknown keyword");
 	}
+	rb->cur_kw = kw;
 	if ((kw->flags & MK_KWF_NOVALUE) && val && *val)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "takes no value");
 	if ((kw->flags & MK_KWF_VALUE) && (!val || !*val))
