@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <pthread.h>
 #include "detect.h"
+#include "detect_buf.h"
 
 #define MK_RULE_ERR_LEN 256
 #define MK_BYTEVARS_MAX 8     /* byte_extract variables per rule */
@@ -380,8 +381,20 @@ struct mk_rule {
 	const struct mk_class *cls; /* engine-owned */
 	struct mk_kv *refs, *meta;
 	uint32_t nrefs, nmeta;
-	struct mk_sm *pmatch, *match, *post; /* payload, packet, post-match lists */
-	uint32_t npmatch, nmatch, npost;
+	/*
+	 * Payload keywords, one list per named buffer (detect_buf.h); the
+	 * payload buffer's list is also pmatch/npmatch, its first name.
+	 */
+	union {
+		struct mk_sm_list bufs[MK_BUF_COUNT];
+		struct {
+			struct mk_sm *pmatch;
+			uint32_t npmatch;
+		};
+	};
+	uint32_t buf_mask;	    /* 1 << enum mk_buf_id of each list in use */
+	struct mk_sm *match, *post; /* packet, post-match lists */
+	uint32_t nmatch, npost;
 	struct mk_content *fp; /* fast pattern, or NULL */
 	/* the content the prefilter indexes the rule by: [0] streams, [1] packets; NULL: none */
 	const struct mk_content *anchor[2];
@@ -398,6 +411,12 @@ struct mk_rule {
 	struct mk_suppress *suppress; /* list, engine-owned */
 	uint8_t cfg_thresh_set;
 };
+
+_Static_assert(offsetof(struct mk_rule, pmatch) ==
+			       offsetof(struct mk_rule, bufs[MK_BUF_PAYLOAD].sm) &&
+		       offsetof(struct mk_rule, npmatch) ==
+			       offsetof(struct mk_rule, bufs[MK_BUF_PAYLOAD].n),
+	       "pmatch/npmatch name the payload buffer's list");
 
 /* A flow-variable namespace (flowbits, flowint): name -> stable id. */
 struct mk_varnames {
@@ -433,7 +452,8 @@ struct mk_rule_build {
 	uint32_t nbytevars;
 	int seen_sid, seen_msg, seen_fast_pattern, seen_flow, seen_threshold, seen_df;
 	int seen_rev, seen_gid, seen_classtype, seen_priority, seen_target, seen_dsize;
-	uint32_t cap_p, cap_m, cap_post;
+	uint32_t cap_m, cap_post;
+	uint8_t cur_buf;	    /* enum mk_buf_id payload keywords join */
 	const char *kw;		    /* keyword being set up, for errors */
 	const struct mk_kw *cur_kw; /* ... and its descriptor */
 	int reason;		    /* enum mk_detect_fail */
@@ -444,6 +464,7 @@ struct mk_rule_build {
 int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx);
+/* MK_LIST_PMATCH: the current buffer's list (rb->cur_buf). */
 enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
 /* byte_extract variable by name: slot index or -1. */
 int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
@@ -526,6 +547,7 @@ struct mk_match_ctx {
 	struct mk_detect_flow *fs; /* may be NULL until needed (mk_detect_flow_state) */
 	int to_client;		   /* direction of the packet or of the stream data */
 	int stream;
+	struct mk_buf payload;	 /* the packet's payload or the stream window (buffer payload) */
 	uint32_t stream_size[2]; /* stream_size: bytes seen per direction, +1 as Suricata */
 };
 
@@ -541,12 +563,22 @@ struct mk_insp {
 	uint64_t abs_base; /* stream offset of buf[0]; 0 for packets */
 	uint32_t min_end;  /* a match must end after this offset (stream windows); 0: none */
 	uint32_t steps;
-	uint32_t match_end; /* out: end of the last positional match */
+	uint32_t match_end;	/* out: end of the last positional match */
+	uint32_t buf_id;	/* the rule's list to run: enum mk_buf_id (0: payload) */
+	const struct mk_sm *sm; /* ... that list, set by mk_payload_inspect() */
+	uint32_t nsm;
 	uint64_t vars[MK_BYTEVARS_MAX];
 };
 
-/* 1 when the rule's payload keywords match @in's buffer. */
+/* 1 when the rule's keywords for buffer in->buf_id match @in's bytes. */
 int mk_payload_inspect(struct mk_insp *in, const struct mk_rule *r);
+/*
+ * 1 when every buffer list of @r matches its buffer, fetched by its getter
+ * (match/buffers.c); *@payload_end (may be NULL): where the payload
+ * buffer's match ended.
+ */
+int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
+		       uint32_t *payload_end);
 /* Finds @c in buf[start, end); returns the position or -1. */
 int64_t mk_content_find(const struct mk_content *c, const uint8_t *buf, uint32_t start,
 			uint32_t end);

@@ -662,6 +662,17 @@ static void engine_free(struct mk_detect_engine *e)
 	free(e);
 }
 
+static bool rule_has_pcre(const struct mk_rule *r)
+{
+	uint32_t b, k;
+
+	for (b = 0; b < MK_BUF_COUNT; b++)
+		for (k = 0; k < r->bufs[b].n; k++)
+			if (r->bufs[b].sm[k].kw->type == MK_KWT_PCRE)
+				return true;
+	return false;
+}
+
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen)
 {
@@ -771,15 +782,8 @@ int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_
 		if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
 		    rule_in_class(r, MK_PC_TCP))
 			e->stats.stream++;
-		{
-			uint32_t k;
-
-			for (k = 0; k < r->npmatch; k++)
-				if (r->pmatch[k].kw->type == MK_KWT_PCRE) {
-					e->stats.pcre++;
-					break;
-				}
-		}
+		if (rule_has_pcre(r))
+			e->stats.pcre++;
 		err = mk_detect_rule_hooks_run(r);
 		if (err)
 			goto fail;

@@ -185,16 +185,18 @@ static int each_indexable(const struct mk_rule *r,
 			  int (*fn)(void *ctx, const struct mk_rule *r, const struct mk_content *c),
 			  void *ctx)
 {
+	const struct mk_sm_list *pl = &r->bufs[MK_BUF_PAYLOAD];
 	uint32_t k, n = 1;
 	int err;
 
 	if (!r->fp)
 		return 0;
 	err = fn(ctx, r, r->fp);
-	for (k = 0; !err && k < r->npmatch && n < MK_PF_CONTENTS_MAX; k++) {
-		const struct mk_content *c = r->pmatch[k].ctx;
+	/* the payload buffer's contents: the one buffer the prefilter indexes */
+	for (k = 0; !err && k < pl->n && n < MK_PF_CONTENTS_MAX; k++) {
+		const struct mk_content *c = pl->sm[k].ctx;
 
-		if (r->pmatch[k].kw->type != MK_KWT_CONTENT || c == r->fp || !indexable(r, c))
+		if (pl->sm[k].kw->type != MK_KWT_CONTENT || c == r->fp || !indexable(r, c))
 			continue;
 		err = fn(ctx, r, c);
 		n++;
