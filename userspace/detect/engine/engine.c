@@ -673,23 +673,15 @@ static bool rule_has_pcre(const struct mk_rule *r)
 	return false;
 }
 
-int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
-			       struct mk_detect_engine **out, char *why, size_t whylen)
+/* A new engine with @cfg's settings, keeping @prev's flow variable ids. */
+static int engine_new(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+		      struct mk_detect_engine **out)
 {
-	struct build b = { .cfg = cfg, .why = why, .whylen = whylen };
-	struct sid_hash sh = { 0 };
-	struct mk_detect_engine *e;
-	double t0 = mono_s();
-	uint32_t i;
-	int err = 0;
+	struct mk_detect_engine *e = calloc(1, sizeof(*e));
 
-	*out = NULL;
-	if (why && whylen)
-		why[0] = '\0';
-	e = calloc(1, sizeof(*e));
+	*out = e;
 	if (!e)
 		return -ENOMEM;
-	b.e = e;
 	atomic_init(&e->refcnt, 1);
 	e->env.cfg = cfg;
 	e->inline_mode = cfg->inline_mode;
@@ -701,29 +693,47 @@ int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_
 	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget :
 						     REACH_BUDGET_DEFAULT;
 	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
-		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
-		err = -ENOMEM;
-		goto fail;
-	}
+		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* classification.config and reference.config, before the rules that name them. */
+static int load_rule_config(struct build *b)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	struct mk_detect_engine *e = b->e;
+	int err;
+
 	err = mk_load_classification(cfg->classification_file, &e->env, &e->stats.config_errors);
 	if (err) {
-		set_why(&b, "%s: %s",
+		set_why(b, "%s: %s",
 			cfg->classification_file ? cfg->classification_file : "classes",
 			strerror(-err));
-		goto fail;
+		return err;
 	}
 	if (cfg->reference_config_file) {
 		err = mk_load_reference_config(cfg->reference_config_file, &e->env,
 					       &e->stats.config_errors);
 		if (err) {
-			set_why(&b, "%s: %s", cfg->reference_config_file, strerror(-err));
-			goto fail;
+			set_why(b, "%s: %s", cfg->reference_config_file, strerror(-err));
+			return err;
 		}
 	}
+	return 0;
+}
+
+/* The rule files, then the rules given as text; strict mode fails on any bad rule. */
+static int load_rules(struct build *b, struct sid_hash *sh)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	uint32_t i;
+	int err;
+
 	for (i = 0; i < cfg->nrule_files; i++) {
-		err = load_file(&b, &sh, cfg->rule_files[i]);
+		err = load_file(b, sh, cfg->rule_files[i]);
 		if (err)
-			goto fail;
+			return err;
 	}
 	if (cfg->rules_text) {
 		FILE *f = fmemopen((void *)cfg->rules_text, strlen(cfg->rules_text), "r");
@@ -731,92 +741,153 @@ int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_
 		if (!f) {
 			err = strlen(cfg->rules_text) ? -errno : 0;
 		} else {
-			err = load_lines(&b, &sh, f,
+			err = load_lines(b, sh, f,
 					 cfg->rules_text_name ? cfg->rules_text_name : "rules");
 			fclose(f);
 		}
 		if (err)
-			goto fail;
+			return err;
 	}
-	if (cfg->strict && e->stats.failed) {
-		mk_err("--strict-rules: %u rule(s) failed to load", e->stats.failed);
-		set_why(&b, "%u rule(s) failed to load (strict)", e->stats.failed);
-		err = -EINVAL;
-		goto fail;
+	if (cfg->strict && b->e->stats.failed) {
+		mk_err("--strict-rules: %u rule(s) failed to load", b->e->stats.failed);
+		set_why(b, "%u rule(s) failed to load (strict)", b->e->stats.failed);
+		return -EINVAL;
 	}
-	if (cfg->threshold_file) {
-		err = mk_load_threshold_config(cfg->threshold_file, cfg, &e->tcfg, &e->ntcfg,
-					       &e->stats.config_errors);
-		if (err) {
-			set_why(&b, "%s: %s", cfg->threshold_file, strerror(-err));
-			goto fail;
-		}
+	return 0;
+}
+
+static int load_threshold_config(struct build *b)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	struct mk_detect_engine *e = b->e;
+	int err;
+
+	if (!cfg->threshold_file)
+		return 0;
+	err = mk_load_threshold_config(cfg->threshold_file, cfg, &e->tcfg, &e->ntcfg,
+				       &e->stats.config_errors);
+	if (err)
+		set_why(b, "%s: %s", cfg->threshold_file, strerror(-err));
+	return err;
+}
+
+/* The rules in Suricata's order (file order first, then rule_order) move into the engine. */
+static void order_rules(struct build *b)
+{
+	struct mk_detect_engine *e = b->e;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++)
+		b->rules[i]->num = i;
+	if (b->n)
+		qsort(b->rules, b->n, sizeof(*b->rules), rule_order);
+	e->rules = b->rules;
+	e->nrules = b->n;
+	b->rules = NULL;
+}
+
+static void count_rule(struct mk_detect_engine *e, const struct mk_rule *r)
+{
+	if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
+		e->stats.no_fast_pattern++;
+	if (!(r->flags & MK_RF_PAYLOAD))
+		e->stats.no_payload++;
+	if (r->flags & MK_RF_IPONLY) {
+		e->stats.ip_only++;
+		e->has_iponly = 1;
 	}
-	/* order: file order first (num), then Suricata's ordering */
-	for (i = 0; i < b.n; i++)
-		b.rules[i]->num = i;
-	if (b.n)
-		qsort(b.rules, b.n, sizeof(*b.rules), rule_order);
-	e->rules = b.rules;
-	e->nrules = b.n;
-	b.rules = NULL;
+	if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
+	    rule_in_class(r, MK_PC_TCP))
+		e->stats.stream++;
+	if (rule_has_pcre(r))
+		e->stats.pcre++;
+}
+
+/* Numbers the ordered rules, indexes them by gid:sid, counts them, runs the rule hooks. */
+static int index_rules(struct mk_detect_engine *e)
+{
+	uint32_t i;
+	int err;
+
 	e->sids = calloc(e->nrules ? e->nrules : 1, sizeof(*e->sids));
-	if (!e->sids) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!e->sids)
+		return -ENOMEM;
 	for (i = 0; i < e->nrules; i++) {
 		struct mk_rule *r = e->rules[i];
 
 		r->num = i;
 		e->sids[i].key = (uint64_t)r->gid << 32 | r->sid;
 		e->sids[i].rule = i;
-		if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
-			e->stats.no_fast_pattern++;
-		if (!(r->flags & MK_RF_PAYLOAD))
-			e->stats.no_payload++;
-		if (r->flags & MK_RF_IPONLY) {
-			e->stats.ip_only++;
-			e->has_iponly = 1;
-		}
-		if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
-		    rule_in_class(r, MK_PC_TCP))
-			e->stats.stream++;
-		if (rule_has_pcre(r))
-			e->stats.pcre++;
+		count_rule(e, r);
 		err = mk_detect_rule_hooks_run(r);
 		if (err)
-			goto fail;
+			return err;
 	}
 	if (e->nrules)
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
+	return 0;
+}
+
+/* threshold.config onto the rules, then prefilter anchors, groups and their databases. */
+static int build_matching(struct build *b)
+{
+	struct mk_detect_engine *e = b->e;
+	uint32_t max_groups = b->cfg->port_groups ? b->cfg->port_groups : PORT_GROUPS_DEFAULT;
+	int err;
+
 	err = apply_tcfg(e);
 	if (!err)
 		err = mk_prefilter_anchors(e->rules, e->nrules);
 	if (!err)
-		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
-	if (err) {
-		set_why(&b, "building the rule groups: %s", strerror(-err));
-		goto fail;
+		err = build_groups(e, max_groups);
+	if (err)
+		set_why(b, "building the rule groups: %s", strerror(-err));
+	return err;
+}
+
+int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			       struct mk_detect_engine **out, char *why, size_t whylen)
+{
+	struct build b = { .cfg = cfg, .why = why, .whylen = whylen };
+	struct sid_hash sh = { 0 };
+	double t0 = mono_s();
+	uint32_t i;
+	int err;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = '\0';
+	err = engine_new(cfg, prev, &b.e);
+	if (!b.e)
+		return err;
+	if (!err)
+		err = load_rule_config(&b);
+	if (!err)
+		err = load_rules(&b, &sh);
+	if (!err)
+		err = load_threshold_config(&b);
+	if (!err) {
+		order_rules(&b);
+		err = index_rules(b.e);
 	}
-	e->stats.loaded = e->nrules;
-	e->stats.load_s = mono_s() - t0;
-	e->stats.generation = prev ? prev->stats.generation + 1 : 1;
-	e->env.cfg = NULL; /* the caller's; not kept */
+	if (!err)
+		err = build_matching(&b);
 	free(sh.keys);
 	free(sh.idx);
-	*out = e;
+	if (err)
+		goto fail;
+	b.e->stats.loaded = b.e->nrules;
+	b.e->stats.load_s = mono_s() - t0;
+	b.e->stats.generation = prev ? prev->stats.generation + 1 : 1;
+	b.e->env.cfg = NULL; /* the caller's; not kept */
+	*out = b.e;
 	return 0;
 fail:
-	if (!err)
-		err = -EINVAL;
 	set_why(&b, "%s", strerror(-err));
 	for (i = 0; i < b.n && b.rules; i++)
 		mk_rule_free(b.rules[i]);
 	free(b.rules);
-	free(sh.keys);
-	free(sh.idx);
-	engine_free(e);
+	engine_free(b.e);
 	return err;
 }
 
