@@ -484,7 +484,7 @@ struct alert_src {
 	int to_client;
 };
 
-/* The flow's tuple as its record's community_id reads it (community_id.h). */
+/* The flow's tuple as its record's community_id reads it (output/). */
 static void flow_tuple(struct mk_detect_alert *a, const struct mk_flow *f)
 {
 	const struct mk_flow_key *k = &f->key;
@@ -697,10 +697,10 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	mc.flow = f;
 	mc.fs = f ? f->detect : NULL;
 	mc.to_client = dir;
+	mc.payload = (struct mk_buf){ .data = pi->payload, .len = pi->payload_len };
 	for (i = 0; i < t->ncand && !t->stop; i++) {
 		const struct mk_rule *r = e->rules[t->cand[i]];
 		struct alert_src as;
-		struct mk_insp in;
 		uint32_t split;
 		int dedup_dir = -1;
 		uint64_t dedup_end = 0;
@@ -714,12 +714,10 @@ void mk_detect_packet(struct mk_detect_thread *t)
 		split = match_split(r);
 		if (!run_match(&mc, r, 0, split))
 			continue;
-		if (r->npmatch) {
-			memset(&in, 0, sizeof(in));
-			in.t = t;
-			in.buf = pi->payload;
-			in.len = pi->payload_len;
-			if (!mk_payload_inspect(&in, r))
+		if (r->buf_mask) {
+			uint32_t end = 0;
+
+			if (!mk_buffers_inspect(&mc, r, &end))
 				continue;
 			/* TCP payload: remember the bytes (retransmissions, stream path) */
 			if (pc == MK_PC_TCP && f && pi->is_tcp_seg &&
@@ -728,8 +726,8 @@ void mk_detect_packet(struct mk_detect_thread *t)
 					   mk_tcp_session_swapped(&f->tcp);
 
 				dedup_dir = dir;
-				dedup_end = mk_tcp_session_seq_offset(&f->tcp, role,
-								      pi->tcp_seq + in.match_end);
+				dedup_end =
+					mk_tcp_session_seq_offset(&f->tcp, role, pi->tcp_seq + end);
 			}
 		}
 		if (!run_match(&mc, r, split, r->nmatch))
@@ -857,7 +855,7 @@ static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32
 	uint32_t lo = 0, hi = w->narmed, i, old;
 
 	/* a rule that is its anchor alone matched or not where the anchor is */
-	if (t->eng->rules[rule]->npmatch < 2)
+	if (t->eng->rules[rule]->bufs[MK_BUF_PAYLOAD].n < 2)
 		return;
 
 	while (lo < hi) {
@@ -978,10 +976,13 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
 		mc.fs = fs;
 		mc.to_client = dir;
+		mc.payload = (struct mk_buf){
+			.data = buf, .len = len, .min_end = new_start, .abs_base = w->base
+		};
 		for (i = 0; i < t->ncand && !t->stop; i++) {
 			const struct mk_rule *r = e->rules[t->cand[i]];
 			struct alert_src as;
-			struct mk_insp in;
+			uint32_t end = 0;
 			int dd = -1;
 
 			if (!mk_rule_header_match(r, k->family, src, dst, dir ? srv_port : cport,
@@ -989,13 +990,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 				continue;
 			if (!run_match(&mc, r, 0, match_split(r)))
 				continue;
-			memset(&in, 0, sizeof(in));
-			in.t = t;
-			in.buf = buf;
-			in.len = len;
-			in.abs_base = w->base;
-			in.min_end = new_start;
-			if (!mk_payload_inspect(&in, r))
+			if (!mk_buffers_inspect(&mc, r, &end))
 				continue;
 			if (!run_match(&mc, r, match_split(r), r->nmatch))
 				continue;
@@ -1014,7 +1009,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 				.payload_len = len,
 				.to_client = dir,
 			};
-			on_match(t, r, &mc, &as, dd, w->base + in.match_end);
+			on_match(t, r, &mc, &as, dd, w->base + end);
 		}
 		cand_reset(t);
 	}
