@@ -57,7 +57,7 @@ __u32 mk_cidr_v6_entries = 0;
  * xdp-loader users and the testbench edit with bpftool, stays a few words.
  */
 __u32 mk_prefilter = 0;
-/* always 0: see MK_VERIFIER_FORGET in common/parse.h */
+/* always 0: see MK_VERIFIER_FORGET in common/parse_fast_tunnel.h */
 volatile __u32 mk_verifier_zero = 0;
 __u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
 __u16 mk_cidr4_dir[65536] SEC(
