@@ -690,6 +690,30 @@ int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *b
 		      mk_pf_hit_fn hit, void *ctx);
 int mk_prefilter_available(void);
 
+/* ---- IP-only rules (engine/iponly.c) ------------------------------------------ */
+
+/* The packet classes and directions an IP-only rule may match in, as bits. */
+#define MK_IPONLY_BIT(pc, to_client) (1u << ((pc)*2 + (to_client)))
+
+struct mk_iponly_rule {
+	const struct mk_rule *r;
+	uint32_t num;  /* its number in the engine */
+	uint32_t mask; /* MK_IPONLY_BIT()s */
+};
+
+struct mk_iponly;
+/* Indexes @n address-only rules, given in ascending order. *@out NULL when @n is 0. 0 or -ENOMEM. */
+int mk_iponly_build(const struct mk_iponly_rule *rules, uint32_t n, struct mk_iponly **out);
+void mk_iponly_free(struct mk_iponly *io);
+size_t mk_iponly_mem(const struct mk_iponly *io);
+/*
+ * Calls @add for every rule whose addresses may hold a packet from @src to
+ * @dst (network order) in class and direction @bit: two binary searches and
+ * the family's wide rules. A superset: the header match decides.
+ */
+void mk_iponly_lookup(const struct mk_iponly *io, uint8_t family, const uint32_t *src,
+		      const uint32_t *dst, uint32_t bit, void (*add)(void *, uint32_t), void *arg);
+
 /* ---- engine ---------------------------------------------------------------- */
 
 struct mk_sid_entry {
@@ -717,6 +741,7 @@ struct mk_detect_engine {
 	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;   /* any stream rule */
 	uint32_t has_iponly;
+	struct mk_iponly *iponly; /* the address-only rules, out of the packet groups */
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
@@ -735,11 +760,12 @@ struct mk_detect_thread {
 	struct mk_detect_master *m; /* NULL: fixed engine */
 	struct mk_detect_engine *eng;
 	uint64_t gen;
-	void *scratch;	    /* Hyperscan scratch */
-	void *pcre_md;	    /* pcre2_match_data */
-	void *pcre_mctx;    /* pcre2_match_context */
-	void *pcre_jit;	    /* pcre2_jit_stack */
-	uint8_t *cand_bits; /* candidate bitmap, one bit per rule */
+	void *scratch;	     /* Hyperscan scratch */
+	void *pcre_md;	     /* pcre2_match_data */
+	void *pcre_mctx;     /* pcre2_match_context */
+	void *pcre_jit;	     /* pcre2_jit_stack */
+	uint64_t *cand_bits; /* candidate bitmap, one bit per rule (match/detect.c) */
+	uint64_t *cand_sum;  /* one bit per word of cand_bits that is not 0 */
 	uint32_t *cand;
 	uint32_t ncand;
 	const struct mk_pf_db *cur_pf; /* prefilter callback context */

@@ -545,6 +545,9 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 					continue;
 				if (pc == MK_PC_TCP && !(r->inspect_tcp & MK_INSPECT_PKT))
 					continue;
+				/* address-only rules: the IP-only index (build_iponly) */
+				if (r->flags & MK_RF_IPONLY)
+					continue;
 				sel[n++] = i;
 			}
 			err = build_set(e, &e->pkt[pc][d], sel, n,
@@ -571,6 +574,38 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 	e->win_small = 256;
 	while (e->win_small < e->stream_window || e->win_small < e->stream_head)
 		e->win_small *= 2;
+	return err;
+}
+
+/*
+ * The address-only rules, indexed by address (engine/iponly.c), each with the
+ * classes and directions its protocol and flow keywords allow, as the packet
+ * groups would have held it.
+ */
+static int build_iponly(struct mk_detect_engine *e)
+{
+	struct mk_iponly_rule *v = malloc((e->nrules ? e->nrules : 1) * sizeof(*v));
+	uint32_t i, n = 0;
+	int pc, d, err;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < e->nrules; i++) {
+		const struct mk_rule *r = e->rules[i];
+		uint32_t mask = 0;
+
+		if (!(r->flags & MK_RF_IPONLY))
+			continue;
+		for (pc = 0; pc < MK_PC_MAX; pc++)
+			for (d = 0; d < 2; d++)
+				if (rule_in_class(r, pc) && rule_in_dir(r, d) &&
+				    (pc != MK_PC_TCP || (r->inspect_tcp & MK_INSPECT_PKT)))
+					mask |= MK_IPONLY_BIT(pc, d);
+		if (mask)
+			v[n++] = (struct mk_iponly_rule){ r, i, mask };
+	}
+	err = mk_iponly_build(v, n, &e->iponly);
+	free(v);
 	return err;
 }
 
@@ -658,6 +693,7 @@ static void engine_free(struct mk_detect_engine *e)
 		mk_addr_set_free(&e->tcfg[i].addrs);
 	free(e->tcfg);
 	free(e->sids);
+	mk_iponly_free(e->iponly);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
@@ -840,6 +876,8 @@ static int build_matching(struct build *b)
 		err = mk_prefilter_anchors(e->rules, e->nrules);
 	if (!err)
 		err = build_groups(e, max_groups);
+	if (!err)
+		err = build_iponly(e);
 	if (err)
 		set_why(b, "building the rule groups: %s", strerror(-err));
 	return err;
