@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * meerkat's XDP program. Per frame: parse (common/parse.h), CIDR and flow
- * bypass, strip tunnels, write struct mk_meta, and redirect into the AF_XDP
+ * bypass, strip tunnels, write struct mk_meta (stamped with the arrival time
+ * when the loader asks), and redirect into the AF_XDP
  * socket of the worker that owns the inner flow. Every frame ends in exactly
  * one outcome counter (common/stats.h); malformed frames get a reason counter
  * and XDP_PASS, never XDP_ABORTED.
@@ -41,6 +42,12 @@ const volatile struct mk_hash_key mk_hash_key = {
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
+/*
+ * Stamp every redirected frame with its arrival time (struct mk_meta): the
+ * loader turns it on when a worker reads more than one socket and merges
+ * them in arrival order. Off, the program makes no clock call.
+ */
+const volatile __u32 mk_rx_stamp = 0;
 /* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
 const volatile __u8 mk_bench_restore = 0;
 
@@ -373,7 +380,8 @@ int meerkat_xdp(struct xdp_md *ctx)
 		meta = (void *)(long)ctx->data_meta;
 		data = (void *)(long)ctx->data;
 		if ((void *)(meta + 1) <= data)
-			mk_meta_fill(meta, &p, worker);
+			mk_meta_fill(meta, &p,
+				     mk_rx_stamp ? mk_meta_stamp_of_ns(bpf_ktime_get_ns()) : 0);
 	} else {
 		stat_inc(MK_STAT_META_FAIL);
 	}

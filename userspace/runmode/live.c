@@ -324,7 +324,7 @@ static uint32_t worker_rx(struct live_worker *w, struct live_sock *ls)
 			m = (struct mk_meta *)(frame - sizeof(*m));
 		worker_frame(w, m, frame, d->len, ts_us);
 		if (m)
-			m->magic = 0;
+			m->type_magic = 0;
 		w->addrs[i] = base;
 	}
 	xsk_ring_cons__release(&s->rx, n);
