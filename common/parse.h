@@ -184,16 +184,19 @@ MK_INLINE __u32 mk_fold_addr(const __u32 *a)
 	return a[0] ^ a[1] ^ a[2] ^ a[3];
 }
 
-/* The metadata for a parsed frame, with offsets as they are after decapsulation. */
-MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 worker)
+/*
+ * The metadata for a parsed frame, with offsets as they are after
+ * decapsulation; @stamp is mk_meta_stamp_of_ns() of the arrival, 0 unstamped.
+ */
+MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 stamp)
 {
 	__u32 strip = mk_decap_strip(p);
+	__u32 l3_off = p->l3.l3_off - strip;
 
 	m->hash = p->hash;
 	m->tunnel_ctx = p->tunnel_ctx;
 	m->tunnel_id = p->tunnel_id;
 	m->flags = (__u8)p->flags;
-	m->proto = p->l3.proto;
 	if (p->outer_family == MK_FAMILY_IPV6) {
 		m->outer_src = mk_fold_addr(p->outer_src);
 		m->outer_dst = mk_fold_addr(p->outer_dst);
@@ -202,13 +205,12 @@ MK_INLINE void mk_meta_fill(struct mk_meta *m, const struct mk_parse *p, __u32 w
 		m->outer_src = p->outer_src[0];
 		m->outer_dst = p->outer_dst[0];
 	}
-	m->vlan[0] = p->vlan[0];
-	m->vlan[1] = p->vlan[1];
-	m->l3_off = (__u8)(p->l3.l3_off - strip);
+	/* whole words, built in registers: one store each */
+	m->vlan_l3 = ((__u32)p->vlan[0] & 0xfff) | ((__u32)p->vlan[1] & 0xfff) << 12 |
+		     (l3_off & 0xff) << 24;
+	m->stamp_proto = (stamp & MK_META_STAMP_MASK) | (__u32)p->l3.proto << 24;
 	m->l4_off = p->l3.l4_off ? (__u16)(p->l3.l4_off - strip) : 0;
-	m->worker = (__u8)worker;
-	m->tunnel_type = p->tunnel_type;
-	m->magic = MK_META_MAGIC;
+	m->type_magic = (__u8)((p->tunnel_type & 0xf) | MK_META_MAGIC << 4);
 }
 
 #ifndef __bpf__

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * meerkat's XDP program. Per frame: parse (common/parse.h), CIDR and flow
- * bypass, strip tunnels, write struct mk_meta, and redirect into the AF_XDP
+ * bypass, strip tunnels, write struct mk_meta (stamped with the arrival time
+ * when the loader asks), and redirect into the AF_XDP
  * socket of the worker that owns the inner flow. Every frame ends in exactly
  * one outcome counter (common/stats.h); malformed frames get a reason counter
  * and XDP_PASS, never XDP_ABORTED.
@@ -41,6 +42,12 @@ const volatile struct mk_hash_key mk_hash_key = {
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
+/*
+ * Stamp every redirected frame with its arrival time (struct mk_meta): the
+ * loader turns it on when a worker reads more than one socket and merges
+ * them in arrival order. Off, the program makes no clock call.
+ */
+const volatile __u32 mk_rx_stamp = 0;
 /* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
 const volatile __u8 mk_bench_restore = 0;
 
@@ -290,15 +297,14 @@ static __always_inline int flow_bypassed(struct xdp_md *ctx, const struct mk_par
 }
 
 /* The worker's slot in the XSKMAP: queue * workers + itable[hash]. */
-static __always_inline __u32 worker_of(const struct mk_parse *p, __u32 *slot, __u32 queue)
+static __always_inline __u32 xsk_slot(const struct mk_parse *p, __u32 queue)
 {
 	__u32 bucket = p->hash % MK_ITABLE_SIZE, worker = 0, *w;
 
 	w = bpf_map_lookup_elem(&mk_itable, &bucket);
 	if (w && *w < mk_workers)
 		worker = *w;
-	*slot = queue * mk_workers + worker;
-	return worker;
+	return queue * mk_workers + worker;
 }
 
 /*
@@ -394,7 +400,7 @@ static __always_inline int decap(struct xdp_md *ctx, const struct mk_parse *p, _
 }
 
 /* struct mk_meta in front of the frame, for the worker (counted when the kernel refuses). */
-static __always_inline void write_meta(struct xdp_md *ctx, const struct mk_parse *p, __u32 worker)
+static __always_inline void write_meta(struct xdp_md *ctx, const struct mk_parse *p)
 {
 	struct mk_meta *meta;
 
@@ -404,13 +410,13 @@ static __always_inline void write_meta(struct xdp_md *ctx, const struct mk_parse
 	}
 	meta = (void *)(long)ctx->data_meta;
 	if ((void *)(meta + 1) <= (void *)(long)ctx->data)
-		mk_meta_fill(meta, p, worker);
+		mk_meta_fill(meta, p, mk_rx_stamp ? mk_meta_stamp_of_ns(bpf_ktime_get_ns()) : 0);
 }
 
 SEC("xdp")
 int meerkat_xdp(struct xdp_md *ctx)
 {
-	__u32 strip = 0, save_off = 0, worker, slot;
+	__u32 strip = 0, save_off = 0, slot;
 	struct mk_parse p;
 	int ret;
 
@@ -430,7 +436,7 @@ int meerkat_xdp(struct xdp_md *ctx)
 	if (flow_bypassed(ctx, &p))
 		return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
 
-	worker = worker_of(&p, &slot, ctx->rx_queue_index);
+	slot = xsk_slot(&p, ctx->rx_queue_index);
 	/*
 	 * Redirect first, rewrite after: bpf_redirect_map only records the target
 	 * (the kernel acts on it once the program returns XDP_REDIRECT), and its
@@ -450,7 +456,7 @@ int meerkat_xdp(struct xdp_md *ctx)
 		if (ret)
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
 	}
-	write_meta(ctx, &p, worker);
+	write_meta(ctx, &p);
 	if (mk_bench_restore && bench_restore(ctx, strip, save_off))
 		return XDP_ABORTED;
 	return outcome(MK_STAT_REDIRECT_XSK, XDP_REDIRECT);
