@@ -7,14 +7,18 @@
  * The kernel caps XDP metadata at 32 bytes (xdp_metalen_invalid()), so this
  * struct is exactly 32 bytes: outer IPv4 addresses are carried whole, outer
  * IPv6 addresses as a 32-bit fold (MK_META_F_OUTER_V6); offline mode, which
- * is not bound by the cap, sees full outer addresses in struct mk_parse.
+ * is not bound by the cap, sees full outer addresses in struct mk_parse. To
+ * fit the arrival stamp (24 bits) the narrow fields share words: VLAN ids
+ * are 12 bits each, next to the L3 offset; the protocol sits above the stamp;
+ * tunnel type and magic are a nibble each. Read them through the accessors
+ * below; the worker knows its own id, so the program does not write it.
  */
 #ifndef MK_META_H
 #define MK_META_H
 
 #include "compat.h"
 
-#define MK_META_MAGIC 0xa5
+#define MK_META_MAGIC 0xa /* 4 bits: see type_magic */
 
 enum mk_meta_flags {
 	MK_META_F_REVERSE = 1 << 0,   /* packet travels from the key's hi side to its lo side */
@@ -47,17 +51,66 @@ struct mk_meta {
 	__u32 tunnel_id; /* innermost tunnel's id, per enum mk_tunnel_type (TEID, session, VNI, key) */
 	__u32 outer_src; /* innermost tunnel's outer source (IPv4) or its fold (IPv6) */
 	__u32 outer_dst;
-	__u16 vlan[2]; /* VLAN ids of the frame as received, outermost first */
-	__u16 l4_off;  /* L4 header offset in the delivered frame; 0 = none */
-	__u8 flags;    /* enum mk_meta_flags */
-	__u8 proto;    /* inner L4 protocol (the key's): workers need not walk IPv6 ext headers */
-	__u8 l3_off;   /* L3 header offset in the delivered frame */
-	__u8 worker;   /* worker chosen by the indirection table */
-	__u8 tunnel_type; /* enum mk_tunnel_type of the innermost tunnel stripped */
-	__u8 magic;	  /* MK_META_MAGIC: the program did write this struct */
+	__u32 vlan_l3; /* VLAN ids as received, outermost in bits 0-11, next in 12-23; L3 offset in 24-31 */
+	__u32 stamp_proto; /* bits 0-23: arrival, 256 ns ticks (0: not stamped); 24-31: inner L4 protocol */
+	__u16 l4_off;	 /* L4 header offset in the delivered frame; 0 = none */
+	__u8 flags;	 /* enum mk_meta_flags */
+	__u8 type_magic; /* bits 0-3: enum mk_tunnel_type stripped; 4-7: MK_META_MAGIC */
 };
 _Static_assert(MK_META_F_IPV6 <= 0x80, "struct mk_meta has 8 bits of flags");
+_Static_assert(MK_TUNNEL_TYPE_MAX <= 16, "struct mk_meta has 4 bits of tunnel type");
+_Static_assert(MK_META_MAGIC <= 0xf && MK_META_MAGIC != 0, "struct mk_meta has 4 bits of magic");
 _Static_assert(sizeof(struct mk_meta) == 32, "XDP metadata is capped at 32 bytes");
+
+/*
+ * The arrival stamp: CLOCK_MONOTONIC (bpf_ktime_get_ns) in ticks of 256 ns,
+ * its low 24 bits, so it wraps every 4.29 s. Only ages and differences of
+ * stamps mean something (mk_meta_stamp_age()); a worker compares frames
+ * that wait in its rings, never seconds apart.
+ */
+#define MK_META_STAMP_SHIFT 8
+#define MK_META_STAMP_MASK 0xffffffu
+
+static __always_inline __u32 mk_meta_stamp_of_ns(__u64 ns)
+{
+	return (__u32)(ns >> MK_META_STAMP_SHIFT) & MK_META_STAMP_MASK;
+}
+
+/* Ticks from @stamp to @now (both mk_meta_stamp_of_ns() values), modulo the wrap. */
+static __always_inline __u32 mk_meta_stamp_age(__u32 now, __u32 stamp)
+{
+	return (now - stamp) & MK_META_STAMP_MASK;
+}
+
+static __always_inline __u16 mk_meta_vlan(const struct mk_meta *m, int i)
+{
+	return (__u16)((m->vlan_l3 >> (i ? 12 : 0)) & 0xfff);
+}
+
+static __always_inline __u8 mk_meta_l3_off(const struct mk_meta *m)
+{
+	return (__u8)(m->vlan_l3 >> 24);
+}
+
+static __always_inline __u32 mk_meta_stamp(const struct mk_meta *m)
+{
+	return m->stamp_proto & MK_META_STAMP_MASK;
+}
+
+static __always_inline __u8 mk_meta_proto(const struct mk_meta *m)
+{
+	return (__u8)(m->stamp_proto >> 24);
+}
+
+static __always_inline __u8 mk_meta_tunnel_type(const struct mk_meta *m)
+{
+	return m->type_magic & 0xf;
+}
+
+static __always_inline __u8 mk_meta_magic(const struct mk_meta *m)
+{
+	return m->type_magic >> 4;
+}
 
 #ifndef __bpf__
 /* Short lower-case name of a tunnel type, as the tools and EVE print it. */

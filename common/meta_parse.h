@@ -38,9 +38,9 @@ static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m
 	struct mk_frame f = { .data = frame, .data_end = frame + len };
 	struct mk_l3 *l3 = &p->l3;
 	const __u8 *ip;
-	__u32 l3_off = m->l3_off;
+	__u32 l3_off = mk_meta_l3_off(m);
 
-	if (m->magic != MK_META_MAGIC)
+	if (mk_meta_magic(m) != MK_META_MAGIC)
 		return MK_META_NONE;
 	mk_memset(p, 0, sizeof(*p));
 	ip = frame + l3_off;
@@ -59,7 +59,7 @@ static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m
 		mk_memcpy(&l3->src[0], ip + 12, 4);
 		mk_memcpy(&l3->dst[0], ip + 16, 4);
 	}
-	l3->proto = m->proto;
+	l3->proto = mk_meta_proto(m);
 	l3->l3_off = (__u16)l3_off;
 	l3->l4_off = m->l4_off;
 	l3->truncated = !!(m->flags & MK_META_F_TRUNCATED);
@@ -73,15 +73,15 @@ static inline int mk_parse_from_meta(struct mk_parse *p, const struct mk_meta *m
 			return MK_META_BAD_OFFSET;
 	}
 	p->flags = m->flags & ~MK_META_F_OUTER_V6;
-	p->vlan[0] = m->vlan[0];
-	p->vlan[1] = m->vlan[1];
+	p->vlan[0] = mk_meta_vlan(m, 0);
+	p->vlan[1] = mk_meta_vlan(m, 1);
 	p->hash = m->hash;
 	p->tunnel_ctx = m->tunnel_ctx;
 	if (m->flags & MK_META_F_TUNNEL) {
 		p->tunnel_id = m->tunnel_id;
-		p->tunnel_type = m->tunnel_type;
+		p->tunnel_type = mk_meta_tunnel_type(m);
 		p->tunnel_depth = 1;
-		p->tunnel_mask = (__u16)(1u << m->tunnel_type);
+		p->tunnel_mask = (__u16)(1u << p->tunnel_type);
 		p->outer_family = (m->flags & MK_META_F_OUTER_V6) ? MK_FAMILY_NONE : MK_FAMILY_IPV4;
 		p->outer_src[0] = m->outer_src;
 		p->outer_dst[0] = m->outer_dst;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * meerkat's XDP program. Per frame: parse (common/parse.h), CIDR and flow
- * bypass, strip tunnels, write struct mk_meta, and redirect into the AF_XDP
+ * bypass, strip tunnels, write struct mk_meta (stamped with the arrival time
+ * when the loader asks), and redirect into the AF_XDP
  * socket of the worker that owns the inner flow. Every frame ends in exactly
  * one outcome counter (common/stats.h); malformed frames get a reason counter
  * and XDP_PASS, never XDP_ABORTED.
@@ -41,6 +42,12 @@ const volatile struct mk_hash_key mk_hash_key = {
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
+/*
+ * Stamp every redirected frame with its arrival time (struct mk_meta): the
+ * loader turns it on when a worker reads more than one socket and merges
+ * them in arrival order. Off, the program makes no clock call.
+ */
+const volatile __u32 mk_rx_stamp = 0;
 /* Benchmarks only: undo decapsulation and metadata so a repeated test run sees the same frame. */
 const volatile __u8 mk_bench_restore = 0;
 
@@ -57,7 +64,7 @@ __u32 mk_cidr_v6_entries = 0;
  * xdp-loader users and the testbench edit with bpftool, stays a few words.
  */
 __u32 mk_prefilter = 0;
-/* always 0: see MK_VERIFIER_FORGET in common/parse.h */
+/* always 0: see MK_VERIFIER_FORGET in common/parse_fast_tunnel.h */
 volatile __u32 mk_verifier_zero = 0;
 __u64 mk_bypass_bits[MK_BYPASS_PREFILTER_BITS / 64] SEC(".data.prefilter");
 __u16 mk_cidr4_dir[65536] SEC(
@@ -222,19 +229,16 @@ static __always_inline void count_info(const struct mk_parse *p)
 	}
 }
 
-SEC("xdp")
-int meerkat_xdp(struct xdp_md *ctx)
+/*
+ * Parses the frame into @p: the fast path for plain frames and the first
+ * tunnel level, the general parser (a global subprogram) for the rest.
+ * Returns enum mk_parse_ret.
+ */
+static __always_inline int parse_frame(struct xdp_md *ctx, struct mk_parse *p)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	__u32 len = ctx->data_end - ctx->data;
-	struct mk_bypass_value *bv;
-	struct mk_parse p;
-	__u32 strip = 0, save_off = 0, worker = 0, slot, bucket, *w;
 	const struct mk_parse_cfg *fast_cfg;
 	const struct mk_hash_key *hk;
-	struct mk_meta *meta;
-	int ret, fast;
+	int fast;
 
 	/*
 	 * The fast path reads the configuration in place. The pointer goes
@@ -247,33 +251,177 @@ int meerkat_xdp(struct xdp_md *ctx)
 	hk = (const struct mk_hash_key *)&mk_hash_key;
 	barrier_var(hk);
 
-	/* one counter per frame, its outcome: rx is their sum, derived in user space */
 	fast = MK_FAST_NO;
 	if (!(mk_cfg.parse_flags & MK_PARSE_F_GENERAL_ONLY))
-		fast = mk_parse_fast(ctx, fast_cfg, hk, &p);
+		fast = mk_parse_fast(ctx, fast_cfg, hk, p);
 	if (fast == MK_FAST_TUNNEL)
-		fast = mk_parse_fast_tunnel(ctx, fast_cfg, hk, &p);
-	if (fast == MK_FAST_FLOW) {
-		ret = MK_PARSE_IP;
-	} else {
-		/* global subprograms take writable memory only: hand them a stack copy */
-		struct mk_parse_cfg cfg = {
-			.seed = mk_cfg.seed,
-			.tunnel_depth = mk_cfg.tunnel_depth,
-			.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
-			.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
-			.tunnel_off = mk_cfg.tunnel_off,
-			.vxlan_port = mk_cfg.vxlan_port,
-			.geneve_port = mk_cfg.geneve_port,
-			.parse_flags = mk_cfg.parse_flags,
-		};
+		fast = mk_parse_fast_tunnel(ctx, fast_cfg, hk, p);
+	if (fast == MK_FAST_FLOW)
+		return MK_PARSE_IP;
 
-		/* a tunnel behind plain outer headers goes on from the fast path's level */
-		if (fast == MK_FAST_TUNNEL)
-			ret = mk_parse_levels(ctx, 0, &cfg, hk, &p);
-		else
-			ret = mk_parse_frame_general(ctx, MK_START_ETH, &cfg, hk, &p);
+	/* global subprograms take writable memory only: hand them a stack copy */
+	struct mk_parse_cfg cfg = {
+		.seed = mk_cfg.seed,
+		.tunnel_depth = mk_cfg.tunnel_depth,
+		.l2tpv3_cookie_len = mk_cfg.l2tpv3_cookie_len,
+		.l2tpv3_l2spec = mk_cfg.l2tpv3_l2spec,
+		.tunnel_off = mk_cfg.tunnel_off,
+		.vxlan_port = mk_cfg.vxlan_port,
+		.geneve_port = mk_cfg.geneve_port,
+		.parse_flags = mk_cfg.parse_flags,
+	};
+
+	/* a tunnel behind plain outer headers goes on from the fast path's level */
+	if (fast == MK_FAST_TUNNEL)
+		return mk_parse_levels(ctx, 0, &cfg, hk, p);
+	return mk_parse_frame_general(ctx, MK_START_ETH, &cfg, hk, p);
+}
+
+/* The flow's bypass entry counts the frame: 1 when the flow is bypassed. */
+static __always_inline int flow_bypassed(struct xdp_md *ctx, const struct mk_parse *p)
+{
+	struct mk_bypass_value *bv;
+
+	/* most flows are not bypassed: a clear prefilter bit saves the lookups */
+	if ((mk_prefilter & MK_PREFILTER_BYPASS) &&
+	    !bit_set(mk_bypass_bits, mk_bypass_bit(p->hash)))
+		return 0;
+	bv = bypass_lookup(p);
+	if (!bv)
+		return 0;
+	/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
+	bv->packets += 1;
+	bv->bytes += ctx->data_end - ctx->data;
+	bv->last_seen_ns = bpf_ktime_get_coarse_ns();
+	return 1;
+}
+
+/* The worker's slot in the XSKMAP: queue * workers + itable[hash]. */
+static __always_inline __u32 xsk_slot(const struct mk_parse *p, __u32 queue)
+{
+	__u32 bucket = p->hash % MK_ITABLE_SIZE, worker = 0, *w;
+
+	w = bpf_map_lookup_elem(&mk_itable, &bucket);
+	if (w && *w < mk_workers)
+		worker = *w;
+	return queue * mk_workers + worker;
+}
+
+/*
+ * bench_xdp only: saves the bytes that decapsulation and the metadata will
+ * overwrite, from @save_off on, so that the same frame can be run again.
+ */
+static __always_inline int bench_save(const void *data, const void *data_end, __u32 save_off)
+{
+	const __u64 *o = (const void *)((const __u8 *)data + save_off);
+	int i;
+
+	if ((void *)(o + MK_BENCH_SAVE_WORDS) > data_end)
+		return -1;
+	for (i = 0; i < (int)MK_BENCH_SAVE_WORDS; i++)
+		mk_bench_save[i] = o[i];
+	return 0;
+}
+
+/* bench_xdp only: undoes the metadata and the decapsulation, restores the bytes. */
+static __always_inline int bench_restore(struct xdp_md *ctx, __u32 strip, __u32 save_off)
+{
+	__u64 *o;
+	int i;
+
+	bpf_xdp_adjust_meta(ctx, (int)sizeof(struct mk_meta));
+	if (!strip)
+		return 0;
+	if (bpf_xdp_adjust_head(ctx, -(int)strip))
+		return -1;
+	o = (void *)((__u8 *)(long)ctx->data + save_off);
+	if ((void *)(o + MK_BENCH_SAVE_WORDS) > (void *)(long)ctx->data_end)
+		return -1;
+	for (i = 0; i < (int)MK_BENCH_SAVE_WORDS; i++)
+		o[i] = mk_bench_save[i];
+	return 0;
+}
+
+/*
+ * Strips the tunnels in front of the inner IP header and writes a new
+ * Ethernet header with the outer MACs there. Returns 0, -1 on a decap
+ * failure (counted), -2 when the bench's save failed. *@strip and *@save_off
+ * say what to undo for bench_xdp.
+ */
+static __always_inline int decap(struct xdp_md *ctx, const struct mk_parse *p, __u32 *strip,
+				 __u32 *save_off)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 mac_hi, mac_lo, *eth;
+	const __u8 *src;
+	__u64 macs;
+
+	src = (const __u8 *)data + (p->mac_off & 0xfff);
+	if ((void *)(src + 12) > data_end) {
+		/* the parser guaranteed it; still, no frame leaves uncounted */
+		stat_inc(MK_STAT_ERR_DECAP);
+		return -1;
 	}
+	/* whole-word loads: the MACs survive bpf_xdp_adjust_head in two registers */
+	macs = *(const __u64 *)src;
+	mac_lo = *(const __u32 *)(src + 8);
+	*strip = mk_decap_strip(p) & 0xfff;
+	if (mk_bench_restore) {
+		/* the bytes the metadata and the new Ethernet header overwrite; with a
+		 * short outer header (IP-in-IP: 20 bytes) the metadata lands partly in
+		 * the headroom, which is not part of the frame */
+		*save_off = *strip > sizeof(struct mk_meta) ? *strip - sizeof(struct mk_meta) : 0;
+		/* a scalar offset: the verifier refuses negative constant packet offsets */
+		barrier_var(*save_off);
+		*save_off &= 0xfff;
+		if (bench_save(data, data_end, *save_off))
+			return -2;
+	}
+	if (bpf_xdp_adjust_head(ctx, (int)*strip)) {
+		stat_inc(MK_STAT_ERR_DECAP);
+		return -1;
+	}
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	eth = data;
+	if ((void *)((__u8 *)eth + MK_ETH_HLEN) > data_end) {
+		stat_inc(MK_STAT_ERR_DECAP);
+		return -1;
+	}
+	/* mk_decap_eth(), in words: MACs, then the inner IP's ethertype */
+	mac_hi = (__u32)(macs >> 32);
+	eth[0] = (__u32)macs;
+	eth[1] = mac_hi;
+	eth[2] = mac_lo;
+	*(__u16 *)&eth[3] = p->l3.family == MK_FAMILY_IPV6 ? __builtin_bswap16(MK_ETH_P_IPV6) :
+							     __builtin_bswap16(MK_ETH_P_IPV4);
+	return 0;
+}
+
+/* struct mk_meta in front of the frame, for the worker (counted when the kernel refuses). */
+static __always_inline void write_meta(struct xdp_md *ctx, const struct mk_parse *p)
+{
+	struct mk_meta *meta;
+
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta))) {
+		stat_inc(MK_STAT_META_FAIL);
+		return;
+	}
+	meta = (void *)(long)ctx->data_meta;
+	if ((void *)(meta + 1) <= (void *)(long)ctx->data)
+		mk_meta_fill(meta, p, mk_rx_stamp ? mk_meta_stamp_of_ns(bpf_ktime_get_ns()) : 0);
+}
+
+SEC("xdp")
+int meerkat_xdp(struct xdp_md *ctx)
+{
+	__u32 strip = 0, save_off = 0, slot;
+	struct mk_parse p;
+	int ret;
+
+	/* one counter per frame, its outcome: rx is their sum, derived in user space */
+	ret = parse_frame(ctx, &p);
 	if (ret == MK_PARSE_NON_IP)
 		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
 	if (ret != MK_PARSE_IP) {
@@ -285,24 +433,10 @@ int meerkat_xdp(struct xdp_md *ctx)
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
-	/* most flows are not bypassed: a clear prefilter bit saves the lookups */
-	if (!(mk_prefilter & MK_PREFILTER_BYPASS) ||
-	    bit_set(mk_bypass_bits, mk_bypass_bit(p.hash))) {
-		bv = bypass_lookup(&p);
-		if (bv) {
-			/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
-			bv->packets += 1;
-			bv->bytes += len;
-			bv->last_seen_ns = bpf_ktime_get_coarse_ns();
-			return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
-		}
-	}
+	if (flow_bypassed(ctx, &p))
+		return bypass_verdict(MK_STAT_DROP_FLOW_BYPASS, MK_STAT_FWD_FLOW_BYPASS);
 
-	bucket = p.hash % MK_ITABLE_SIZE;
-	w = bpf_map_lookup_elem(&mk_itable, &bucket);
-	if (w && *w < mk_workers)
-		worker = *w;
-	slot = ctx->rx_queue_index * mk_workers + worker;
+	slot = xsk_slot(&p, ctx->rx_queue_index);
 	/*
 	 * Redirect first, rewrite after: bpf_redirect_map only records the target
 	 * (the kernel acts on it once the program returns XDP_REDIRECT), and its
@@ -316,84 +450,15 @@ int meerkat_xdp(struct xdp_md *ctx)
 		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
 
 	if (p.tunnel_depth) {
-		__u32 mac_hi, mac_lo, *eth;
-		__u64 macs;
-		const __u8 *src;
-
-		src = (const __u8 *)data + (p.mac_off & 0xfff);
-		if ((void *)(src + 12) > data_end) {
-			/* the parser guaranteed it; still, no frame leaves uncounted */
-			stat_inc(MK_STAT_ERR_DECAP);
+		ret = decap(ctx, &p, &strip, &save_off);
+		if (ret == -2)
+			return XDP_ABORTED;
+		if (ret)
 			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
-		}
-		/* whole-word loads: the MACs survive bpf_xdp_adjust_head in two registers */
-		macs = *(const __u64 *)src;
-		mac_lo = *(const __u32 *)(src + 8);
-		strip = mk_decap_strip(&p) & 0xfff;
-		if (mk_bench_restore) {
-			const __u64 *o;
-			int i;
-
-			/* the bytes the metadata and the new Ethernet header overwrite; with a
-			 * short outer header (IP-in-IP: 20 bytes) the metadata lands partly in
-			 * the headroom, which is not part of the frame */
-			save_off = strip > sizeof(struct mk_meta) ? strip - sizeof(struct mk_meta) :
-								    0;
-			/* a scalar offset: the verifier refuses negative constant packet offsets */
-			barrier_var(save_off);
-			save_off &= 0xfff;
-			o = (const void *)((const __u8 *)data + save_off);
-			if ((void *)(o + MK_BENCH_SAVE_WORDS) > data_end)
-				return XDP_ABORTED;
-			for (i = 0; i < (int)MK_BENCH_SAVE_WORDS; i++)
-				mk_bench_save[i] = o[i];
-		}
-		if (bpf_xdp_adjust_head(ctx, (int)strip)) {
-			stat_inc(MK_STAT_ERR_DECAP);
-			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
-		}
-		data = (void *)(long)ctx->data;
-		data_end = (void *)(long)ctx->data_end;
-		eth = data;
-		if ((void *)((__u8 *)eth + MK_ETH_HLEN) > data_end) {
-			stat_inc(MK_STAT_ERR_DECAP);
-			return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
-		}
-		/* mk_decap_eth(), in words: MACs, then the inner IP's ethertype */
-		mac_hi = (__u32)(macs >> 32);
-		eth[0] = (__u32)macs;
-		eth[1] = mac_hi;
-		eth[2] = mac_lo;
-		*(__u16 *)&eth[3] = p.l3.family == MK_FAMILY_IPV6 ?
-					    __builtin_bswap16(MK_ETH_P_IPV6) :
-					    __builtin_bswap16(MK_ETH_P_IPV4);
 	}
-
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct mk_meta)) == 0) {
-		meta = (void *)(long)ctx->data_meta;
-		data = (void *)(long)ctx->data;
-		if ((void *)(meta + 1) <= data)
-			mk_meta_fill(meta, &p, worker);
-	} else {
-		stat_inc(MK_STAT_META_FAIL);
-	}
-
-	if (mk_bench_restore) {
-		bpf_xdp_adjust_meta(ctx, (int)sizeof(struct mk_meta));
-		if (strip) {
-			__u64 *o;
-			int i;
-
-			if (bpf_xdp_adjust_head(ctx, -(int)strip))
-				return XDP_ABORTED;
-			o = (void *)((__u8 *)(long)ctx->data + save_off);
-			if ((void *)(o + MK_BENCH_SAVE_WORDS) > (void *)(long)ctx->data_end)
-				return XDP_ABORTED;
-			for (i = 0; i < (int)MK_BENCH_SAVE_WORDS; i++)
-				o[i] = mk_bench_save[i];
-		}
-	}
-
+	write_meta(ctx, &p);
+	if (mk_bench_restore && bench_restore(ctx, strip, save_off))
+		return XDP_ABORTED;
 	return outcome(MK_STAT_REDIRECT_XSK, XDP_REDIRECT);
 }
 

@@ -490,7 +490,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: bench_xdp [--repeat N] [--rounds N] [--ablation] [--only FRAME]\n"
-		"                 [--kernel-clock]\n"
+		"                 [--kernel-clock] [--rx-stamp]\n"
 		"\n"
 		"Nanoseconds per frame of the meerkat XDP program under BPF_PROG_RUN next to\n"
 		"xdp/bench_drop (return XDP_DROP) on the same frames, with the bench restore\n"
@@ -500,7 +500,10 @@ static void usage(FILE *out)
 		"repeats (defaults %u and %u); the spread is the lowest and highest ratio of a\n"
 		"round. --ablation also measures the program without its fast path, without its\n"
 		"prefilters, and (tunnel rows) without its fast tunnel level, in the same run;\n"
-		"--only runs one row (for a profiler). Run it on a quiet CPU (taskset -c 1).\n"
+		"--only runs one row (for a profiler); --rx-stamp loads the program with its\n"
+		"arrival stamp on (mk_rx_stamp: a clock read per redirected frame), as the\n"
+		"daemon does when a worker reads more than one socket. Run it on a quiet CPU\n"
+		"(taskset -c 1).\n"
 		"Needs root.\n",
 		BENCH_ROUNDS_DEFAULT, BENCH_REPEAT_DEFAULT);
 }
@@ -529,6 +532,7 @@ int main(int argc, char **argv)
 		{ "ablation", no_argument, NULL, 'a' },
 		{ "kernel-clock", no_argument, NULL, 'k' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "rx-stamp", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -541,7 +545,7 @@ int main(int argc, char **argv)
 	struct mk_xsk_set xsks = { 0 };
 	struct samples sm = { 0 };
 	int c, rc = 1, mk_fd;
-	bool cidr_loaded = false, all_met = true, do_ablation = false;
+	bool cidr_loaded = false, all_met = true, do_ablation = false, rx_stamp = false;
 	const char *only = NULL;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -560,6 +564,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			only = optarg;
+			break;
+		case 's':
+			rx_stamp = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -600,6 +607,7 @@ int main(int argc, char **argv)
 	mk_loader_opts_default(&lopts);
 	lopts.seed = 0x5eed1234;
 	lopts.bench_restore = true;
+	lopts.rx_stamp = rx_stamp;
 	if (mk_loader_open(&l, &lopts) || mk_xsk_set_create(&xsks, &l, "lo", 0))
 		goto out;
 	if (do_ablation && (load_variant(&lopts, &xsks, &lg, true, false) ||
@@ -666,8 +674,8 @@ int main(int argc, char **argv)
 			goto out;
 	}
 
-	printf("meerkat XDP program under BPF_PROG_RUN, median of %u rounds x %u repeats\n", rounds,
-	       repeat);
+	printf("meerkat XDP program under BPF_PROG_RUN, median of %u rounds x %u repeats%s\n",
+	       rounds, repeat, rx_stamp ? ", arrival stamp on" : "");
 	if (kernel_clock)
 		printf("ns: the kernel's figure (bpf_test_run_opts.duration: wall time, whole ns)\n");
 	else

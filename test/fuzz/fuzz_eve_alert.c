@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * libFuzzer target for EVE alert records (userspace/detect/eve_alert.c):
+ * libFuzzer target for EVE alert records (userspace/output/eve_alert.c):
  * a rule whose msg, category, metadata keys and values, and an alert whose
  * interface name, payload, addresses, ports, VLANs and tunnel come from the
  * input. Every record must parse with jansson, the payload must come back
@@ -18,6 +18,7 @@
 
 #include "community_id.h"
 #include "detect_int.h"
+#include "eve_alert.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -92,15 +92,16 @@ static void one(const uint8_t *data, size_t size, int start, const struct mk_par
 	check_symmetric(&p, cfg->seed);
 
 	mk_meta_fill(&m, &p, 1);
+	CHECK(mk_meta_proto(&m) == p.l3.proto && mk_meta_stamp(&m) == 1);
 	strip = mk_decap_strip(&p);
 	if (p.tunnel_depth) {
 		/* the delivered frame starts with the innermost MACs and the inner IP header */
 		CHECK(p.mac_off + 12u <= size);
 		CHECK(p.l3.l3_off >= MK_ETH_HLEN);
-		CHECK(m.l3_off == MK_ETH_HLEN);
+		CHECK(mk_meta_l3_off(&m) == MK_ETH_HLEN);
 	} else {
 		CHECK(strip == 0);
-		CHECK(m.l3_off == p.l3.l3_off);
+		CHECK(mk_meta_l3_off(&m) == p.l3.l3_off);
 	}
 	CHECK(!p.l3.l4_off || m.l4_off + strip == p.l3.l4_off);
 	out = mk_decap_apply(buf, &p);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "detect_int.h"
+#include "eve_alert.h"
 #include "log.h"
 #include "fuzz.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The engine as a whole (userspace/detect/engine.c and friends): rule files
+ * The engine as a whole (userspace/detect/engine/engine.c and friends): rule files
  * (continuation lines, comments, duplicates, strict mode, the load summary),
  * classification/reference/threshold.config, rule order, the prefilter
  * against plain evaluation on random rules and payloads, reload (swap
@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <unistd.h>
 #include "detect_helpers.h"
+#include "json.h"
 #include "log.h"
 
 static uint64_t T0 = 1796269500ull * 1000000;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Payload keywords on one buffer (userspace/detect/payload.c): content and
+ * Payload keywords on one buffer (userspace/detect/match/payload.c): content and
  * its modifiers, pcre, isdataat, byte_test, byte_jump, byte_extract, each
  * at and around its boundaries. Buffers are exact-size heap copies.
  */

@@ -52,23 +52,24 @@ ParameterizedTest(unsigned int *idx, fixtures, parse)
 		goto out;
 
 	memset(&m, 0, sizeof(m));
-	mk_meta_fill(&m, &p, 3);
+	mk_meta_fill(&m, &p, 0x123456);
 	cr_expect_eq(m.flags, fx->flags, "%s: flags 0x%x, want 0x%x", fx->name, m.flags, fx->flags);
-	cr_expect_eq(m.tunnel_type, fx->tunnel_type, "%s: tunnel type %u, want %u", fx->name,
-		     m.tunnel_type, fx->tunnel_type);
+	cr_expect_eq(mk_meta_tunnel_type(&m), fx->tunnel_type, "%s: tunnel type %u, want %u",
+		     fx->name, mk_meta_tunnel_type(&m), fx->tunnel_type);
 	cr_expect_eq(p.tunnel_depth, fx->tunnel_depth_stripped, "%s: %u tunnels stripped, want %u",
 		     fx->name, p.tunnel_depth, fx->tunnel_depth_stripped);
 	cr_expect_eq(m.tunnel_id, fx->tunnel_id, "%s: tunnel id 0x%x, want 0x%x", fx->name,
 		     m.tunnel_id, fx->tunnel_id);
-	cr_expect_eq(m.l3_off, fx->l3_off, "%s: l3_off %u, want %u", fx->name, m.l3_off,
-		     fx->l3_off);
+	cr_expect_eq(mk_meta_l3_off(&m), fx->l3_off, "%s: l3_off %u, want %u", fx->name,
+		     mk_meta_l3_off(&m), fx->l3_off);
 	cr_expect_eq(m.l4_off, fx->l4_off, "%s: l4_off %u, want %u", fx->name, m.l4_off,
 		     fx->l4_off);
-	cr_expect_eq(m.vlan[0], fx->vlan[0], "%s: vlan[0]", fx->name);
-	cr_expect_eq(m.vlan[1], fx->vlan[1], "%s: vlan[1]", fx->name);
-	cr_expect_eq(m.magic, MK_META_MAGIC);
-	cr_expect_eq(m.worker, 3);
-	cr_expect_eq(m.proto, fx->proto, "%s: proto %u, want %u", fx->name, m.proto, fx->proto);
+	cr_expect_eq(mk_meta_vlan(&m, 0), fx->vlan[0], "%s: vlan[0]", fx->name);
+	cr_expect_eq(mk_meta_vlan(&m, 1), fx->vlan[1], "%s: vlan[1]", fx->name);
+	cr_expect_eq(mk_meta_magic(&m), MK_META_MAGIC);
+	cr_expect_eq(mk_meta_stamp(&m), 0x123456);
+	cr_expect_eq(mk_meta_proto(&m), fx->proto, "%s: proto %u, want %u", fx->name,
+		     mk_meta_proto(&m), fx->proto);
 	cr_expect_eq(m.hash, fx->hash, "%s: hash 0x%08x, want 0x%08x (generator's NH)", fx->name,
 		     m.hash, fx->hash);
 	cr_expect_eq(p.tunnel_ctx, fx->tunnel_ctx, "%s: tunnel ctx 0x%08x, want 0x%08x", fx->name,

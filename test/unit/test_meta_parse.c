@@ -124,7 +124,10 @@ Test(meta_parse, missing_or_lying_metadata)
 	memset(&m, 0, sizeof(m));
 	cr_expect_eq(mk_parse_from_meta(&q, &m, d.buf, d.len), MK_META_NONE);
 	m = d.meta;
-	m.l3_off = 250;
+	m.type_magic &= 0x0f; /* what a worker leaves behind: the magic cleared */
+	cr_expect_eq(mk_parse_from_meta(&q, &m, d.buf, d.len), MK_META_NONE);
+	m = d.meta;
+	m.vlan_l3 = (m.vlan_l3 & 0xffffff) | 250u << 24; /* L3 offset 250 */
 	cr_expect_eq(mk_parse_from_meta(&q, &m, d.buf, d.len), MK_META_BAD_OFFSET);
 	m = d.meta;
 	m.l4_off = (__u16)(d.len + 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The rule parser (userspace/detect/rule_parse.c and the keyword setups):
+ * The rule parser (userspace/detect/engine/rule_parse.c and the keyword setups):
  * rules that must parse, with the parsed fields checked, and rules that must
  * be rejected, with the reason and the error text checked.
  */

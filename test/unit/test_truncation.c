@@ -51,7 +51,7 @@ static void check_result(const struct mk_fixture *fx, __u32 len, int start,
 		if (p.tunnel_depth) {
 			cr_assert_geq(p.l3.l3_off, MK_ETH_HLEN + strip - strip);
 			cr_assert_leq(p.mac_off + 12u, len);
-			cr_assert_eq(m.l3_off, MK_ETH_HLEN);
+			cr_assert_eq(mk_meta_l3_off(&m), MK_ETH_HLEN);
 		}
 		out = mk_decap_apply(buf, &p);
 		cr_assert_eq(out, strip);

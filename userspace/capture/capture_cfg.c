@@ -258,6 +258,7 @@ static const struct mk_cfg_key capture_keys[] = {
 	RING("capture.fill-ring-size", fill_size),
 	RING("capture.comp-ring-size", comp_size),
 	MK_CFG_UINT("capture.batch-size", C, batch, 1, 1024),
+	MK_CFG_UINT("capture.reorder-window-us", C, reorder_window_us, 0, MK_REORDER_WINDOW_US_MAX),
 	MK_CFG_ENUM("capture.attach-mode", C, attach, attach_names),
 	MK_CFG_ENUM("capture.zero-copy", C, zero_copy, zc_names),
 	MK_CFG_BOOL("capture.busy-poll.enabled", C, busy_poll),

@@ -17,6 +17,13 @@
 
 #define MK_MAX_IFACES 4
 #define MK_MAX_READER_THREADS 16 /* offline: capture.reader-threads */
+/*
+ * How long a worker may hold a frame that another of its rings could still
+ * precede (docs/architecture.md, "Arrival order"): the time from the
+ * program's stamp to the frame showing in its ring, one NAPI poll.
+ */
+#define MK_REORDER_WINDOW_US_DEFAULT 50
+#define MK_REORDER_WINDOW_US_MAX 10000
 
 enum mk_xdp_attach {
 	MK_XDP_ATTACH_AUTO = 0, /* native; generic with a warning if the driver refuses */
@@ -41,16 +48,17 @@ struct mk_capture_cfg {
 	uint32_t workers;	      /* worker threads; 0 = one per online CPU */
 	int16_t cpus[MK_MAX_WORKERS]; /* worker w pinned to cpus[w % ncpus]; none = not pinned */
 	unsigned int ncpus;
-	uint32_t frame_size;	   /* UMEM frame: 2048 or 4096 */
-	uint32_t frame_count;	   /* UMEM frames per queue (shared by its W sockets) */
-	uint32_t rx_size;	   /* RX ring entries per socket */
-	uint32_t fill_size;	   /* fill ring entries per queue */
-	uint32_t comp_size;	   /* completion ring entries per queue */
-	uint32_t batch;		   /* descriptors per receive batch */
-	uint8_t attach;		   /* enum mk_xdp_attach */
-	uint8_t zero_copy;	   /* enum mk_zero_copy */
-	uint8_t busy_poll;	   /* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
-	uint8_t ips;		   /* IPS: bypassed flows forwarded to the peer interface */
+	uint32_t frame_size;	    /* UMEM frame: 2048 or 4096 */
+	uint32_t frame_count;	    /* UMEM frames per queue (shared by its W sockets) */
+	uint32_t rx_size;	    /* RX ring entries per socket */
+	uint32_t fill_size;	    /* fill ring entries per queue */
+	uint32_t comp_size;	    /* completion ring entries per queue */
+	uint32_t batch;		    /* descriptors per receive batch */
+	uint32_t reorder_window_us; /* longest a worker holds a frame for arrival order; 0 = no merge */
+	uint8_t attach;		    /* enum mk_xdp_attach */
+	uint8_t zero_copy;	    /* enum mk_zero_copy */
+	uint8_t busy_poll;	    /* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
+	uint8_t ips;		    /* IPS: bypassed flows forwarded to the peer interface */
 	uint32_t busy_poll_usecs;  /* SO_BUSY_POLL */
 	uint32_t busy_poll_budget; /* SO_BUSY_POLL_BUDGET */
 	uint32_t stats_interval;   /* seconds between EVE stats events; 0 = none. Not a
@@ -71,6 +79,7 @@ static inline void mk_capture_cfg_defaults(struct mk_capture_cfg *c)
 		.fill_size = 4096,
 		.comp_size = 2048,
 		.batch = 64,
+		.reorder_window_us = MK_REORDER_WINDOW_US_DEFAULT,
 		.attach = MK_XDP_ATTACH_AUTO,
 		.zero_copy = MK_ZC_AUTO,
 		.busy_poll_usecs = 20,

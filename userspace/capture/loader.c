@@ -170,6 +170,7 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_workers = opts->workers;
 	skel->rodata->mk_queues = opts->queues;
 	skel->rodata->mk_mode = opts->mode;
+	skel->rodata->mk_rx_stamp = opts->rx_stamp;
 	skel->rodata->mk_bench_restore = opts->bench_restore;
 
 	if (opts->pin_dir) {

@@ -35,6 +35,7 @@ struct mk_loader_opts {
 	__u16 tunnel_off;	/* enum mk_tunnel_kind bits of the decoders turned off */
 	__u16 vxlan_port;	/* 0 = MK_VXLAN_PORT_DEFAULT */
 	__u16 geneve_port;	/* 0 = MK_GENEVE_PORT_DEFAULT */
+	bool rx_stamp;		/* stamp redirected frames with their arrival time (mk_rx_stamp) */
 	bool bench_restore;	/* benchmarks only: the program undoes its rewrite */
 	bool general_only;	/* tests only: no fast path (MK_PARSE_F_GENERAL_ONLY) */
 	bool no_fast_tunnel;	/* tests only: no fast tunnel level (MK_PARSE_F_NO_FAST_TUNNEL) */

@@ -180,17 +180,20 @@ static int xt_cfg_from(const struct xdp_test_params *p, struct xt_cfg *cfg)
 	return 0;
 }
 
-static void print_meta(const struct mk_meta *m)
+/* The worker is the loader's round-robin indirection table's: the program no longer writes it. */
+static void print_meta(const struct mk_meta *m, __u32 workers)
 {
-	printf(" worker=%u hash=0x%08x l3=%u l4=%u flags=0x%02x", m->worker, m->hash, m->l3_off,
-	       m->l4_off, m->flags);
-	if (m->vlan[0] || m->vlan[1])
-		printf(" vlan=%u/%u", m->vlan[0], m->vlan[1]);
-	if (m->tunnel_type)
+	__u8 type = mk_meta_tunnel_type(m);
+
+	printf(" worker=%u hash=0x%08x l3=%u l4=%u flags=0x%02x",
+	       (m->hash % MK_ITABLE_SIZE) % workers, m->hash, mk_meta_l3_off(m), m->l4_off,
+	       m->flags);
+	if (mk_meta_vlan(m, 0) || mk_meta_vlan(m, 1))
+		printf(" vlan=%u/%u", mk_meta_vlan(m, 0), mk_meta_vlan(m, 1));
+	if (type)
 		printf(" tunnel=%s id=0x%x ctx=0x%08x",
-		       m->tunnel_type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[m->tunnel_type] :
-								      "?",
-		       m->tunnel_id, m->tunnel_ctx);
+		       type < MK_ARRAY_SIZE(tunnel_names) ? tunnel_names[type] : "?", m->tunnel_id,
+		       m->tunnel_ctx);
 }
 
 /* Counters one frame moved; returns 0 when they obey the invariant. */
@@ -276,14 +279,14 @@ static int run_frames(struct xt_cfg *cfg, struct mk_loader *l, pcap_t *in, pcap_
 		has_meta = ctx_out.data == sizeof(meta) && topts.data_size_out >= sizeof(meta);
 		if (has_meta) {
 			memcpy(&meta, out, sizeof(meta));
-			has_meta = meta.magic == MK_META_MAGIC;
+			has_meta = mk_meta_magic(&meta) == MK_META_MAGIC;
 			t->with_meta += has_meta;
 		}
 		if (per_frame) {
 			printf("%6llu len=%-5u %-8s", (unsigned long long)t->frames, hdr->caplen,
 			       verdict_names[v]);
 			if (has_meta)
-				print_meta(&meta);
+				print_meta(&meta, cfg->lopts.workers);
 		}
 		if (check_frame) {
 			if ((err = mk_loader_stats_read(l, after)))

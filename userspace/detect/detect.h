@@ -324,30 +324,44 @@ void mk_detect_thresh_free(struct mk_detect_thresh *th);
 int mk_detect_thresh_filter(struct mk_detect_thresh *th, const struct mk_detect_thresh_key *k,
 			    enum mk_detect_action *action);
 
-/* ---- EVE alert records (eve_alert.c) -------------------------------------- */
+/* ---- what consumers of alerts read of a rule -------------------------------- */
 
-struct mk_eve_alert_opts {
-	const char *in_iface; /* live capture interface, NULL offline */
-	int payload;	      /* "payload": base64 of the payload */
-	int payload_printable;
-	int inline_mode;	    /* action "blocked" is possible */
-	int community_id;	    /* "community_id" of the flow (else the packet's tuple), v1 */
-	uint16_t community_id_seed; /* its seed */
+/* A metadata entry of a rule (`metadata: key value`). */
+struct mk_kv {
+	char *key, *value;
 };
 
-#define MK_EVE_ALERT_MAX 16384
+enum mk_detect_target { MK_TARGET_NONE = 0, MK_TARGET_SRC, MK_TARGET_DST };
 
 /*
- * One `alert` event, no newline: returns its length or -ENOSPC. Every string
- * that comes from a rule or a packet is escaped, so the line is valid JSON.
+ * The facts of an alert's rule, for whoever renders alerts (output/): plain
+ * values, valid as long as the rule's engine.
  */
-int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
-		 const struct mk_eve_alert_opts *o);
+struct mk_detect_rule_info {
+	uint32_t gid, sid, rev;
+	int severity;		  /* the rule's priority, or its classtype's, or 3 */
+	const char *msg;	  /* "" when none */
+	const char *category;	  /* the classtype's description, "" when none */
+	const struct mk_kv *meta; /* in rule order */
+	uint32_t nmeta;
+	uint8_t target;	    /* enum mk_detect_target */
+	const char *render; /* what the rule hook stored (mk_detect_rule_set_render), or NULL */
+	uint32_t render_len;
+};
 
-/* A buffer size that always holds mk_eve_alert() of @a with @o. */
-size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_alert_opts *o);
+void mk_detect_rule_info(const struct mk_rule *r, struct mk_detect_rule_info *out);
 
-/* Appends @len bytes as a JSON string body (no quotes); returns bytes written or -ENOSPC. */
-int mk_json_escape(char *out, size_t size, const uint8_t *s, size_t len);
+/*
+ * Rule hooks: a consumer that computes something once per rule (the EVE
+ * writer renders a rule's static part) registers a hook; every engine build
+ * calls each hook on each loaded rule, and a failing hook (-errno) fails the
+ * build. Registration happens before the first build (at program start).
+ */
+typedef int (*mk_detect_rule_hook_fn)(struct mk_rule *r);
+
+/* 0, or -ENOSPC when the (small) table is full. */
+int mk_detect_rule_hook_add(mk_detect_rule_hook_fn fn);
+/* The rule keeps @buf (malloc'ed, @len bytes) and frees it with itself. */
+void mk_detect_rule_set_render(struct mk_rule *r, char *buf, uint32_t len);
 
 #endif /* MK_DETECT_H */

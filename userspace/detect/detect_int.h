@@ -9,10 +9,12 @@
 #define MK_DETECT_INT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <pthread.h>
 #include "detect.h"
+#include "detect_buf.h"
 
 #define MK_RULE_ERR_LEN 256
 #define MK_BYTEVARS_MAX 8     /* byte_extract variables per rule */
@@ -67,7 +69,7 @@ struct mk_port_set {
 
 /* ---- keywords -------------------------------------------------------------- */
 
-/* What the payload inspection engine (payload.c) switches on. */
+/* What the payload inspection engine (match/payload.c) switches on. */
 enum mk_kw_type {
 	MK_KWT_META = 0, /* setup only (msg, sid, ...) */
 	MK_KWT_MODIFIER, /* modifies the previous content or the rule (nocase, depth, ...) */
@@ -90,6 +92,7 @@ enum mk_kw_type {
 struct mk_rule_build;
 struct mk_match_ctx;
 struct mk_sm;
+struct mk_kw_uint;
 
 struct mk_kw {
 	const char *name;
@@ -100,8 +103,62 @@ struct mk_kw {
 	/* MK_KWT_MATCH: 1 match, 0 no match. MK_KWT_POST: performs the action. */
 	int (*match)(const struct mk_match_ctx *mc, const struct mk_sm *sm);
 	void (*free)(void *ctx);
-	const char *doc; /* one line for docs/rules.md */
+	const char *doc;	       /* one line for docs/rules.md */
+	const struct mk_kw_uint *uint; /* a packet field compared with a number (MK_KW_UINT) */
 };
+
+/*
+ * The common descriptor: a keyword that takes a value and keeps a malloc'ed
+ * context. @flags_ is added to MK_KWF_VALUE.
+ */
+#define MK_KW_DEFINE(n, type_, flags_, setup_, match_, doc_)               \
+	const struct mk_kw mk_kw_##n = { .name = #n,                       \
+					 .type = type_,                    \
+					 .flags = MK_KWF_VALUE | (flags_), \
+					 .setup = setup_,                  \
+					 .match = match_,                  \
+					 .free = free,                     \
+					 .doc = doc_ }
+
+/*
+ * Keywords comparing one unsigned field of the packet (struct mk_pkt_info)
+ * with a value: one descriptor each, one setup and one match for all
+ * (kw/uint.c). The value is Suricata's comparison syntax (N, <N, >N, <=N,
+ * >=N, !N, N<>M) up to @max, or with @plain a plain number. @guard: the
+ * offset of a flag of struct mk_pkt_info that must be set (MK_PI_FLAG), or
+ * -1.
+ */
+struct mk_kw_uint {
+	uint64_t max;
+	uint16_t off;  /* offsetof(struct mk_pkt_info, field) */
+	uint8_t width; /* its size: 1, 2 or 4 */
+	uint8_t plain;
+	int16_t guard;
+};
+
+#define MK_PI_FLAG(f) ((int16_t)offsetof(struct mk_pkt_info, f))
+
+/* @setup_: mk_kw_uint_setup, or a setup of its own that ends in it. */
+#define MK_KW_UINT(n, setup_, field, max_, plain_, guard_, doc_)         \
+	static const struct mk_kw_uint mk_kw_uint_##n = {                \
+		.max = (max_),                                           \
+		.off = offsetof(struct mk_pkt_info, field),              \
+		.width = sizeof(((const struct mk_pkt_info *)0)->field), \
+		.plain = (plain_),                                       \
+		.guard = (guard_),                                       \
+	};                                                               \
+	const struct mk_kw mk_kw_##n = { .name = #n,                     \
+					 .type = MK_KWT_MATCH,           \
+					 .flags = MK_KWF_VALUE,          \
+					 .setup = setup_,                \
+					 .match = mk_kw_uint_match,      \
+					 .free = free,                   \
+					 .doc = doc_,                    \
+					 .uint = &mk_kw_uint_##n }
+
+/* Parses the value for the keyword being set up (rb->cur_kw) and adds it. */
+int mk_kw_uint_setup(struct mk_rule_build *rb, const char *value);
+int mk_kw_uint_match(const struct mk_match_ctx *mc, const struct mk_sm *sm);
 
 /* One keyword instance in a rule. */
 struct mk_sm {
@@ -109,20 +166,66 @@ struct mk_sm {
 	void *ctx;
 };
 
-/* Every keyword, in the order docs/rules.md lists them; one definition each in kw_*.c. */
+/*
+ * The keywords, one registration list per family (kw/<family>.c defines
+ * them); MK_KW_FAMILIES puts the families in the order docs/rules.md lists
+ * them. A new keyword joins its family's list; a new family, MK_KW_FAMILIES.
+ */
 /* clang-format off */
-#define MK_KEYWORD_LIST(X)                                                                         \
+#define MK_KW_FAMILY_META(X)                                                                       \
 	X(msg) X(sid) X(rev) X(gid) X(classtype) X(priority) X(reference) X(metadata) X(target)    \
-	X(noalert) X(bypass)                                                                       \
+	X(noalert) X(bypass)
+#define MK_KW_FAMILY_CONTENT(X)                                                                    \
 	X(content) X(nocase) X(depth) X(offset) X(distance) X(within) X(startswith) X(endswith)    \
-	X(fast_pattern) X(rawbytes) X(isdataat) X(pcre) X(byte_test) X(byte_jump) X(byte_extract)  \
-	X(dsize) X(flow) X(flowbits) X(flowint) X(flags) X(stream_size) X(ttl) X(ip_proto)         \
-	X(sameip) X(itype) X(icode) X(icmp_id) X(icmp_seq) X(threshold) X(detection_filter)
+	X(fast_pattern) X(rawbytes)
+#define MK_KW_FAMILY_ISDATAAT(X) X(isdataat)
+#define MK_KW_FAMILY_PCRE(X) X(pcre)
+#define MK_KW_FAMILY_BYTES(X) X(byte_test) X(byte_jump) X(byte_extract)
+#define MK_KW_FAMILY_DSIZE(X) X(dsize)
+#define MK_KW_FAMILY_FLOW(X) X(flow)
+#define MK_KW_FAMILY_FLOWVARS(X) X(flowbits) X(flowint)
+#define MK_KW_FAMILY_TCP(X) X(flags) X(stream_size)
+#define MK_KW_FAMILY_IPHEADER(X) X(ttl) X(ip_proto) X(sameip)
+#define MK_KW_FAMILY_ICMP(X) X(itype) X(icode) X(icmp_id) X(icmp_seq)
+#define MK_KW_FAMILY_THRESHOLD(X) X(threshold) X(detection_filter)
+
+#define MK_KW_FAMILIES(F)                                                                          \
+	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
+	F(isdataat, MK_KW_FAMILY_ISDATAAT) F(pcre, MK_KW_FAMILY_PCRE)                               \
+	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
+	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
+	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
+	F(threshold, MK_KW_FAMILY_THRESHOLD)
+
 /* clang-format on */
 
 #define MK_KW_EXTERN(n) extern const struct mk_kw mk_kw_##n;
-MK_KEYWORD_LIST(MK_KW_EXTERN)
+#define MK_KW_EXTERN_FAMILY(fam, list) \
+	list(MK_KW_EXTERN) extern const struct mk_kw_family mk_kw_family_##fam;
+struct mk_kw_family;
+MK_KW_FAMILIES(MK_KW_EXTERN_FAMILY)
+#undef MK_KW_EXTERN_FAMILY
 #undef MK_KW_EXTERN
+
+/* A family's registration table: its keywords, in docs order. */
+struct mk_kw_family {
+	const char *name;
+	const struct mk_kw *const *kws;
+	unsigned int n;
+};
+
+#define MK_KW_PTR_(n) &mk_kw_##n,
+#define MK_KW_ONE_(n) +1
+/* Defines family @fam's table from its list (in kw/<fam>.c). */
+#define MK_KW_FAMILY_TABLE(fam, list)                                                       \
+	static const struct mk_kw *const mk_kw_family_##fam##_kws[] = { list(MK_KW_PTR_) }; \
+	const struct mk_kw_family mk_kw_family_##fam = { .name = #fam,                      \
+							 .kws = mk_kw_family_##fam##_kws,   \
+							 .n = 0 list(MK_KW_ONE_) }
+
+/* The families, in docs order (kw/register.c). */
+extern const struct mk_kw_family *const mk_kw_families[];
+extern const unsigned int mk_nkw_families;
 
 /* Everything keywords live in; docs/rules.md is checked against these tables. */
 extern const struct mk_kw *const mk_keywords[];
@@ -138,7 +241,7 @@ extern const unsigned int mk_nunsupported_keywords;
 const struct mk_kw *mk_kw_lookup(const char *name);
 const struct mk_unsupported_kw *mk_kw_unsupported(const char *name);
 
-/* ---- payload keyword data (used by payload.c and the prefilter) ------------ */
+/* ---- payload keyword data (used by match/payload.c and the prefilter) ------------ */
 
 #define MK_CF_NEGATED 0x0001
 #define MK_CF_NOCASE 0x0002
@@ -213,7 +316,7 @@ struct mk_byte {
 	uint8_t bitmask_shift;
 };
 
-/* Reads and converts the bytes; shared by byte_test/jump/extract (kw_bytes.c). */
+/* Reads and converts the bytes; shared by byte_test/jump/extract (kw/bytes.c). */
 int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint64_t *val,
 		 uint32_t *used);
 
@@ -258,10 +361,6 @@ enum {
 };
 enum { MK_TRACK_SRC = 0, MK_TRACK_DST, MK_TRACK_RULE, MK_TRACK_BOTH, MK_TRACK_EITHER };
 
-struct mk_kv {
-	char *key, *value;
-};
-
 struct mk_class {
 	char *name, *desc;
 	int priority;
@@ -282,8 +381,20 @@ struct mk_rule {
 	const struct mk_class *cls; /* engine-owned */
 	struct mk_kv *refs, *meta;
 	uint32_t nrefs, nmeta;
-	struct mk_sm *pmatch, *match, *post; /* payload, packet, post-match lists */
-	uint32_t npmatch, nmatch, npost;
+	/*
+	 * Payload keywords, one list per named buffer (detect_buf.h); the
+	 * payload buffer's list is also pmatch/npmatch, its first name.
+	 */
+	union {
+		struct mk_sm_list bufs[MK_BUF_COUNT];
+		struct {
+			struct mk_sm *pmatch;
+			uint32_t npmatch;
+		};
+	};
+	uint32_t buf_mask;	    /* 1 << enum mk_buf_id of each list in use */
+	struct mk_sm *match, *post; /* packet, post-match lists */
+	uint32_t nmatch, npost;
 	struct mk_content *fp; /* fast pattern, or NULL */
 	/* the content the prefilter indexes the rule by: [0] streams, [1] packets; NULL: none */
 	const struct mk_content *anchor[2];
@@ -292,13 +403,20 @@ struct mk_rule {
 	uint32_t abs_extent; /* stream bytes from offset 0 its absolute keywords need */
 	char *file;
 	uint32_t line;
-	char *eve; /* precomputed, escaped part of the EVE alert object */
+	/* what the rule hook of the alert writer stored (detect.h), freed with the rule */
+	char *eve;
 	uint32_t eve_len;
 	/* from threshold.config, set by the engine */
 	struct mk_thresh_spec cfg_thresh, rate;
 	struct mk_suppress *suppress; /* list, engine-owned */
 	uint8_t cfg_thresh_set;
 };
+
+_Static_assert(offsetof(struct mk_rule, pmatch) ==
+			       offsetof(struct mk_rule, bufs[MK_BUF_PAYLOAD].sm) &&
+		       offsetof(struct mk_rule, npmatch) ==
+			       offsetof(struct mk_rule, bufs[MK_BUF_PAYLOAD].n),
+	       "pmatch/npmatch name the payload buffer's list");
 
 /* A flow-variable namespace (flowbits, flowint): name -> stable id. */
 struct mk_varnames {
@@ -334,9 +452,11 @@ struct mk_rule_build {
 	uint32_t nbytevars;
 	int seen_sid, seen_msg, seen_fast_pattern, seen_flow, seen_threshold, seen_df;
 	int seen_rev, seen_gid, seen_classtype, seen_priority, seen_target, seen_dsize;
-	uint32_t cap_p, cap_m, cap_post;
-	const char *kw; /* keyword being set up, for errors */
-	int reason;	/* enum mk_detect_fail */
+	uint32_t cap_m, cap_post;
+	uint8_t cur_buf;	    /* enum mk_buf_id payload keywords join */
+	const char *kw;		    /* keyword being set up, for errors */
+	const struct mk_kw *cur_kw; /* ... and its descriptor */
+	int reason;		    /* enum mk_detect_fail */
 	char err[MK_RULE_ERR_LEN];
 };
 
@@ -344,6 +464,7 @@ struct mk_rule_build {
 int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx);
+/* MK_LIST_PMATCH: the current buffer's list (rb->cur_buf). */
 enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
 /* byte_extract variable by name: slot index or -1. */
 int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
@@ -356,7 +477,7 @@ int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, 
 		  struct mk_rule **out, char *err, size_t errlen, int *reason, uint32_t *sid);
 void mk_rule_free(struct mk_rule *r);
 
-/* Address and port expressions with variables (address.c). 0 or -1, @err set. */
+/* Address and port expressions with variables (engine/address.c). 0 or -1, @err set. */
 int mk_addr_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_addr_set *out,
 		  char *err, size_t errlen);
 int mk_port_parse(const struct mk_detect_cfg *cfg, const char *s, struct mk_port_set *out,
@@ -426,13 +547,14 @@ struct mk_match_ctx {
 	struct mk_detect_flow *fs; /* may be NULL until needed (mk_detect_flow_state) */
 	int to_client;		   /* direction of the packet or of the stream data */
 	int stream;
+	struct mk_buf payload;	 /* the packet's payload or the stream window (buffer payload) */
 	uint32_t stream_size[2]; /* stream_size: bytes seen per direction, +1 as Suricata */
 };
 
 /* The flow's detection state, created on first use; NULL without a flow. */
 struct mk_detect_flow *mk_detect_flow_state(const struct mk_match_ctx *mc);
 
-/* ---- payload inspection (payload.c) ---------------------------------------- */
+/* ---- payload inspection (match/payload.c) ---------------------------------------- */
 
 struct mk_insp {
 	struct mk_detect_thread *t;
@@ -441,12 +563,22 @@ struct mk_insp {
 	uint64_t abs_base; /* stream offset of buf[0]; 0 for packets */
 	uint32_t min_end;  /* a match must end after this offset (stream windows); 0: none */
 	uint32_t steps;
-	uint32_t match_end; /* out: end of the last positional match */
+	uint32_t match_end;	/* out: end of the last positional match */
+	uint32_t buf_id;	/* the rule's list to run: enum mk_buf_id (0: payload) */
+	const struct mk_sm *sm; /* ... that list, set by mk_payload_inspect() */
+	uint32_t nsm;
 	uint64_t vars[MK_BYTEVARS_MAX];
 };
 
-/* 1 when the rule's payload keywords match @in's buffer. */
+/* 1 when the rule's keywords for buffer in->buf_id match @in's bytes. */
 int mk_payload_inspect(struct mk_insp *in, const struct mk_rule *r);
+/*
+ * 1 when every buffer list of @r matches its buffer, fetched by its getter
+ * (match/buffers.c); *@payload_end (may be NULL): where the payload
+ * buffer's match ended.
+ */
+int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
+		       uint32_t *payload_end);
 /* Finds @c in buf[start, end); returns the position or -1. */
 int64_t mk_content_find(const struct mk_content *c, const uint8_t *buf, uint32_t start,
 			uint32_t end);
@@ -455,7 +587,7 @@ int mk_pcre_exec(struct mk_detect_thread *t, const struct mk_pcre *p, const uint
 		 uint32_t len, uint32_t start, uint32_t *ms, uint32_t *me);
 void mk_pcre_thread_free(struct mk_detect_thread *t);
 
-/* ---- threshold.config and friends (config_files.c) ------------------------- */
+/* ---- threshold.config and friends (engine/config_files.c) ------------------------- */
 
 struct mk_suppress {
 	uint8_t track; /* MK_TRACK_SRC, _DST, _EITHER, or MK_TRACK_RULE: every alert */
@@ -475,7 +607,7 @@ struct mk_tcfg_entry {
 /* threshold/detection_filter/rate_filter options; @kind 0, 1, 2. 0 or -1 with @err. */
 int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char *err,
 		    size_t errlen);
-/* @path NULL: the built-in standard classes (defaults.c). */
+/* @path NULL: the built-in standard classes (engine/defaults.c). */
 int mk_load_classification(const char *path, struct mk_parse_env *env, uint32_t *errors);
 extern const char mk_detect_builtin_classification[];
 int mk_load_reference_config(const char *path, struct mk_parse_env *env, uint32_t *errors);
@@ -486,7 +618,7 @@ int mk_threshold_line(const char *line, const struct mk_detect_cfg *cfg, struct 
 		      char *err, size_t errlen);
 void mk_parse_env_free(struct mk_parse_env *env);
 
-/* ---- prefilter (prefilter.c) ----------------------------------------------- */
+/* ---- prefilter (engine/prefilter.c) ----------------------------------------------- */
 
 /* One Hyperscan database and its pattern -> rules map. */
 struct mk_pf_db {
@@ -501,6 +633,9 @@ struct mk_rule_list {
 	uint32_t *rules; /* rule numbers, ascending */
 	uint32_t n, cap;
 };
+
+/* Appends @v (util.c; the engine's groups and the prefilter share it). 0 or -ENOMEM. */
+int mk_rule_list_add(struct mk_rule_list *l, uint32_t v);
 
 /*
  * The rules a packet (or a stream chunk) is checked against: one group per
@@ -535,7 +670,7 @@ struct mk_group_set {
 };
 
 /*
- * Chooses each rule's anchors (prefilter.c: its rarest content over the
+ * Chooses each rule's anchors (engine/prefilter.c: its rarest content over the
  * set, for streams and for packets). 0 or -ENOMEM.
  */
 int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules);
@@ -554,6 +689,30 @@ typedef void (*mk_pf_hit_fn)(void *ctx, uint32_t pattern);
 int mk_prefilter_scan(const struct mk_pf_db *pf, void *scratch, const uint8_t *buf, uint32_t len,
 		      mk_pf_hit_fn hit, void *ctx);
 int mk_prefilter_available(void);
+
+/* ---- IP-only rules (engine/iponly.c) ------------------------------------------ */
+
+/* The packet classes and directions an IP-only rule may match in, as bits. */
+#define MK_IPONLY_BIT(pc, to_client) (1u << ((pc)*2 + (to_client)))
+
+struct mk_iponly_rule {
+	const struct mk_rule *r;
+	uint32_t num;  /* its number in the engine */
+	uint32_t mask; /* MK_IPONLY_BIT()s */
+};
+
+struct mk_iponly;
+/* Indexes @n address-only rules, given in ascending order. *@out NULL when @n is 0. 0 or -ENOMEM. */
+int mk_iponly_build(const struct mk_iponly_rule *rules, uint32_t n, struct mk_iponly **out);
+void mk_iponly_free(struct mk_iponly *io);
+size_t mk_iponly_mem(const struct mk_iponly *io);
+/*
+ * Calls @add for every rule whose addresses may hold a packet from @src to
+ * @dst (network order) in class and direction @bit: two binary searches and
+ * the family's wide rules. A superset: the header match decides.
+ */
+void mk_iponly_lookup(const struct mk_iponly *io, uint8_t family, const uint32_t *src,
+		      const uint32_t *dst, uint32_t bit, void (*add)(void *, uint32_t), void *arg);
 
 /* ---- engine ---------------------------------------------------------------- */
 
@@ -582,14 +741,18 @@ struct mk_detect_engine {
 	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;   /* any stream rule */
 	uint32_t has_iponly;
+	struct mk_iponly *iponly; /* the address-only rules, out of the packet groups */
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
-/* The static, escaped part of a rule's EVE alert object (eve_alert.c). */
-int mk_eve_rule_prepare(struct mk_rule *r);
+/* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
+int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			       struct mk_detect_engine **out, char *why, size_t whylen);
+/* Calls every registered rule hook on @r (detect.h). 0 or the first hook's -errno. */
+int mk_detect_rule_hooks_run(struct mk_rule *r);
 
 /* ---- worker ---------------------------------------------------------------- */
 
@@ -597,11 +760,12 @@ struct mk_detect_thread {
 	struct mk_detect_master *m; /* NULL: fixed engine */
 	struct mk_detect_engine *eng;
 	uint64_t gen;
-	void *scratch;	    /* Hyperscan scratch */
-	void *pcre_md;	    /* pcre2_match_data */
-	void *pcre_mctx;    /* pcre2_match_context */
-	void *pcre_jit;	    /* pcre2_jit_stack */
-	uint8_t *cand_bits; /* candidate bitmap, one bit per rule */
+	void *scratch;	     /* Hyperscan scratch */
+	void *pcre_md;	     /* pcre2_match_data */
+	void *pcre_mctx;     /* pcre2_match_context */
+	void *pcre_jit;	     /* pcre2_jit_stack */
+	uint64_t *cand_bits; /* candidate bitmap, one bit per rule (match/detect.c) */
+	uint64_t *cand_sum;  /* one bit per word of cand_bits that is not 0 */
 	uint32_t *cand;
 	uint32_t ncand;
 	const struct mk_pf_db *cur_pf; /* prefilter callback context */
@@ -680,7 +844,7 @@ bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
 int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
 struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);
 
-/* Rule header against a packet/stream direction (detect.c). */
+/* Rule header against a packet/stream direction (match/detect.c). */
 bool mk_rule_header_match(const struct mk_rule *r, uint8_t family, const uint32_t *src,
 			  const uint32_t *dst, uint16_t sport, uint16_t dport, int has_ports);
 

@@ -341,6 +341,118 @@ static void tcp_flag_words(struct ebuf *b, uint8_t all)
 			eb_str(b, words[i].word);
 }
 
+/* The record's head: time, flow id, interface, VLANs, the 5-tuple as the client sent it. */
+static void flow_head(struct ebuf *b, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+		      uint64_t ts_us)
+{
+	const struct mk_flow_key *k = &f->key;
+	const uint32_t *src = f->client_hi ? k->addr_hi : k->addr_lo;
+	const uint32_t *dst = f->client_hi ? k->addr_lo : k->addr_hi;
+	uint16_t sport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+	uint16_t dport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	char tmp[8];
+
+	EB_LIT(b, "{\"timestamp\":\"");
+	eb_ts(b, ts_us);
+	EB_LIT(b, "\",\"flow_id\":");
+	eb_u64(b, f->flow_id);
+	if (cfg && cfg->in_iface) {
+		EB_LIT(b, ",\"in_iface\":\"");
+		eb_str(b, cfg->in_iface);
+		EB_LIT(b, "\"");
+	}
+	EB_LIT(b, ",\"event_type\":\"flow\"");
+	if (f->vlan[0]) {
+		EB_LIT(b, ",\"vlan\":[");
+		eb_u64(b, f->vlan[0]);
+		if (f->vlan[1]) {
+			EB_LIT(b, ",");
+			eb_u64(b, f->vlan[1]);
+		}
+		EB_LIT(b, "]");
+	}
+	EB_LIT(b, ",\"src_ip\":\"");
+	eb_addr(b, k->family, src);
+	EB_LIT(b, "\"");
+	if (has_ports(k->proto)) {
+		EB_LIT(b, ",\"src_port\":");
+		eb_u64(b, sport);
+	}
+	EB_LIT(b, ",\"dest_ip\":\"");
+	eb_addr(b, k->family, dst);
+	EB_LIT(b, "\"");
+	if (has_ports(k->proto)) {
+		EB_LIT(b, ",\"dest_port\":");
+		eb_u64(b, dport);
+	}
+	EB_LIT(b, ",\"proto\":\"");
+	eb_str(b, mk_eve_proto_name(k->proto, tmp, sizeof(tmp)));
+	EB_LIT(b, "\"");
+	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6) {
+		EB_LIT(b, ",\"icmp_type\":");
+		eb_u64(b, f->icmp_type);
+		EB_LIT(b, ",\"icmp_code\":");
+		eb_u64(b, f->icmp_code);
+	}
+}
+
+/* The "flow" object: counters per direction, times, state, reason, alerted. */
+static void flow_object(struct ebuf *b, const struct mk_flow *f, enum mk_flow_reason reason,
+			int compact)
+{
+	EB_LIT(b, ",\"flow\":{\"pkts_toserver\":");
+	eb_u64(b, f->pkts[0]);
+	if (!compact) {
+		EB_LIT(b, ",\"pkts_toclient\":");
+		eb_u64(b, f->pkts[1]);
+	}
+	EB_LIT(b, ",\"bytes_toserver\":");
+	eb_u64(b, f->bytes[0]);
+	if (!compact) {
+		EB_LIT(b, ",\"bytes_toclient\":");
+		eb_u64(b, f->bytes[1]);
+	}
+	EB_LIT(b, ",\"start\":\"");
+	eb_ts(b, f->start_us);
+	EB_LIT(b, "\",\"end\":\"");
+	eb_ts(b, f->last_us);
+	EB_LIT(b, "\"");
+	if (!compact) {
+		EB_LIT(b, ",\"age\":");
+		eb_u64(b, f->last_us / 1000000 - f->start_us / 1000000);
+	}
+	EB_LIT(b, ",\"state\":\"");
+	eb_str(b, mk_flow_state_name(f));
+	EB_LIT(b, "\",\"reason\":\"");
+	eb_str(b, mk_flow_reason_name(reason));
+	if (f->alerted)
+		EB_LIT(b, "\",\"alerted\":true}");
+	else
+		EB_LIT(b, "\",\"alerted\":false}");
+}
+
+/* The "tcp" object: flags seen (per direction unless @compact), the session's state. */
+static void flow_tcp(struct ebuf *b, const struct mk_flow *f, int compact)
+{
+	uint8_t all = f->tcp_flags[0] | f->tcp_flags[1];
+
+	EB_LIT(b, ",\"tcp\":{\"tcp_flags\":\"");
+	eb_hex2(b, all);
+	if (compact) {
+		EB_LIT(b, "\"}");
+		return;
+	}
+	EB_LIT(b, "\",\"tcp_flags_ts\":\"");
+	eb_hex2(b, f->tcp_flags[0]);
+	EB_LIT(b, "\",\"tcp_flags_tc\":\"");
+	eb_hex2(b, f->tcp_flags[1]);
+	EB_LIT(b, "\"");
+	tcp_flag_words(b, all);
+	EB_LIT(b, ",\"state\":\"");
+	eb_str(b, mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
+	EB_LIT(b, "\"}");
+}
+
 /*
  * The flow record; @compact leaves out what a flow that never got an answer
  * does not need (docs/eve.md): the to-client counters (0), age,
@@ -350,88 +462,13 @@ static int eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const 
 		    enum mk_flow_reason reason, uint64_t ts_us, int compact)
 {
 	struct ebuf b = { .p = buf, .end = buf + size };
-	const struct mk_flow_key *k = &f->key;
-	const uint32_t *src = f->client_hi ? k->addr_hi : k->addr_lo;
-	const uint32_t *dst = f->client_hi ? k->addr_lo : k->addr_hi;
-	uint16_t sport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
-	uint16_t dport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
-	char tmp[8];
 
 	if (!size)
 		return -ENOSPC;
 	/* room for the terminating NUL, which is not part of the record */
 	b.end--;
-	EB_LIT(&b, "{\"timestamp\":\"");
-	eb_ts(&b, ts_us);
-	EB_LIT(&b, "\",\"flow_id\":");
-	eb_u64(&b, f->flow_id);
-	if (cfg && cfg->in_iface) {
-		EB_LIT(&b, ",\"in_iface\":\"");
-		eb_str(&b, cfg->in_iface);
-		EB_LIT(&b, "\"");
-	}
-	EB_LIT(&b, ",\"event_type\":\"flow\"");
-	if (f->vlan[0]) {
-		EB_LIT(&b, ",\"vlan\":[");
-		eb_u64(&b, f->vlan[0]);
-		if (f->vlan[1]) {
-			EB_LIT(&b, ",");
-			eb_u64(&b, f->vlan[1]);
-		}
-		EB_LIT(&b, "]");
-	}
-	EB_LIT(&b, ",\"src_ip\":\"");
-	eb_addr(&b, k->family, src);
-	EB_LIT(&b, "\"");
-	if (has_ports(k->proto)) {
-		EB_LIT(&b, ",\"src_port\":");
-		eb_u64(&b, sport);
-	}
-	EB_LIT(&b, ",\"dest_ip\":\"");
-	eb_addr(&b, k->family, dst);
-	EB_LIT(&b, "\"");
-	if (has_ports(k->proto)) {
-		EB_LIT(&b, ",\"dest_port\":");
-		eb_u64(&b, dport);
-	}
-	EB_LIT(&b, ",\"proto\":\"");
-	eb_str(&b, mk_eve_proto_name(k->proto, tmp, sizeof(tmp)));
-	EB_LIT(&b, "\"");
-	if (k->proto == MK_IPPROTO_ICMP || k->proto == MK_IPPROTO_ICMPV6) {
-		EB_LIT(&b, ",\"icmp_type\":");
-		eb_u64(&b, f->icmp_type);
-		EB_LIT(&b, ",\"icmp_code\":");
-		eb_u64(&b, f->icmp_code);
-	}
-	EB_LIT(&b, ",\"flow\":{\"pkts_toserver\":");
-	eb_u64(&b, f->pkts[0]);
-	if (!compact) {
-		EB_LIT(&b, ",\"pkts_toclient\":");
-		eb_u64(&b, f->pkts[1]);
-	}
-	EB_LIT(&b, ",\"bytes_toserver\":");
-	eb_u64(&b, f->bytes[0]);
-	if (!compact) {
-		EB_LIT(&b, ",\"bytes_toclient\":");
-		eb_u64(&b, f->bytes[1]);
-	}
-	EB_LIT(&b, ",\"start\":\"");
-	eb_ts(&b, f->start_us);
-	EB_LIT(&b, "\",\"end\":\"");
-	eb_ts(&b, f->last_us);
-	EB_LIT(&b, "\"");
-	if (!compact) {
-		EB_LIT(&b, ",\"age\":");
-		eb_u64(&b, f->last_us / 1000000 - f->start_us / 1000000);
-	}
-	EB_LIT(&b, ",\"state\":\"");
-	eb_str(&b, mk_flow_state_name(f));
-	EB_LIT(&b, "\",\"reason\":\"");
-	eb_str(&b, mk_flow_reason_name(reason));
-	if (f->alerted)
-		EB_LIT(&b, "\",\"alerted\":true}");
-	else
-		EB_LIT(&b, "\",\"alerted\":false}");
+	flow_head(&b, cfg, f, ts_us);
+	flow_object(&b, f, reason, compact);
 	if (cfg && cfg->community_id && !compact) {
 		char cid[MK_COMMUNITY_ID_LEN];
 
@@ -440,25 +477,8 @@ static int eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const 
 		eb_str(&b, cid);
 		EB_LIT(&b, "\"");
 	}
-	if (k->proto == MK_IPPROTO_TCP) {
-		uint8_t all = f->tcp_flags[0] | f->tcp_flags[1];
-
-		EB_LIT(&b, ",\"tcp\":{\"tcp_flags\":\"");
-		eb_hex2(&b, all);
-		if (compact) {
-			EB_LIT(&b, "\"}");
-		} else {
-			EB_LIT(&b, "\",\"tcp_flags_ts\":\"");
-			eb_hex2(&b, f->tcp_flags[0]);
-			EB_LIT(&b, "\",\"tcp_flags_tc\":\"");
-			eb_hex2(&b, f->tcp_flags[1]);
-			EB_LIT(&b, "\"");
-			tcp_flag_words(&b, all);
-			EB_LIT(&b, ",\"state\":\"");
-			eb_str(&b, mk_tcp_state_name(mk_tcp_session_state(&f->tcp)));
-			EB_LIT(&b, "\"}");
-		}
-	}
+	if (f->key.proto == MK_IPPROTO_TCP)
+		flow_tcp(&b, f, compact);
 	if (f->tunnel_depth) {
 		EB_LIT(&b, ",");
 		eb_tunnel(&b, f->tunnel_type, f->tunnel_id, f->tunnel_depth, f->outer_family,

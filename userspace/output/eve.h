@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "eve_alert.h" /* alert records: the pipeline renders them with the others */
 #include "eve_sink.h"
 #include "flow.h"
 

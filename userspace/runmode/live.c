@@ -11,9 +11,10 @@
  *   socket. Sockets exist before the program runs, so the first frames
  *   already find them.
  *
- * A worker polls its sockets in turn, takes up to `batch` descriptors from
- * each, rebuilds the parse from the metadata in front of every frame
- * (common/meta_parse.h), runs the pipeline, clears the metadata's magic (a
+ * A worker polls its sockets in turn (or, reading more than one, merges them
+ * by the program's arrival stamp: rx_order.h), takes up to `batch`
+ * descriptors from each, rebuilds the parse from the metadata in front of
+ * every frame (common/meta_parse.h), runs the pipeline, clears the metadata's magic (a
  * recycled frame must not show a stale one), and gives the whole batch back
  * to the queue's fill ring in one critical section. Idle, it sleeps in
  * poll() on its sockets. Once a second it advances its pipeline's clock,
@@ -50,6 +51,7 @@
 #include "log.h"
 #include "meta_parse.h"
 #include "privs.h"
+#include "rx_order.h"
 #include "spsc.h"
 #include "stats.h"
 #include "worker.h"
@@ -77,6 +79,18 @@ static const char *const live_counter_names[MK_LIVE_CNT_MAX] = { MK_LIVE_COUNTER
 #define RX_PAUSE_START_NS 1000000u
 
 struct live;
+
+/*
+ * A worker's view of one socket's RX ring when it merges its rings in
+ * arrival order (rx_order.h): descriptors peeked and not yet released, and
+ * how many of them the pipeline has taken.
+ */
+struct live_rx {
+	uint32_t idx;  /* the first peeked descriptor not released yet */
+	uint32_t n;    /* peeked from idx on */
+	uint32_t done; /* taken by the pipeline, from idx on */
+	uint8_t full;  /* the last look stopped at a batch: the ring may hold more */
+};
 
 struct live_sock {
 	struct mk_xsk_sock xs;
@@ -122,7 +136,10 @@ struct live_worker {
 	struct live_sock **socks;
 	unsigned int nsocks;
 	struct pollfd *pfds;
-	uint64_t *addrs; /* one batch of frame addresses to give back */
+	uint64_t *addrs;	  /* one batch of frame addresses to give back */
+	struct live_rx *rx;	  /* [nsocks], when the rings are merged in arrival order */
+	struct mk_rx_head *heads; /* [nsocks] */
+	uint32_t window;	  /* capture.reorder-window-us in stamp ticks */
 	uint64_t cnt[MK_LIVE_CNT_MAX];
 	char *eve; /* lines not yet written */
 	size_t eve_len;
@@ -325,13 +342,163 @@ static uint32_t worker_rx(struct live_worker *w, struct live_sock *ls)
 			m = (struct mk_meta *)(frame - sizeof(*m));
 		worker_frame(w, m, frame, d->len, ts_us);
 		if (m)
-			m->magic = 0;
+			m->type_magic = 0;
 		w->addrs[i] = base;
 	}
 	xsk_ring_cons__release(&s->rx, n);
 	mk_xsk_umem_refill(u, w->addrs, n);
 	w->cnt[MK_LIVE_REFILLED] += n;
 	return n;
+}
+
+/* ---- arrival order across the worker's rings (rx_order.h) ---- */
+
+static uint32_t now_stamp(void)
+{
+	return mk_meta_stamp_of_ns(now_mono_ns());
+}
+
+/* The metadata in front of a received frame, or NULL when the headroom cannot hold it. */
+static struct mk_meta *rx_meta(const struct mk_xsk_umem *u, const struct xdp_desc *d)
+{
+	uint64_t base = mk_xsk_frame_base(u, d->addr);
+
+	if (d->addr - base < sizeof(struct mk_meta) || d->len > u->frame_size - (d->addr - base))
+		return NULL;
+	return (struct mk_meta *)((uint8_t *)xsk_umem__get_data(u->area, d->addr) -
+				  sizeof(struct mk_meta));
+}
+
+/* Tops the ring's peeked descriptors up to a batch; a short answer means it is empty. */
+static void rx_look(struct live_worker *w, struct live_sock *ls, struct live_rx *rx)
+{
+	struct mk_xsk_sock *s = &ls->xs;
+	uint32_t want = w->lv->cap.batch - rx->n, got, idx;
+
+	/* the peek answers from its cached producer first: ask again until it reads the ring's */
+	while (want && (got = xsk_ring_cons__peek(&s->rx, want, &idx))) {
+		if (!rx->n)
+			rx->idx = idx;
+		rx->n += got;
+		want -= got;
+	}
+	rx->full = !want;
+	if (!rx->n && (w->lv->cap.busy_poll || xsk_ring_prod__needs_wakeup(&s->umem->fill)))
+		mk_xsk_sock_kick(s);
+}
+
+static void rx_head(struct live_worker *w, unsigned int i, uint32_t now)
+{
+	struct live_rx *rx = &w->rx[i];
+	struct mk_xsk_sock *s = &w->socks[i]->xs;
+	const struct mk_meta *m;
+
+	if (rx->done == rx->n) {
+		w->heads[i].state = rx->full ? MK_RX_HEAD_UNKNOWN : MK_RX_HEAD_EMPTY;
+		return;
+	}
+	m = rx_meta(s->umem, xsk_ring_cons__rx_desc(&s->rx, rx->idx + rx->done));
+	w->heads[i].state = MK_RX_HEAD_FRAME;
+	w->heads[i].age = m && mk_meta_magic(m) == MK_META_MAGIC ?
+				  mk_meta_stamp_age(now, mk_meta_stamp(m)) :
+				  MK_RX_AGE_NOW;
+}
+
+/* The frame at the head of ring @i to the pipeline. */
+static void rx_take(struct live_worker *w, unsigned int i, uint64_t ts_us)
+{
+	struct live_rx *rx = &w->rx[i];
+	struct mk_xsk_sock *s = &w->socks[i]->xs;
+	const struct xdp_desc *d = xsk_ring_cons__rx_desc(&s->rx, rx->idx + rx->done);
+	struct mk_meta *m = rx_meta(s->umem, d);
+
+	worker_frame(w, m, xsk_umem__get_data(s->umem->area, d->addr), d->len, ts_us);
+	if (m)
+		m->type_magic = 0;
+	rx->done++;
+}
+
+/* Releases what the pipeline took from ring @i and gives the frames back in one refill. */
+static void rx_release(struct live_worker *w, unsigned int i)
+{
+	struct live_rx *rx = &w->rx[i];
+	struct mk_xsk_sock *s = &w->socks[i]->xs;
+	uint32_t k;
+
+	if (!rx->done)
+		return;
+	for (k = 0; k < rx->done; k++)
+		w->addrs[k] = mk_xsk_frame_base(s->umem,
+						xsk_ring_cons__rx_desc(&s->rx, rx->idx + k)->addr);
+	xsk_ring_cons__release(&s->rx, rx->done);
+	mk_xsk_umem_refill(s->umem, w->addrs, rx->done);
+	w->cnt[MK_LIVE_REFILLED] += rx->done;
+	rx->idx += rx->done;
+	rx->n -= rx->done;
+	rx->done = 0;
+}
+
+/*
+ * One pass over every ring in arrival order: look at each, then take the
+ * oldest head while rx_order.h lets it go. Returns the frames taken; *full
+ * when a ring had a whole batch, *hold_ns when frames wait for the window.
+ * Draining, the window is 0: the rings hold all there is.
+ */
+static uint32_t worker_rx_ordered(struct live_worker *w, int draining, int *full, uint64_t *hold_ns)
+{
+	uint32_t window = draining ? 0 : w->window, now, limit = 0, wait = 0, got = 0;
+	uint64_t ts_us;
+	unsigned int i;
+	int k;
+
+	*full = 0;
+	*hold_ns = 0;
+	for (i = 0; i < w->nsocks; i++) {
+		rx_look(w, w->socks[i], &w->rx[i]);
+		*full |= w->rx[i].full;
+	}
+	/* after the looks: every frame seen was stamped before now */
+	now = now_stamp();
+	ts_us = now_real_us();
+	for (i = 0; i < w->nsocks; i++)
+		rx_head(w, i, now);
+	while ((k = mk_rx_order_next(w->heads, w->nsocks, window, &limit, &wait)) >= 0) {
+		do {
+			rx_take(w, (unsigned int)k, ts_us);
+			got++;
+			rx_head(w, (unsigned int)k, now);
+		} while (w->heads[k].state == MK_RX_HEAD_FRAME && w->heads[k].age >= limit);
+	}
+	if (k == MK_RX_ORDER_HOLD)
+		*hold_ns = (uint64_t)wait << MK_META_STAMP_SHIFT;
+	for (i = 0; i < w->nsocks; i++)
+		rx_release(w, i);
+	return got;
+}
+
+/*
+ * Merging needs more than one ring and a window; the loader stamps frames
+ * under the same condition (rx_stamp_wanted()). 0, or -ENOMEM.
+ */
+static int worker_order_init(struct live_worker *w)
+{
+	uint64_t ticks =
+		((uint64_t)w->lv->cap.reorder_window_us * 1000 + (1u << MK_META_STAMP_SHIFT) - 1) >>
+		MK_META_STAMP_SHIFT;
+
+	if (w->nsocks < 2 || !ticks)
+		return 0;
+	w->rx = calloc(w->nsocks, sizeof(*w->rx));
+	w->heads = calloc(w->nsocks, sizeof(*w->heads));
+	if (!w->rx || !w->heads) {
+		free(w->rx);
+		free(w->heads);
+		w->rx = NULL;
+		w->heads = NULL;
+		return -ENOMEM;
+	}
+	w->window = (uint32_t)ticks;
+	return 0;
 }
 
 static void worker_handoffs(struct live_worker *w)
@@ -414,17 +581,23 @@ static void *worker_main(void *arg)
 	int draining = 0;
 
 	worker_pin(w);
+	if (worker_order_init(w))
+		mk_warn("worker %u: no memory to merge its rings: arrival order not kept", w->id);
 	w->last_tick_us = now_real_us();
 	w->pause_ns = RX_PAUSE_START_NS;
 	for (;;) {
 		uint32_t got = 0, n;
 		int full = 0;
-		uint64_t now;
+		uint64_t now, hold_ns = 0;
 
-		for (i = 0; i < w->nsocks; i++) {
-			n = worker_rx(w, w->socks[i]);
-			full |= n == w->lv->cap.batch;
-			got += n;
+		if (w->rx) {
+			got = worker_rx_ordered(w, draining, &full, &hold_ns);
+		} else {
+			for (i = 0; i < w->nsocks; i++) {
+				n = worker_rx(w, w->socks[i]);
+				full |= n == w->lv->cap.batch;
+				got += n;
+			}
 		}
 		worker_handoffs(w);
 		now = now_real_us();
@@ -438,6 +611,13 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		w->since_pause = 0;
+		if (hold_ns) {
+			/* frames wait for the window: a short sleep, not poll(), which sees them */
+			struct timespec ts = { 0, (long)hold_ns };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (!draining && atomic_load_explicit(&w->lv->stop, memory_order_acquire)) {
 			/* the programs are detached: what is in the rings is all there is */
 			draining = 1;
@@ -451,6 +631,8 @@ static void *worker_main(void *arg)
 	mk_worker_finish(&w->pipe);
 	worker_eve_flush(w);
 	worker_publish(w);
+	free(w->rx);
+	free(w->heads);
 	return NULL;
 }
 
@@ -805,6 +987,8 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	lo.tunnel_off = c->parse.tunnel_off;
 	lo.vxlan_port = c->parse.vxlan_port;
 	lo.geneve_port = c->parse.geneve_port;
+	/* workers merge their rings by the stamp when they read more than one (worker_order_init) */
+	lo.rx_stamp = lv->cap.reorder_window_us && (lv->cap.n_ifaces > 1 || ifc->queues > 1);
 	if (lv->cap.pin_dir[0]) {
 		snprintf(pin, sizeof(pin), "%s/%s", lv->cap.pin_dir, ic->name);
 		if (mkdir(lv->cap.pin_dir, 0700) && errno != EEXIST) {

@@ -711,27 +711,22 @@ static int atomic_v6(struct mk_defrag *d, const struct frag_info *fi, __u64 ts,
 	return MK_DEFRAG_DONE;
 }
 
-int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
-		    const struct mk_defrag_outer *outer, struct mk_defrag_datagram *out)
+/* Reads the fragment's headers into @fi; 0, or the error that was counted. */
+static int fragment_parse(struct mk_defrag *d, const void *ip, __u32 len,
+			  const struct mk_defrag_outer *outer, struct frag_info *fi)
 {
-	struct mk_defrag_tracker *t;
-	struct mk_defrag_frag *f;
-	struct frag_info fi;
-	__u32 hash, limit, i, pos, extra, need;
-	struct chunk_cursor cur;
 	int ret;
 
-	d->st.frags_in++;
-	memset(&fi, 0, sizeof(fi));
-	fi.pkt = ip;
+	memset(fi, 0, sizeof(*fi));
+	fi->pkt = ip;
 	if (!ip || !len) {
 		ret = -EINVAL;
-	} else if ((fi.pkt[0] >> 4) == 4) {
+	} else if ((fi->pkt[0] >> 4) == 4) {
 		d->st.frags_v4++;
-		ret = parse_ipv4(fi.pkt, len, &fi);
-	} else if ((fi.pkt[0] >> 4) == 6) {
+		ret = parse_ipv4(fi->pkt, len, fi);
+	} else if ((fi->pkt[0] >> 4) == 6) {
 		d->st.frags_v6++;
-		ret = parse_ipv6(fi.pkt, len, &fi);
+		ret = parse_ipv6(fi->pkt, len, fi);
 	} else {
 		ret = -EINVAL;
 	}
@@ -744,10 +739,105 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 		return ret;
 	}
 	if (outer) {
-		fi.key.vlan[0] = outer->vlan[0];
-		fi.key.vlan[1] = outer->vlan[1];
-		fi.key.tunnel_ctx = outer->tunnel_ctx;
+		fi->key.vlan[0] = outer->vlan[0];
+		fi->key.vlan[1] = outer->vlan[1];
+		fi->key.tunnel_ctx = outer->tunnel_ctx;
 	}
+	return 0;
+}
+
+/*
+ * Checks the fragment alone, then against what datagram @t (NULL: none yet)
+ * already holds; a fragment that spoils the datagram abandons it, counted.
+ */
+static int fragment_check(struct mk_defrag *d, struct mk_defrag_tracker *t,
+			  const struct frag_info *fi)
+{
+	__u32 extra, fend = fi->off + fi->len, i;
+
+	if (!fi->len || (fi->more && (fi->len & 7)))
+		return abandon(d, t, &d->st.dg_invalid, -EINVAL);
+	extra = fi->key.family == 4 ? fi->hdr_len : fi->hdr_len - IPV6_HLEN;
+	if ((__u64)fi->off + fi->len + extra > d->cfg.max_datagram)
+		return abandon(d, t, &d->st.dg_oversize, -EMSGSIZE);
+	if (!t)
+		return 0;
+	if (t->have_end && (fend > t->end || (!fi->more && fend != t->end)))
+		return abandon(d, t, &d->st.dg_invalid, -EINVAL);
+	if (!fi->more) {
+		/* sorted by offset, but a long early fragment may reach further */
+		for (i = 0; i < t->nfrags; i++) {
+			if (t->frags[i].off + t->frags[i].len > fend)
+				return abandon(d, t, &d->st.dg_invalid, -EINVAL);
+		}
+	}
+	if (t->nfrags >= d->cfg.max_frags)
+		return abandon(d, t, &d->st.dg_too_many_frags, -E2BIG);
+	for (i = 0; i < t->nfrags; i++) {
+		const struct mk_defrag_frag *o = &t->frags[i];
+
+		if (o->off < fi->off + fi->len && fi->off < o->off + o->len) {
+			d->st.frags_overlap++;
+			t->overlap = 1;
+			if (d->cfg.policy == MK_DEFRAG_POLICY_REJECT &&
+			    (o->off != fi->off || o->len != fi->len))
+				return abandon(d, t, &d->st.dg_overlap, -EEXIST);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Stores the fragment in @t, sorted by offset, in @need chunks (room was made). */
+static void fragment_store(struct mk_defrag *d, struct mk_defrag_tracker *t,
+			   const struct frag_info *fi, __u32 need)
+{
+	struct mk_defrag_frag *f;
+	struct chunk_cursor cur;
+	__u32 pos;
+
+	for (pos = t->nfrags; pos > 0 && t->frags[pos - 1].off > fi->off; pos--)
+		;
+	memmove(&t->frags[pos + 1], &t->frags[pos], (t->nfrags - pos) * sizeof(*t->frags));
+	f = &t->frags[pos];
+	memset(f, 0, sizeof(*f));
+	f->chunk = chunk_alloc(d, need);
+	f->off = fi->off;
+	f->len = fi->len;
+	f->seq = (__u16)t->nfrags;
+	cur.chunk = f->chunk;
+	cur.pos = 0;
+	if (!fi->off) {
+		f->hdr_len = (__u16)fi->hdr_len;
+		f->nh_off = (__u16)fi->nh_off;
+		f->next_hdr = fi->next_hdr;
+		chunk_write(d, &cur, fi->pkt, fi->hdr_len);
+	}
+	chunk_write(d, &cur, fi->pkt + fi->payload_off, fi->len);
+	t->nfrags++;
+	t->chunks += need;
+	d->chunks_used += need;
+	d->st.mem_used = (__u64)d->chunks_used * CHUNK_SIZE;
+	if (d->st.mem_used > d->st.mem_peak)
+		d->st.mem_peak = d->st.mem_used;
+	if (!fi->more) {
+		t->end = fi->off + fi->len;
+		t->have_end = 1;
+	}
+}
+
+int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
+		    const struct mk_defrag_outer *outer, struct mk_defrag_datagram *out)
+{
+	struct mk_defrag_tracker *t;
+	struct frag_info fi;
+	__u32 hash, need;
+	int ret;
+
+	d->st.frags_in++;
+	ret = fragment_parse(d, ip, len, outer, &fi);
+	if (ret)
+		return ret;
 
 	mk_defrag_expire(d, ts_ns);
 	if (fi.key.family == 6 && !fi.off && !fi.more)
@@ -760,41 +850,9 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 		abandon(d, t, &d->st.dg_timeout, 0);
 		t = NULL;
 	}
-
-	/* checks on the fragment alone, then against what the datagram already has */
-	if (!fi.len || (fi.more && (fi.len & 7)))
-		return abandon(d, t, &d->st.dg_invalid, -EINVAL);
-	extra = fi.key.family == 4 ? fi.hdr_len : fi.hdr_len - IPV6_HLEN;
-	limit = d->cfg.max_datagram;
-	if ((__u64)fi.off + fi.len + extra > limit)
-		return abandon(d, t, &d->st.dg_oversize, -EMSGSIZE);
-	if (t) {
-		__u32 fend = fi.off + fi.len;
-
-		if (t->have_end && (fend > t->end || (!fi.more && fend != t->end)))
-			return abandon(d, t, &d->st.dg_invalid, -EINVAL);
-		if (!fi.more) {
-			/* sorted by offset, but a long early fragment may reach further */
-			for (i = 0; i < t->nfrags; i++) {
-				if (t->frags[i].off + t->frags[i].len > fend)
-					return abandon(d, t, &d->st.dg_invalid, -EINVAL);
-			}
-		}
-		if (t->nfrags >= d->cfg.max_frags)
-			return abandon(d, t, &d->st.dg_too_many_frags, -E2BIG);
-		for (i = 0; i < t->nfrags; i++) {
-			const struct mk_defrag_frag *o = &t->frags[i];
-
-			if (o->off < fi.off + fi.len && fi.off < o->off + o->len) {
-				d->st.frags_overlap++;
-				t->overlap = 1;
-				if (d->cfg.policy == MK_DEFRAG_POLICY_REJECT &&
-				    (o->off != fi.off || o->len != fi.len))
-					return abandon(d, t, &d->st.dg_overlap, -EEXIST);
-				break;
-			}
-		}
-	}
+	ret = fragment_check(d, t, &fi);
+	if (ret)
+		return ret;
 
 	need = chunks_for(fi.len + (fi.off ? 0 : fi.hdr_len));
 	if (need > d->nchunks)
@@ -803,36 +861,7 @@ int mk_defrag_input(struct mk_defrag *d, const void *ip, __u32 len, __u64 ts_ns,
 		return abandon(d, t, &d->st.dg_memcap, -ENOBUFS);
 	if (!t)
 		t = tracker_new(d, &fi.key, hash, ts_ns);
-
-	/* insert sorted by offset */
-	for (pos = t->nfrags; pos > 0 && t->frags[pos - 1].off > fi.off; pos--)
-		;
-	memmove(&t->frags[pos + 1], &t->frags[pos], (t->nfrags - pos) * sizeof(*t->frags));
-	f = &t->frags[pos];
-	memset(f, 0, sizeof(*f));
-	f->chunk = chunk_alloc(d, need);
-	f->off = fi.off;
-	f->len = fi.len;
-	f->seq = (__u16)t->nfrags;
-	cur.chunk = f->chunk;
-	cur.pos = 0;
-	if (!fi.off) {
-		f->hdr_len = (__u16)fi.hdr_len;
-		f->nh_off = (__u16)fi.nh_off;
-		f->next_hdr = fi.next_hdr;
-		chunk_write(d, &cur, fi.pkt, fi.hdr_len);
-	}
-	chunk_write(d, &cur, fi.pkt + fi.payload_off, fi.len);
-	t->nfrags++;
-	t->chunks += need;
-	d->chunks_used += need;
-	d->st.mem_used = (__u64)d->chunks_used * CHUNK_SIZE;
-	if (d->st.mem_used > d->st.mem_peak)
-		d->st.mem_peak = d->st.mem_used;
-	if (!fi.more) {
-		t->end = fi.off + fi.len;
-		t->have_end = 1;
-	}
+	fragment_store(d, t, &fi, need);
 
 	if (!complete(t))
 		return MK_DEFRAG_HELD;

@@ -3,7 +3,7 @@
  * content and the modifiers of the content before them: nocase, depth,
  * offset, distance, within, startswith, endswith, fast_pattern (with only
  * and chop), rawbytes. The search itself (mk_content_find) is used by the
- * payload inspection engine (payload.c).
+ * payload inspection engine (match/payload.c).
  *
  * Value syntax as Suricata: content:[!]"text|41 42|text"; inside the quotes
  * '\' escapes only ';', '"', '\' and ':'; hex bytes go between '|'.
@@ -429,3 +429,5 @@ MOD("fast_pattern", fast_pattern, 0,
     "use the previous content for the prefilter (only, offset,length chop)");
 MOD("rawbytes", rawbytes, MK_KWF_NOVALUE,
     "accepted, no effect: the raw payload is the only buffer");
+
+MK_KW_FAMILY_TABLE(content, MK_KW_FAMILY_CONTENT);

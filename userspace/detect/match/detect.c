@@ -34,15 +34,17 @@
 static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
 {
 	void *scratch = NULL;
-	uint8_t *bits;
-	uint32_t *cand, i;
+	uint64_t *bits;
+	uint32_t *cand, i, words;
 
 	for (i = 0; i < e->ngroups; i++)
 		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
 			mk_prefilter_scratch_free(scratch);
 			return -ENOMEM;
 		}
-	bits = calloc(e->nrules / 8 + 1, 1);
+	/* one bit per rule, then one summary bit per word of them */
+	words = e->nrules / 64 + 1;
+	bits = calloc(words + words / 64 + 1, sizeof(*bits));
 	cand = malloc((e->nrules + 1) * sizeof(*cand));
 	if (!bits || !cand) {
 		free(bits);
@@ -56,6 +58,7 @@ static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, 
 	mk_detect_engine_put(t->eng);
 	t->scratch = scratch;
 	t->cand_bits = bits;
+	t->cand_sum = bits + words;
 	t->cand = cand;
 	t->ncand = 0;
 	t->eng = e;
@@ -236,47 +239,56 @@ static void decode(struct mk_detect_thread *t)
 
 /* ---- candidates ------------------------------------------------------------------------ */
 
+/*
+ * Candidates gather in a bitmap of rule numbers with a summary bit per 64 of
+ * them, so that cand_order() lists them in rule order by walking the bits
+ * that are set: no sorting, a cost that grows with the candidates, not with
+ * the ruleset (a summary word covers 4,096 rules).
+ */
 static inline void cand_add(struct mk_detect_thread *t, uint32_t rule)
 {
-	uint8_t bit = (uint8_t)(1u << (rule & 7));
+	uint64_t bit = 1ull << (rule & 63), *w = &t->cand_bits[rule >> 6];
 
-	if (t->cand_bits[rule >> 3] & bit)
+	if (*w & bit)
 		return;
-	t->cand_bits[rule >> 3] |= bit;
-	t->cand[t->ncand++] = rule;
+	if (!*w)
+		t->cand_sum[rule >> 12] |= 1ull << ((rule >> 6) & 63);
+	*w |= bit;
+	t->ncand++;
+}
+
+/* Lists the candidates in rule order in t->cand and clears the bitmap. */
+static void cand_order(struct mk_detect_thread *t)
+{
+	uint32_t s, n = 0, nsum = t->eng->nrules / 4096 + 1;
+
+	for (s = 0; s < nsum && n < t->ncand; s++) {
+		uint64_t sum = t->cand_sum[s];
+
+		t->cand_sum[s] = 0;
+		while (sum) {
+			uint32_t wi = s * 64 + (uint32_t)__builtin_ctzll(sum);
+			uint64_t w = t->cand_bits[wi];
+
+			sum &= sum - 1;
+			t->cand_bits[wi] = 0;
+			while (w) {
+				t->cand[n++] = wi * 64 + (uint32_t)__builtin_ctzll(w);
+				w &= w - 1;
+			}
+		}
+	}
 }
 
 static void cand_reset(struct mk_detect_thread *t)
 {
-	uint32_t i;
-
-	for (i = 0; i < t->ncand; i++)
-		t->cand_bits[t->cand[i] >> 3] = 0;
 	t->ncand = 0;
 }
 
-static int u32_cmp(const void *x, const void *y)
+/* mk_iponly_lookup()'s callback. */
+static void iponly_hit(void *arg, uint32_t rule)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static void cand_sort(struct mk_detect_thread *t)
-{
-	uint32_t i, j;
-
-	if (t->ncand > 16) {
-		qsort(t->cand, t->ncand, sizeof(*t->cand), u32_cmp);
-		return;
-	}
-	for (i = 1; i < t->ncand; i++) {
-		uint32_t v = t->cand[i];
-
-		for (j = i; j > 0 && t->cand[j - 1] > v; j--)
-			t->cand[j] = t->cand[j - 1];
-		t->cand[j] = v;
-	}
+	cand_add(arg, rule);
 }
 
 static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32_t rule);
@@ -484,7 +496,7 @@ struct alert_src {
 	int to_client;
 };
 
-/* The flow's tuple as its record's community_id reads it (community_id.h). */
+/* The flow's tuple as its record's community_id reads it (output/). */
 static void flow_tuple(struct mk_detect_alert *a, const struct mk_flow *f)
 {
 	const struct mk_flow_key *k = &f->key;
@@ -686,27 +698,29 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	if (g->scan_bound && g->scan_bound < scan)
 		scan = g->scan_bound; /* every anchor lies within depth: no further */
 	group_candidates(t, g, pi->payload, scan, NULL);
+	/* address-only rules: on the first packet of each direction, as Suricata's */
+	first = !f || f->pkts[dir] == 1;
+	if (first && e->iponly)
+		mk_iponly_lookup(e->iponly, pi->family, pi->src, pi->dst, MK_IPONLY_BIT(pc, dir),
+				 iponly_hit, t);
 	if (!t->ncand)
 		return;
-	cand_sort(t);
+	cand_order(t);
 	t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
-	first = !f || f->pkts[dir] == 1;
 	memset(&mc, 0, sizeof(mc));
 	mc.t = t;
 	mc.pi = pi;
 	mc.flow = f;
 	mc.fs = f ? f->detect : NULL;
 	mc.to_client = dir;
+	mc.payload = (struct mk_buf){ .data = pi->payload, .len = pi->payload_len };
 	for (i = 0; i < t->ncand && !t->stop; i++) {
 		const struct mk_rule *r = e->rules[t->cand[i]];
 		struct alert_src as;
-		struct mk_insp in;
 		uint32_t split;
 		int dedup_dir = -1;
 		uint64_t dedup_end = 0;
 
-		if ((r->flags & MK_RF_IPONLY) && !first)
-			continue;
 		if (!proto_ok(r, pi->proto) ||
 		    !mk_rule_header_match(r, pi->family, pi->src, pi->dst, pi->sport, pi->dport,
 					  pi->has_ports))
@@ -714,12 +728,10 @@ void mk_detect_packet(struct mk_detect_thread *t)
 		split = match_split(r);
 		if (!run_match(&mc, r, 0, split))
 			continue;
-		if (r->npmatch) {
-			memset(&in, 0, sizeof(in));
-			in.t = t;
-			in.buf = pi->payload;
-			in.len = pi->payload_len;
-			if (!mk_payload_inspect(&in, r))
+		if (r->buf_mask) {
+			uint32_t end = 0;
+
+			if (!mk_buffers_inspect(&mc, r, &end))
 				continue;
 			/* TCP payload: remember the bytes (retransmissions, stream path) */
 			if (pc == MK_PC_TCP && f && pi->is_tcp_seg &&
@@ -728,8 +740,8 @@ void mk_detect_packet(struct mk_detect_thread *t)
 					   mk_tcp_session_swapped(&f->tcp);
 
 				dedup_dir = dir;
-				dedup_end = mk_tcp_session_seq_offset(&f->tcp, role,
-								      pi->tcp_seq + in.match_end);
+				dedup_end =
+					mk_tcp_session_seq_offset(&f->tcp, role, pi->tcp_seq + end);
 			}
 		}
 		if (!run_match(&mc, r, split, r->nmatch))
@@ -857,7 +869,7 @@ static void arm_rule(struct mk_detect_thread *t, struct mk_stream_win *w, uint32
 	uint32_t lo = 0, hi = w->narmed, i, old;
 
 	/* a rule that is its anchor alone matched or not where the anchor is */
-	if (t->eng->rules[rule]->npmatch < 2)
+	if (t->eng->rules[rule]->bufs[MK_BUF_PAYLOAD].n < 2)
 		return;
 
 	while (lo < hi) {
@@ -974,14 +986,17 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	t->arm_until = w->base + len;
 	group_candidates(t, g, buf + from, len - from, w);
 	if (t->ncand) {
-		cand_sort(t);
+		cand_order(t);
 		t->cnt[MK_DETECT_CNT_CANDIDATES] += t->ncand;
 		mc.fs = fs;
 		mc.to_client = dir;
+		mc.payload = (struct mk_buf){
+			.data = buf, .len = len, .min_end = new_start, .abs_base = w->base
+		};
 		for (i = 0; i < t->ncand && !t->stop; i++) {
 			const struct mk_rule *r = e->rules[t->cand[i]];
 			struct alert_src as;
-			struct mk_insp in;
+			uint32_t end = 0;
 			int dd = -1;
 
 			if (!mk_rule_header_match(r, k->family, src, dst, dir ? srv_port : cport,
@@ -989,13 +1004,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 				continue;
 			if (!run_match(&mc, r, 0, match_split(r)))
 				continue;
-			memset(&in, 0, sizeof(in));
-			in.t = t;
-			in.buf = buf;
-			in.len = len;
-			in.abs_base = w->base;
-			in.min_end = new_start;
-			if (!mk_payload_inspect(&in, r))
+			if (!mk_buffers_inspect(&mc, r, &end))
 				continue;
 			if (!run_match(&mc, r, match_split(r), r->nmatch))
 				continue;
@@ -1014,7 +1023,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 				.payload_len = len,
 				.to_client = dir,
 			};
-			on_match(t, r, &mc, &as, dd, w->base + in.match_end);
+			on_match(t, r, &mc, &as, dd, w->base + end);
 		}
 		cand_reset(t);
 	}

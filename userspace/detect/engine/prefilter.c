@@ -185,16 +185,18 @@ static int each_indexable(const struct mk_rule *r,
 			  int (*fn)(void *ctx, const struct mk_rule *r, const struct mk_content *c),
 			  void *ctx)
 {
+	const struct mk_sm_list *pl = &r->bufs[MK_BUF_PAYLOAD];
 	uint32_t k, n = 1;
 	int err;
 
 	if (!r->fp)
 		return 0;
 	err = fn(ctx, r, r->fp);
-	for (k = 0; !err && k < r->npmatch && n < MK_PF_CONTENTS_MAX; k++) {
-		const struct mk_content *c = r->pmatch[k].ctx;
+	/* the payload buffer's contents: the one buffer the prefilter indexes */
+	for (k = 0; !err && k < pl->n && n < MK_PF_CONTENTS_MAX; k++) {
+		const struct mk_content *c = pl->sm[k].ctx;
 
-		if (r->pmatch[k].kw->type != MK_KWT_CONTENT || c == r->fp || !indexable(r, c))
+		if (pl->sm[k].kw->type != MK_KWT_CONTENT || c == r->fp || !indexable(r, c))
 			continue;
 		err = fn(ctx, r, c);
 		n++;
@@ -307,21 +309,6 @@ void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *ou
 	}
 }
 
-static int list_add(struct mk_rule_list *l, uint32_t v)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		uint32_t *n = realloc(l->rules, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->rules = n;
-		l->cap = cap;
-	}
-	l->rules[l->n++] = v;
-	return 0;
-}
-
 #ifdef MK_HAVE_HYPERSCAN
 static int compile_hs(struct mk_pf_db *pf, const struct pf_pat *pats)
 {
@@ -386,7 +373,7 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt
 		int64_t id;
 
 		if (!c || !mk_prefilter_available()) {
-			if (list_add(&g->nopf, g->all.rules[i]))
+			if (mk_rule_list_add(&g->nopf, g->all.rules[i]))
 				goto out;
 			continue;
 		}

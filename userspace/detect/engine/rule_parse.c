@@ -2,7 +2,7 @@
 /*
  * The rule parser: `action proto src sport dir dst dport (options)` into a
  * struct mk_rule. The header is split here; each option goes to its
- * keyword's setup function (detect_register.c lists them), then the rule is
+ * keyword's setup function (kw/register.c lists them), then the rule is
  * checked as a whole: sid present, relative chains linked, fast pattern
  * chosen, protocol and keywords compatible, and how TCP payload is read
  * (packet, stream or both) decided.
@@ -34,13 +34,14 @@ int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx)
 {
 	struct mk_rule *r = rb->r;
-	struct mk_sm **arr = list == MK_LIST_PMATCH ? &r->pmatch :
+	struct mk_sm_list *buf = &r->bufs[rb->cur_buf];
+	struct mk_sm **arr = list == MK_LIST_PMATCH ? &buf->sm :
 			     list == MK_LIST_MATCH  ? &r->match :
 						      &r->post;
-	uint32_t *n = list == MK_LIST_PMATCH ? &r->npmatch :
+	uint32_t *n = list == MK_LIST_PMATCH ? &buf->n :
 		      list == MK_LIST_MATCH  ? &r->nmatch :
 					       &r->npost;
-	uint32_t *cap = list == MK_LIST_PMATCH ? &rb->cap_p :
+	uint32_t *cap = list == MK_LIST_PMATCH ? &buf->cap :
 			list == MK_LIST_MATCH  ? &rb->cap_m :
 						 &rb->cap_post;
 
@@ -59,6 +60,8 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 	(*arr)[*n].kw = kw;
 	(*arr)[*n].ctx = ctx;
 	(*n)++;
+	if (list == MK_LIST_PMATCH)
+		r->buf_mask |= 1u << rb->cur_buf;
 	return 0;
 }
 
@@ -103,7 +106,8 @@ void mk_rule_free(struct mk_rule *r)
 		free(r->meta[i].value);
 	}
 	free(r->meta);
-	free_list(r->pmatch, r->npmatch);
+	for (i = 0; i < MK_BUF_COUNT; i++)
+		free_list(r->bufs[i].sm, r->bufs[i].n);
 	free_list(r->match, r->nmatch);
 	free_list(r->post, r->npost);
 	free(r->file);
@@ -258,6 +262,7 @@ static int setup_option(struct mk_rule_build *rb, char *opt)
 					    u->why);
 		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD, "unknown keyword");
 	}
+	rb->cur_kw = kw;
 	if ((kw->flags & MK_KWF_NOVALUE) && val && *val)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "takes no value");
 	if ((kw->flags & MK_KWF_VALUE) && (!val || !*val))
@@ -363,6 +368,55 @@ static uint32_t abs_extent(const struct mk_sm *sm)
 	}
 }
 
+/* The fast pattern: the one marked fast_pattern, else the longest positive content. */
+static void fast_pattern_candidate(struct mk_content **best, struct mk_content *c)
+{
+	if (c->flags & MK_CF_FAST_PATTERN)
+		*best = c;
+	else if (!(*best && ((*best)->flags & MK_CF_FAST_PATTERN)) &&
+		 (!*best || c->len > (*best)->len))
+		*best = c;
+}
+
+/*
+ * One buffer's list: marks relative chains and positive keywords; with
+ * @best (the payload buffer, which the prefilter indexes), picks the fast
+ * pattern and the stream bytes absolute keywords need (*@ext).
+ */
+static void finalize_buffer(struct mk_rule *r, const struct mk_sm_list *l, struct mk_content **best,
+			    uint32_t *ext)
+{
+	uint32_t i;
+
+	/* relative chains: a keyword relative to its predecessor marks it */
+	for (i = 0; i < l->n; i++) {
+		struct mk_sm *sm = &l->sm[i];
+
+		if (i + 1 < l->n && sm_relative(&l->sm[i + 1])) {
+			if (sm->kw->type == MK_KWT_CONTENT)
+				((struct mk_content *)sm->ctx)->flags |= MK_CF_RELATIVE_NEXT;
+			else if (sm->kw->type == MK_KWT_PCRE)
+				((struct mk_pcre *)sm->ctx)->flags |= MK_PF_RELATIVE_NEXT;
+		}
+		if (sm->kw->type == MK_KWT_CONTENT) {
+			struct mk_content *c = sm->ctx;
+
+			if (!(c->flags & MK_CF_NEGATED)) {
+				r->flags |= MK_RF_POSITIVE;
+				if (best)
+					fast_pattern_candidate(best, c);
+			}
+			if (c->flags & (MK_CF_DEPTH | MK_CF_OFFSET | MK_CF_STARTSWITH))
+				r->flags |= MK_RF_ABS_CONTENT;
+		} else if (sm->kw->type == MK_KWT_PCRE &&
+			   !(((struct mk_pcre *)sm->ctx)->flags & MK_PF_NEGATED)) {
+			r->flags |= MK_RF_POSITIVE;
+		}
+		if (best && abs_extent(sm) > *ext)
+			*ext = abs_extent(sm);
+	}
+}
+
 static int finalize(struct mk_rule_build *rb)
 {
 	struct mk_rule *r = rb->r;
@@ -383,36 +437,8 @@ static int finalize(struct mk_rule_build *rb)
 				    "threshold and detection_filter cannot be used in one rule");
 	}
 
-	/* relative chains: a keyword relative to its predecessor marks it */
-	for (i = 0; i < r->npmatch; i++) {
-		struct mk_sm *sm = &r->pmatch[i];
-
-		if (i + 1 < r->npmatch && sm_relative(&r->pmatch[i + 1])) {
-			if (sm->kw->type == MK_KWT_CONTENT)
-				((struct mk_content *)sm->ctx)->flags |= MK_CF_RELATIVE_NEXT;
-			else if (sm->kw->type == MK_KWT_PCRE)
-				((struct mk_pcre *)sm->ctx)->flags |= MK_PF_RELATIVE_NEXT;
-		}
-		if (sm->kw->type == MK_KWT_CONTENT) {
-			struct mk_content *c = sm->ctx;
-
-			if (!(c->flags & MK_CF_NEGATED)) {
-				r->flags |= MK_RF_POSITIVE;
-				if (c->flags & MK_CF_FAST_PATTERN)
-					best = c;
-				else if (!(best && (best->flags & MK_CF_FAST_PATTERN)) &&
-					 (!best || c->len > best->len))
-					best = c;
-			}
-			if (c->flags & (MK_CF_DEPTH | MK_CF_OFFSET | MK_CF_STARTSWITH))
-				r->flags |= MK_RF_ABS_CONTENT;
-		} else if (sm->kw->type == MK_KWT_PCRE &&
-			   !(((struct mk_pcre *)sm->ctx)->flags & MK_PF_NEGATED)) {
-			r->flags |= MK_RF_POSITIVE;
-		}
-		if (abs_extent(sm) > ext)
-			ext = abs_extent(sm);
-	}
+	for (i = 0; i < MK_BUF_COUNT; i++)
+		finalize_buffer(r, &r->bufs[i], i == MK_BUF_PAYLOAD ? &best : NULL, &ext);
 	r->abs_extent = ext > MK_STREAM_HEAD_MAX ? MK_STREAM_HEAD_MAX : ext;
 	r->fp = best;
 	if (best && (best->flags & MK_CF_FP_ONLY) &&
@@ -423,7 +449,7 @@ static int finalize(struct mk_rule_build *rb)
 				    "fast_pattern:only cannot be used with a negated, relative or "
 				    "depth/offset content");
 	}
-	if (r->npmatch)
+	if (r->buf_mask)
 		r->flags |= MK_RF_PAYLOAD;
 
 	for (i = 0; i < r->nmatch; i++) {
@@ -469,7 +495,7 @@ static int finalize(struct mk_rule_build *rb)
 		r->inspect_tcp = MK_INSPECT_PKT;
 
 	/* address-only rules: Suricata's IP-only (first packet of each flow direction) */
-	if (!r->npmatch && !r->flow && (r->sp.any && r->dp.any)) {
+	if (!r->buf_mask && !r->flow && (r->sp.any && r->dp.any)) {
 		int iponly = 1;
 
 		for (i = 0; i < r->nmatch; i++)

@@ -327,22 +327,11 @@ static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return 0;
 }
 
-const struct mk_kw mk_kw_flowbits = {
-	.name = "flowbits",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_flowbits,
-	.match = match_flowbits,
-	.free = free,
-	.doc = "set|unset|toggle|isset|isnotset,name (a|b: any, a&b: all), or noalert",
-};
+MK_KW_DEFINE(flowbits, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flowbits, match_flowbits,
+	     "set|unset|toggle|isset|isnotset,name (a|b: any, a&b: all), or noalert");
 
-const struct mk_kw mk_kw_flowint = {
-	.name = "flowint",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_flowint,
-	.match = match_flowint,
-	.free = free,
-	.doc = "name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset",
-};
+MK_KW_DEFINE(
+	flowint, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flowint, match_flowint,
+	"name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset");
+
+MK_KW_FAMILY_TABLE(flowvars, MK_KW_FAMILY_FLOWVARS);

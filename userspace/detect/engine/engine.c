@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The engine builder and its holder.
+ * The engine builder (the holder and reload are in reload.c).
  *
  * Build: configuration files, then every rule file (one rule per line,
  * '\' continues a line, '#' comments), each rule parsed on its own so one
@@ -20,13 +20,6 @@
  * back, as Suricata keys its groups, so a packet (or a stream chunk) meets
  * exactly one group: one scan, and rules for other protocols, directions
  * and ports are never looked at. The engine is immutable afterwards.
- *
- * Holder (struct mk_detect_master): the current engine behind a mutex and a
- * generation counter. A reload builds on its own thread and swaps under the
- * mutex; workers compare the generation (one atomic load per packet) and
- * adopt the new engine between packets, dropping their reference to the
- * old one, which is freed when the last worker lets go (RCU by reference
- * counting). A failed build leaves the current engine in place.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -326,21 +319,6 @@ static struct mk_group *group_new(struct mk_detect_engine *e)
 	return g;
 }
 
-static int list_push(struct mk_rule_list *l, uint32_t v)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		uint32_t *n = realloc(l->rules, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		l->rules = n;
-		l->cap = cap;
-	}
-	l->rules[l->n++] = v;
-	return 0;
-}
-
 /*
  * The server ports a rule can match in direction @to_client (its key): the
  * destination ports towards the server, the source ports towards the
@@ -496,12 +474,12 @@ static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const 
 			    !(b && mk_port_match(b, gs->ports[k])))
 				continue;
 			covered++;
-			if (list_push(&gs->port_groups[k]->all, sel[i]))
+			if (mk_rule_list_add(&gs->port_groups[k]->all, sel[i]))
 				return -ENOMEM;
 		}
 		/* any port, or ports without a group of their own */
 		if ((any || ports_count(a) + ports_count(b) > covered) &&
-		    list_push(&gs->other->all, sel[i]))
+		    mk_rule_list_add(&gs->other->all, sel[i]))
 			return -ENOMEM;
 	}
 	for (i = 0; i <= gs->nports; i++) {
@@ -567,6 +545,9 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 					continue;
 				if (pc == MK_PC_TCP && !(r->inspect_tcp & MK_INSPECT_PKT))
 					continue;
+				/* address-only rules: the IP-only index (build_iponly) */
+				if (r->flags & MK_RF_IPONLY)
+					continue;
 				sel[n++] = i;
 			}
 			err = build_set(e, &e->pkt[pc][d], sel, n,
@@ -593,6 +574,38 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 	e->win_small = 256;
 	while (e->win_small < e->stream_window || e->win_small < e->stream_head)
 		e->win_small *= 2;
+	return err;
+}
+
+/*
+ * The address-only rules, indexed by address (engine/iponly.c), each with the
+ * classes and directions its protocol and flow keywords allow, as the packet
+ * groups would have held it.
+ */
+static int build_iponly(struct mk_detect_engine *e)
+{
+	struct mk_iponly_rule *v = malloc((e->nrules ? e->nrules : 1) * sizeof(*v));
+	uint32_t i, n = 0;
+	int pc, d, err;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < e->nrules; i++) {
+		const struct mk_rule *r = e->rules[i];
+		uint32_t mask = 0;
+
+		if (!(r->flags & MK_RF_IPONLY))
+			continue;
+		for (pc = 0; pc < MK_PC_MAX; pc++)
+			for (d = 0; d < 2; d++)
+				if (rule_in_class(r, pc) && rule_in_dir(r, d) &&
+				    (pc != MK_PC_TCP || (r->inspect_tcp & MK_INSPECT_PKT)))
+					mask |= MK_IPONLY_BIT(pc, d);
+		if (mask)
+			v[n++] = (struct mk_iponly_rule){ r, i, mask };
+	}
+	err = mk_iponly_build(v, n, &e->iponly);
+	free(v);
 	return err;
 }
 
@@ -680,29 +693,31 @@ static void engine_free(struct mk_detect_engine *e)
 		mk_addr_set_free(&e->tcfg[i].addrs);
 	free(e->tcfg);
 	free(e->sids);
+	mk_iponly_free(e->iponly);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
 
-int mk_eve_rule_prepare(struct mk_rule *r);
-
-static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
-			struct mk_detect_engine **out, char *why, size_t whylen)
+static bool rule_has_pcre(const struct mk_rule *r)
 {
-	struct build b = { .cfg = cfg, .why = why, .whylen = whylen };
-	struct sid_hash sh = { 0 };
-	struct mk_detect_engine *e;
-	double t0 = mono_s();
-	uint32_t i;
-	int err = 0;
+	uint32_t b, k;
 
-	*out = NULL;
-	if (why && whylen)
-		why[0] = '\0';
-	e = calloc(1, sizeof(*e));
+	for (b = 0; b < MK_BUF_COUNT; b++)
+		for (k = 0; k < r->bufs[b].n; k++)
+			if (r->bufs[b].sm[k].kw->type == MK_KWT_PCRE)
+				return true;
+	return false;
+}
+
+/* A new engine with @cfg's settings, keeping @prev's flow variable ids. */
+static int engine_new(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+		      struct mk_detect_engine **out)
+{
+	struct mk_detect_engine *e = calloc(1, sizeof(*e));
+
+	*out = e;
 	if (!e)
 		return -ENOMEM;
-	b.e = e;
 	atomic_init(&e->refcnt, 1);
 	e->env.cfg = cfg;
 	e->inline_mode = cfg->inline_mode;
@@ -714,29 +729,47 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 	e->reach_budget = cfg->stream_reach_budget ? cfg->stream_reach_budget :
 						     REACH_BUDGET_DEFAULT;
 	if (prev && (mk_varnames_copy(&e->env.flowbits, &prev->env.flowbits) ||
-		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints))) {
-		err = -ENOMEM;
-		goto fail;
-	}
+		     mk_varnames_copy(&e->env.flowints, &prev->env.flowints)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* classification.config and reference.config, before the rules that name them. */
+static int load_rule_config(struct build *b)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	struct mk_detect_engine *e = b->e;
+	int err;
+
 	err = mk_load_classification(cfg->classification_file, &e->env, &e->stats.config_errors);
 	if (err) {
-		set_why(&b, "%s: %s",
+		set_why(b, "%s: %s",
 			cfg->classification_file ? cfg->classification_file : "classes",
 			strerror(-err));
-		goto fail;
+		return err;
 	}
 	if (cfg->reference_config_file) {
 		err = mk_load_reference_config(cfg->reference_config_file, &e->env,
 					       &e->stats.config_errors);
 		if (err) {
-			set_why(&b, "%s: %s", cfg->reference_config_file, strerror(-err));
-			goto fail;
+			set_why(b, "%s: %s", cfg->reference_config_file, strerror(-err));
+			return err;
 		}
 	}
+	return 0;
+}
+
+/* The rule files, then the rules given as text; strict mode fails on any bad rule. */
+static int load_rules(struct build *b, struct sid_hash *sh)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	uint32_t i;
+	int err;
+
 	for (i = 0; i < cfg->nrule_files; i++) {
-		err = load_file(&b, &sh, cfg->rule_files[i]);
+		err = load_file(b, sh, cfg->rule_files[i]);
 		if (err)
-			goto fail;
+			return err;
 	}
 	if (cfg->rules_text) {
 		FILE *f = fmemopen((void *)cfg->rules_text, strlen(cfg->rules_text), "r");
@@ -744,107 +777,162 @@ static int engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_
 		if (!f) {
 			err = strlen(cfg->rules_text) ? -errno : 0;
 		} else {
-			err = load_lines(&b, &sh, f,
+			err = load_lines(b, sh, f,
 					 cfg->rules_text_name ? cfg->rules_text_name : "rules");
 			fclose(f);
 		}
 		if (err)
-			goto fail;
+			return err;
 	}
-	if (cfg->strict && e->stats.failed) {
-		mk_err("--strict-rules: %u rule(s) failed to load", e->stats.failed);
-		set_why(&b, "%u rule(s) failed to load (strict)", e->stats.failed);
-		err = -EINVAL;
-		goto fail;
+	if (cfg->strict && b->e->stats.failed) {
+		mk_err("--strict-rules: %u rule(s) failed to load", b->e->stats.failed);
+		set_why(b, "%u rule(s) failed to load (strict)", b->e->stats.failed);
+		return -EINVAL;
 	}
-	if (cfg->threshold_file) {
-		err = mk_load_threshold_config(cfg->threshold_file, cfg, &e->tcfg, &e->ntcfg,
-					       &e->stats.config_errors);
-		if (err) {
-			set_why(&b, "%s: %s", cfg->threshold_file, strerror(-err));
-			goto fail;
-		}
+	return 0;
+}
+
+static int load_threshold_config(struct build *b)
+{
+	const struct mk_detect_cfg *cfg = b->cfg;
+	struct mk_detect_engine *e = b->e;
+	int err;
+
+	if (!cfg->threshold_file)
+		return 0;
+	err = mk_load_threshold_config(cfg->threshold_file, cfg, &e->tcfg, &e->ntcfg,
+				       &e->stats.config_errors);
+	if (err)
+		set_why(b, "%s: %s", cfg->threshold_file, strerror(-err));
+	return err;
+}
+
+/* The rules in Suricata's order (file order first, then rule_order) move into the engine. */
+static void order_rules(struct build *b)
+{
+	struct mk_detect_engine *e = b->e;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++)
+		b->rules[i]->num = i;
+	if (b->n)
+		qsort(b->rules, b->n, sizeof(*b->rules), rule_order);
+	e->rules = b->rules;
+	e->nrules = b->n;
+	b->rules = NULL;
+}
+
+static void count_rule(struct mk_detect_engine *e, const struct mk_rule *r)
+{
+	if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
+		e->stats.no_fast_pattern++;
+	if (!(r->flags & MK_RF_PAYLOAD))
+		e->stats.no_payload++;
+	if (r->flags & MK_RF_IPONLY) {
+		e->stats.ip_only++;
+		e->has_iponly = 1;
 	}
-	/* order: file order first (num), then Suricata's ordering */
-	for (i = 0; i < b.n; i++)
-		b.rules[i]->num = i;
-	if (b.n)
-		qsort(b.rules, b.n, sizeof(*b.rules), rule_order);
-	e->rules = b.rules;
-	e->nrules = b.n;
-	b.rules = NULL;
+	if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
+	    rule_in_class(r, MK_PC_TCP))
+		e->stats.stream++;
+	if (rule_has_pcre(r))
+		e->stats.pcre++;
+}
+
+/* Numbers the ordered rules, indexes them by gid:sid, counts them, runs the rule hooks. */
+static int index_rules(struct mk_detect_engine *e)
+{
+	uint32_t i;
+	int err;
+
 	e->sids = calloc(e->nrules ? e->nrules : 1, sizeof(*e->sids));
-	if (!e->sids) {
-		err = -ENOMEM;
-		goto fail;
-	}
+	if (!e->sids)
+		return -ENOMEM;
 	for (i = 0; i < e->nrules; i++) {
 		struct mk_rule *r = e->rules[i];
 
 		r->num = i;
 		e->sids[i].key = (uint64_t)r->gid << 32 | r->sid;
 		e->sids[i].rule = i;
-		if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
-			e->stats.no_fast_pattern++;
-		if (!(r->flags & MK_RF_PAYLOAD))
-			e->stats.no_payload++;
-		if (r->flags & MK_RF_IPONLY) {
-			e->stats.ip_only++;
-			e->has_iponly = 1;
-		}
-		if ((r->flags & MK_RF_PAYLOAD) && (r->inspect_tcp & MK_INSPECT_STREAM) &&
-		    rule_in_class(r, MK_PC_TCP))
-			e->stats.stream++;
-		{
-			uint32_t k;
-
-			for (k = 0; k < r->npmatch; k++)
-				if (r->pmatch[k].kw->type == MK_KWT_PCRE) {
-					e->stats.pcre++;
-					break;
-				}
-		}
-		if (mk_eve_rule_prepare(r)) {
-			err = -ENOMEM;
-			goto fail;
-		}
+		count_rule(e, r);
+		err = mk_detect_rule_hooks_run(r);
+		if (err)
+			return err;
 	}
 	if (e->nrules)
 		qsort(e->sids, e->nrules, sizeof(*e->sids), rule_cmp_sid);
+	return 0;
+}
+
+/* threshold.config onto the rules, then prefilter anchors, groups and their databases. */
+static int build_matching(struct build *b)
+{
+	struct mk_detect_engine *e = b->e;
+	uint32_t max_groups = b->cfg->port_groups ? b->cfg->port_groups : PORT_GROUPS_DEFAULT;
+	int err;
+
 	err = apply_tcfg(e);
 	if (!err)
 		err = mk_prefilter_anchors(e->rules, e->nrules);
 	if (!err)
-		err = build_groups(e, cfg->port_groups ? cfg->port_groups : PORT_GROUPS_DEFAULT);
-	if (err) {
-		set_why(&b, "building the rule groups: %s", strerror(-err));
-		goto fail;
+		err = build_groups(e, max_groups);
+	if (!err)
+		err = build_iponly(e);
+	if (err)
+		set_why(b, "building the rule groups: %s", strerror(-err));
+	return err;
+}
+
+int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
+			       struct mk_detect_engine **out, char *why, size_t whylen)
+{
+	struct build b = { .cfg = cfg, .why = why, .whylen = whylen };
+	struct sid_hash sh = { 0 };
+	double t0 = mono_s();
+	uint32_t i;
+	int err;
+
+	*out = NULL;
+	if (why && whylen)
+		why[0] = '\0';
+	err = engine_new(cfg, prev, &b.e);
+	if (!b.e)
+		return err;
+	if (!err)
+		err = load_rule_config(&b);
+	if (!err)
+		err = load_rules(&b, &sh);
+	if (!err)
+		err = load_threshold_config(&b);
+	if (!err) {
+		order_rules(&b);
+		err = index_rules(b.e);
 	}
-	e->stats.loaded = e->nrules;
-	e->stats.load_s = mono_s() - t0;
-	e->stats.generation = prev ? prev->stats.generation + 1 : 1;
-	e->env.cfg = NULL; /* the caller's; not kept */
+	if (!err)
+		err = build_matching(&b);
 	free(sh.keys);
 	free(sh.idx);
-	*out = e;
+	if (err)
+		goto fail;
+	b.e->stats.loaded = b.e->nrules;
+	b.e->stats.load_s = mono_s() - t0;
+	b.e->stats.generation = prev ? prev->stats.generation + 1 : 1;
+	b.e->env.cfg = NULL; /* the caller's; not kept */
+	*out = b.e;
 	return 0;
 fail:
-	if (!err)
-		err = -EINVAL;
 	set_why(&b, "%s", strerror(-err));
 	for (i = 0; i < b.n && b.rules; i++)
 		mk_rule_free(b.rules[i]);
 	free(b.rules);
-	free(sh.keys);
-	free(sh.idx);
-	engine_free(e);
+	engine_free(b.e);
 	return err;
 }
 
 int mk_detect_engine_build(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			   struct mk_detect_engine **out)
 {
-	return engine_build(cfg, prev, out, NULL, 0);
+	return mk_detect_engine_build_why(cfg, prev, out, NULL, 0);
 }
 
 struct mk_detect_engine *mk_detect_engine_get(struct mk_detect_engine *e)
@@ -911,291 +999,4 @@ void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_
 			 s->no_fast_pattern, s->no_payload, s->ip_only, s->stream, s->pcre,
 			 s->prefilter_dbs, s->patterns, s->load_s,
 			 (unsigned long long)s->generation);
-}
-
-/* ---- master -------------------------------------------------------------------------- */
-
-/* A deep copy of a cfg: reload keeps it while the caller's strings may go away. */
-struct cfg_copy {
-	struct mk_detect_cfg cfg;
-	struct mk_detect_var *avars, *pvars;
-	char **files;
-};
-
-static char *sdup(const char *s, int *fail)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*fail = 1;
-	return d;
-}
-
-static void cfg_copy_free(struct cfg_copy *c)
-{
-	unsigned int i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->cfg.naddress_vars; i++) {
-		free((char *)c->avars[i].name);
-		free((char *)c->avars[i].value);
-	}
-	for (i = 0; i < c->cfg.nport_vars; i++) {
-		free((char *)c->pvars[i].name);
-		free((char *)c->pvars[i].value);
-	}
-	for (i = 0; i < c->cfg.nrule_files; i++)
-		free(c->files[i]);
-	free(c->avars);
-	free(c->pvars);
-	free(c->files);
-	free((char *)c->cfg.default_rule_path);
-	free((char *)c->cfg.classification_file);
-	free((char *)c->cfg.reference_config_file);
-	free((char *)c->cfg.threshold_file);
-	free((char *)c->cfg.rules_text);
-	free((char *)c->cfg.rules_text_name);
-	free(c);
-}
-
-static struct cfg_copy *cfg_copy(const struct mk_detect_cfg *src)
-{
-	struct cfg_copy *c = calloc(1, sizeof(*c));
-	unsigned int i;
-	int fail = 0;
-
-	if (!c)
-		return NULL;
-	c->cfg = *src;
-	c->avars = calloc(src->naddress_vars + 1, sizeof(*c->avars));
-	c->pvars = calloc(src->nport_vars + 1, sizeof(*c->pvars));
-	c->files = calloc(src->nrule_files + 1, sizeof(*c->files));
-	if (!c->avars || !c->pvars || !c->files) {
-		c->cfg.naddress_vars = c->cfg.nport_vars = c->cfg.nrule_files = 0;
-		cfg_copy_free(c);
-		return NULL;
-	}
-	for (i = 0; i < src->naddress_vars; i++) {
-		c->avars[i].name = sdup(src->address_vars[i].name, &fail);
-		c->avars[i].value = sdup(src->address_vars[i].value, &fail);
-	}
-	for (i = 0; i < src->nport_vars; i++) {
-		c->pvars[i].name = sdup(src->port_vars[i].name, &fail);
-		c->pvars[i].value = sdup(src->port_vars[i].value, &fail);
-	}
-	for (i = 0; i < src->nrule_files; i++)
-		c->files[i] = sdup(src->rule_files[i], &fail);
-	c->cfg.address_vars = c->avars;
-	c->cfg.port_vars = c->pvars;
-	c->cfg.rule_files = (const char *const *)c->files;
-	c->cfg.default_rule_path = sdup(src->default_rule_path, &fail);
-	c->cfg.classification_file = sdup(src->classification_file, &fail);
-	c->cfg.reference_config_file = sdup(src->reference_config_file, &fail);
-	c->cfg.threshold_file = sdup(src->threshold_file, &fail);
-	c->cfg.rules_text = sdup(src->rules_text, &fail);
-	c->cfg.rules_text_name = sdup(src->rules_text_name, &fail);
-	if (fail) {
-		cfg_copy_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-struct mk_detect_master {
-	pthread_mutex_t lock;
-	struct mk_detect_engine *cur;
-	_Atomic uint64_t gen;
-	pthread_t thread;
-	int thread_live; /* started and not joined */
-	int reloading;
-	int last_err;
-	uint32_t reloads_ok, reloads_failed;
-	char last_msg[256];
-	struct cfg_copy *pending;
-};
-
-int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out)
-{
-	struct mk_detect_master *m = calloc(1, sizeof(*m));
-	int err;
-
-	*out = NULL;
-	if (!m)
-		return -ENOMEM;
-	err = engine_build(cfg, NULL, &m->cur, m->last_msg, sizeof(m->last_msg));
-	if (err) {
-		free(m);
-		return err;
-	}
-	pthread_mutex_init(&m->lock, NULL);
-	atomic_init(&m->gen, m->cur->stats.generation);
-	mk_detect_engine_summary(m->cur, m->last_msg, sizeof(m->last_msg));
-	*out = m;
-	return 0;
-}
-
-/*
- * A reload must not take detection away by accident (docs/security.md): a
- * rule file cut short or overwritten while an update was writing it shows
- * as rules that no longer parse, or as no rule at all, and without
- * --strict-rules that engine would build. Unsupported keywords are not such
- * a sign (an update of a Suricata rule set brings new ones, skipped as at
- * start), so only these two refuse an engine that built. Returns 0 or
- * -EINVAL with @why.
- */
-static int reload_refused(const struct mk_detect_engine *prev, const struct mk_detect_engine *e,
-			  char *why, size_t len)
-{
-	const struct mk_detect_load_stats *o = mk_detect_engine_stats(prev);
-	const struct mk_detect_load_stats *n = mk_detect_engine_stats(e);
-
-	if (o->loaded && !n->loaded && n->failed) {
-		snprintf(why, len,
-			 "the rule files load no rule now (%u failed, see above), the "
-			 "rules in force %u",
-			 n->failed, o->loaded);
-		return -EINVAL;
-	}
-	if (n->fail[MK_DETECT_FAIL_SYNTAX] > o->fail[MK_DETECT_FAIL_SYNTAX]) {
-		snprintf(why, len,
-			 "%u rule(s) do not parse (%u in the rules in force, see above): "
-			 "a rule file damaged or cut short?",
-			 n->fail[MK_DETECT_FAIL_SYNTAX], o->fail[MK_DETECT_FAIL_SYNTAX]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void *reload_main(void *arg)
-{
-	struct mk_detect_master *m = arg;
-	struct mk_detect_engine *prev, *e = NULL, *old = NULL;
-	char why[256];
-	int err;
-
-	pthread_mutex_lock(&m->lock);
-	prev = mk_detect_engine_get(m->cur);
-	pthread_mutex_unlock(&m->lock);
-	err = engine_build(&m->pending->cfg, prev, &e, why, sizeof(why));
-	if (!err) {
-		err = reload_refused(prev, e, why, sizeof(why));
-		if (err) {
-			mk_detect_engine_put(e);
-			e = NULL;
-		}
-	}
-	mk_detect_engine_put(prev);
-
-	pthread_mutex_lock(&m->lock);
-	if (!err) {
-		old = m->cur;
-		e->stats.generation = atomic_load(&m->gen) + 1;
-		m->cur = e;
-		atomic_store_explicit(&m->gen, e->stats.generation, memory_order_release);
-		m->reloads_ok++;
-		mk_detect_engine_summary(e, m->last_msg, sizeof(m->last_msg));
-		mk_info("rule reload: %s", m->last_msg);
-	} else {
-		m->reloads_failed++;
-		snprintf(m->last_msg, sizeof(m->last_msg), "reload failed, old rules kept: %.200s",
-			 why[0] ? why : strerror(-err));
-		mk_err("%s", m->last_msg);
-	}
-	m->last_err = err;
-	m->reloading = 0;
-	pthread_mutex_unlock(&m->lock);
-	mk_detect_engine_put(old);
-	return NULL;
-}
-
-int mk_detect_reload(struct mk_detect_master *m, const struct mk_detect_cfg *cfg)
-{
-	int err;
-
-	pthread_mutex_lock(&m->lock);
-	if (m->reloading) {
-		pthread_mutex_unlock(&m->lock);
-		return -EBUSY;
-	}
-	if (m->thread_live) {
-		/* finished (reloading is 0): reap it before starting the next */
-		pthread_mutex_unlock(&m->lock);
-		pthread_join(m->thread, NULL);
-		pthread_mutex_lock(&m->lock);
-		m->thread_live = 0;
-	}
-	cfg_copy_free(m->pending);
-	m->pending = cfg_copy(cfg);
-	if (!m->pending) {
-		pthread_mutex_unlock(&m->lock);
-		return -ENOMEM;
-	}
-	m->reloading = 1;
-	err = -pthread_create(&m->thread, NULL, reload_main, m);
-	if (err)
-		m->reloading = 0;
-	else
-		m->thread_live = 1;
-	pthread_mutex_unlock(&m->lock);
-	return err;
-}
-
-int mk_detect_reload_wait(struct mk_detect_master *m)
-{
-	int live, err;
-
-	pthread_mutex_lock(&m->lock);
-	live = m->thread_live;
-	m->thread_live = 0;
-	pthread_mutex_unlock(&m->lock);
-	if (live)
-		pthread_join(m->thread, NULL);
-	pthread_mutex_lock(&m->lock);
-	err = m->last_err;
-	pthread_mutex_unlock(&m->lock);
-	return err;
-}
-
-void mk_detect_master_status(struct mk_detect_master *m, struct mk_detect_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	pthread_mutex_lock(&m->lock);
-	st->generation = atomic_load(&m->gen);
-	st->reloads_ok = m->reloads_ok;
-	st->reloads_failed = m->reloads_failed;
-	st->reloading = m->reloading;
-	st->last_reload_err = m->last_err;
-	snprintf(st->last_reload_msg, sizeof(st->last_reload_msg), "%s", m->last_msg);
-	st->load = m->cur->stats;
-	pthread_mutex_unlock(&m->lock);
-}
-
-struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m)
-{
-	struct mk_detect_engine *e;
-
-	pthread_mutex_lock(&m->lock);
-	e = mk_detect_engine_get(m->cur);
-	pthread_mutex_unlock(&m->lock);
-	return e;
-}
-
-uint64_t mk_detect_master_generation(struct mk_detect_master *m)
-{
-	return atomic_load_explicit(&m->gen, memory_order_acquire);
-}
-
-void mk_detect_master_free(struct mk_detect_master *m)
-{
-	if (!m)
-		return;
-	mk_detect_reload_wait(m);
-	mk_detect_engine_put(m->cur);
-	cfg_copy_free(m->pending);
-	pthread_mutex_destroy(&m->lock);
-	free(m);
 }

@@ -185,22 +185,10 @@ static int match_stream_size(const struct mk_match_ctx *mc, const struct mk_sm *
 	}
 }
 
-const struct mk_kw mk_kw_flags = {
-	.name = "flags",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_flags,
-	.match = match_flags,
-	.free = free,
-	.doc = "TCP flags: [+*!]FSRPAUCE or 0, [,flags to ignore]; without modifier exact",
-};
+MK_KW_DEFINE(flags, MK_KWT_MATCH, 0, setup_flags, match_flags,
+	     "TCP flags: [+*!]FSRPAUCE or 0, [,flags to ignore]; without modifier exact");
 
-const struct mk_kw mk_kw_stream_size = {
-	.name = "stream_size",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_stream_size,
-	.match = match_stream_size,
-	.free = free,
-	.doc = "server|client|both|either, <|>|=|!=|<=|>=, N: sequence space used so far",
-};
+MK_KW_DEFINE(stream_size, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_stream_size, match_stream_size,
+	     "server|client|both|either, <|>|=|!=|<=|>=, N: sequence space used so far");
+
+MK_KW_FAMILY_TABLE(tcp, MK_KW_FAMILY_TCP);

@@ -41,7 +41,7 @@ static int64_t cval(const struct mk_insp *in, int32_t v, int is_var)
 static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
 			uint32_t maxend)
 {
-	const struct mk_content *c = r->pmatch[i].ctx;
+	const struct mk_content *c = in->sm[i].ctx;
 	int rel = !!(c->flags & (MK_CF_DISTANCE | MK_CF_WITHIN));
 	int64_t start, end, len = in->len, pos, found;
 	int ret;
@@ -119,7 +119,7 @@ static int insp_content(struct mk_insp *in, const struct mk_rule *r, uint32_t i,
 static int insp_pcre(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
 		     uint32_t maxend)
 {
-	const struct mk_pcre *p = r->pmatch[i].ctx;
+	const struct mk_pcre *p = in->sm[i].ctx;
 	int rel = !!(p->flags & MK_PF_RELATIVE);
 	const uint8_t *subj = in->buf;
 	uint32_t slen = in->len, shift = 0, pos = 0, ms, me;
@@ -161,7 +161,7 @@ static int insp_pcre(struct mk_insp *in, const struct mk_rule *r, uint32_t i, ui
 static int insp_isdataat(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
 			 uint32_t maxend)
 {
-	const struct mk_isdataat *d = r->pmatch[i].ctx;
+	const struct mk_isdataat *d = in->sm[i].ctx;
 	uint64_t n = d->var ? in->vars[d->n] : d->n;
 	int ok;
 
@@ -190,7 +190,7 @@ static int64_t byte_pos(const struct mk_insp *in, const struct mk_byte *b, uint3
 static int insp_byte(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
 		     uint32_t maxend)
 {
-	const struct mk_sm *sm = &r->pmatch[i];
+	const struct mk_sm *sm = &in->sm[i];
 	const struct mk_byte *b = sm->ctx;
 	int rel = !!(b->flags & (MK_BF_RELATIVE | MK_BF_OFFSET_VAR));
 	int64_t pos = byte_pos(in, b, cur), next;
@@ -267,13 +267,13 @@ static int inspect(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint
 {
 	if (++in->steps > MK_INSPECT_STEPS)
 		return -1;
-	if (i == r->npmatch) {
+	if (i == in->nsm) {
 		if (in->min_end && maxend <= in->min_end)
 			return 0;
 		in->match_end = maxend;
 		return 1;
 	}
-	switch (r->pmatch[i].kw->type) {
+	switch (in->sm[i].kw->type) {
 	case MK_KWT_CONTENT:
 		return insp_content(in, r, i, cur, maxend);
 	case MK_KWT_PCRE:
@@ -293,6 +293,8 @@ int mk_payload_inspect(struct mk_insp *in, const struct mk_rule *r)
 {
 	if (!in->len)
 		return 0;
+	in->sm = r->bufs[in->buf_id].sm;
+	in->nsm = r->bufs[in->buf_id].n;
 	in->steps = 0;
 	in->match_end = 0;
 	memset(in->vars, 0, sizeof(in->vars));

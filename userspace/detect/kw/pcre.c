@@ -31,43 +31,9 @@ static void pcre_free_ctx(void *ctx)
 	free(p);
 }
 
-static int setup_pcre(struct mk_rule_build *rb, const char *value)
+/* The /regex/FLAGS letters: PCRE2 options, R (relative); HTTP buffer letters are refused. */
+static int parse_flags(struct mk_rule_build *rb, struct mk_pcre *p, const char *flags)
 {
-	struct mk_pcre *p;
-	const char *v = value;
-	char *s = NULL, *re, *flags, *slash;
-	PCRE2_SIZE erroff;
-	int errcode;
-
-	while (*v == ' ')
-		v++;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
-	if (*v == '!') {
-		p->flags |= MK_PF_NEGATED;
-		v++;
-	}
-	s = strdup(v);
-	if (!s)
-		goto nomem;
-	re = mk_unquote(s, 0);
-	if (!re) {
-		mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX,
-			     "value must be in double quotes " MK_QUOTE_HINT);
-		goto err;
-	}
-	p->src = strdup(re);
-	if (!p->src)
-		goto nomem;
-	slash = strrchr(re, '/');
-	if (re[0] != '/' || slash == re) {
-		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "expected \"/regex/flags\"");
-		goto err;
-	}
-	*slash = '\0';
-	flags = slash + 1;
-	re++;
 	p->opts = 0;
 	for (; *flags; flags++) {
 		switch (*flags) {
@@ -115,12 +81,54 @@ static int setup_pcre(struct mk_rule_build *rb, const char *value)
 			mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
 				     "flag '%c' selects an HTTP buffer: not supported (app-layer)",
 				     *flags);
-			goto err;
+			return -1;
 		default:
 			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "unknown flag '%c'", *flags);
-			goto err;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+static int setup_pcre(struct mk_rule_build *rb, const char *value)
+{
+	struct mk_pcre *p;
+	const char *v = value;
+	char *s = NULL, *re, *flags, *slash;
+	PCRE2_SIZE erroff;
+	int errcode;
+
+	while (*v == ' ')
+		v++;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	if (*v == '!') {
+		p->flags |= MK_PF_NEGATED;
+		v++;
+	}
+	s = strdup(v);
+	if (!s)
+		goto nomem;
+	re = mk_unquote(s, 0);
+	if (!re) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX,
+			     "value must be in double quotes " MK_QUOTE_HINT);
+		goto err;
+	}
+	p->src = strdup(re);
+	if (!p->src)
+		goto nomem;
+	slash = strrchr(re, '/');
+	if (re[0] != '/' || slash == re) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "expected \"/regex/flags\"");
+		goto err;
+	}
+	*slash = '\0';
+	flags = slash + 1;
+	re++;
+	if (parse_flags(rb, p, flags))
+		goto err;
 	if (strstr(re, "?P<pkt_") || strstr(re, "?P<flow_") || strstr(re, "?P<alert_") ||
 	    strstr(re, "?<pkt_") || strstr(re, "?<flow_") || strstr(re, "?<alert_")) {
 		mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
@@ -200,3 +208,5 @@ const struct mk_kw mk_kw_pcre = {
 	.free = pcre_free_ctx,
 	.doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\"",
 };
+
+MK_KW_FAMILY_TABLE(pcre, MK_KW_FAMILY_PCRE);

@@ -2,7 +2,7 @@
 /*
  * isdataat:[!]N[,relative][,rawbytes]: is there a byte at offset N of the
  * buffer (absolute), or are there N more bytes after the previous match
- * (relative)? N may be a byte_extract variable. Checked by payload.c.
+ * (relative)? N may be a byte_extract variable. Checked by match/payload.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +63,7 @@ err:
 	return -1;
 }
 
-const struct mk_kw mk_kw_isdataat = {
-	.name = "isdataat",
-	.type = MK_KWT_ISDATAAT,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_isdataat,
-	.free = free,
-	.doc = "[!]N[,relative]: data exists at offset N, or N bytes after the previous match",
-};
+MK_KW_DEFINE(isdataat, MK_KWT_ISDATAAT, 0, setup_isdataat, NULL,
+	     "[!]N[,relative]: data exists at offset N, or N bytes after the previous match");
+
+MK_KW_FAMILY_TABLE(isdataat, MK_KW_FAMILY_ISDATAAT);

@@ -275,3 +275,20 @@ void mk_varnames_free(struct mk_varnames *v)
 	free(v->hash);
 	memset(v, 0, sizeof(*v));
 }
+
+/* ---- rule lists ---------------------------------------------------------------- */
+
+int mk_rule_list_add(struct mk_rule_list *l, uint32_t v)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		uint32_t *n = realloc(l->rules, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->rules = n;
+		l->cap = cap;
+	}
+	l->rules[l->n++] = v;
+	return 0;
+}

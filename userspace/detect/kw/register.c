@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The keyword registry: every supported keyword (defined in its kw_*.c
- * file), the keywords users are likely to try that are not supported and
+ * The keyword registry: the families' registration tables (each defined in
+ * its kw/<family>.c), the keywords users are likely to try that are not supported and
  * why, and the counter and failure-reason names. docs/rules.md lists the
  * same keywords; a test checks both stay in step.
  */
 #include <string.h>
 #include "detect_int.h"
 
-#define MK_KW_PTR(n) &mk_kw_##n,
-const struct mk_kw *const mk_keywords[] = { MK_KEYWORD_LIST(MK_KW_PTR) };
-#undef MK_KW_PTR
+#define FAMILY_PTR(fam, list) &mk_kw_family_##fam,
+const struct mk_kw_family *const mk_kw_families[] = { MK_KW_FAMILIES(FAMILY_PTR) };
+#undef FAMILY_PTR
+const unsigned int mk_nkw_families = MK_ARRAY_SIZE(mk_kw_families);
+
+/* Every keyword in one list, family by family (docs, tests). */
+#define FAMILY_KWS(fam, list) list(MK_KW_PTR_)
+const struct mk_kw *const mk_keywords[] = { MK_KW_FAMILIES(FAMILY_KWS) };
+#undef FAMILY_KWS
 const unsigned int mk_nkeywords = MK_ARRAY_SIZE(mk_keywords);
 
 #define APP "app-layer keyword: meerkat inspects packets and streams, no protocol parsers"
@@ -146,11 +152,12 @@ static const char *const app_prefixes[] = {
 
 const struct mk_kw *mk_kw_lookup(const char *name)
 {
-	unsigned int i;
+	unsigned int i, k;
 
-	for (i = 0; i < mk_nkeywords; i++)
-		if (!strcmp(mk_keywords[i]->name, name))
-			return mk_keywords[i];
+	for (i = 0; i < mk_nkw_families; i++)
+		for (k = 0; k < mk_kw_families[i]->n; k++)
+			if (!strcmp(mk_kw_families[i]->kws[k]->name, name))
+				return mk_kw_families[i]->kws[k];
 	return NULL;
 }
 

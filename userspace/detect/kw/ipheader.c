@@ -8,26 +8,6 @@
 #include <string.h>
 #include "detect_int.h"
 
-static int setup_ttl(struct mk_rule_build *rb, const char *value)
-{
-	struct mk_uint *u = malloc(sizeof(*u));
-
-	if (!u)
-		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
-	if (mk_uint_parse(value, 255, u)) {
-		free(u);
-		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "'%.40s' is not N, <N, >N, <=N, >=N, !N or N<>M (0-255)",
-				    value);
-	}
-	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_ttl, u);
-}
-
-static int match_ttl(const struct mk_match_ctx *mc, const struct mk_sm *sm)
-{
-	return mc->pi && mk_uint_match(sm->ctx, mc->pi->ttl);
-}
-
 static const struct {
 	const char *name;
 	uint8_t num;
@@ -72,11 +52,6 @@ static int setup_ip_proto(struct mk_rule_build *rb, const char *value)
 	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_ip_proto, u);
 }
 
-static int match_ip_proto(const struct mk_match_ctx *mc, const struct mk_sm *sm)
-{
-	return mc->pi && mk_uint_match(sm->ctx, mc->pi->proto);
-}
-
 static int setup_sameip(struct mk_rule_build *rb, const char *value)
 {
 	(void)value;
@@ -89,25 +64,10 @@ static int match_sameip(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return mc->pi && !memcmp(mc->pi->src, mc->pi->dst, sizeof(mc->pi->src));
 }
 
-const struct mk_kw mk_kw_ttl = {
-	.name = "ttl",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_ttl,
-	.match = match_ttl,
-	.free = free,
-	.doc = "IPv4 TTL / IPv6 hop limit: N, <N, >N, <=N, >=N, !N, N<>M",
-};
-
-const struct mk_kw mk_kw_ip_proto = {
-	.name = "ip_proto",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_ip_proto,
-	.match = match_ip_proto,
-	.free = free,
-	.doc = "IP protocol (inner, after decapsulation): [!|<|>]number or name",
-};
+MK_KW_UINT(ttl, mk_kw_uint_setup, ttl, 255, 0, -1,
+	   "IPv4 TTL / IPv6 hop limit: N, <N, >N, <=N, >=N, !N, N<>M");
+MK_KW_UINT(ip_proto, setup_ip_proto, proto, 255, 0, -1,
+	   "IP protocol (inner, after decapsulation): [!|<|>]number or name");
 
 const struct mk_kw mk_kw_sameip = {
 	.name = "sameip",
@@ -117,3 +77,5 @@ const struct mk_kw mk_kw_sameip = {
 	.match = match_sameip,
 	.doc = "source address equals destination address",
 };
+
+MK_KW_FAMILY_TABLE(ipheader, MK_KW_FAMILY_IPHEADER);

@@ -7,10 +7,9 @@
  * payload_printable, stream.
  *
  * Every string that comes from a rule or a packet goes through
- * mk_json_escape(): quotes, backslashes and control characters are escaped,
- * valid UTF-8 passes, and any other byte becomes \u00XX (its Latin-1 code
- * point, as Suricata prints), so every line is valid JSON whatever the rule
- * file or the traffic hold. The rule's part is escaped once, at load.
+ * mk_json_escape() (json.h), so every line is valid JSON whatever the rule
+ * file or the traffic hold. The rule's part is escaped once, at load: this
+ * file registers mk_eve_rule_prepare() as a detection rule hook.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,114 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "community_id.h"
-#include "detect_int.h"
+#include "detect.h"
 #include "eve.h"
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
-static size_t utf8_len(const uint8_t *s, size_t n)
-{
-	uint32_t cp;
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-int mk_json_escape(char *out, size_t size, const uint8_t *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0, i = 0;
-
-	while (i < len) {
-		uint8_t c = s[i];
-		size_t u;
-		char esc = 0;
-
-		switch (c) {
-		case '"':
-			esc = '"';
-			break;
-		case '\\':
-			esc = '\\';
-			break;
-		case '\n':
-			esc = 'n';
-			break;
-		case '\r':
-			esc = 'r';
-			break;
-		case '\t':
-			esc = 't';
-			break;
-		case '\b':
-			esc = 'b';
-			break;
-		case '\f':
-			esc = 'f';
-			break;
-		default:
-			break;
-		}
-		if (esc) {
-			if (o + 2 > size)
-				return -ENOSPC;
-			out[o++] = '\\';
-			out[o++] = esc;
-			i++;
-			continue;
-		}
-		if (c >= 0x20 && c < 0x80) {
-			if (o + 1 > size)
-				return -ENOSPC;
-			out[o++] = (char)c;
-			i++;
-			continue;
-		}
-		u = c >= 0x80 ? utf8_len(s + i, len - i) : 0;
-		if (u) {
-			if (o + u > size)
-				return -ENOSPC;
-			memcpy(out + o, s + i, u);
-			o += u;
-			i += u;
-			continue;
-		}
-		if (o + 6 > size)
-			return -ENOSPC;
-		out[o++] = '\\';
-		out[o++] = 'u';
-		out[o++] = '0';
-		out[o++] = '0';
-		out[o++] = hex[c >> 4];
-		out[o++] = hex[c & 15];
-		i++;
-	}
-	return (int)o;
-}
+#include "eve_alert.h"
+#include "json.h"
 
 struct sbuf {
 	char *p;
@@ -242,47 +137,48 @@ static void sb_printable(struct sbuf *sb, const uint8_t *p, size_t n)
 
 int mk_eve_rule_prepare(struct mk_rule *r)
 {
+	struct mk_detect_rule_info ri;
 	size_t size = 256, i, k;
 	struct sbuf sb;
 	char *buf;
 
-	size += r->msg ? strlen(r->msg) * 6 : 0;
-	if (r->cls)
-		size += strlen(r->cls->desc) * 6;
-	for (i = 0; i < r->nmeta; i++)
-		size += (strlen(r->meta[i].key) + strlen(r->meta[i].value)) * 6 + 8;
+	mk_detect_rule_info(r, &ri);
+	size += strlen(ri.msg) * 6;
+	size += strlen(ri.category) * 6;
+	for (i = 0; i < ri.nmeta; i++)
+		size += (strlen(ri.meta[i].key) + strlen(ri.meta[i].value)) * 6 + 8;
 	buf = malloc(size);
 	if (!buf)
 		return -ENOMEM;
 	sb = (struct sbuf){ .p = buf, .size = size };
-	sb_printf(&sb, "\"gid\":%u,\"signature_id\":%u,\"rev\":%u,\"signature\":", r->gid, r->sid,
-		  r->rev);
-	sb_cstr(&sb, r->msg ? r->msg : "");
+	sb_printf(&sb, "\"gid\":%u,\"signature_id\":%u,\"rev\":%u,\"signature\":", ri.gid, ri.sid,
+		  ri.rev);
+	sb_cstr(&sb, ri.msg);
 	sb_printf(&sb, ",\"category\":");
-	sb_cstr(&sb, r->cls ? r->cls->desc : "");
-	sb_printf(&sb, ",\"severity\":%d", r->priority);
-	if (r->nmeta) {
+	sb_cstr(&sb, ri.category);
+	sb_printf(&sb, ",\"severity\":%d", ri.severity);
+	if (ri.nmeta) {
 		/* Suricata groups values by key, keys in order of first appearance */
 		sb_printf(&sb, ",\"metadata\":{");
-		for (i = 0; i < r->nmeta; i++) {
+		for (i = 0; i < ri.nmeta; i++) {
 			int first_of_key = 1, first = 1;
 
 			for (k = 0; k < i; k++)
-				if (!strcmp(r->meta[k].key, r->meta[i].key))
+				if (!strcmp(ri.meta[k].key, ri.meta[i].key))
 					first_of_key = 0;
 			if (!first_of_key)
 				continue;
 			if (i)
 				sb_mem(&sb, ",", 1);
-			sb_cstr(&sb, r->meta[i].key);
+			sb_cstr(&sb, ri.meta[i].key);
 			sb_mem(&sb, ":[", 2);
-			for (k = i; k < r->nmeta; k++) {
-				if (strcmp(r->meta[k].key, r->meta[i].key))
+			for (k = i; k < ri.nmeta; k++) {
+				if (strcmp(ri.meta[k].key, ri.meta[i].key))
 					continue;
 				if (!first)
 					sb_mem(&sb, ",", 1);
 				first = 0;
-				sb_cstr(&sb, r->meta[k].value);
+				sb_cstr(&sb, ri.meta[k].value);
 			}
 			sb_mem(&sb, "]", 1);
 		}
@@ -292,10 +188,17 @@ int mk_eve_rule_prepare(struct mk_rule *r)
 		free(buf);
 		return -ENOMEM;
 	}
-	free(r->eve);
-	r->eve = buf;
-	r->eve_len = (uint32_t)sb.len;
+	mk_detect_rule_set_render(r, buf, (uint32_t)sb.len);
 	return 0;
+}
+
+/*
+ * Every program that renders alerts links this file, so the hook is in
+ * place before its first engine build.
+ */
+__attribute__((constructor)) static void eve_alert_register(void)
+{
+	mk_detect_rule_hook_add(mk_eve_rule_prepare);
 }
 
 static void addr_str(char *out, size_t size, int family, const uint32_t *a)
@@ -325,8 +228,12 @@ static const char *proto_name(uint8_t proto, char *tmp, size_t size)
 
 size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_alert_opts *o)
 {
-	size_t n = 2048 + (a->rule ? a->rule->eve_len : 0);
+	struct mk_detect_rule_info ri = { 0 };
+	size_t n;
 
+	if (a->rule)
+		mk_detect_rule_info(a->rule, &ri);
+	n = 2048 + ri.render_len;
 	if (o && o->in_iface)
 		n += strlen(o->in_iface) * 6;
 	if (o && o->payload)
@@ -341,7 +248,7 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 {
 	static const struct mk_eve_alert_opts none;
 	struct sbuf sb = { .p = buf, .size = size };
-	const struct mk_rule *r = a->rule;
+	struct mk_detect_rule_info ri = { 0 };
 	char ts[MK_EVE_TS_LEN], sa[64], da[64], tmp[8];
 
 	if (!size)
@@ -349,6 +256,8 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 	buf[0] = '\0';
 	if (!o)
 		o = &none;
+	if (a->rule)
+		mk_detect_rule_info(a->rule, &ri);
 	mk_eve_ts(ts, a->ts_us);
 	addr_str(sa, sizeof(sa), a->family, a->src);
 	addr_str(da, sizeof(da), a->family, a->dst);
@@ -398,13 +307,13 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 		sb_printf(&sb, ",%.*s", n, t);
 	}
 	sb_printf(&sb, ",\"alert\":{\"action\":\"%s\",", a->blocked ? "blocked" : "allowed");
-	if (r && r->eve)
-		sb_mem(&sb, r->eve, r->eve_len);
+	if (ri.render)
+		sb_mem(&sb, ri.render, ri.render_len);
 	else
 		sb_printf(&sb, "\"gid\":0,\"signature_id\":0,\"rev\":0,\"signature\":\"\","
 			       "\"category\":\"\",\"severity\":3");
-	if (r && (r->flags & (MK_RF_TARGET_SRC | MK_RF_TARGET_DST))) {
-		int tsrc = !!(r->flags & MK_RF_TARGET_SRC);
+	if (ri.target != MK_TARGET_NONE) {
+		int tsrc = ri.target == MK_TARGET_SRC;
 		char s2[64], d2[64];
 
 		addr_str(s2, sizeof(s2), a->family, a->src);

@@ -4,7 +4,7 @@
  * byte_jump (move the cursor by a number read from the payload) and
  * byte_extract (store it in a variable for later keywords). Numbers are
  * read big or little endian (1-8 bytes) or as text (string,dec|hex|oct,
- * up to 23 characters). Evaluated by payload.c, which owns the cursor.
+ * up to 23 characters). Evaluated by match/payload.c, which owns the cursor.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -336,30 +336,15 @@ int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint
 	return 0;
 }
 
-const struct mk_kw mk_kw_byte_test = {
-	.name = "byte_test",
-	.type = MK_KWT_BYTE_TEST,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_byte_test,
-	.free = free,
-	.doc = "bytes, [!]op, value, offset[, relative, big|little, string, dec|hex|oct, bitmask N]",
-};
+MK_KW_DEFINE(byte_test, MK_KWT_BYTE_TEST, 0, setup_byte_test, NULL,
+	     "bytes, [!]op, value, offset[, relative, big|little, string, dec|hex|oct, bitmask N]");
 
-const struct mk_kw mk_kw_byte_jump = {
-	.name = "byte_jump",
-	.type = MK_KWT_BYTE_JUMP,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_byte_jump,
-	.free = free,
-	.doc = "bytes, offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
-	       "N, big|little, string, dec|hex|oct, bitmask N]",
-};
+MK_KW_DEFINE(byte_jump, MK_KWT_BYTE_JUMP, 0, setup_byte_jump, NULL,
+	     "bytes, offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
+	     "N, big|little, string, dec|hex|oct, bitmask N]");
 
-const struct mk_kw mk_kw_byte_extract = {
-	.name = "byte_extract",
-	.type = MK_KWT_BYTE_EXTRACT,
-	.flags = MK_KWF_VALUE,
-	.setup = setup_byte_extract,
-	.free = free,
-	.doc = "bytes, offset, name[, relative, multiplier N, align 2|4, big|little, string, dec|hex|oct]",
-};
+MK_KW_DEFINE(
+	byte_extract, MK_KWT_BYTE_EXTRACT, 0, setup_byte_extract, NULL,
+	"bytes, offset, name[, relative, multiplier N, align 2|4, big|little, string, dec|hex|oct]");
+
+MK_KW_FAMILY_TABLE(bytes, MK_KW_FAMILY_BYTES);

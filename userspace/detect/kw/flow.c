@@ -98,13 +98,8 @@ static int match_flow(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return 1;
 }
 
-const struct mk_kw mk_kw_flow = {
-	.name = "flow",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_flow,
-	.match = match_flow,
-	.free = free,
-	.doc = "established, not_established, stateless, to_server, to_client, from_server, "
-	       "from_client, only_stream, no_stream",
-};
+MK_KW_DEFINE(flow, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flow, match_flow,
+	     "established, not_established, stateless, to_server, to_client, from_server, "
+	     "from_client, only_stream, no_stream");
+
+MK_KW_FAMILY_TABLE(flow, MK_KW_FAMILY_FLOW);

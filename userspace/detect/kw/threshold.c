@@ -3,7 +3,7 @@
  * threshold (type limit|threshold|both) and detection_filter: which of a
  * rule's matches become alerts, counted per source, destination, rule or
  * address pair over a time window. The keywords only record the spec; the
- * counting runs where alerts are merged in output order (detect_thresh.c),
+ * counting runs where alerts are merged in output order (match/thresh.c),
  * so results do not depend on the worker count. threshold.config reuses the
  * option parser for its threshold, event_filter and rate_filter lines.
  */
@@ -150,3 +150,5 @@ const struct mk_kw mk_kw_detection_filter = {
 	.setup = setup_detection_filter,
 	.doc = "track by_src|by_dst|by_rule|by_both, count N, seconds T: alert from the (N+1)th match on",
 };
+
+MK_KW_FAMILY_TABLE(threshold, MK_KW_FAMILY_THRESHOLD);

@@ -219,3 +219,5 @@ META("target", target, MK_KWF_VALUE,
      "src_ip or dest_ip: which side is the target (EVE source/target)");
 META("noalert", noalert, MK_KWF_NOVALUE, "match without alerting (flowbits setters)");
 META("bypass", bypass, MK_KWF_NOVALUE, "on match, mark the flow for bypass");
+
+MK_KW_FAMILY_TABLE(meta, MK_KW_FAMILY_META);
