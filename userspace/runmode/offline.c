@@ -102,9 +102,9 @@ const char *mk_offline_features(void)
 
 /*
  * The default: a lane for each CPU the workers and the dispatcher leave, up
- * to 4; none (the dispatcher reads) when they leave none. On 2 CPUs a lane
- * next to the dispatcher and one worker costs 15-25 % more CPU time than it
- * saves in wall time (docs/performance.md, section 5).
+ * to 4; none (the dispatcher reads) when they leave none. On 2 busy CPUs
+ * a lane costs up to a fifth more CPU time and saves no wall time
+ * (docs/performance.md, section 5).
  */
 #define DEFAULT_MAX_LANES 4
 
