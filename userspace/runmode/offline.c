@@ -1197,7 +1197,7 @@ int mk_offline_run(const struct mk_offline_opts *o, const struct mk_config *c,
 out_join:
 	workers_join(&run);
 	/* the workers are done with the batches: the read stage can go */
-	mk_off_read_free(run.r.rd, &st->read_cpu_ns);
+	mk_off_read_free(run.r.rd, &st->read_cpu_ns, &st->queue_full_waits);
 	err = run_collect(&run, err);
 out_workers:
 	workers_free(&run);
@@ -1293,7 +1293,7 @@ void mk_offline_print_summary(FILE *out, const struct mk_offline_stats *st, int 
 		if (st->parse_err[i])
 			fprintf(out, "  %-18s %llu\n", mk_stat_descs[mk_reason_stat(i)].name,
 				(unsigned long long)st->parse_err[i]);
-	/* not a drop: times the reader waited for a worker's queue */
+	/* not a drop: times the reader waited for a worker's queue or a batch still in use */
 	fprintf(out, "  %-18s %llu\n", "queue_full_waits",
 		(unsigned long long)st->queue_full_waits);
 	mk_worker_stats_print(out, &st->pipe);

@@ -61,7 +61,7 @@ struct mk_offline_stats {
 	uint64_t cnt[MK_OFF_CNT_MAX];	   /* the reader's */
 	uint64_t parse_err[MK_REASON_MAX]; /* by enum mk_drop_reason */
 	uint64_t bytes_read;
-	uint64_t queue_full_waits;
+	uint64_t queue_full_waits; /* the reader waited: a full queue, or its next batch in use */
 	uint64_t eve_written, eve_lost; /* records; lost: to write errors (eve.json) */
 	double elapsed_s;
 	/*

@@ -52,7 +52,8 @@ struct lane {
 	_Alignas(64) size_t next_file; /* the next of its files to open */
 	struct mk_pcap_source src;
 	int open;
-	uint64_t cpu_ns; /* the thread's CPU time, when it ended */
+	uint64_t cpu_ns;     /* the thread's CPU time, when it ended */
+	uint64_t slot_waits; /* times its next slot was not free yet */
 };
 
 struct mk_off_read {
@@ -98,6 +99,8 @@ static int slot_wait(struct lane *l, struct mk_off_batch *b, void (*before_wait)
 	unsigned int spins = 0;
 	int told = 0;
 
+	if (atomic_load_explicit(&b->refs, memory_order_acquire))
+		l->slot_waits++;
 	while (atomic_load_explicit(&b->refs, memory_order_acquire)) {
 		uint32_t seq;
 
@@ -374,7 +377,7 @@ int mk_off_read_new(struct mk_off_read **out, const struct mk_off_read_cfg *cfg)
 fail:
 	if (err == -ENOMEM)
 		mk_err("%s: %s", cfg->path, strerror(-err));
-	mk_off_read_free(rd, NULL);
+	mk_off_read_free(rd, NULL, NULL);
 	return err;
 }
 
@@ -441,7 +444,7 @@ unsigned int mk_off_read_lanes(const struct mk_off_read *rd)
 	return rd->threaded ? rd->nlanes : 0;
 }
 
-void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns)
+void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns, uint64_t *slot_waits)
 {
 	unsigned int i, k;
 
@@ -457,6 +460,8 @@ void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns)
 			if (cpu_ns)
 				*cpu_ns += l->cpu_ns;
 		}
+		if (slot_waits)
+			*slot_waits += l->slot_waits;
 		if (l->open)
 			mk_pcap_close(&l->src);
 		for (k = 0; k < LANE_SLOTS; k++)

@@ -147,9 +147,10 @@ const char *mk_off_read_file(const struct mk_off_read *rd, uint32_t file);
 /* Read threads actually started (0 when the dispatcher reads itself). */
 unsigned int mk_off_read_lanes(const struct mk_off_read *rd);
 /*
- * Stops and joins the read threads, their CPU time into @cpu_ns (may be
- * NULL), and frees the batches: after the workers are done with them.
+ * Stops and joins the read threads, adds their CPU time to @cpu_ns and the
+ * times a slot was still held to @slot_waits (either may be NULL), and frees
+ * the batches: after the workers are done with them.
  */
-void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns);
+void mk_off_read_free(struct mk_off_read *rd, uint64_t *cpu_ns, uint64_t *slot_waits);
 
 #endif /* MK_OFFLINE_READ_H */
