@@ -127,7 +127,7 @@ static const struct mk_opt opts[] = {
 static const struct mk_cli cli_desc = {
 	.prog = "meerkat",
 	.usage =
-		"-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--seed N] [-v] [BPF FILTER]\n"
+		"-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--reader-threads N] [--seed N] [-v] [BPF FILTER]\n"
 		"       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
 		"       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
 	.opts = opts,

@@ -62,10 +62,9 @@ struct mk_off_read {
 	size_t nfiles;
 	struct lane *lanes;
 	unsigned int nlanes;
-	int threaded;		  /* lanes are threads; else the dispatcher fills lane 0 */
-	_Atomic int stop;	  /* the dispatcher is done: lanes end */
-	size_t cur_file;	  /* dispatcher: the file it takes batches of */
-	struct mk_off_batch *cur; /* dispatcher: the batch it holds */
+	int threaded;	  /* lanes are threads; else the dispatcher fills lane 0 */
+	_Atomic int stop; /* the dispatcher is done: lanes end */
+	size_t cur_file;  /* dispatcher: the file it takes batches of */
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -398,7 +397,6 @@ struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait
 		if (slot_wait(l, b, before_wait, arg) || !lane_fill(l, b))
 			return NULL;
 		batch_hold(b);
-		rd->cur = b;
 		return b;
 	}
 	while (atomic_load_explicit(&l->filled, memory_order_acquire) == l->taken) {
@@ -419,7 +417,6 @@ struct mk_off_batch *mk_off_read_next(struct mk_off_read *rd, void (*before_wait
 		else
 			mk_bell_disarm(&l->data_bell);
 	}
-	rd->cur = b;
 	return b;
 }
 
@@ -429,7 +426,6 @@ void mk_off_read_release(struct mk_off_read *rd, struct mk_off_batch *b, uint32_
 
 	if (b->flags & (MK_OFF_B_END | MK_OFF_B_FAILED))
 		rd->cur_file++;
-	rd->cur = NULL;
 	l->taken++;
 	mk_off_batch_put(b, 1 + (b->nrec - dispatched));
 }
