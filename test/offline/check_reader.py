@@ -13,7 +13,8 @@ input every run must give the same eve.json (stats events aside), the same
 reader, parse-error and eve counters, a balanced account, the same messages
 on stderr in the same order (the run's timing line aside) and the same exit
 status; the stats must say how many reader threads ran (one per file at
-most, plus the dispatcher). Also: --reader-threads out of range, and
+most, plus the dispatcher). Also: a BPF filter (and one that does not
+compile), rules with threshold filters, --reader-threads out of range, and
 capture.reader-threads from the file.
 """
 import json
@@ -151,6 +152,28 @@ def main():
         check(p.returncode == 1 and p.stderr.count("filter 'tcp port'") == 1 and "packets" not in p.stderr,
               "a filter that does not compile, %d thread(s): %r" % (t, p.stderr))
     check(outs[0] == outs[1], "filter udp: 1 and 4 reader threads differ")
+
+    # with rules: alerts and the writer's threshold filters do not depend on the threads either
+    rules = os.path.join(WORK, "reader.rules")
+    with open(rules, "w") as f:
+        f.write('alert tcp any any -> any any (msg:"tcp"; flow:established; '
+                'threshold: type limit, track by_src, count 1, seconds 60; sid:1;)\n'
+                'alert udp any any -> any any (msg:"udp"; '
+                'threshold: type limit, track by_dst, count 2, seconds 1; sid:2;)\n')
+    outs = set()
+    for t in (1, 3):
+        for w in (1, 3):
+            out = os.path.join(WORK, "out-rules-t%d-w%d" % (t, w))
+            shutil.rmtree(out, ignore_errors=True)
+            p = subprocess.run([MEERKAT, "-r", d, "-l", out, "-S", rules, "--reader-threads", str(t),
+                                "--workers", str(w)], capture_output=True, text=True)
+            with open(os.path.join(out, "eve.json"), "rb") as f:
+                eve = f.read()
+            check(p.returncode == 0 and eve.count(b'"event_type":"alert"') > 10,
+                  "rules, %d thread(s), %d worker(s): exit %d, %d alerts"
+                  % (t, w, p.returncode, eve.count(b'"event_type":"alert"')))
+            outs.add(eve)
+    check(len(outs) == 1, "rules: eve.json differs between reader threads and workers")
 
     # the option's range, and the key from the file
     p = subprocess.run([MEERKAT, "-r", mixed, "--reader-threads", "17"], capture_output=True, text=True)
