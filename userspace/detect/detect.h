@@ -81,7 +81,8 @@ struct mk_detect_cfg {
 	/* a worker's buffers for such longer windows, in bytes; 0: 64 MiB */
 	uint64_t stream_reach_budget;
 	uint32_t port_groups; /* dedicated prefilter port groups per protocol/direction; 0: 16 */
-	int no_prefilter;     /* evaluate every rule (tests; the results must not change) */
+	const char *prefilter_cache; /* compiled prefilter databases kept here; NULL or "": none */
+	int no_prefilter;	     /* evaluate every rule (tests; the results must not change) */
 };
 
 /*
@@ -123,8 +124,9 @@ struct mk_detect_load_stats {
 	uint32_t patterns;	  /* distinct prefilter patterns, summed over databases */
 	uint32_t config_errors;	  /* classification/reference/threshold lines rejected */
 	uint64_t prefilter_bytes;
-	double load_s;	     /* wall-clock seconds to parse and build */
-	uint64_t generation; /* 1 for the first engine, +1 per successful reload */
+	uint32_t prefilter_cached; /* databases read from the prefilter cache */
+	double load_s;		   /* wall-clock seconds to parse and build */
+	uint64_t generation;	   /* 1 for the first engine, +1 per successful reload */
 };
 
 /* ---- engine --------------------------------------------------------------- */
