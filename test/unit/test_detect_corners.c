@@ -184,3 +184,130 @@ Test(corners, iponly_negated_addresses_both_families)
 	cr_assert_eq(h_count(h, 16), 4, "both directions of the two flows to 2001:4860::");
 	harness_free(h);
 }
+
+/* ---- threshold and detection_filter: by_flow, backoff, unique_on ---------------------- */
+
+/* @n datagrams "x" on each of two flows from the same source. */
+static void two_flows(struct harness *h, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		udp(h, "10.0.0.1", 6000, "10.0.0.2", 53, "x", T0 + (uint64_t)i * 1000);
+		udp(h, "10.0.0.1", 6001, "10.0.0.2", 53, "x", T0 + (uint64_t)i * 1000 + 500);
+	}
+}
+
+Test(corners, threshold_track_by_flow)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (content:\"x\"; threshold:type limit, track by_flow, "
+		"count 2, seconds 60; sid:1;)\n"
+		"alert udp any any -> any any (content:\"x\"; threshold:type limit, track by_src, "
+		"count 2, seconds 60; sid:2;)\n"
+		"alert udp any any -> any any (content:\"x\"; threshold:type threshold, track "
+		"by_flow, count 2, seconds 60; sid:3;)\n"
+		"alert udp any any -> any any (content:\"x\"; threshold:type both, track by_flow, "
+		"count 3, seconds 60; sid:4;)\n");
+
+	two_flows(h, 5);
+	cr_assert_eq(h_count(h, 1), 4, "two per flow");
+	cr_assert_eq(h_count(h, 2), 2, "two for the source");
+	cr_assert_eq(h_count(h, 3), 4, "the 2nd and 4th match of each flow");
+	cr_assert_eq(h_count(h, 4), 2, "once per flow, at its 3rd match");
+	harness_free(h);
+}
+
+Test(corners, detection_filter_track_by_flow)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (content:\"x\"; detection_filter:track by_flow, "
+		"count 2, seconds 60; sid:1;)\n"
+		"alert udp any any -> any any (content:\"x\"; detection_filter:track by_src, "
+		"count 2, seconds 60; sid:2;)\n");
+
+	two_flows(h, 5);
+	cr_assert_eq(h_count(h, 1), 6, "from the 3rd match of each flow on");
+	cr_assert_eq(h_count(h, 2), 8, "from the source's 3rd match on");
+	harness_free(h);
+}
+
+Test(corners, threshold_backoff_by_flow)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (content:\"x\"; threshold:type backoff, track "
+		"by_flow, count 1, multiplier 2; sid:1;)\n"
+		"alert udp any any -> any any (content:\"x\"; threshold:type backoff, track "
+		"by_flow, count 5, multiplier 5; sid:2;)\n");
+	int i;
+
+	for (i = 0; i < 30; i++)
+		udp(h, "10.0.0.1", 6000, "10.0.0.2", 53, "x", T0 + (uint64_t)i * 1000);
+	cr_assert_eq(h_count(h, 1), 5, "matches 1, 2, 4, 8, 16");
+	cr_assert_eq(h_count(h, 2), 2, "matches 5, 25");
+	harness_free(h);
+}
+
+Test(corners, detection_filter_unique_on_dst_port)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (content:\"x\"; detection_filter:track by_src, "
+		"count 2, seconds 60, unique_on dst_port; sid:1;)\n");
+	uint16_t ports[] = { 80, 80, 81, 81, 82, 80 };
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(ports); i++)
+		udp(h, "10.0.0.1", 6000, "10.0.0.2", ports[i], "x", T0 + i * 1000);
+	cr_assert_eq(h_count(h, 1), 2, "the third distinct port, and every match after it");
+	/* a new window counts again */
+	for (i = 0; i < 3; i++)
+		udp(h, "10.0.0.1", 6000, "10.0.0.2", (uint16_t)(83 + i), "x",
+		    T0 + 61000000 + i * 1000);
+	cr_assert_eq(h_count(h, 1), 3);
+	harness_free(h);
+}
+
+Test(corners, detection_filter_unique_on_src_port)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (content:\"x\"; detection_filter:track by_dst, "
+		"count 1, seconds 60, unique_on src_port; sid:1;)\n");
+
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 53, "x", T0);
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 53, "x", T0 + 1000);
+	cr_assert_eq(h_count(h, 1), 0, "one source port, twice");
+	udp(h, "10.0.0.3", 1001, "10.0.0.2", 53, "x", T0 + 2000);
+	cr_assert_eq(h_count(h, 1), 1, "a second source port to the same destination");
+	harness_free(h);
+}
+
+Test(corners, threshold_forms_refused)
+{
+	static const struct {
+		const char *opt, *text;
+	} bad[] = {
+		{ "threshold:type backoff, track by_src, count 1, multiplier 2;",
+		  "type backoff needs track by_flow" },
+		{ "threshold:type backoff, track by_flow, count 1, seconds 60;",
+		  "needs track by_flow, count and multiplier (no seconds)" },
+		{ "threshold:type limit, track by_flow, count 1, seconds 60, multiplier 2;",
+		  "multiplier is for type backoff" },
+		{ "threshold:type limit, track by_flow, count 1, seconds 60, unique_on dst_port;",
+		  "unexpected 'unique_on'" },
+		{ "detection_filter:track by_src, count 1, seconds 60, unique_on proto;",
+		  "bad value 'proto' for 'unique_on'" },
+		{ "detection_filter:track by_flow, count 0, seconds 60;", "bad value '0'" },
+	};
+	unsigned int i;
+	char rule[256];
+
+	for (i = 0; i < MK_ARRAY_SIZE(bad); i++) {
+		snprintf(rule, sizeof(rule), "alert udp any any -> any any (%s sid:1;)",
+			 bad[i].opt);
+		cr_assert(strstr(reject_text(rule), bad[i].text), "%s: %s", bad[i].opt,
+			  reject_text(rule));
+	}
+	cr_assert(strstr(reject_text("alert ip any any -> any any (detection_filter:track by_dst, "
+				     "count 2, seconds 60, unique_on dst_port; sid:1;)"),
+			 "unique_on needs a protocol with ports"));
+}
