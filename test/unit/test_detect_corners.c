@@ -311,3 +311,155 @@ Test(corners, threshold_forms_refused)
 				     "count 2, seconds 60, unique_on dst_port; sid:1;)"),
 			 "unique_on needs a protocol with ports"));
 }
+
+/* ---- flow state: midstream pickup (both settings) and UDP ---------------------------- */
+
+#define FLOW_RULES                                                            \
+	"alert tcp any any -> any any (flow:established; sid:1;)\n"           \
+	"alert tcp any any -> any any (flow:not_established; sid:2;)\n"       \
+	"alert tcp any any -> any any (flow:established,to_server; sid:3;)\n" \
+	"alert tcp any any -> any any (flow:to_server; sid:4;)\n"             \
+	"alert tcp any any -> any any (flow:to_client; sid:5;)\n"             \
+	"alert tcp any any -> any any (flow:established,to_client; sid:6;)\n" \
+	"alert tcp any any -> any any (flow:established; content:\"data\"; sid:7;)\n"
+
+static struct harness *harness_midstream(int midstream)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct mk_detect_cfg cfg = test_cfg;
+
+	cr_assert_not_null(h);
+	cfg.rules_text = FLOW_RULES;
+	cfg.rules_text_name = "test.rules";
+	cr_assert_eq(h_init_midstream(h, &cfg, midstream), 0);
+	cr_assert_eq(mk_detect_engine_stats(h->eng)->failed, 0);
+	return h;
+}
+
+/* Three data segments from the client only: no handshake, no reply (one side seen). */
+static void one_sided(struct harness *h)
+{
+	struct conv c = { .h = h,
+			  .cli = "10.0.0.1",
+			  .srv = "10.0.0.2",
+			  .cport = 40000,
+			  .sport = 80,
+			  .ts = T0,
+			  .cseq = 1000,
+			  .sseq = 5000 };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		conv_send(&c, 1, MK_TCP_PSH | MK_TCP_ACK, c.cseq, c.sseq, "data", 4);
+		c.cseq += 4;
+	}
+}
+
+/* Client data, server data, client ACK: no handshake, both sides seen. */
+static void dialogue_midstream(struct harness *h)
+{
+	struct conv c = { .h = h,
+			  .cli = "10.0.0.1",
+			  .srv = "10.0.0.2",
+			  .cport = 40001,
+			  .sport = 80,
+			  .ts = T0,
+			  .cseq = 1000,
+			  .sseq = 5000 };
+
+	conv_send(&c, 1, MK_TCP_PSH | MK_TCP_ACK, c.cseq, c.sseq, "data", 4);
+	c.cseq += 4;
+	conv_send(&c, 0, MK_TCP_PSH | MK_TCP_ACK, c.sseq, c.cseq, "data", 4);
+	c.sseq += 4;
+	conv_send(&c, 1, MK_TCP_ACK, c.cseq, c.sseq, NULL, 0);
+}
+
+Test(corners, flow_midstream_on_one_sided)
+{
+	struct harness *h = harness_midstream(1);
+
+	one_sided(h);
+	cr_assert_eq(h_count(h, 2), 1, "the packet that picked the session up");
+	cr_assert_eq(h_count(h, 1), 2, "the session is established from then on");
+	cr_assert_eq(h_count(h, 3), 2);
+	cr_assert_eq(h_count(h, 4), 3, "to_server: the first packet's direction");
+	cr_assert_eq(h_count(h, 5), 0);
+	harness_free(h);
+}
+
+Test(corners, flow_midstream_off_one_sided)
+{
+	struct harness *h = harness_midstream(0);
+
+	one_sided(h);
+	cr_assert_eq(h_count(h, 1), 0, "no session and no reply: never established");
+	cr_assert_eq(h_count(h, 2), 3);
+	cr_assert_eq(h_count(h, 4), 3, "to_server all the same");
+	cr_assert_eq(h_count(h, 7), 0);
+	harness_free(h);
+}
+
+Test(corners, flow_midstream_on_dialogue)
+{
+	struct harness *h = harness_midstream(1);
+
+	dialogue_midstream(h);
+	cr_assert_eq(h_count(h, 2), 1, "the first packet");
+	cr_assert_eq(h_count(h, 1), 2);
+	cr_assert_eq(h_count(h, 3), 1, "the client's ACK");
+	cr_assert_eq(h_count(h, 5), 1, "the server's data");
+	cr_assert_eq(h_count(h, 6), 1);
+	harness_free(h);
+}
+
+Test(corners, flow_midstream_off_dialogue)
+{
+	struct harness *h = harness_midstream(0);
+
+	dialogue_midstream(h);
+	cr_assert_eq(h_count(h, 2), 1, "the first packet: one side seen");
+	cr_assert_eq(h_count(h, 1), 2, "from the reply on: both sides seen");
+	cr_assert_eq(h_count(h, 3), 1);
+	cr_assert_eq(h_count(h, 4), 2);
+	cr_assert_eq(h_count(h, 6), 1);
+	/* a difference (docs/rules.md): Suricata reads the packet when there is no stream */
+	cr_assert_eq(h_count(h, 7), 0, "a stream rule: no session, no stream to read");
+	harness_free(h);
+}
+
+Test(corners, flow_handshake_either_setting)
+{
+	int midstream;
+
+	for (midstream = 0; midstream <= 1; midstream++) {
+		struct harness *h = harness_midstream(midstream);
+		struct conv c;
+
+		conv_open(&c, h, "10.0.0.1", 40002, "10.0.0.2", 80, T0);
+		conv_data(&c, 1, "data");
+		cr_assert_eq(h_count(h, 2), 1, "only the SYN (midstream %d)", midstream);
+		cr_assert_eq(h_count(h, 1), 4, "SYN/ACK, ACK, data, its ACK (midstream %d)",
+			     midstream);
+		harness_free(h);
+	}
+}
+
+Test(corners, flow_udp_established_and_direction)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (flow:established,to_server; sid:1;)\n"
+		"alert udp any any -> any any (flow:established,to_client; sid:2;)\n"
+		"alert udp any any -> any any (flow:not_established,to_server; sid:3;)\n"
+		"alert udp any any -> any any (flow:to_client; sid:4;)\n");
+
+	/* the first datagram goes to port 5353 from 53: to_server is its direction */
+	udp(h, "10.0.0.2", 53, "10.0.0.1", 5353, "a", T0);
+	udp(h, "10.0.0.2", 53, "10.0.0.1", 5353, "b", T0 + 10);
+	udp(h, "10.0.0.1", 5353, "10.0.0.2", 53, "c", T0 + 20);
+	udp(h, "10.0.0.2", 53, "10.0.0.1", 5353, "d", T0 + 30);
+	cr_assert_eq(h_count(h, 3), 2, "before any reply");
+	cr_assert_eq(h_count(h, 2), 1, "the reply: both directions seen");
+	cr_assert_eq(h_count(h, 1), 1, "the first direction, after the reply");
+	cr_assert_eq(h_count(h, 4), 1);
+	harness_free(h);
+}

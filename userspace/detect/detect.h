@@ -218,6 +218,12 @@ struct mk_detect_pkt {
 	uint64_t ts_us;
 	struct mk_flow *flow; /* after mk_flow_handle(); NULL: not tracked */
 	int to_client;	      /* as mk_flow_handle() said */
+	/*
+	 * The flow was established before this packet by its TCP session
+	 * (mk_tcp_state_established): with both directions seen, what
+	 * flow:established asks, as Suricata's flow state.
+	 */
+	int flow_established;
 };
 
 enum mk_detect_action {
