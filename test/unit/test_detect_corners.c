@@ -463,3 +463,53 @@ Test(corners, flow_udp_established_and_direction)
 	cr_assert_eq(h_count(h, 4), 1);
 	harness_free(h);
 }
+
+/* ---- flowbits across the stream segments of a dialogue -------------------------------- */
+
+Test(corners, flowbits_across_stream_segments)
+{
+	struct harness *h = harness_rules(
+		"alert tcp any any -> any any (flow:to_server; content:\"LOGIN\"; "
+		"flowbits:set,auth; flowbits:noalert; sid:1;)\n"
+		"alert tcp any any -> any any (flow:to_client; content:\"WELCOME\"; "
+		"flowbits:isset,auth; sid:2;)\n"
+		"alert tcp any any -> any any (flow:to_client; content:\"WELCOME\"; "
+		"flowbits:isnotset,auth; sid:3;)\n"
+		"alert tcp any any -> any any (flow:to_server; content:\"CMD\"; "
+		"flowbits:isset,auth; sid:4;)\n"
+		"alert tcp any any -> any any (flow:to_server; content:\"LOGOUT\"; "
+		"flowbits:unset,auth; noalert; sid:5;)\n"
+		"alert tcp any any -> any any (flow:to_server; content:\"TOGGLE\"; "
+		"flowbits:toggle,tg; noalert; sid:6;)\n"
+		"alert tcp any any -> any any (content:\"PING\"; flowbits:isset,tg; sid:7;)\n"
+		"alert tcp any any -> any any (content:\"PING\"; flowbits:isnotset,tg; sid:8;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40010, "10.0.0.2", 110, T0);
+	conv_data(&c, 1, "LOGIN bob\r\n");
+	conv_data(&c, 0, "WELCOME bob\r\n");
+	conv_data(&c, 1, "CMD ls\r\n");
+	conv_data(&c, 1, "LOGOUT\r\n");
+	conv_data(&c, 1, "CMD rm\r\n");
+	conv_data(&c, 1, "TOGGLE\r\n");
+	conv_data(&c, 1, "PING\r\n");
+	conv_data(&c, 1, "TOGGLE\r\n");
+	conv_data(&c, 1, "PING\r\n");
+	conv_close(&c);
+
+	conv_open(&c, h, "10.0.0.1", 40011, "10.0.0.2", 110, T0 + 5000000);
+	conv_data(&c, 1, "HELLO\r\n");
+	conv_data(&c, 0, "WELCOME\r\n");
+	conv_data(&c, 1, "CMD ls\r\n");
+	conv_data(&c, 1, "PING\r\n");
+	conv_close(&c);
+	h_finish(h);
+
+	cr_assert_eq(h_count(h, 1) + h_count(h, 5) + h_count(h, 6), 0, "noalert");
+	cr_assert_eq(h_count(h, 2), 1, "the response sees the bit the request set");
+	cr_assert_eq(h_count(h, 3), 1, "the second flow never logged in");
+	cr_assert_eq(h_count(h, 4), 1, "a later segment of the same direction; not after unset");
+	cr_assert_eq(h_count(h, 7), 1, "after the first toggle");
+	cr_assert_eq(h_count(h, 8), 2, "after the second toggle, and on the second flow");
+	harness_free(h);
+}
