@@ -220,6 +220,12 @@ struct mk_detect_pkt {
 	uint64_t ts_us;
 	struct mk_flow *flow; /* after mk_flow_handle(); NULL: not tracked */
 	int to_client;	      /* as mk_flow_handle() said */
+	/*
+	 * The flow was established before this packet by its TCP session
+	 * (mk_tcp_state_established): with both directions seen, what
+	 * flow:established asks, as Suricata's flow state.
+	 */
+	int flow_established;
 };
 
 enum mk_detect_action {
@@ -298,17 +304,20 @@ struct mk_detect_thresh_key {
 	uint32_t gid, sid;
 	uint32_t src[4], dst[4];
 	uint64_t ts_us;
+	uint64_t flow_id; /* track by_flow; 0: the alert has no flow */
+	uint16_t sport, dport;
 	uint8_t family;
 	uint8_t nspec;
-	uint8_t pad[6];
+	uint8_t pad[2];
 	struct mk_thresh_spec {
-		uint8_t type;  /* MK_THRESH_* in detect_threshold.h */
+		uint8_t type;  /* MK_THRESH_* in detect_int.h */
 		uint8_t track; /* MK_TRACK_* */
 		uint8_t new_action;
-		uint8_t pad;
+		uint8_t unique_on; /* detection_filter: MK_UNIQUE_* (distinct ports) */
 		uint32_t count;
 		uint32_t seconds;
 		uint32_t timeout;
+		uint32_t multiplier; /* type backoff */
 	} spec[2];
 };
 

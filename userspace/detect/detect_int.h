@@ -357,9 +357,18 @@ enum {
 	MK_THRESH_THRESHOLD,
 	MK_THRESH_BOTH,
 	MK_THRESH_DETECTION,
-	MK_THRESH_RATE
+	MK_THRESH_RATE,
+	MK_THRESH_BACKOFF /* alerts at count, count * multiplier, ... per flow */
 };
-enum { MK_TRACK_SRC = 0, MK_TRACK_DST, MK_TRACK_RULE, MK_TRACK_BOTH, MK_TRACK_EITHER };
+enum {
+	MK_TRACK_SRC = 0,
+	MK_TRACK_DST,
+	MK_TRACK_RULE,
+	MK_TRACK_BOTH,
+	MK_TRACK_EITHER,
+	MK_TRACK_FLOW
+};
+enum { MK_UNIQUE_NONE = 0, MK_UNIQUE_SRC_PORT, MK_UNIQUE_DST_PORT };
 
 struct mk_class {
 	char *name, *desc;
@@ -496,7 +505,9 @@ enum mk_uint_mode {
 	MK_U_GE,
 	MK_U_NE,
 	MK_U_RANGE,
-	MK_U_NOTRANGE
+	MK_U_NOTRANGE,
+	MK_U_BITMASK,	/* (v & a) == b */
+	MK_U_NOTBITMASK /* (v & a) != b */
 };
 
 struct mk_uint {
