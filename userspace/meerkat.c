@@ -236,6 +236,7 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 		dc->default_rule_path = r->default_rule_path;
 	}
 	dc->strict = prm->strict_rules;
+	dc->prefilter_cache = r->prefilter_cache[0] ? r->prefilter_cache : NULL;
 	if (!dc->nrule_files)
 		return;
 	dc->classification_file = side_file(r->classification_file, MK_RULES_CLASSIFICATION_DEFAULT,

@@ -43,10 +43,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint32_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return pb_xorshift(&rng_state);
 }
 
 /* Words of web and DNS traffic: payloads are made of them, rules look for some. */

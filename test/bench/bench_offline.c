@@ -41,11 +41,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint32_t rnd(void)
 {
-	/* xorshift64*: reproducible captures for comparable runs */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return pb_xorshift(&rng_state);
 }
 
 /* An IPv4 TCP or UDP packet (L4 header + payload) at p; returns its length. */

@@ -43,11 +43,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
 static uint32_t rnd(void)
 {
-	/* xorshift64*: the same capture for the same arguments */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+	return pb_xorshift(&rng_state);
 }
 
 static struct frame *emit(struct session *s)

@@ -98,7 +98,7 @@ static int on_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const ch
 
 static const struct mk_worker_ops ops = { .record = on_record, .alert = on_alert };
 
-int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
+static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int midstream)
 {
 	struct mk_worker_cfg wc = {
 		.nworkers = 1,
@@ -111,6 +111,8 @@ int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 
 	memset(h, 0, sizeof(*h));
 	mk_config_defaults(&h->conf);
+	if (midstream >= 0)
+		h->conf.stream.midstream = (uint8_t)midstream;
 	h->pcfg = h->conf.parse;
 	h->pcfg.seed = H_SEED;
 	err = mk_detect_master_new(cfg, &h->master);
@@ -135,6 +137,16 @@ int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 	h->worker_up = 1;
 	h->t = h->w.detect;
 	return 0;
+}
+
+int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
+{
+	return init_with(h, cfg, -1);
+}
+
+int h_init_midstream(struct harness *h, const struct mk_detect_cfg *cfg, int midstream)
+{
+	return init_with(h, cfg, midstream);
 }
 
 int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg)

@@ -71,4 +71,13 @@ static inline uint32_t pb_pseudo4(uint32_t src, uint32_t dst, uint8_t proto, siz
 	return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + proto + (uint32_t)len;
 }
 
+/* xorshift64*: the capture generators' reproducible random numbers. */
+static inline uint32_t pb_xorshift(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (uint32_t)((*state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
 #endif /* MK_TEST_PKT_BUILD_H */

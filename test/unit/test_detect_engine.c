@@ -8,6 +8,7 @@
  * kept), the ordered alert filters, and EVE alert records (valid JSON for
  * hostile strings, Suricata's fields).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <unistd.h>
@@ -328,16 +329,14 @@ static void run_random(struct mk_detect_cfg *cfg, unsigned int *counts, unsigned
 	h_free(&h);
 }
 
-Test(engine, prefilter_agrees_with_plain_evaluation)
+/* @n random content rules (words of a few letters, ports, negations, nocase) into @text. */
+static void random_rules(char *text, size_t size, unsigned int n)
 {
-	enum { N = 300 };
-	static char text[N * 160];
-	unsigned int with[N], without[N], i, total = 0;
-	struct mk_detect_cfg cfg = { .rules_text = text, .port_groups = 3 };
 	size_t o = 0;
+	unsigned int i;
 
 	rng = 7;
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < n; i++) {
 		char w1[8], w2[8], extra[64] = "", port[8] = "any";
 		const char *proto = rnd(2) ? "udp" : "tcp-pkt";
 
@@ -358,10 +357,20 @@ Test(engine, prefilter_agrees_with_plain_evaluation)
 		default:
 			break;
 		}
-		o += (size_t)snprintf(text + o, sizeof(text) - o,
+		o += (size_t)snprintf(text + o, size - o,
 				      "alert %s any any -> any %s (content:\"%s\"; %s%ssid:%u;)\n",
 				      proto, port, w1, rnd(3) ? "" : "nocase; ", extra, i + 1);
 	}
+}
+
+Test(engine, prefilter_agrees_with_plain_evaluation)
+{
+	enum { N = 300 };
+	static char text[N * 160];
+	unsigned int with[N], without[N], i, total = 0;
+	struct mk_detect_cfg cfg = { .rules_text = text, .port_groups = 3 };
+
+	random_rules(text, sizeof(text), N);
 	run_random(&cfg, with, N);
 	cfg.no_prefilter = 1;
 	run_random(&cfg, without, N);
@@ -372,6 +381,75 @@ Test(engine, prefilter_agrees_with_plain_evaluation)
 		total += with[i];
 	}
 	cr_assert(total > 100, "the random rules should fire (%u)", total);
+}
+
+/* Databases of an engine built from @cfg, and how many came from the cache. */
+static uint32_t cached_dbs(const struct mk_detect_cfg *cfg, uint32_t *dbs)
+{
+	struct mk_detect_engine *e;
+	uint32_t cached;
+
+	cr_assert_eq(mk_detect_engine_build(cfg, NULL, &e), 0);
+	*dbs = mk_detect_engine_stats(e)->prefilter_dbs;
+	cached = mk_detect_engine_stats(e)->prefilter_cached;
+	mk_detect_engine_put(e);
+	return cached;
+}
+
+/* Replaces every cache file in @dir with a few bytes that are not a database. */
+static unsigned int spoil_cache(const char *dir)
+{
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		char path[512];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fputs("not a database", f);
+		fclose(f);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+Test(engine, prefilter_cache_read_back_rebuilt_when_damaged)
+{
+	enum { N = 300 };
+	static char text[N * 160];
+	char dir[] = "/tmp/mk_pfcache_XXXXXX", cmd[64];
+	unsigned int first[N], again[N], spoiled[N], i;
+	struct mk_detect_cfg cfg = { .rules_text = text, .port_groups = 3 };
+	uint32_t dbs;
+
+	if (!mk_prefilter_available())
+		cr_skip_test("no Hyperscan on this CPU: no databases to cache");
+	cr_assert_not_null(mkdtemp(dir));
+	random_rules(text, sizeof(text), N);
+	cfg.prefilter_cache = dir;
+	cr_assert_eq(cached_dbs(&cfg, &dbs), 0, "an empty cache has nothing");
+	cr_assert_gt(dbs, 1);
+	run_random(&cfg, first, N);
+	cr_assert_eq(cached_dbs(&cfg, &dbs), dbs, "every database is read back");
+	run_random(&cfg, again, N);
+	cr_assert_eq(spoil_cache(dir), dbs, "one file per database");
+	cr_assert_eq(cached_dbs(&cfg, &dbs), 0, "a damaged file is not a database");
+	run_random(&cfg, spoiled, N);
+	cr_assert_eq(cached_dbs(&cfg, &dbs), dbs, "and was written anew");
+	for (i = 0; i < N; i++) {
+		cr_assert_eq(again[i], first[i], "sid %u: from the cache", i + 1);
+		cr_assert_eq(spoiled[i], first[i], "sid %u: rebuilt", i + 1);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 /* Random conversations on port 80, both ways, chunks of 1-400 bytes, through the stream. */

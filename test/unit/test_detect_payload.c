@@ -213,8 +213,10 @@ Test(payload, byte_jump_chains)
 		R("byte_jump:1,0; byte_jump:1,0,relative; content:\"Z\"; within:1;"), "\x01"
 										      "a\x01"
 										      "bZ"));
-	/* landing exactly on the end fails (as Suricata), one before succeeds */
-	cr_assert(!payload_match(R("byte_jump:1,0;"), "\x02"
+	/* landing exactly on the end matches (as Suricata 7.0.2 on), past it fails */
+	cr_assert(payload_match(R("byte_jump:1,0;"), "\x02"
+						     "ab"));
+	cr_assert(!payload_match(R("byte_jump:1,0;"), "\x03"
 						      "ab"));
 	cr_assert(payload_match(R("byte_jump:1,0;"), "\x02"
 						     "abc"));
@@ -238,6 +240,102 @@ Test(payload, byte_jump_chains)
 		R("content:\"len\"; byte_jump:1,0,relative; content:\"end\"; within:3;"),
 		"xxlen\x02"
 		"..end"));
+}
+
+/* Every documented byte_jump form, at the edges of the buffer. */
+Test(payload, byte_jump_post_offset_negative)
+{
+	/* 3 forward from after the byte, then 2 back: lands on 'B' */
+	cr_assert(payload_match(R("byte_jump:1,0,post_offset -2; content:\"B\"; within:1;"),
+				"\x03"
+				"aBcd"));
+	cr_assert(!payload_match(R("byte_jump:1,0,post_offset -2; content:\"c\"; within:1;"),
+				 "\x03"
+				 "aBcd"));
+	/* relative to a content, back before the content itself */
+	cr_assert(payload_match_at(
+		R("content:\"LEN\"; byte_jump:1,0,relative,post_offset -6; content:\"hd\"; within:2;"),
+		"hdLEN\x00"
+		"xyz",
+		9, 0, 0));
+}
+
+Test(payload, byte_jump_before_buffer_start_clamps)
+{
+	/* as Suricata (7.0.2 on): a jump before the start lands on the first byte */
+	cr_assert(payload_match(R("byte_jump:1,1,post_offset -100; content:\"A\"; within:1;"),
+				"A\x01"
+				"bc"));
+	cr_assert(!payload_match(R("byte_jump:1,1,post_offset -100; content:\"b\"; within:1;"),
+				 "x\x01"
+				 "bc"));
+	cr_assert(payload_match(R("byte_jump:1,1,from_end,post_offset -100; content:\"Z\"; "
+				  "within:1;"),
+				"Z\x05"));
+	cr_assert(payload_match(
+			  R("byte_jump:1,1,from_beginning,post_offset -9; isdataat:!1,relative; "
+			    "content:\"q\"; depth:1;"),
+			  "q\x02") == 0,
+		  "clamped to 0: data is there");
+}
+
+Test(payload, byte_jump_to_and_past_the_end)
+{
+	/* to the end: matches, and a negated isdataat after it holds */
+	cr_assert(payload_match(R("byte_jump:1,0; isdataat:!1,relative;"), "\x02"
+									   "ab"));
+	/* past the end: no match */
+	cr_assert(!payload_match(R("byte_jump:1,0;"), "\x09"
+						      "ab"));
+	cr_assert(!payload_match(R("byte_jump:1,0,from_end;"), "\x01"
+							       "ab"));
+	cr_assert(payload_match_at(R("byte_jump:1,0,from_end; isdataat:!1,relative;"),
+				   "\x00"
+				   "ab",
+				   3, 0, 0));
+	/* a relative content after a jump to the end finds nothing */
+	cr_assert(!payload_match(R("byte_jump:1,0; content:\"b\"; distance:0;"), "\x02"
+										 "ab"));
+}
+
+Test(payload, byte_jump_from_beginning_from_end)
+{
+	/* from_beginning: the value counts from byte 0, not from after the bytes read */
+	cr_assert(payload_match(R("content:\"N\"; byte_jump:1,0,relative,from_beginning; "
+				  "content:\"T\"; within:1;"),
+				"aTxN\x01"));
+	/* from_end: from the end of the buffer; with 0 bytes read, as Suricata's example */
+	cr_assert(payload_match(R("byte_jump:0,0,from_end,post_offset -4; content:\"l33t\"; "
+				  "distance:0; within:4;"),
+				"xxxxl33t"));
+	cr_assert(!payload_match(R("byte_jump:0,0,from_end,post_offset -4; content:\"l33t\"; "
+				   "distance:0; within:4;"),
+				 "xxxl33tx"));
+	/* 0 bytes without from_*: no move from the cursor */
+	cr_assert(payload_match(
+		R("content:\"ab\"; byte_jump:0,0,relative; content:\"c\"; within:1;"), "abc"));
+}
+
+Test(payload, byte_jump_multiplier_align_relative)
+{
+	/* 2 * 3 = 6 after the byte */
+	cr_assert(payload_match(R("byte_jump:1,0,multiplier 3; content:\"M\"; within:1;"),
+				"\x02"
+				"abcdefM"));
+	/* align after multiplier: 1 * 2 = 2, rounded up to 4 */
+	cr_assert(payload_match(R("byte_jump:1,0,multiplier 2,align; content:\"M\"; within:1;"),
+				"\x01"
+				"abcdM"));
+	/* relative with an offset from the previous match; little endian */
+	cr_assert(payload_match_at(R("content:\"H\"; byte_jump:2,1,relative,little; "
+				     "content:\"E\"; within:1;"),
+				   "H.\x01\x00xE", 6, 0, 0));
+	/* bitmask before the multiplier, shifted by its trailing zeros */
+	cr_assert(payload_match(R("byte_jump:1,0,bitmask 0xf0; content:\"K\"; within:1;"), "\x2f"
+											   "abK"));
+	/* a string in hex */
+	cr_assert(payload_match(R("byte_jump:2,0,string,hex; content:\"!\"; within:1;"),
+				"0a0123456789!"));
 }
 
 Test(payload, byte_extract_variables)

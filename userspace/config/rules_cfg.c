@@ -216,6 +216,7 @@ static const struct mk_cfg_key rules_keys[] = {
 	MK_CFG_STRING("classification-file", C, classification_file),
 	MK_CFG_STRING("reference-config-file", C, reference_config_file),
 	MK_CFG_STRING("threshold-file", C, threshold_file),
+	MK_CFG_STRING("detect.prefilter-cache", C, prefilter_cache),
 };
 #undef C
 

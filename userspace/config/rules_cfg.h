@@ -35,7 +35,8 @@ struct mk_rules_cfg {
 	char default_rule_path[MK_RULES_PATH_MAX];
 	char classification_file[MK_RULES_PATH_MAX];
 	char reference_config_file[MK_RULES_PATH_MAX];
-	char threshold_file[MK_RULES_PATH_MAX]; /* "" = none */
+	char threshold_file[MK_RULES_PATH_MAX];	 /* "" = none */
+	char prefilter_cache[MK_RULES_PATH_MAX]; /* detect.prefilter-cache; "" = none */
 };
 
 struct mk_cfg_table;

@@ -81,7 +81,8 @@ struct mk_detect_cfg {
 	/* a worker's buffers for such longer windows, in bytes; 0: 64 MiB */
 	uint64_t stream_reach_budget;
 	uint32_t port_groups; /* dedicated prefilter port groups per protocol/direction; 0: 16 */
-	int no_prefilter;     /* evaluate every rule (tests; the results must not change) */
+	const char *prefilter_cache; /* compiled prefilter databases kept here; NULL or "": none */
+	int no_prefilter;	     /* evaluate every rule (tests; the results must not change) */
 };
 
 /*
@@ -123,8 +124,9 @@ struct mk_detect_load_stats {
 	uint32_t patterns;	  /* distinct prefilter patterns, summed over databases */
 	uint32_t config_errors;	  /* classification/reference/threshold lines rejected */
 	uint64_t prefilter_bytes;
-	double load_s;	     /* wall-clock seconds to parse and build */
-	uint64_t generation; /* 1 for the first engine, +1 per successful reload */
+	uint32_t prefilter_cached; /* databases read from the prefilter cache */
+	double load_s;		   /* wall-clock seconds to parse and build */
+	uint64_t generation;	   /* 1 for the first engine, +1 per successful reload */
 };
 
 /* ---- engine --------------------------------------------------------------- */
@@ -218,6 +220,12 @@ struct mk_detect_pkt {
 	uint64_t ts_us;
 	struct mk_flow *flow; /* after mk_flow_handle(); NULL: not tracked */
 	int to_client;	      /* as mk_flow_handle() said */
+	/*
+	 * The flow was established before this packet by its TCP session
+	 * (mk_tcp_state_established): with both directions seen, what
+	 * flow:established asks, as Suricata's flow state.
+	 */
+	int flow_established;
 };
 
 enum mk_detect_action {
@@ -296,17 +304,20 @@ struct mk_detect_thresh_key {
 	uint32_t gid, sid;
 	uint32_t src[4], dst[4];
 	uint64_t ts_us;
+	uint64_t flow_id; /* track by_flow; 0: the alert has no flow */
+	uint16_t sport, dport;
 	uint8_t family;
 	uint8_t nspec;
-	uint8_t pad[6];
+	uint8_t pad[2];
 	struct mk_thresh_spec {
-		uint8_t type;  /* MK_THRESH_* in detect_threshold.h */
+		uint8_t type;  /* MK_THRESH_* in detect_int.h */
 		uint8_t track; /* MK_TRACK_* */
 		uint8_t new_action;
-		uint8_t pad;
+		uint8_t unique_on; /* detection_filter: MK_UNIQUE_* (distinct ports) */
 		uint32_t count;
 		uint32_t seconds;
 		uint32_t timeout;
+		uint32_t multiplier; /* type backoff */
 	} spec[2];
 };
 

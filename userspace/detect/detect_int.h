@@ -357,9 +357,18 @@ enum {
 	MK_THRESH_THRESHOLD,
 	MK_THRESH_BOTH,
 	MK_THRESH_DETECTION,
-	MK_THRESH_RATE
+	MK_THRESH_RATE,
+	MK_THRESH_BACKOFF /* alerts at count, count * multiplier, ... per flow */
 };
-enum { MK_TRACK_SRC = 0, MK_TRACK_DST, MK_TRACK_RULE, MK_TRACK_BOTH, MK_TRACK_EITHER };
+enum {
+	MK_TRACK_SRC = 0,
+	MK_TRACK_DST,
+	MK_TRACK_RULE,
+	MK_TRACK_BOTH,
+	MK_TRACK_EITHER,
+	MK_TRACK_FLOW
+};
+enum { MK_UNIQUE_NONE = 0, MK_UNIQUE_SRC_PORT, MK_UNIQUE_DST_PORT };
 
 struct mk_class {
 	char *name, *desc;
@@ -496,7 +505,9 @@ enum mk_uint_mode {
 	MK_U_GE,
 	MK_U_NE,
 	MK_U_RANGE,
-	MK_U_NOTRANGE
+	MK_U_NOTRANGE,
+	MK_U_BITMASK,	/* (v & a) == b */
+	MK_U_NOTBITMASK /* (v & a) != b */
 };
 
 struct mk_uint {
@@ -621,12 +632,15 @@ void mk_parse_env_free(struct mk_parse_env *env);
 /* ---- prefilter (engine/prefilter.c) ----------------------------------------------- */
 
 /* One Hyperscan database and its pattern -> rules map. */
+struct mk_pf_pending;
+
 struct mk_pf_db {
-	void *db;	 /* hs_database_t */
-	uint32_t npat;	 /* distinct patterns */
-	uint32_t maxlen; /* the longest pattern, for scan overlaps */
-	uint32_t *off;	 /* rules anchored by pattern p: rules[off[p], off[p + 1]) */
-	uint32_t *rules; /* rule numbers, ascending per pattern */
+	void *db;		       /* hs_database_t */
+	struct mk_pf_pending *pending; /* the patterns until mk_prefilter_compile() */
+	uint32_t npat;		       /* distinct patterns */
+	uint32_t maxlen;	       /* the longest pattern, for scan overlaps */
+	uint32_t *off;		       /* rules anchored by pattern p: rules[off[p], off[p + 1]) */
+	uint32_t *rules;	       /* rule numbers, ascending per pattern */
 };
 
 struct mk_rule_list {
@@ -676,9 +690,21 @@ struct mk_group_set {
 int mk_prefilter_anchors(struct mk_rule *const *rules, uint32_t nrules);
 /* The bytes the prefilter looks for as rule @r's anchor, as a content (mk_content_find()). */
 void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *out);
-/* @pkt: a packet group (packet anchors, scan_bound set). 0 or -errno. */
+/*
+ * @pkt: a packet group (packet anchors, scan_bound set). Chooses the group's
+ * patterns; the database is compiled later, with every other group's, by
+ * mk_prefilter_compile(). 0 or -errno.
+ */
 int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st);
+/*
+ * Compiles the databases of @groups, several at a time on the CPUs meerkat
+ * may use; with @cache_dir (NULL or "": none), a database compiled before
+ * from the same patterns for the same CPU is read from there instead, and a
+ * new one is written there. 0 or -errno.
+ */
+int mk_prefilter_compile(struct mk_group *const *groups, uint32_t n, const char *cache_dir,
+			 struct mk_detect_load_stats *st);
 void mk_prefilter_free(struct mk_pf_db *pf);
 /* Scratch size: grows *scratch for this database (Hyperscan). 0 or -ENOMEM. */
 int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch);

@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include "detect_int.h"
@@ -95,25 +96,88 @@ char *mk_unquote(char *s, int unescape)
 	return s + 1;
 }
 
+/* Case-insensitive unit suffix as Suricata 8's integers: kb/kib, mb/mib, gb/gib. */
+static uint64_t parse_unit(const char **p)
+{
+	static const struct {
+		const char *name;
+		uint64_t mult;
+	} units[] = { { "kib", 1ull << 10 }, { "kb", 1ull << 10 },  { "mib", 1ull << 20 },
+		      { "mb", 1ull << 20 },  { "gib", 1ull << 30 }, { "gb", 1ull << 30 } };
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(units); i++) {
+		size_t n = strlen(units[i].name);
+
+		if (!strncasecmp(*p, units[i].name, n)) {
+			*p += n;
+			return units[i].mult;
+		}
+	}
+	return 1;
+}
+
+/* A value: decimal (with an optional unit) or 0x hex, at most @max. */
 static int parse_u64(const char **p, uint64_t max, uint64_t *v)
 {
 	const char *s = *p;
-	uint64_t n = 0;
+	uint64_t n = 0, mult;
 
 	while (*s == ' ')
 		s++;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	while (isdigit((unsigned char)*s)) {
-		if (n > (max - (uint64_t)(*s - '0')) / 10)
+	if (s[0] == '0' && s[1] == 'x') {
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
 			return -1;
-		n = n * 10 + (uint64_t)(*s++ - '0');
+		while (isxdigit((unsigned char)*s)) {
+			unsigned int d = isdigit((unsigned char)*s) ?
+						 (unsigned int)(*s - '0') :
+						 (unsigned int)(tolower(*s) - 'a' + 10);
+
+			if (n > (max - d) / 16)
+				return -1;
+			n = n * 16 + d;
+			s++;
+		}
+	} else {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		while (isdigit((unsigned char)*s)) {
+			if (n > (max - (uint64_t)(*s - '0')) / 10)
+				return -1;
+			n = n * 10 + (uint64_t)(*s++ - '0');
+		}
+		mult = parse_unit(&s);
+		if (mult > 1 && n) {
+			if (n > max / mult)
+				return -1;
+			n *= mult;
+		}
 	}
 	while (*s == ' ')
 		s++;
 	*p = s;
 	*v = n;
 	return 0;
+}
+
+/* &mask=value or &mask!=value (Suricata 8); the value must fit in the mask. */
+static int parse_bitmask(const char *p, uint64_t max, struct mk_uint *out)
+{
+	if (parse_u64(&p, max, &out->a))
+		return -1;
+	if (p[0] == '!' && p[1] == '=') {
+		out->mode = MK_U_NOTBITMASK;
+		p += 2;
+	} else if (p[0] == '=') {
+		out->mode = MK_U_BITMASK;
+		p++;
+	} else {
+		return -1;
+	}
+	if (parse_u64(&p, max, &out->b) || *p)
+		return -1;
+	return (out->b & out->a) == out->b ? 0 : -1; /* otherwise it could never match */
 }
 
 int mk_uint_parse(const char *s, uint64_t max, struct mk_uint *out)
@@ -124,6 +188,8 @@ int mk_uint_parse(const char *s, uint64_t max, struct mk_uint *out)
 	memset(out, 0, sizeof(*out));
 	while (*p == ' ')
 		p++;
+	if (*p == '&')
+		return parse_bitmask(p + 1, max, out);
 	if (*p == '!' && p[1] != '=') {
 		neg = 1;
 		p++;
@@ -151,9 +217,10 @@ int mk_uint_parse(const char *s, uint64_t max, struct mk_uint *out)
 	}
 	if (*p)
 		return -1;
-	if (out->mode == MK_U_LT && out->a == 0)
-		return -1; /* < 0 never matches */
-	if (out->mode == MK_U_GT && out->a == max)
+	/* as Suricata: comparisons that never or always hold are mistakes */
+	if ((out->mode == MK_U_LT || out->mode == MK_U_GE) && out->a == 0)
+		return -1;
+	if ((out->mode == MK_U_GT || out->mode == MK_U_LE) && out->a == max)
 		return -1;
 	if (neg) {
 		if (out->mode != MK_U_EQ)
@@ -182,6 +249,10 @@ bool mk_uint_match(const struct mk_uint *u, uint64_t v)
 		return v > u->a && v < u->b;
 	case MK_U_NOTRANGE:
 		return v <= u->a || v >= u->b;
+	case MK_U_BITMASK:
+		return (v & u->a) == u->b;
+	case MK_U_NOTBITMASK:
+		return (v & u->a) != u->b;
 	}
 	return false;
 }

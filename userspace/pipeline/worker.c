@@ -292,6 +292,10 @@ static void worker_detect_begin(struct mk_worker *w, const struct mk_pkt *pkt, s
 {
 	struct mk_detect_pkt dp = { .flow = f, .to_client = to_client };
 
+	/* before the stream engine sees the packet: the state it left the flow in */
+	if (f->proto_class == MK_FLOW_PROTO_TCP)
+		dp.flow_established = mk_tcp_state_established(mk_tcp_session_state(&f->tcp));
+
 	if (pkt) {
 		dp.parse = pkt->parse;
 		dp.ip = pkt->ip;

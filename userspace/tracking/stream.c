@@ -1251,6 +1251,12 @@ int mk_tcp_state_closing(int state)
 	return state == MK_TCP_LAST_ACK || state == MK_TCP_TIME_WAIT || state == MK_TCP_CLOSED;
 }
 
+int mk_tcp_state_established(int state)
+{
+	return state == MK_TCP_ESTABLISHED || state == MK_TCP_FIN_WAIT1 ||
+	       state == MK_TCP_FIN_WAIT2 || state == MK_TCP_CLOSING || state == MK_TCP_CLOSE_WAIT;
+}
+
 int mk_tcp_session_swapped(const struct mk_tcp_session *ssn)
 {
 	return ssn->swapped;

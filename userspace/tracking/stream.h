@@ -295,6 +295,12 @@ const char *mk_tcp_state_name(int state); /* "established", ... as Suricata's EV
 int mk_tcp_session_state(const struct mk_tcp_session *ssn);
 /* Is @state one where the session is over for the flow (last_ack, time_wait, closed)? */
 int mk_tcp_state_closing(int state);
+/*
+ * The states in which Suricata's stream engine calls its flow established
+ * (established up to the first FIN's answer): a session picked up midstream
+ * is, from its first packet on.
+ */
+int mk_tcp_state_established(int state);
 int mk_tcp_session_swapped(const struct mk_tcp_session *ssn);
 /*
  * Cumulative MK_TCP_* flags of every packet sent in role direction @dir

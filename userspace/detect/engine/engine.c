@@ -878,6 +878,9 @@ static int build_matching(struct build *b)
 		err = build_groups(e, max_groups);
 	if (!err)
 		err = build_iponly(e);
+	if (!err)
+		err = mk_prefilter_compile(e->groups, e->ngroups, b->cfg->prefilter_cache,
+					   &e->stats);
 	if (err)
 		set_why(b, "building the rule groups: %s", strerror(-err));
 	return err;
@@ -992,11 +995,16 @@ void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_
 	if (!first && n < size)
 		n += (size_t)snprintf(buf + n, size - n, ")");
 	if (n < size)
-		snprintf(buf + n, size - n,
-			 "; %u without fast pattern, %u header-only (%u address-only), %u stream, "
-			 "%u pcre; "
-			 "%u prefilter databases, %u patterns; %.3f s; generation %llu",
-			 s->no_fast_pattern, s->no_payload, s->ip_only, s->stream, s->pcre,
-			 s->prefilter_dbs, s->patterns, s->load_s,
-			 (unsigned long long)s->generation);
+		n += (size_t)snprintf(
+			buf + n, size - n,
+			"; %u without fast pattern, %u header-only (%u address-only), "
+			"%u stream, %u pcre; %u prefilter databases",
+			s->no_fast_pattern, s->no_payload, s->ip_only, s->stream, s->pcre,
+			s->prefilter_dbs);
+	if (s->prefilter_cached && n < size)
+		n += (size_t)snprintf(buf + n, size - n, " (%u from the cache)",
+				      s->prefilter_cached);
+	if (n < size)
+		snprintf(buf + n, size - n, ", %u patterns; %.3f s; generation %llu", s->patterns,
+			 s->load_s, (unsigned long long)s->generation);
 }

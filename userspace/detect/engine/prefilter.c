@@ -25,10 +25,19 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef MK_HAVE_HYPERSCAN
 #include <hs/hs.h>
+#include <nettle/sha2.h>
 #endif
 #include "detect_int.h"
 #include "log.h"
@@ -134,6 +143,24 @@ static int64_t table_id(struct pf_table *t, const uint8_t *p, uint32_t n, int no
 	return t->npat++;
 }
 
+/* A group's patterns between mk_prefilter_build() and mk_prefilter_compile(). */
+struct mk_pf_pending {
+	const char **expr; /* the rules' content bytes: the engine keeps them */
+	unsigned int *flags, *ids;
+	size_t *lens;
+};
+
+static void pending_free(struct mk_pf_pending *pd)
+{
+	if (!pd)
+		return;
+	free(pd->expr);
+	free(pd->flags);
+	free(pd->ids);
+	free(pd->lens);
+	free(pd);
+}
+
 void mk_prefilter_free(struct mk_pf_db *pf)
 {
 	if (!pf)
@@ -141,6 +168,7 @@ void mk_prefilter_free(struct mk_pf_db *pf)
 #ifdef MK_HAVE_HYPERSCAN
 	hs_free_database(pf->db);
 #endif
+	pending_free(pf->pending);
 	free(pf->off);
 	free(pf->rules);
 	free(pf);
@@ -309,47 +337,33 @@ void mk_prefilter_anchor(const struct mk_rule *r, int pkt, struct mk_content *ou
 	}
 }
 
-#ifdef MK_HAVE_HYPERSCAN
-static int compile_hs(struct mk_pf_db *pf, const struct pf_pat *pats)
+/* Keeps the group's patterns for mk_prefilter_compile(). */
+static int pending_new(struct mk_pf_db *pf, const struct pf_pat *pats)
 {
-	const char **expr = calloc(pf->npat, sizeof(*expr));
-	unsigned int *flags = calloc(pf->npat, sizeof(*flags)),
-		     *ids = calloc(pf->npat, sizeof(*ids));
-	size_t *lens = calloc(pf->npat, sizeof(*lens));
-	hs_compile_error_t *cerr = NULL;
-	hs_platform_info_t plat;
-	hs_database_t *db = NULL;
+	struct mk_pf_pending *pd = calloc(1, sizeof(*pd));
 	uint32_t i;
-	int err = 0;
 
-	if (!expr || !flags || !ids || !lens) {
-		err = -ENOMEM;
-		goto out;
+	if (!pd)
+		return -ENOMEM;
+	pd->expr = calloc(pf->npat, sizeof(*pd->expr));
+	pd->flags = calloc(pf->npat, sizeof(*pd->flags));
+	pd->ids = calloc(pf->npat, sizeof(*pd->ids));
+	pd->lens = calloc(pf->npat, sizeof(*pd->lens));
+	if (!pd->expr || !pd->flags || !pd->ids || !pd->lens) {
+		pending_free(pd);
+		return -ENOMEM;
 	}
 	for (i = 0; i < pf->npat; i++) {
-		expr[i] = (const char *)pats[i].bytes;
-		lens[i] = pats[i].len;
-		ids[i] = i;
-		flags[i] = HS_FLAG_SINGLEMATCH | (pats[i].nocase ? HS_FLAG_CASELESS : 0);
-	}
-	/* tuned for this CPU: the database is built where it runs */
-	if (hs_populate_platform(&plat) != HS_SUCCESS)
-		memset(&plat, 0, sizeof(plat));
-	if (hs_compile_lit_multi(expr, flags, ids, lens, pf->npat, HS_MODE_BLOCK, &plat, &db,
-				 &cerr) != HS_SUCCESS) {
-		mk_err("prefilter: Hyperscan: %s", cerr ? cerr->message : "compile failed");
-		hs_free_compile_error(cerr);
-		err = -EINVAL;
-	}
-	pf->db = db;
-out:
-	free(expr);
-	free(flags);
-	free(ids);
-	free(lens);
-	return err;
-}
+		pd->expr[i] = (const char *)pats[i].bytes;
+		pd->lens[i] = pats[i].len;
+		pd->ids[i] = i;
+#ifdef MK_HAVE_HYPERSCAN
+		pd->flags[i] = HS_FLAG_SINGLEMATCH | (pats[i].nocase ? HS_FLAG_CASELESS : 0);
 #endif
+	}
+	pf->pending = pd;
+	return 0;
+}
 
 int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt,
 		       struct mk_detect_load_stats *st)
@@ -417,20 +431,13 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt
 		}
 	if (pkt && !unbounded)
 		g->scan_bound = bound;
-#ifdef MK_HAVE_HYPERSCAN
-	err = compile_hs(pf, t.pats);
-	if (err)
-		goto out;
-	{
-		size_t sz = 0;
-
-		hs_database_size(pf->db, &sz);
-		st->prefilter_bytes += sz;
-	}
-#else
+#ifndef MK_HAVE_HYPERSCAN
 	err = -ENOTSUP;
 	goto out;
 #endif
+	err = pending_new(pf, t.pats);
+	if (err)
+		goto out;
 	st->prefilter_dbs++;
 	st->patterns += t.npat;
 	g->pf = pf;
@@ -441,6 +448,224 @@ out:
 	free(ids);
 	mk_prefilter_free(pf);
 	return err;
+}
+
+/* ---- compiling: several databases at a time, through the cache ---------------------------- */
+
+#ifdef MK_HAVE_HYPERSCAN
+#define PF_CACHE_TAG "meerkat prefilter cache 1"
+#define PF_THREADS_MAX 8
+
+struct compile_job {
+	struct mk_group *const *groups;
+	uint32_t n;
+	_Atomic uint32_t next;
+	const char *cache_dir; /* NULL: none */
+	hs_platform_info_t plat;
+	_Atomic int err;
+	_Atomic uint32_t cached;
+};
+
+/*
+ * The cache file of a database: SHA-256 of everything the compiled bytes
+ * depend on (Hyperscan's version, the CPU it is tuned for, every pattern
+ * with its flags and id, in order), so a stale file is never used.
+ */
+static void cache_path(const struct compile_job *j, const struct mk_pf_pending *pd, uint32_t npat,
+		       char *out, size_t size)
+{
+	struct sha256_ctx c;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	uint32_t i;
+	int k, n;
+
+	sha256_init(&c);
+	sha256_update(&c, sizeof(PF_CACHE_TAG), (const uint8_t *)PF_CACHE_TAG);
+	sha256_update(&c, strlen(hs_version()), (const uint8_t *)hs_version());
+	sha256_update(&c, sizeof(j->plat), (const uint8_t *)&j->plat);
+	sha256_update(&c, sizeof(npat), (const uint8_t *)&npat);
+	for (i = 0; i < npat; i++) {
+		uint64_t len = pd->lens[i];
+
+		sha256_update(&c, sizeof(pd->flags[i]), (const uint8_t *)&pd->flags[i]);
+		sha256_update(&c, sizeof(pd->ids[i]), (const uint8_t *)&pd->ids[i]);
+		sha256_update(&c, sizeof(len), (const uint8_t *)&len);
+		sha256_update(&c, pd->lens[i], (const uint8_t *)pd->expr[i]);
+	}
+	sha256_digest(&c, sizeof(d), d);
+	n = snprintf(out, size, "%s/", j->cache_dir);
+	for (k = 0; k < 16 && n > 0 && (size_t)n + 3 < size; k++)
+		n += snprintf(out + n, size - (size_t)n, "%02x", d[k]);
+	if (n > 0 && (size_t)n + 4 < size)
+		snprintf(out + n, size - (size_t)n, ".hs");
+}
+
+/* The database in @path, or NULL (absent, unreadable, or not a database). */
+static hs_database_t *cache_read(const char *path)
+{
+	hs_database_t *db = NULL;
+	struct stat sb;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb) || sb.st_size <= 0 || sb.st_size > (64 << 20)) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)sb.st_size);
+	if (buf && read(fd, buf, (size_t)sb.st_size) == sb.st_size &&
+	    hs_deserialize_database(buf, (size_t)sb.st_size, &db) != HS_SUCCESS)
+		db = NULL;
+	free(buf);
+	close(fd);
+	return db;
+}
+
+/* Writes @db to @path through a temporary file and a rename: readers see all or nothing. */
+static void cache_write(const char *path, const hs_database_t *db)
+{
+	char tmp[PATH_MAX + 32], *bytes = NULL;
+	size_t len = 0;
+	ssize_t w = -1;
+	int fd;
+
+	if (hs_serialize_database(db, &bytes, &len) != HS_SUCCESS)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%ld.%lx.tmp", path, (long)getpid(),
+		 (unsigned long)pthread_self());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		w = write(fd, bytes, len);
+		if (close(fd) || w != (ssize_t)len || rename(tmp, path))
+			unlink(tmp);
+	}
+	free(bytes);
+}
+
+static int compile_one(struct compile_job *j, struct mk_pf_db *pf)
+{
+	struct mk_pf_pending *pd = pf->pending;
+	hs_compile_error_t *cerr = NULL;
+	hs_database_t *db = NULL;
+	char path[PATH_MAX];
+	int hit = 0;
+
+	if (j->cache_dir) {
+		cache_path(j, pd, pf->npat, path, sizeof(path));
+		db = cache_read(path);
+		hit = db != NULL;
+		if (hit)
+			atomic_fetch_add(&j->cached, 1);
+	}
+	if (!db && hs_compile_lit_multi(pd->expr, pd->flags, pd->ids, pd->lens, pf->npat,
+					HS_MODE_BLOCK, &j->plat, &db, &cerr) != HS_SUCCESS) {
+		mk_err("prefilter: Hyperscan: %s", cerr ? cerr->message : "compile failed");
+		hs_free_compile_error(cerr);
+		return -EINVAL;
+	}
+	if (j->cache_dir && !hit)
+		cache_write(path, db);
+	pf->db = db;
+	pending_free(pd);
+	pf->pending = NULL;
+	return 0;
+}
+
+static void *compile_thread(void *arg)
+{
+	struct compile_job *j = arg;
+	uint32_t i;
+
+	while ((i = atomic_fetch_add(&j->next, 1)) < j->n) {
+		struct mk_pf_db *pf = j->groups[i]->pf;
+		int err;
+
+		if (!pf || !pf->pending || atomic_load(&j->err))
+			continue;
+		err = compile_one(j, pf);
+		if (err)
+			atomic_store(&j->err, err);
+	}
+	return NULL;
+}
+
+/* Threads for @n databases: the CPUs meerkat may use, at most PF_THREADS_MAX. */
+static uint32_t compile_threads(uint32_t n)
+{
+	cpu_set_t set;
+	uint32_t cpus = 1;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		cpus = (uint32_t)CPU_COUNT(&set);
+	if (cpus > PF_THREADS_MAX)
+		cpus = PF_THREADS_MAX;
+	return cpus < n ? cpus : n;
+}
+
+/* The cache directory, created if need be; NULL (with a warning) when it cannot be used. */
+static const char *cache_dir_ready(const char *dir)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (!dir || !dir[0])
+		return NULL;
+	if (snprintf(tmp, sizeof(tmp), "%s", dir) >= (int)sizeof(tmp))
+		return NULL;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			break;
+		*p = '/';
+	}
+	if ((mkdir(tmp, 0755) && errno != EEXIST) || access(dir, W_OK | X_OK)) {
+		mk_warn("detect.prefilter-cache %s: %s: compiling without the cache", dir,
+			strerror(errno));
+		return NULL;
+	}
+	return dir;
+}
+#endif
+
+int mk_prefilter_compile(struct mk_group *const *groups, uint32_t n, const char *cache_dir,
+			 struct mk_detect_load_stats *st)
+{
+#ifdef MK_HAVE_HYPERSCAN
+	struct compile_job j = { .groups = groups,
+				 .n = n,
+				 .cache_dir = cache_dir_ready(cache_dir) };
+	pthread_t th[PF_THREADS_MAX];
+	uint32_t nth = compile_threads(n), started = 0, i;
+
+	/* tuned for this CPU: the database is built where it runs */
+	if (hs_populate_platform(&j.plat) != HS_SUCCESS)
+		memset(&j.plat, 0, sizeof(j.plat));
+	for (i = 1; i < nth; i++)
+		if (!pthread_create(&th[started], NULL, compile_thread, &j))
+			started++;
+	compile_thread(&j); /* this thread too; alone when no thread could start */
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (atomic_load(&j.err))
+		return atomic_load(&j.err);
+	for (i = 0; i < n; i++) {
+		size_t sz = 0;
+
+		if (groups[i]->pf && groups[i]->pf->db && !hs_database_size(groups[i]->pf->db, &sz))
+			st->prefilter_bytes += sz;
+	}
+	st->prefilter_cached += atomic_load(&j.cached);
+	return 0;
+#else
+	(void)groups;
+	(void)n;
+	(void)cache_dir;
+	(void)st;
+	return 0;
+#endif
 }
 
 int mk_prefilter_scratch(const struct mk_pf_db *pf, void **scratch)

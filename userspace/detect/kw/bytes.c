@@ -23,12 +23,14 @@ static int split_args(char *v, char **args)
 	return tok ? -1 : n;
 }
 
-static int parse_nbytes(struct mk_rule_build *rb, const char *s, struct mk_byte *b)
+/* @zero_ok: byte_jump reads no bytes with 0 (as Suricata: "byte_jump:0,0,from_end"). */
+static int parse_nbytes(struct mk_rule_build *rb, const char *s, struct mk_byte *b, int zero_ok)
 {
 	uint32_t n;
 
-	if (mk_parse_u32(s, &n) || !n || n > 23)
-		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "byte count '%.20s' is not 1-23", s);
+	if (mk_parse_u32(s, &n) || (!n && !zero_ok) || n > 23)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "byte count '%.20s' is not %s-23", s,
+				    zero_ok ? "0" : "1");
 	b->nbytes = (uint8_t)n;
 	return 0;
 }
@@ -132,6 +134,9 @@ static int check_common(struct mk_rule_build *rb, struct mk_byte *b)
 		if (b->flags & MK_BF_LITTLE)
 			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 					    "'string' cannot be little endian");
+		if (!b->nbytes)
+			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+					    "'string' needs at least one byte to read");
 	} else if (b->nbytes > 8) {
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 				    "cannot read more than 8 bytes without 'string'");
@@ -158,7 +163,7 @@ static int setup_byte_test(struct mk_rule_build *rb, const char *value)
 			     "expected 'bytes, operator, value, offset[, ...]'");
 		goto err;
 	}
-	if (parse_nbytes(rb, args[0], b))
+	if (parse_nbytes(rb, args[0], b, 0))
 		goto err;
 	op = args[1];
 	if (*op == '!') {
@@ -224,7 +229,7 @@ static int setup_byte_jump(struct mk_rule_build *rb, const char *value)
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "expected 'bytes, offset[, ...]'");
 		goto err;
 	}
-	if (parse_nbytes(rb, args[0], b) || parse_offset(rb, args[1], b))
+	if (parse_nbytes(rb, args[0], b, 1) || parse_offset(rb, args[1], b))
 		goto err;
 	for (i = 2; i < n; i++)
 		if (common_opt(rb, b, args[i], 1, 0) < 0)
@@ -254,7 +259,7 @@ static int setup_byte_extract(struct mk_rule_build *rb, const char *value)
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "expected 'bytes, offset, name[, ...]'");
 		goto err;
 	}
-	if (parse_nbytes(rb, args[0], b))
+	if (parse_nbytes(rb, args[0], b, 0))
 		goto err;
 	if (mk_parse_i32(args[1], &b->offset) || b->offset < -65535 || b->offset > 65535) {
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
@@ -339,9 +344,10 @@ int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint
 MK_KW_DEFINE(byte_test, MK_KWT_BYTE_TEST, 0, setup_byte_test, NULL,
 	     "bytes, [!]op, value, offset[, relative, big|little, string, dec|hex|oct, bitmask N]");
 
-MK_KW_DEFINE(byte_jump, MK_KWT_BYTE_JUMP, 0, setup_byte_jump, NULL,
-	     "bytes, offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
-	     "N, big|little, string, dec|hex|oct, bitmask N]");
+MK_KW_DEFINE(
+	byte_jump, MK_KWT_BYTE_JUMP, 0, setup_byte_jump, NULL,
+	"bytes (0-8, or 1-23 with string), offset[, relative, multiplier N, align, from_beginning, from_end, post_offset "
+	"N, big|little, string, dec|hex|oct, bitmask N]");
 
 MK_KW_DEFINE(
 	byte_extract, MK_KWT_BYTE_EXTRACT, 0, setup_byte_extract, NULL,

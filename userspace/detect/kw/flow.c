@@ -3,11 +3,14 @@
  * flow: established, not_established, stateless, to_server/from_client,
  * to_client/from_server, only_stream, no_stream.
  *
- * Observed Suricata behaviour on this subset: a flow is established from
- * its first reply on (UDP: the first datagram is not, the reply is; TCP: the
- * SYN/ACK already is); to_server is the direction of the flow's first packet
- * (a flow whose first packet is a SYN/ACK is turned around, as the flow
- * table does). only_stream/no_stream pick how TCP payload is read.
+ * As Suricata's flow flags: a packet is established when both directions of
+ * its flow have been seen (UDP: the first datagram is not, the reply is;
+ * TCP: the SYN/ACK already is), or when the flow's TCP session was
+ * established before it (a session picked up midstream, stream.midstream
+ * on: from its second packet, even if only one side is seen); to_server is
+ * the direction of the flow's first packet (a flow whose first packet is a
+ * SYN/ACK is turned around, as the flow table does). only_stream/no_stream
+ * pick how TCP payload is read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +89,8 @@ static int match_flow(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 
 	if (!mc->flow)
 		return !(f & (MK_FLOW_F_ESTABLISHED | MK_FLOW_F_TO_SERVER | MK_FLOW_F_TO_CLIENT));
-	est = mc->flow->pkts[0] && mc->flow->pkts[1];
+	/* both directions seen, or a TCP session established before this packet */
+	est = (mc->flow->pkts[0] && mc->flow->pkts[1]) || mc->t->pkt.flow_established;
 	if ((f & MK_FLOW_F_ESTABLISHED) && !est)
 		return 0;
 	if ((f & MK_FLOW_F_NOT_ESTABLISHED) && est)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * threshold (type limit|threshold|both) and detection_filter: which of a
- * rule's matches become alerts, counted per source, destination, rule or
- * address pair over a time window. The keywords only record the spec; the
+ * threshold (type limit|threshold|both|backoff) and detection_filter: which
+ * of a rule's matches become alerts, counted per source, destination, rule,
+ * address pair or flow over a time window (backoff: per flow, at count,
+ * count * multiplier, ...; detection_filter unique_on: distinct ports). The keywords only record the spec; the
  * counting runs where alerts are merged in output order (match/thresh.c),
  * so results do not depend on the worker count. threshold.config reuses the
  * option parser for its threshold, event_filter and rate_filter lines.
@@ -17,7 +18,7 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 {
 	char *v = strdup(value), *tok, *save = NULL;
 	int have_type = 0, have_track = 0, have_count = 0, have_seconds = 0, have_action = 0;
-	int have_timeout = 0;
+	int have_timeout = 0, have_unique = 0, have_mult = 0;
 
 	memset(sp, 0, sizeof(*sp));
 	if (!v) {
@@ -41,6 +42,8 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 				sp->type = MK_THRESH_THRESHOLD;
 			else if (!strcmp(val, "both"))
 				sp->type = MK_THRESH_BOTH;
+			else if (!strcmp(val, "backoff"))
+				sp->type = MK_THRESH_BACKOFF;
 			else
 				goto bad;
 		} else if (!strcmp(k, "track") && !have_track) {
@@ -53,6 +56,8 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 				sp->track = MK_TRACK_RULE;
 			else if (!strcmp(val, "by_both"))
 				sp->track = MK_TRACK_BOTH;
+			else if (!strcmp(val, "by_flow"))
+				sp->track = MK_TRACK_FLOW;
 			else
 				goto bad;
 		} else if (!strcmp(k, "count") && !have_count) {
@@ -65,6 +70,19 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 			if (mk_parse_u32(val, &n) || !n)
 				goto bad;
 			sp->seconds = n;
+		} else if (!strcmp(k, "multiplier") && kind == 0 && !have_mult) {
+			have_mult = 1;
+			if (mk_parse_u32(val, &n) || !n)
+				goto bad;
+			sp->multiplier = n;
+		} else if (!strcmp(k, "unique_on") && kind == 1 && !have_unique) {
+			have_unique = 1;
+			if (!strcmp(val, "src_port"))
+				sp->unique_on = MK_UNIQUE_SRC_PORT;
+			else if (!strcmp(val, "dst_port"))
+				sp->unique_on = MK_UNIQUE_DST_PORT;
+			else
+				goto bad;
 		} else if (!strcmp(k, "new_action") && kind == 2 && !have_action) {
 			have_action = 1;
 			if (!strcmp(val, "alert"))
@@ -98,6 +116,24 @@ bad:
 		sp->type = MK_THRESH_DETECTION;
 	if (kind == 2)
 		sp->type = MK_THRESH_RATE;
+	if (kind == 0 && have_type && sp->type == MK_THRESH_BACKOFF) {
+		/* as Suricata: per flow, with a multiplier instead of a window */
+		if (have_track && sp->track != MK_TRACK_FLOW) {
+			snprintf(err, errlen, "type backoff needs track by_flow");
+			return -1;
+		}
+		if (have_seconds || !have_mult || !have_track || !have_count) {
+			snprintf(err, errlen,
+				 "type backoff needs track by_flow, count and "
+				 "multiplier (no seconds)");
+			return -1;
+		}
+		return 0;
+	}
+	if (have_mult) {
+		snprintf(err, errlen, "multiplier is for type backoff");
+		return -1;
+	}
 	if (!have_track || !have_count || !have_seconds || (kind == 0 && !have_type) ||
 	    (kind == 2 && (!have_action || !have_timeout))) {
 		snprintf(err, errlen, "needs %s",
@@ -118,6 +154,10 @@ static int setup_common(struct mk_rule_build *rb, const char *value, int kind)
 				    "a rule has one threshold or one detection_filter");
 	if (mk_thresh_parse(value, kind, &rb->r->thresh, err, sizeof(err)))
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "%s", err);
+	if (rb->r->thresh.unique_on && rb->r->proto != MK_RP_TCP && rb->r->proto != MK_RP_UDP &&
+	    rb->r->proto != MK_RP_TCP_PKT && rb->r->proto != MK_RP_TCP_STREAM)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "unique_on needs a protocol with ports (tcp or udp rules)");
 	if (kind == 0)
 		rb->seen_threshold = 1;
 	else
@@ -140,7 +180,8 @@ const struct mk_kw mk_kw_threshold = {
 	.type = MK_KWT_META,
 	.flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
 	.setup = setup_threshold,
-	.doc = "type limit|threshold|both, track by_src|by_dst|by_rule|by_both, count N, seconds T",
+	.doc = "type limit|threshold|both, track by_src|by_dst|by_rule|by_both|by_flow, count N, "
+	       "seconds T; or type backoff, track by_flow, count N, multiplier M",
 };
 
 const struct mk_kw mk_kw_detection_filter = {
@@ -148,7 +189,8 @@ const struct mk_kw mk_kw_detection_filter = {
 	.type = MK_KWT_META,
 	.flags = MK_KWF_VALUE | MK_KWF_IPONLY_OK,
 	.setup = setup_detection_filter,
-	.doc = "track by_src|by_dst|by_rule|by_both, count N, seconds T: alert from the (N+1)th match on",
+	.doc = "track by_src|by_dst|by_rule|by_both|by_flow, count N, seconds T[, unique_on "
+	       "src_port|dst_port]: alert from the (N+1)th match (or distinct port) on",
 };
 
 MK_KW_FAMILY_TABLE(threshold, MK_KW_FAMILY_THRESHOLD);

@@ -30,7 +30,8 @@ int mk_kw_uint_setup(struct mk_rule_build *rb, const char *value)
 	} else if (mk_uint_parse(value, d->max, u)) {
 		free(u);
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "'%.40s' is not N, <N, >N, <=N, >=N, !N or N<>M (0-%llu)",
+				    "'%.40s' is not N, <N, >N, <=N, >=N, !N, N<>M, N-M, !N-M or "
+				    "&M=N (0-%llu)",
 				    value, (unsigned long long)d->max);
 	}
 	return mk_rule_add_sm(rb, MK_LIST_MATCH, kw, u);

@@ -247,10 +247,15 @@ static int insp_byte(struct mk_insp *in, const struct mk_rule *r, uint32_t i, ui
 			next += in->len;
 		else
 			next += end;
-		/* as Suricata: before the start clamps to it, at or past the end fails */
+		/*
+		 * As Suricata (7.0.2 on): a jump before the start of the buffer lands
+		 * on its first byte; one to the end of the buffer matches (a relative
+		 * keyword after it finds nothing, isdataat:!1,relative holds); past
+		 * the end fails.
+		 */
 		if (next < 0)
 			next = 0;
-		if (next >= (int64_t)in->len)
+		if (next > (int64_t)in->len)
 			return miss(in, rel);
 		return inspect(in, r, i + 1, (uint32_t)next, maxend);
 	default: /* byte_extract */

@@ -8,8 +8,15 @@
  *  - threshold: every count-th match of a window;
  *  - both: once per window, at the count-th match;
  *  - detection_filter: every match after the count-th of a window;
- *  - rate_filter: after count matches of a window, new_action for timeout s.
- * A window starts at the first match and lasts `seconds`.
+ *  - rate_filter: after count matches of a window, new_action for timeout s;
+ *  - backoff (by_flow only): at the count-th match, then count * multiplier,
+ *    count * multiplier^2, ..., with no window;
+ *  - detection_filter unique_on: every match once more than count distinct
+ *    source or destination ports came in the window (a bitmap of the 65536
+ *    ports per entry, as Suricata's).
+ * A window starts at the first match and lasts `seconds`. by_flow entries
+ * are keyed by flow id; an alert without a flow passes no by_flow filter (as
+ * Suricata's, which keeps them in the flow).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,10 +28,15 @@ struct th_entry {
 	uint32_t a[4], b[4];
 	uint8_t spec; /* index in the key */
 	uint8_t used;
-	uint64_t tv1;	     /* window start, us */
+	uint64_t tv1;	     /* window start, us (backoff: last match) */
 	uint64_t timeout_at; /* rate_filter: new action until, us */
 	uint32_t count;
+	uint32_t next;	    /* backoff: the count that alerts next */
+	uint32_t ndistinct; /* unique_on: distinct ports of the window */
+	uint8_t *ports;	    /* unique_on: 65536-bit set of the window's ports, or NULL */
 };
+
+#define PORTS_BYTES (65536 / 8)
 
 struct mk_detect_thresh {
 	struct th_entry *t;
@@ -40,8 +52,13 @@ int mk_detect_thresh_new(struct mk_detect_thresh **out)
 
 void mk_detect_thresh_free(struct mk_detect_thresh *th)
 {
+	uint32_t i;
+
 	if (!th)
 		return;
+	for (i = 0; i < th->cap; i++)
+		if (th->t[i].used)
+			free(th->t[i].ports);
 	free(th->t);
 	free(th);
 }
@@ -64,6 +81,11 @@ int mk_detect_alert_thresh_key(const struct mk_detect_alert *a, struct mk_detect
 	k->gid = r->gid;
 	k->sid = r->sid;
 	k->family = a->family;
+	k->flow_id = a->flow_id;
+	if (a->has_ports) {
+		k->sport = a->sport;
+		k->dport = a->dport;
+	}
 	memcpy(k->src, a->src, sizeof(k->src));
 	memcpy(k->dst, a->dst, sizeof(k->dst));
 	k->ts_us = a->ts_us;
@@ -122,8 +144,10 @@ static void expire(struct mk_detect_thresh *th, uint64_t horizon_us)
 	for (i = 0; i < cap; i++) {
 		if (!old[i].used)
 			continue;
-		if (old[i].tv1 + horizon_us < th->now && old[i].timeout_at < th->now)
+		if (old[i].tv1 + horizon_us < th->now && old[i].timeout_at < th->now) {
+			free(old[i].ports);
 			continue;
+		}
 		for (k = th_hash(&old[i]) & (cap - 1); th->t[k].used; k = (k + 1) & (cap - 1))
 			;
 		th->t[k] = old[i];
@@ -155,6 +179,43 @@ static struct th_entry *lookup(struct mk_detect_thresh *th, const struct th_entr
 	return &th->t[k];
 }
 
+/* type backoff: alerts at count, count * multiplier, ... (no window). */
+static int backoff(struct th_entry *e, const struct mk_thresh_spec *s, int created, uint64_t ts)
+{
+	e->tv1 = ts; /* idle entries expire an hour after their last match */
+	if (created) {
+		e->count = 0;
+		e->next = s->count;
+	}
+	if (e->count == UINT32_MAX)
+		return 0;
+	if (++e->count != e->next)
+		return 0;
+	e->next = (uint64_t)e->next * s->multiplier > UINT32_MAX ? UINT32_MAX :
+								   e->next * s->multiplier;
+	return 1;
+}
+
+/*
+ * detection_filter unique_on: every match alerts once more than count
+ * distinct ports came in the window. Without memory for the set, plain
+ * counting of matches (as Suricata's fallback).
+ */
+static int distinct(struct th_entry *e, const struct mk_thresh_spec *s, uint16_t port)
+{
+	uint8_t bit = (uint8_t)(1u << (port & 7));
+
+	if (!e->ports)
+		e->ports = calloc(1, PORTS_BYTES);
+	if (!e->ports)
+		return e->count > s->count;
+	if (!(e->ports[port >> 3] & bit)) {
+		e->ports[port >> 3] |= bit;
+		e->ndistinct++;
+	}
+	return e->ndistinct > s->count;
+}
+
 int mk_detect_thresh_filter(struct mk_detect_thresh *th, const struct mk_detect_thresh_key *k,
 			    enum mk_detect_action *action)
 {
@@ -184,18 +245,38 @@ int mk_detect_thresh_filter(struct mk_detect_thresh *th, const struct mk_detect_
 			memcpy(key.a, k->src, sizeof(key.a));
 			memcpy(key.b, k->dst, sizeof(key.b));
 			break;
+		case MK_TRACK_FLOW:
+			if (!k->flow_id) {
+				keep = 0;
+				continue;
+			}
+			key.a[0] = (uint32_t)k->flow_id;
+			key.a[1] = (uint32_t)(k->flow_id >> 32);
+			break;
 		default:
 			break;
 		}
 		e = lookup(th, &key, &created);
 		if (!e)
 			continue; /* out of memory: let the alert through */
+		if (s->type == MK_THRESH_BACKOFF) {
+			keep &= backoff(e, s, created, k->ts_us);
+			continue;
+		}
 		within = !created && k->ts_us >= e->tv1 && k->ts_us - e->tv1 < win;
 		if (created || !within) {
 			e->tv1 = k->ts_us;
 			e->count = 1;
+			e->ndistinct = 0;
+			if (e->ports)
+				memset(e->ports, 0, PORTS_BYTES);
 		} else {
 			e->count++;
+		}
+		if (s->unique_on) {
+			keep &= distinct(e, s,
+					 s->unique_on == MK_UNIQUE_SRC_PORT ? k->sport : k->dport);
+			continue;
 		}
 		switch (s->type) {
 		case MK_THRESH_LIMIT:
