@@ -9,20 +9,27 @@
 # and each figure's ratio to the no-rules run of the same worker count, all
 # measured in this run (best of --runs, default 3).
 #
+# With --prefilter-cache, every run loads its compiled prefilter databases
+# from a cache directory made in this run (warmed by one load first): the
+# load time of a sensor that restarts or reloads the same rules.
+#
 # usage: test/bench/bench_rules.sh [--build DIR] [--mbytes N] [--runs N] [--rules DIR]
+#                                  [--prefilter-cache]
 set -euo pipefail
 top="$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)"
 build="$top/build"
 mbytes=500
 runs=3
 rules="$top/../shared/rules/et-open-sample"
+cache=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--prefilter-cache) cache=1; shift ;;
 	--build) build="$2"; shift 2 ;;
 	--mbytes) mbytes="$2"; shift 2 ;;
 	--runs) runs="$2"; shift 2 ;;
 	--rules) rules="$2"; shift 2 ;;
-	*) echo "usage: $0 [--build DIR] [--mbytes N] [--runs N] [--rules DIR]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--build DIR] [--mbytes N] [--runs N] [--rules DIR] [--prefilter-cache]" >&2; exit 2 ;;
 	esac
 done
 meerkat="$build/userspace/meerkat"
@@ -33,6 +40,12 @@ work="$(mktemp -d /tmp/bench_rules.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 pcap="$work/appmix.pcap"
 "$build/test/bench/gen_appmix" --mbytes "$mbytes" "$pcap"
+
+conf=()
+if [ "$cache" = 1 ]; then
+	printf 'detect:\n  prefilter-cache: %s\n' "$work/pfcache" >"$work/cache.yaml"
+	conf=(-c "$work/cache.yaml")
+fi
 
 iplists=(botcc ciarmy compromised drop dshield tor)
 no_ip=() ip_only=() all=()
@@ -55,7 +68,7 @@ run() {
 		rm -rf "$work/out"
 		mkdir "$work/out"
 		/usr/bin/time -o "$work/time" -f '%e %U %S %M' \
-			"$meerkat" -r "$pcap" -l "$work/out" --workers "$w" "$@" >/dev/null 2>"$work/err" ||
+			"$meerkat" -r "$pcap" -l "$work/out" --workers "$w" "${conf[@]}" "$@" >/dev/null 2>"$work/err" ||
 			{ cat "$work/err" >&2; exit 1; }
 		read -r wall usr sys rss <"$work/time"
 		alerts="$(grep -c '"event_type":"alert"' "$work/out/eve.json" || true)"
@@ -75,8 +88,11 @@ run() {
 		'BEGIN { printf "%-22s %2d %8.2f %8.2f %7d %8d %7.2fx %7.2fx\n", l, w, e, c, r, a, e / be, c / bc }'
 }
 
+# warm the cache: one load of everything
+[ "$cache" = 0 ] || "$meerkat" -T "${conf[@]}" "${all[@]}" >/dev/null 2>&1 || true
+
 echo
-echo "workload: $(stat -c %s "$pcap") bytes, gen_appmix --mbytes $mbytes; best of $runs runs each"
+echo "workload: $(stat -c %s "$pcap") bytes, gen_appmix --mbytes $mbytes; best of $runs runs each; prefilter cache: $([ "$cache" = 1 ] && echo warm || echo none)"
 printf '%-22s %2s %8s %8s %7s %8s %8s %8s\n' ruleset w wall_s cpu_s rss_MB alerts wall/0 cpu/0
 for w in 1 2; do
 	run "no rules" "$w"
