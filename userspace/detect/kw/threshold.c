@@ -13,12 +13,167 @@
 #include <string.h>
 #include "detect_int.h"
 
+/* The words a threshold option takes, and what each sets. */
+struct thresh_word {
+	const char *word;
+	int value;
+};
+
+static const struct thresh_word thresh_types[] = {
+	{ "limit", MK_THRESH_LIMIT },
+	{ "threshold", MK_THRESH_THRESHOLD },
+	{ "both", MK_THRESH_BOTH },
+	{ "backoff", MK_THRESH_BACKOFF },
+	{ NULL, 0 },
+};
+static const struct thresh_word thresh_tracks[] = {
+	{ "by_src", MK_TRACK_SRC },   { "by_dst", MK_TRACK_DST },   { "by_rule", MK_TRACK_RULE },
+	{ "by_both", MK_TRACK_BOTH }, { "by_flow", MK_TRACK_FLOW }, { NULL, 0 },
+};
+static const struct thresh_word thresh_uniques[] = {
+	{ "src_port", MK_UNIQUE_SRC_PORT },
+	{ "dst_port", MK_UNIQUE_DST_PORT },
+	{ NULL, 0 },
+};
+static const struct thresh_word thresh_actions[] = {
+	{ "alert", MK_ACTION_ALERT },
+	{ "drop", MK_ACTION_DROP },
+	{ "pass", MK_ACTION_PASS },
+	{ "reject", MK_ACTION_REJECT },
+	{ NULL, 0 },
+};
+
+/* Options seen, as bits: each may be given once. */
+enum {
+	TH_TYPE = 1 << 0,
+	TH_TRACK = 1 << 1,
+	TH_COUNT = 1 << 2,
+	TH_SECONDS = 1 << 3,
+	TH_ACTION = 1 << 4,
+	TH_TIMEOUT = 1 << 5,
+	TH_UNIQUE = 1 << 6,
+	TH_MULT = 1 << 7,
+};
+
+static int thresh_pick(const struct thresh_word *w, const char *val, int *out)
+{
+	for (; w->word; w++) {
+		if (!strcmp(w->word, val)) {
+			*out = w->value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* A positive number into *@out. */
+static int thresh_num(const char *val, uint32_t *out)
+{
+	uint32_t n;
+
+	if (mk_parse_u32(val, &n) || !n)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* A word option: its table and the spec byte it sets. */
+static int thresh_word(const struct thresh_word *w, const char *val, uint8_t *out)
+{
+	int v;
+
+	if (thresh_pick(w, val, &v))
+		return -1;
+	*out = (uint8_t)v;
+	return 0;
+}
+
+/*
+ * One option @k @val of keyword kind @kind (0 threshold, 1 detection_filter,
+ * 2 rate_filter): 0, -1 for a bad value, -2 for an option the kind does not
+ * take (or one given twice). @seen collects TH_* bits.
+ */
+static int thresh_option(struct mk_thresh_spec *sp, int kind, const char *k, const char *val,
+			 int *seen)
+{
+	int bit, ret;
+
+	if (!strcmp(k, "type") && kind == 0) {
+		bit = TH_TYPE;
+		ret = thresh_word(thresh_types, val, &sp->type);
+	} else if (!strcmp(k, "track")) {
+		bit = TH_TRACK;
+		ret = thresh_word(thresh_tracks, val, &sp->track);
+	} else if (!strcmp(k, "count")) {
+		bit = TH_COUNT;
+		ret = thresh_num(val, &sp->count);
+	} else if (!strcmp(k, "seconds")) {
+		bit = TH_SECONDS;
+		ret = thresh_num(val, &sp->seconds);
+	} else if (!strcmp(k, "multiplier") && kind == 0) {
+		bit = TH_MULT;
+		ret = thresh_num(val, &sp->multiplier);
+	} else if (!strcmp(k, "unique_on") && kind == 1) {
+		bit = TH_UNIQUE;
+		ret = thresh_word(thresh_uniques, val, &sp->unique_on);
+	} else if (!strcmp(k, "new_action") && kind == 2) {
+		bit = TH_ACTION;
+		ret = thresh_word(thresh_actions, val, &sp->new_action);
+	} else if (!strcmp(k, "timeout") && kind == 2) {
+		bit = TH_TIMEOUT;
+		ret = thresh_num(val, &sp->timeout);
+	} else {
+		return -2;
+	}
+	if (*seen & bit)
+		return -2;
+	*seen |= bit;
+	return ret;
+}
+
+/* What the options given make of the spec, or the error: the combinations each kind needs. */
+static int thresh_complete(struct mk_thresh_spec *sp, int kind, int seen, char *err, size_t errlen)
+{
+	if (kind == 1)
+		sp->type = MK_THRESH_DETECTION;
+	if (kind == 2)
+		sp->type = MK_THRESH_RATE;
+	if (kind == 0 && (seen & TH_TYPE) && sp->type == MK_THRESH_BACKOFF) {
+		/* as Suricata: per flow, with a multiplier instead of a window */
+		if ((seen & TH_TRACK) && sp->track != MK_TRACK_FLOW) {
+			snprintf(err, errlen, "type backoff needs track by_flow");
+			return -1;
+		}
+		if ((seen & TH_SECONDS) || !(seen & TH_MULT) || !(seen & TH_TRACK) ||
+		    !(seen & TH_COUNT)) {
+			snprintf(err, errlen,
+				 "type backoff needs track by_flow, count and "
+				 "multiplier (no seconds)");
+			return -1;
+		}
+		return 0;
+	}
+	if (seen & TH_MULT) {
+		snprintf(err, errlen, "multiplier is for type backoff");
+		return -1;
+	}
+	if (!(seen & TH_TRACK) || !(seen & TH_COUNT) || !(seen & TH_SECONDS) ||
+	    (kind == 0 && !(seen & TH_TYPE)) ||
+	    (kind == 2 && (!(seen & TH_ACTION) || !(seen & TH_TIMEOUT)))) {
+		snprintf(err, errlen, "needs %s",
+			 kind == 0 ? "type, track, count and seconds" :
+			 kind == 1 ? "track, count and seconds" :
+				     "track, count, seconds, new_action and timeout");
+		return -1;
+	}
+	return 0;
+}
+
 int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char *err,
 		    size_t errlen)
 {
 	char *v = strdup(value), *tok, *save = NULL;
-	int have_type = 0, have_track = 0, have_count = 0, have_seconds = 0, have_action = 0;
-	int have_timeout = 0, have_unique = 0, have_mult = 0;
+	int seen = 0;
 
 	memset(sp, 0, sizeof(*sp));
 	if (!v) {
@@ -27,122 +182,25 @@ int mk_thresh_parse(const char *value, int kind, struct mk_thresh_spec *sp, char
 	}
 	for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *k = mk_strtrim(tok), *val = k;
-		uint32_t n;
+		int ret;
 
 		while (*val && *val != ' ' && *val != '\t')
 			val++;
 		if (*val)
 			*val++ = '\0';
 		val = mk_strtrim(val);
-		if (!strcmp(k, "type") && kind == 0 && !have_type) {
-			have_type = 1;
-			if (!strcmp(val, "limit"))
-				sp->type = MK_THRESH_LIMIT;
-			else if (!strcmp(val, "threshold"))
-				sp->type = MK_THRESH_THRESHOLD;
-			else if (!strcmp(val, "both"))
-				sp->type = MK_THRESH_BOTH;
-			else if (!strcmp(val, "backoff"))
-				sp->type = MK_THRESH_BACKOFF;
-			else
-				goto bad;
-		} else if (!strcmp(k, "track") && !have_track) {
-			have_track = 1;
-			if (!strcmp(val, "by_src"))
-				sp->track = MK_TRACK_SRC;
-			else if (!strcmp(val, "by_dst"))
-				sp->track = MK_TRACK_DST;
-			else if (!strcmp(val, "by_rule"))
-				sp->track = MK_TRACK_RULE;
-			else if (!strcmp(val, "by_both"))
-				sp->track = MK_TRACK_BOTH;
-			else if (!strcmp(val, "by_flow"))
-				sp->track = MK_TRACK_FLOW;
-			else
-				goto bad;
-		} else if (!strcmp(k, "count") && !have_count) {
-			have_count = 1;
-			if (mk_parse_u32(val, &n) || !n)
-				goto bad;
-			sp->count = n;
-		} else if (!strcmp(k, "seconds") && !have_seconds) {
-			have_seconds = 1;
-			if (mk_parse_u32(val, &n) || !n)
-				goto bad;
-			sp->seconds = n;
-		} else if (!strcmp(k, "multiplier") && kind == 0 && !have_mult) {
-			have_mult = 1;
-			if (mk_parse_u32(val, &n) || !n)
-				goto bad;
-			sp->multiplier = n;
-		} else if (!strcmp(k, "unique_on") && kind == 1 && !have_unique) {
-			have_unique = 1;
-			if (!strcmp(val, "src_port"))
-				sp->unique_on = MK_UNIQUE_SRC_PORT;
-			else if (!strcmp(val, "dst_port"))
-				sp->unique_on = MK_UNIQUE_DST_PORT;
-			else
-				goto bad;
-		} else if (!strcmp(k, "new_action") && kind == 2 && !have_action) {
-			have_action = 1;
-			if (!strcmp(val, "alert"))
-				sp->new_action = MK_ACTION_ALERT;
-			else if (!strcmp(val, "drop"))
-				sp->new_action = MK_ACTION_DROP;
-			else if (!strcmp(val, "pass"))
-				sp->new_action = MK_ACTION_PASS;
-			else if (!strcmp(val, "reject"))
-				sp->new_action = MK_ACTION_REJECT;
-			else
-				goto bad;
-		} else if (!strcmp(k, "timeout") && kind == 2 && !have_timeout) {
-			have_timeout = 1;
-			if (mk_parse_u32(val, &n) || !n)
-				goto bad;
-			sp->timeout = n;
-		} else {
+		ret = thresh_option(sp, kind, k, val, &seen);
+		if (ret == -2)
 			snprintf(err, errlen, "unexpected '%.40s'", k);
+		else if (ret)
+			snprintf(err, errlen, "bad value '%.40s' for '%s'", val, k);
+		if (ret) {
 			free(v);
 			return -1;
 		}
-		continue;
-bad:
-		snprintf(err, errlen, "bad value '%.40s' for '%s'", val, k);
-		free(v);
-		return -1;
 	}
 	free(v);
-	if (kind == 1)
-		sp->type = MK_THRESH_DETECTION;
-	if (kind == 2)
-		sp->type = MK_THRESH_RATE;
-	if (kind == 0 && have_type && sp->type == MK_THRESH_BACKOFF) {
-		/* as Suricata: per flow, with a multiplier instead of a window */
-		if (have_track && sp->track != MK_TRACK_FLOW) {
-			snprintf(err, errlen, "type backoff needs track by_flow");
-			return -1;
-		}
-		if (have_seconds || !have_mult || !have_track || !have_count) {
-			snprintf(err, errlen,
-				 "type backoff needs track by_flow, count and "
-				 "multiplier (no seconds)");
-			return -1;
-		}
-		return 0;
-	}
-	if (have_mult) {
-		snprintf(err, errlen, "multiplier is for type backoff");
-		return -1;
-	}
-	if (!have_track || !have_count || !have_seconds || (kind == 0 && !have_type) ||
-	    (kind == 2 && (!have_action || !have_timeout))) {
-		snprintf(err, errlen, "needs %s",
-			 kind == 0 ? "type, track, count and seconds" :
-			 kind == 1 ? "track, count and seconds" :
-				     "track, count, seconds, new_action and timeout");
-		return -1;
-	}
-	return 0;
+	return thresh_complete(sp, kind, seen, err, errlen);
 }
 
 static int setup_common(struct mk_rule_build *rb, const char *value, int kind)
