@@ -835,8 +835,8 @@ Test(bpf, flow_bypass_table)
 	{
 		bool in_map = false;
 
-		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[0], &in_map), -EEXIST);
-		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[4], &in_map), -EEXIST);
+		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[0], true, &in_map), -EEXIST);
+		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[4], true, &in_map), -EEXIST);
 		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[0], &v), 0);
 		cr_assert_eq(v.packets[0] + v.packets[1], 2, "insert reset a live entry");
 		cr_assert_eq(mk_loader_bypass_table_used(&h.l), 4);

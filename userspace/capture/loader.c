@@ -717,7 +717,8 @@ out:
 	return err;
 }
 
-int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool *in_map)
+int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool allow_map,
+			    bool *in_map)
 {
 	int ncpus = libbpf_num_possible_cpus(), err;
 	__u32 hash = mk_flow_hash(key, l->seed);
@@ -730,11 +731,13 @@ int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, 
 		return err;
 	if (table_find(l, key, hash) >= 0)
 		return -EEXIST;
+	*in_map = !table_has_room(l, hash);
+	if (*in_map && !allow_map)
+		return -ENOSPC;
 	vals = bypass_vals(ncpus);
 	if (!vals)
 		return -ENOMEM;
 	bypass_ref(l, hash, +1);
-	*in_map = !table_has_room(l, hash);
 	/* the map's BPF_NOEXIST answers -EEXIST for a flow that is there already */
 	err = bypass_insert(l, key, hash, vals);
 	if (err)

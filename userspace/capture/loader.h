@@ -117,9 +117,11 @@ int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key);
 /*
  * The bypass manager's insert: like mk_loader_bypass_add but never touches a
  * flow that is there already (-EEXIST: its counters stay). *@in_map says the
- * flow's set was full and it went to the LRU map.
+ * flow's set was full and it went (or, -ENOSPC without @allow_map, would
+ * have gone) to the LRU map, whose inserts may evict another flow.
  */
-int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool *in_map);
+int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool allow_map,
+			    bool *in_map);
 /* Ways of the bypass table that hold a flow (a scan of the mmap'ed table). */
 __u32 mk_loader_bypass_table_used(const struct mk_loader *l);
 /* Entries the LRU map holds at most. */
