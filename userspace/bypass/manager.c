@@ -37,6 +37,7 @@ const char *const mk_bypass_lat_names[MK_BYPASS_LAT_BUCKETS] = {
 #define REQ_BURST 64
 #define LIST_MAX 1000 /* flows `bypass list` shows at most */
 #define CMD_WAIT_S 5
+#define DEFER_RETRY_NS 10000000ull /* 10 ms: news a full ring held back */
 
 /* A request from a worker. */
 struct mgr_req {
@@ -714,13 +715,13 @@ json_t *mk_bypass_mgr_command(struct mk_bypass_mgr *m, enum mk_bypass_op op, jso
 
 /* ---- the thread --------------------------------------------------------------------------- */
 
-static void publish(struct mk_bypass_mgr *m)
+/* @fill: scan the table for its fill level too (a walk's worth of reads: with the walks). */
+static void publish(struct mk_bypass_mgr *m, int fill)
 {
 	m->st.entries = m->nentries;
 	m->st.map_limit = m->map_limit;
-	if (m->nloaders) {
+	if (m->nloaders && fill) {
 		m->st.table_used = mk_loader_bypass_table_used(m->loaders[0]);
-		m->st.map_used = 0;
 		m->st.map_size = mk_loader_bypass_map_size(m->loaders[0]);
 		m->st.table_size = MK_BYPASS_TABLE_SLOTS;
 	}
@@ -774,7 +775,24 @@ void mk_bypass_mgr_poll(struct mk_bypass_mgr *m, int do_walk)
 	command(m);
 	if (do_walk)
 		walk(m);
-	publish(m);
+	publish(m, do_walk);
+}
+
+/*
+ * mk_bell_sleep() with the manager's own timeout: idle, it wakes for the
+ * next walk only (every bypass.expiry-interval), not every 20 ms.
+ */
+static void mgr_sleep(struct mk_bypass_mgr *m, uint32_t seq, uint64_t ns)
+{
+	struct timespec ts;
+
+	if (ns > 1000000000ull * 3600)
+		ns = 1000000000ull * 3600;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	m->bell.sleeps++;
+	syscall(SYS_futex, &m->bell.seq, FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+	atomic_store_explicit(&m->bell.armed, 0, memory_order_relaxed);
 }
 
 static void *mgr_main(void *arg)
@@ -794,15 +812,15 @@ static void *mgr_main(void *arg)
 		if (atomic_load_explicit(&m->finishing, memory_order_acquire) &&
 		    !atomic_load_explicit(&m->final_done, memory_order_acquire))
 			final_news(m);
-		/* arm, re-check, sleep (bell.h); the bell's timeout paces deferred news and walks */
+		/* arm, re-check, sleep (bell.h) until a ring, the next walk or a retry of news */
 		seq = mk_bell_arm(&m->bell);
 		if (has_work(m))
 			mk_bell_disarm(&m->bell);
 		else
-			mk_bell_sleep(&m->bell, seq);
+			mgr_sleep(m, seq, m->deferred ? DEFER_RETRY_NS : m->next_walk_ns - now);
 	}
 	news_flush(m);
-	publish(m);
+	publish(m, 1);
 	return NULL;
 }
 
@@ -883,7 +901,7 @@ int mk_bypass_mgr_start(struct mk_bypass_mgr *m)
 	if (m->st.cnt[MK_BYPASS_MGR_ADOPTED])
 		mk_info("bypass: %llu flows from the pinned maps picked up",
 			(unsigned long long)m->st.cnt[MK_BYPASS_MGR_ADOPTED]);
-	publish(m);
+	publish(m, 1);
 	err = -pthread_create(&m->thread, NULL, mgr_main, m);
 	if (err) {
 		mk_err("bypass manager: %s", strerror(-err));
