@@ -29,6 +29,7 @@
 #include "cidr4_dir.h"
 #include "hash.h"
 #include "loader.h"
+#include "manager.h"
 #include "log.h"
 #include "meta.h"
 #include "parse.h"
@@ -1496,4 +1497,85 @@ int main(int argc, char *argv[])
 	if (!result && geteuid() != 0)
 		return 77;
 	return result;
+}
+
+/*
+ * The bypass manager over the program's real maps: five flows of one set
+ * (four table ways, one in the LRU map), frames of each dropped and
+ * counted in the driver per direction, an entry deleted behind the
+ * manager's back (as the LRU evicts) reported evicted, the others expired
+ * at a zero timeout with the driver's counts in the owner's news.
+ */
+Test(bpf, bypass_manager_maps)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	struct mk_worker_bypass_msg news[8];
+	struct mk_bypass_mgr_stats st;
+	struct mk_bypass_cfg bc;
+	struct mk_flow_cfg fc;
+	struct mk_bypass_mgr *m;
+	struct mk_loader *lp;
+	struct mk_flow_key k[5];
+	static struct run r;
+	static struct twin t;
+	struct harness h;
+	__u8 buf[OUT_MAX];
+	unsigned int i, n, dir, evicted = 0, expired = 0;
+	int fd;
+
+	need_root();
+	cr_assert_not_null(fx);
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	lp = &h.l;
+	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
+	run_twin(&h, fx->frame, fx->len, &t);
+	dir = t.p.flags & MK_META_F_REVERSE;
+	same_set_flows(&t.p.key, k, 5);
+	mk_bypass_cfg_defaults(&bc);
+	mk_flow_cfg_defaults(&fc);
+	for (i = 0; i < MK_FLOW_PROTO_MAX; i++)
+		fc.timeout[i][MK_FLOW_STATE_BYPASSED] = 0; /* expire at the first walk */
+	cr_assert_eq(mk_bypass_mgr_new(&m, &bc, &fc, &lp, 1, 1, NULL, 0), 0);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(mk_bypass_mgr_request(m, 0, &k[i], 100 + i), 0);
+	mk_bypass_mgr_poll(m, 0);
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_INSERTED], 5);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_INSERTED_MAP], 1, "the fifth flow in the LRU map");
+	cr_expect_eq(mk_loader_bypass_table_used(&h.l), 4);
+	cr_expect_eq(st.map_used, 1);
+	for (i = 0; i < 5; i++) {
+		frame_with_ports(fx, &k[i], &t.p.key, buf);
+		run_frame(&h, buf, fx->len, &r);
+		cr_assert_eq(r.retval, XDP_DROP, "flow %u not dropped after the manager's insert",
+			     i);
+		run_frame(&h, buf, fx->len, &r);
+	}
+	/* the kernel's LRU takes the fifth: the next walk must notice */
+	cr_assert_eq(bpf_map_delete_elem(fd, &k[4]), 0);
+	usleep(30000);
+	mk_bypass_mgr_poll(m, 1);
+	n = mk_bypass_mgr_news(m, 0, news, 8);
+	for (i = 0; i < n; i++) {
+		if (news[i].news == MK_BYPASS_NEWS_EVICTED) {
+			evicted++;
+			cr_expect(!memcmp(&news[i].key, &k[4], sizeof(k[4])));
+			continue;
+		}
+		cr_expect_eq(news[i].news, MK_BYPASS_NEWS_EXPIRED);
+		expired++;
+		cr_expect_eq(news[i].pkts[dir], 2, "two frames in the fixture's direction");
+		cr_expect_eq(news[i].pkts[!dir], 0);
+		cr_expect_eq(news[i].bytes[dir], 2ull * fx->len);
+		cr_expect_neq(news[i].last_us, 0);
+	}
+	cr_expect_eq(expired, 4);
+	cr_expect_eq(evicted, 1, "the deleted entry reported evicted");
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EVICTED], 1);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EXPIRED], 4);
+	cr_expect_eq(st.entries, 0);
+	cr_expect_eq(mk_loader_bypass_table_used(&h.l), 0, "expired entries deleted");
+	mk_bypass_mgr_free(m);
+	harness_down(&h);
 }

@@ -14,7 +14,9 @@
 #      add/del of one flow by 5-tuple, with its driver counters; malformed
 #      input is refused naming the field, and nothing changes;
 #   3. with bypass.max-flows: 1 the other flows fall back to local bypass,
-#      counted, and their records say "local".
+#      counted, and their records say "local";
+#   4. with capture.pin-dir a restart adopts the entries the previous run
+#      left in the maps, the driver goes on dropping, and they expire.
 # Everything it creates is removed when it ends, pass or fail.
 #
 # usage: test_live_bypass.sh BUILD_DIR GEN_BYPASS [MB]
@@ -205,3 +207,25 @@ tb_meerkat_stop TERM
 locals="$(py "" "$(eve)" 'sum(1 for x in e if x["event_type"] == "flow" and x["flow"].get("bypass") == "local")')"
 [ "$locals" -ge 3 ] || tb_fail "only $locals flow records say bypass local"
 tb_ok "their records say bypass local ($locals)"
+
+# ---- 4. pinned maps: a restart adopts the entries and expires them ---------
+printf 'capture:\n  pin-dir: %s/pins\nflow-timeouts:\n  udp:\n    bypassed: 3\nbypass:\n  expiry-interval: 1\n' \
+	"$TB_BPFFS" >"$TB_TMP/pin.yaml"
+tb_meerkat_start pin1 -i "$TB_SENSOR_IF" -c "$TB_TMP/pin.yaml" --workers 2 ||
+	tb_fail "meerkat exited ($TB_MK_RC) before answering: $(cat "$TB_MK_DIR/err")"
+tb_ctl bypass add udp 198.18.20.1 7000 198.18.20.5 7001 >/dev/null || tb_fail "bypass add (pinned)"
+tb_replay "$TB_TMP/udp.pcap" 1000 >/dev/null
+tb_meerkat_stop TERM
+tb_meerkat_start pin2 -i "$TB_SENSOR_IF" -c "$TB_TMP/pin.yaml" --workers 2 ||
+	tb_fail "meerkat exited ($TB_MK_RC) before answering: $(cat "$TB_MK_DIR/err")"
+[ "$(cnt 's["bypass"]["adopted"]')" = 1 ] || tb_fail "restart: adopted $(cnt 's["bypass"]["adopted"]'), want 1"
+out="$(tb_ctl bypass list)"
+grep -q 'pkts 10/0\|pkts 0/10' <<<"$out" || tb_fail "restart: the pinned entry and its counters: $out"
+d0="$(cnt 's["xdp"]["drop_flow_bypass"]')"
+tb_replay "$TB_TMP/udp.pcap" 1000 >/dev/null
+[ $(($(cnt 's["xdp"]["drop_flow_bypass"]') - d0)) -eq 10 ] || tb_fail "restart: the adopted flow is not dropped"
+tb_ok "restart with capture.pin-dir: the entry adopted with its counters, its frames still dropped"
+tb_wait 20 entries_zero || tb_fail "the adopted entry did not expire: $(tb_ctl bypass list)"
+tb_ok "the adopted entry expired ($(cnt 's["bypass"]["expired"]') expired)"
+tb_meerkat_stop TERM
+[ "$TB_MK_RC" -eq 0 ] || tb_fail "meerkat exited $TB_MK_RC"

@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "manager.h"
 #include "worker.h"
@@ -113,6 +114,39 @@ Test(bypass, repeated_request_keeps_the_entry)
 	cr_expect_eq(st.cnt[MK_BYPASS_MGR_INSERTED], 1);
 	cr_expect_eq(st.cnt[MK_BYPASS_MGR_ALREADY], 1);
 	cr_expect_eq(st.entries, 1);
+	mk_bypass_mgr_free(m);
+}
+
+/* A flow table under pressure: the walk expires at the emergency timeout, counted. */
+Test(bypass, emergency_expiry)
+{
+	struct mk_bypass_cfg cfg;
+	struct mk_flow_cfg fc;
+	struct mk_bypass_mgr *m;
+	struct mk_bypass_mgr_stats st;
+	struct mk_worker_bypass_msg msg;
+	struct mk_flow_key k = key_of(9);
+	struct timespec ts = { 0, 30000000 };
+
+	mk_bypass_cfg_defaults(&cfg);
+	mk_flow_cfg_defaults(&fc);
+	fc.emerg_timeout[MK_FLOW_PROTO_TCP][MK_FLOW_STATE_BYPASSED] = 0;
+	cr_assert_eq(mk_bypass_mgr_new(&m, &cfg, &fc, NULL, 0, 2, NULL, 0), 0);
+	mk_bypass_mgr_request(m, 1, &k, 5);
+	mk_bypass_mgr_poll(m, 0);
+	nanosleep(&ts, NULL);
+	mk_bypass_mgr_poll(m, 1);
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EXPIRED], 0, "100 s of bypassed timeout");
+	mk_bypass_mgr_set_emergency(m, 0, 1);
+	mk_bypass_mgr_poll(m, 1);
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EXPIRED], 1);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EXPIRED_EMERG], 1);
+	cr_expect_eq(st.entries, 0);
+	cr_assert_eq(mk_bypass_mgr_news(m, 1, &msg, 1), 1, "the owner is told");
+	cr_expect_eq(msg.news, MK_BYPASS_NEWS_EXPIRED);
+	cr_expect_eq(msg.flow_id, 5);
 	mk_bypass_mgr_free(m);
 }
 
