@@ -35,8 +35,7 @@ const char *const mk_bypass_lat_names[MK_BYPASS_LAT_BUCKETS] = {
 
 #define BUCKETS (1u << 16) /* the manager's own table; chains are short below 1M flows */
 #define REQ_BURST 64
-#define LIST_MAX 1000 /* flows `bypass list` shows at most */
-#define CMD_WAIT_S 5
+#define LIST_MAX 1000		   /* flows `bypass list` shows at most */
 #define DEFER_RETRY_NS 10000000ull /* 10 ms: news a full ring held back */
 
 /* A request from a worker. */
@@ -676,12 +675,8 @@ static void command(struct mk_bypass_mgr *m)
 json_t *mk_bypass_mgr_command(struct mk_bypass_mgr *m, enum mk_bypass_op op, json_t *args,
 			      char *buf, size_t len, const char **why)
 {
-	struct timespec dl;
-	json_t *r = NULL;
-	int err = 0;
+	json_t *r;
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += CMD_WAIT_S;
 	pthread_mutex_lock(&m->cmd_lock);
 	m->cmd_op = op;
 	m->cmd_args = args;
@@ -697,16 +692,15 @@ json_t *mk_bypass_mgr_command(struct mk_bypass_mgr *m, enum mk_bypass_op op, jso
 		command(m);
 		pthread_mutex_lock(&m->cmd_lock);
 	}
-	while (!m->cmd_done && !err)
-		err = pthread_cond_timedwait(&m->cmd_cond, &m->cmd_lock, &dl);
-	if (m->cmd_done) {
-		r = m->cmd_result;
-		*why = m->cmd_why;
-	} else {
-		/* the manager will still run it: it must not write into our buffer then */
-		m->cmd_buf = NULL;
-		*why = "the bypass manager did not answer in time";
-	}
+	/*
+	 * No timeout: the arguments and the buffer are the caller's until the
+	 * manager is done, and it takes the command at its next wake-up, a
+	 * request batch or a walk away.
+	 */
+	while (!m->cmd_done)
+		pthread_cond_wait(&m->cmd_cond, &m->cmd_lock);
+	r = m->cmd_result;
+	*why = m->cmd_why;
 	pthread_mutex_unlock(&m->cmd_lock);
 	if (!r && !*why)
 		*why = "no memory";

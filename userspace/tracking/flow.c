@@ -422,7 +422,7 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 /*
  * A bucket at its max_chain flows takes a new one only after giving one up:
  * the least recently seen that never got an answer, else the least recently
- * seen. Crafted collisions then evict their own kind first, and a lookup
+ * seen, a flow bypassed in the driver (which sees no packets here) last. Crafted collisions then evict their own kind first, and a lookup
  * never walks more than max_chain entries.
  */
 static void chain_evict(struct mk_flow_table *t, uint32_t b, uint64_t now)
@@ -435,8 +435,11 @@ static void chain_evict(struct mk_flow_table *t, uint32_t b, uint64_t now)
 		int is_new;
 
 		c = &t->entries[idx];
-		is_new = c->state == MK_FLOW_STATE_NEW;
-		if (!victim || (is_new && !victim_new) ||
+		/* new first, a flow waiting for its driver counts (bypassed) last */
+		is_new = c->state == MK_FLOW_STATE_NEW	    ? 2 :
+			 c->state == MK_FLOW_STATE_BYPASSED ? 0 :
+							      1;
+		if (!victim || is_new > victim_new ||
 		    (is_new == victim_new && c->last_us < victim->last_us)) {
 			victim = c;
 			victim_new = is_new;
