@@ -382,3 +382,36 @@ Test(bypass, worker_queue_full_is_local)
 	cr_expect_eq(w.flows.entries[0].bypass, MK_FLOW_BYPASS_LOCAL);
 	mk_worker_free(&w);
 }
+
+/* An entry the LRU map dropped before expiry: the record says so, with the last counts seen. */
+Test(bypass, worker_evicted_record)
+{
+	struct mk_bypass_cfg bc;
+	struct mk_worker w;
+	struct mk_worker_bypass_msg msg = { 0 };
+	struct rec r = { 0 };
+	struct mk_flow *f;
+
+	mk_bypass_cfg_defaults(&bc);
+	bc.flow_packets = 2;
+	worker_up(&w, &r, &bc);
+	udp(&w, 0, 1);
+	udp(&w, 1, 2);
+	f = &w.flows.entries[0];
+	cr_assert_eq(f->bypass, MK_FLOW_BYPASS_CAPTURE);
+	msg.key = f->key;
+	msg.flow_id = f->flow_id;
+	msg.news = MK_BYPASS_NEWS_EVICTED;
+	msg.pkts[1] = 7;
+	msg.bytes[1] = 420;
+	mk_worker_bypass_news(&w, &msg);
+	cr_expect_eq(w.cnt[MK_WORKER_BYPASS_EVICTED], 1);
+	cr_expect_eq(r.flows, 1);
+	cr_expect_not_null(strstr(r.last,
+				  "\"bypass\":\"evicted\",\"bypassed\":{\"pkts_toserver\":0,"
+				  "\"pkts_toclient\":7,\"bytes_toserver\":0,"
+				  "\"bytes_toclient\":420}"),
+			   "%s", r.last);
+	cr_expect_not_null(strstr(r.last, "\"state\":\"bypassed\""), "%s", r.last);
+	mk_worker_free(&w);
+}
