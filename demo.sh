@@ -19,7 +19,10 @@
 #   7. starts the sensor again with a server in the CIDR bypass list
 #      (bypass.cidr) and replays: that server's flows, plain or tunnelled, are
 #      dropped in the driver,
-#   8. removes everything it created, even on error or Ctrl-C.
+#   8. replays a 10 MB download: past the reassembly depth its worker hands it
+#      to the bypass manager, the driver drops the rest, and once idle the
+#      flow's EVE record carries what the driver counted (flow.bypassed),
+#   9. removes everything it created, even on error or Ctrl-C.
 # Touches nothing outside the two namespaces it creates, a bpffs mount under
 # /run and a scratch directory under /tmp; sends no traffic anywhere else.
 set -euo pipefail
@@ -36,7 +39,7 @@ else
 	say() { printf '\n== %s\n' "$*"; }
 fi
 
-say "1/7 dependencies and build"
+say "1/8 dependencies and build"
 ./deps.sh
 if [ -f build/build.ninja ]; then
 	meson setup --reconfigure build >/dev/null
@@ -58,11 +61,11 @@ TB_NAME="demo"
 TB_MEERKAT="$BUILD/userspace/meerkat"
 TB_CTL="$BUILD/userspace/meerkatctl"
 
-say "2/7 testbench: two namespaces joined by a veth pair"
+say "2/8 testbench: two namespaces joined by a veth pair"
 tb_setup
 
 RULES="$PWD/configs/rules/meerkat-demo.rules"
-say "3/7 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 -S ${RULES#"$PWD"/} (in $TB_NS_SENSOR)"
+say "3/8 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 -S ${RULES#"$PWD"/} (in $TB_NS_SENSOR)"
 tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -S "$RULES" -v || {
 	cat "$TB_MK_DIR/err" >&2
 	tb_fail "meerkat did not start"
@@ -85,7 +88,7 @@ print("  xdp rx %5d  redirected %5d  passed %3d | workers took %s  flows active 
 }
 
 frames="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frames"])' "$EXPECT")"
-say "4/7 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF at 200 frames/s; the counters move"
+say "4/8 replay $frames frames from $TB_NS_PEER/$TB_PEER_IF at 200 frames/s; the counters move"
 tb_peer tcpreplay -i "$TB_PEER_IF" --pps=200 "$PCAP" >"$TB_TMP/replay.out" 2>&1 &
 replay=$!
 while kill -0 "$replay" 2>/dev/null; do
@@ -97,7 +100,7 @@ grep -E 'Successful packets|Failed packets' "$TB_TMP/replay.out" || true
 sleep 1.2 # the workers publish their counters once a second
 stats_line
 
-say "5/7 what the XDP program counted, against what the traffic generator built"
+say "5/8 what the XDP program counted, against what the traffic generator built"
 STATS_JSON="$(tb_ctl stats --json)" /usr/bin/python3 -c '
 import json, os, sys
 exp = dict(json.load(open(sys.argv[1]))["counters"])
@@ -112,7 +115,7 @@ i = s["invariant"]
 print("  invariant: rx %d = sum of outcomes %d: %s" % (i["rx"], i["outcome_sum"],
       "holds" if i["holds"] else "VIOLATED"))' "$EXPECT" || true
 
-say "6/7 SIGTERM: the sensor drains, detaches and accounts for every frame"
+say "6/8 SIGTERM: the sensor drains, detaches and accounts for every frame"
 tb_meerkat_stop TERM
 grep -E '^meerkat: (accounting|warning|error)' "$TB_MK_DIR/err" || true
 [ -z "$(tb_sensor_prog_id)" ] && echo "  no XDP program left on $TB_SENSOR_IF (exit status $TB_MK_RC)"
@@ -153,7 +156,7 @@ summarise "$TB_TMP/offline/eve.json"
 echo "(test/testbench/test_live_agreement.sh and test_live_alerts.sh check that live and offline write the same flow records and alerts)"
 
 prefix="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["prefix"])' "$EXPECT")"
-say "7/7 bypass in the driver: the sensor again, with bypass.cidr: [$prefix] (the web server)"
+say "7/8 bypass in the driver: the sensor again, with bypass.cidr: [$prefix] (the web server)"
 printf 'bypass:\n  cidr: ["%s"]\n' "$prefix" >"$TB_TMP/bypass.yaml"
 cat "$TB_TMP/bypass.yaml"
 tb_meerkat_start bypass -c "$TB_TMP/bypass.yaml" -i "$TB_SENSOR_IF" --workers 2 || {
@@ -170,6 +173,41 @@ print("  rx %d, drop_cidr_bypass %d (expected %s: its plain, GTP-U and L2TP sess
                                                x["redirect_xsk"]))' \
 	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cidr_bypass"]["counters"]["drop_cidr_bypass"])' "$EXPECT")" || true
 tb_meerkat_stop TERM
+grep -E '^meerkat: (accounting|warning|error)' "$TB_MK_DIR/err" || true
+
+say "8/8 a download bypassed in the driver: 10 MB past a 64 KiB reassembly depth (docs/bypass.md)"
+/usr/bin/python3 test/testbench/gen_bypass.py "$TB_TMP/download.pcap" --mb 10 --rules "$TB_TMP/download.rules"
+printf 'stream:\n  reassembly:\n    depth: 64kb\nflow-timeouts:\n  tcp:\n    bypassed: 2\n  udp:\n    bypassed: 2\nbypass:\n  expiry-interval: 1\n' >"$TB_TMP/download.yaml"
+sed 's/^/  /' "$TB_TMP/download.yaml"
+tb_meerkat_start download -c "$TB_TMP/download.yaml" -i "$TB_SENSOR_IF" --workers 2 -S "$TB_TMP/download.rules" || {
+	cat "$TB_MK_DIR/err" >&2
+	tb_fail "meerkat did not start"
+}
+tb_peer tcpreplay -i "$TB_PEER_IF" --pps=20000 "$TB_TMP/download.pcap" >/dev/null 2>&1 || true
+sleep 1
+echo "\$ meerkatctl bypass list"
+tb_ctl bypass list || true
+tb_ctl stats --json | /usr/bin/python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+b = s["bypass"]
+print("  drop_flow_bypass %d; bypass manager: %d inserted, request-to-insert latency max %d us"
+      % (s["xdp"]["drop_flow_bypass"], b["inserted"], b["insert_latency"]["max_us"]))' || true
+echo "  (waiting for the entries to expire: flow-timeouts.tcp.bypassed 2 s)"
+sleep 5
+tb_meerkat_stop TERM
+/usr/bin/python3 -c '
+import json, sys
+side = json.load(open(sys.argv[2]))["bulk"]
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    if e["event_type"] == "flow" and e["src_port"] == side["sport"]:
+        f = e["flow"]
+        print("  the download flow record:", json.dumps(f))
+        print("  worker %d + driver %d = %d packets to the client (sent: %d)"
+              % (f["pkts_toclient"], f["bypassed"]["pkts_toclient"],
+                 f["pkts_toclient"] + f["bypassed"]["pkts_toclient"], side["pkts_toclient"]))' \
+	"$TB_MK_DIR/eve.json" "$TB_TMP/download.pcap.json" || true
 grep -E '^meerkat: (accounting|warning|error)' "$TB_MK_DIR/err" || true
 
 say "cleanup"

@@ -15,10 +15,16 @@
 #define MK_TUNNEL_DEPTH_MAX 3 /* compiled bound; the runtime depth is <= this */
 #define MK_TUNNEL_DEPTH_DEFAULT 2
 
-/* Flow bypass counters, per CPU: in mk_bypass_counters (by table slot) and mk_flow_bypass. */
+/*
+ * Flow bypass counters, per CPU: in mk_bypass_counters (by table slot) and
+ * mk_flow_bypass. Per direction of the canonical key, [0] for frames from its
+ * lo endpoint to its hi one, [1] for the reverse (MK_META_F_REVERSE): the
+ * program cannot know which side is the client, the worker that owns the
+ * flow can, and turns them into to-server and to-client counts.
+ */
 struct mk_bypass_value {
-	__u64 packets;
-	__u64 bytes;
+	__u64 packets[2]; /* frames dropped (or forwarded), [0] lo -> hi, [1] hi -> lo */
+	__u64 bytes[2];	  /* their bytes on the wire, by the same direction */
 	/*
 	 * bpf_ktime_get_coarse_ns() of the last packet on this CPU: the
 	 * CLOCK_MONOTONIC_COARSE base, tick resolution, which idle expiry
@@ -26,7 +32,7 @@ struct mk_bypass_value {
 	 */
 	__u64 last_seen_ns;
 };
-_Static_assert(sizeof(struct mk_bypass_value) == 24, "bypass value layout is shared");
+_Static_assert(sizeof(struct mk_bypass_value) == 40, "bypass value layout is shared");
 
 /*
  * Flow bypass table: where the loader puts a bypassed flow first, so that a

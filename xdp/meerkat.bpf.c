@@ -281,6 +281,7 @@ static __always_inline int parse_frame(struct xdp_md *ctx, struct mk_parse *p)
 static __always_inline int flow_bypassed(struct xdp_md *ctx, const struct mk_parse *p)
 {
 	struct mk_bypass_value *bv;
+	__u32 dir = p->flags & MK_META_F_REVERSE; /* the bit is 1: 0 or 1, the counter's index */
 
 	/* most flows are not bypassed: a clear prefilter bit saves the lookups */
 	if ((mk_prefilter & MK_PREFILTER_BYPASS) &&
@@ -290,8 +291,8 @@ static __always_inline int flow_bypassed(struct xdp_md *ctx, const struct mk_par
 	if (!bv)
 		return 0;
 	/* per-CPU value: no atomics needed; coarse clock: see mk_bypass_value */
-	bv->packets += 1;
-	bv->bytes += ctx->data_end - ctx->data;
+	bv->packets[dir] += 1;
+	bv->bytes[dir] += ctx->data_end - ctx->data;
 	bv->last_seen_ns = bpf_ktime_get_coarse_ns();
 	return 1;
 }

@@ -29,6 +29,7 @@
 #include "cidr4_dir.h"
 #include "hash.h"
 #include "loader.h"
+#include "manager.h"
 #include "log.h"
 #include "meta.h"
 #include "parse.h"
@@ -557,6 +558,7 @@ Test(bpf, flow_bypass_ids)
 	struct mk_bypass_value v;
 	struct harness h;
 	__u64 t0, t1, first_seen;
+	unsigned int dir;
 
 	need_root();
 	cr_assert_not_null(fx, "the fixture table has no plain IPv4 flow with a reverse");
@@ -580,8 +582,12 @@ Test(bpf, flow_bypass_ids)
 	assert_accounting(&r, fx->name, fx->len);
 	cr_assert_eq(r.meta_len, 0, "dropped frame got metadata");
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
-	cr_assert_eq(v.packets, 1);
-	cr_assert_eq(v.bytes, fx->len);
+	/* counted in the frame's direction against the canonical key */
+	dir = t.p.flags & MK_META_F_REVERSE;
+	cr_assert_eq(v.packets[dir], 1);
+	cr_assert_eq(v.bytes[dir], fx->len);
+	cr_assert_eq(v.packets[!dir], 0);
+	cr_assert_eq(v.bytes[!dir], 0);
 	cr_assert(v.last_seen_ns >= t0 && v.last_seen_ns <= t1,
 		  "last_seen_ns %llu outside [%llu, %llu]", (unsigned long long)v.last_seen_ns,
 		  (unsigned long long)t0, (unsigned long long)t1);
@@ -592,8 +598,10 @@ Test(bpf, flow_bypass_ids)
 	run_frame(&h, rev->frame, rev->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP, "%s: reverse direction not bypassed", rev->name);
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
-	cr_assert_eq(v.packets, 2);
-	cr_assert_eq(v.bytes, (__u64)fx->len + rev->len);
+	cr_assert_eq(v.packets[dir], 1);
+	cr_assert_eq(v.packets[!dir], 1, "reverse frame not counted in its own direction");
+	cr_assert_eq(v.bytes[dir], (__u64)fx->len);
+	cr_assert_eq(v.bytes[!dir], (__u64)rev->len);
 	cr_assert_gt(v.last_seen_ns, first_seen, "last_seen_ns not updated by the second packet");
 	cr_assert_leq(v.last_seen_ns, mono_ns(CLOCK_MONOTONIC));
 
@@ -751,7 +759,7 @@ static int count_walk(const struct mk_flow_key *key, const struct mk_bypass_valu
 
 	(void)key;
 	c[0]++;
-	c[1] += sum->packets;
+	c[1] += sum->packets[0] + sum->packets[1];
 	return 0;
 }
 
@@ -789,7 +797,7 @@ Test(bpf, flow_bypass_table)
 	for (i = 0; i < 4; i++)
 		cr_assert_neq(bpf_map_lookup_elem(fd, &k[i], &v), 0, "flow %u in the map", i);
 	{
-		__u8 vals[512 * 24];
+		__u8 vals[512 * sizeof(struct mk_bypass_value)];
 
 		cr_assert_leq(libbpf_num_possible_cpus(), 512);
 		cr_assert_eq(bpf_map_lookup_elem(fd, &k[4], vals), 0, "fifth flow not in the map");
@@ -805,9 +813,9 @@ Test(bpf, flow_bypass_table)
 	}
 	for (i = 0; i < 5; i++) {
 		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[i], &v), 0);
-		cr_assert_eq(v.packets, 2, "flow %u: %llu packets", i,
-			     (unsigned long long)v.packets);
-		cr_assert_eq(v.bytes, 2ull * fx->len);
+		cr_assert_eq(v.packets[0] + v.packets[1], 2, "flow %u: %llu packets", i,
+			     (unsigned long long)(v.packets[0] + v.packets[1]));
+		cr_assert_eq(v.bytes[0] + v.bytes[1], 2ull * fx->len);
 	}
 	cr_assert_eq(mk_loader_bypass_walk(&h.l, count_walk, walked), 0);
 	cr_assert_eq(walked[0], 5);
@@ -824,13 +832,23 @@ Test(bpf, flow_bypass_table)
 	frame_with_ports(fx, &k[5], &t.p.key, buf);
 	run_frame(&h, buf, fx->len, &r);
 	cr_assert_eq(r.retval, XDP_DROP);
+	/* the manager's insert never touches a flow that is there: table or map */
+	{
+		bool in_map = false;
+
+		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[0], true, &in_map), -EEXIST);
+		cr_assert_eq(mk_loader_bypass_insert(&h.l, &k[4], true, &in_map), -EEXIST);
+		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[0], &v), 0);
+		cr_assert_eq(v.packets[0] + v.packets[1], 2, "insert reset a live entry");
+		cr_assert_eq(mk_loader_bypass_table_used(&h.l), 4);
+	}
 	/* re-adding resets the counters, wherever the flow is */
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[0]), 0);
 	cr_assert_eq(mk_loader_bypass_add(&h.l, &k[4]), 0);
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[0], &v), 0);
-	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(v.packets[0] + v.packets[1], 0);
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[4], &v), 0);
-	cr_assert_eq(v.packets, 0);
+	cr_assert_eq(v.packets[0] + v.packets[1], 0);
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &k[1], &v), -ENOENT);
 	for (i = 0; i < 6; i++) {
 		if (i != 1)
@@ -896,7 +914,7 @@ Test(bpf, flow_bypass_pinned_restart)
 		     fx->name);
 	/* moved to its set under the new seed, with the packet it counted */
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
-	cr_assert_eq(v.packets, 2);
+	cr_assert_eq(v.packets[0] + v.packets[1], 2);
 	for (w = 1; w < 5; w++) {
 		cr_assert_eq(mk_loader_bypass_read(&h.l, &k[w], &v), 0, "flow %u lost", w);
 		cr_assert_eq(mk_loader_bypass_del(&h.l, &k[w]), 0);
@@ -942,7 +960,7 @@ Test(bpf, flow_bypass_ips)
 	cr_assert_arr_eq(r.frame, fx->frame, fx->len, "%s: forwarded frame was rewritten",
 			 fx->name);
 	cr_assert_eq(mk_loader_bypass_read(&h.l, &t.p.key, &v), 0);
-	cr_assert_eq(v.packets, 2);
+	cr_assert_eq(v.packets[0] + v.packets[1], 2);
 	cr_assert_eq(mk_loader_set_peer(&h.l, 0), 0);
 	harness_down(&h);
 }
@@ -1479,4 +1497,85 @@ int main(int argc, char *argv[])
 	if (!result && geteuid() != 0)
 		return 77;
 	return result;
+}
+
+/*
+ * The bypass manager over the program's real maps: five flows of one set
+ * (four table ways, one in the LRU map), frames of each dropped and
+ * counted in the driver per direction, an entry deleted behind the
+ * manager's back (as the LRU evicts) reported evicted, the others expired
+ * at a zero timeout with the driver's counts in the owner's news.
+ */
+Test(bpf, bypass_manager_maps)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	struct mk_worker_bypass_msg news[8];
+	struct mk_bypass_mgr_stats st;
+	struct mk_bypass_cfg bc;
+	struct mk_flow_cfg fc;
+	struct mk_bypass_mgr *m;
+	struct mk_loader *lp;
+	struct mk_flow_key k[5];
+	static struct run r;
+	static struct twin t;
+	struct harness h;
+	__u8 buf[OUT_MAX];
+	unsigned int i, n, dir, evicted = 0, expired = 0;
+	int fd;
+
+	need_root();
+	cr_assert_not_null(fx);
+	harness_up(&h, fx, 1, MK_MODE_IDS, true);
+	lp = &h.l;
+	fd = bpf_map__fd(h.l.skel->maps.mk_flow_bypass);
+	run_twin(&h, fx->frame, fx->len, &t);
+	dir = t.p.flags & MK_META_F_REVERSE;
+	same_set_flows(&t.p.key, k, 5);
+	mk_bypass_cfg_defaults(&bc);
+	mk_flow_cfg_defaults(&fc);
+	for (i = 0; i < MK_FLOW_PROTO_MAX; i++)
+		fc.timeout[i][MK_FLOW_STATE_BYPASSED] = 0; /* expire at the first walk */
+	cr_assert_eq(mk_bypass_mgr_new(&m, &bc, &fc, &lp, 1, 1, NULL, 0), 0);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(mk_bypass_mgr_request(m, 0, &k[i], 100 + i), 0);
+	mk_bypass_mgr_poll(m, 0);
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_INSERTED], 5);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_INSERTED_MAP], 1, "the fifth flow in the LRU map");
+	cr_expect_eq(mk_loader_bypass_table_used(&h.l), 4);
+	cr_expect_eq(st.map_used, 1);
+	for (i = 0; i < 5; i++) {
+		frame_with_ports(fx, &k[i], &t.p.key, buf);
+		run_frame(&h, buf, fx->len, &r);
+		cr_assert_eq(r.retval, XDP_DROP, "flow %u not dropped after the manager's insert",
+			     i);
+		run_frame(&h, buf, fx->len, &r);
+	}
+	/* the kernel's LRU takes the fifth: the next walk must notice */
+	cr_assert_eq(bpf_map_delete_elem(fd, &k[4]), 0);
+	usleep(30000);
+	mk_bypass_mgr_poll(m, 1);
+	n = mk_bypass_mgr_news(m, 0, news, 8);
+	for (i = 0; i < n; i++) {
+		if (news[i].news == MK_BYPASS_NEWS_EVICTED) {
+			evicted++;
+			cr_expect(!memcmp(&news[i].key, &k[4], sizeof(k[4])));
+			continue;
+		}
+		cr_expect_eq(news[i].news, MK_BYPASS_NEWS_EXPIRED);
+		expired++;
+		cr_expect_eq(news[i].pkts[dir], 2, "two frames in the fixture's direction");
+		cr_expect_eq(news[i].pkts[!dir], 0);
+		cr_expect_eq(news[i].bytes[dir], 2ull * fx->len);
+		cr_expect_neq(news[i].last_us, 0);
+	}
+	cr_expect_eq(expired, 4);
+	cr_expect_eq(evicted, 1, "the deleted entry reported evicted");
+	mk_bypass_mgr_stats(m, &st);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EVICTED], 1);
+	cr_expect_eq(st.cnt[MK_BYPASS_MGR_EXPIRED], 4);
+	cr_expect_eq(st.entries, 0);
+	cr_expect_eq(mk_loader_bypass_table_used(&h.l), 0, "expired entries deleted");
+	mk_bypass_mgr_free(m);
+	harness_down(&h);
 }

@@ -388,6 +388,56 @@ Test(unit, stream_depth_both_directions)
 	cr_expect_eq(stat(MK_STREAM_STAT_DEPTH_SEGS), 3);
 }
 
+/* stream.bypass: both directions' contiguous data at the depth */
+Test(unit, stream_bypass_ready_both_ways)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "0123456789ab");
+	cr_expect_not(mk_tcp_session_bypass_ready(&ssn), "one direction at the depth");
+	pkt(S2C, PA, SISN + 1, CISN + 13, "server");
+	cr_expect_not(mk_tcp_session_bypass_ready(&ssn), "the server still below it");
+	pkt(S2C, PA, SISN + 7, CISN + 13, "-says-hi");
+	cr_expect(mk_tcp_session_bypass_ready(&ssn), "both at the depth");
+}
+
+/* a download: the client sends nothing after the server's data reached the depth */
+Test(unit, stream_bypass_ready_download)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "GET /");
+	pkt(S2C, PA, SISN + 1, CISN + 6, "0123456789");
+	cr_expect_not(mk_tcp_session_bypass_ready(&ssn), "at the depth, nothing beyond yet");
+	pkt(C2S, A, CISN + 6, SISN + 11, NULL);
+	pkt(S2C, PA, SISN + 11, CISN + 6, "more");
+	cr_expect(mk_tcp_session_bypass_ready(&ssn), "data beyond the depth, client silent");
+}
+
+/* an upload whose other side answers with data is not done until that side is */
+Test(unit, stream_bypass_not_ready_when_peer_talks)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "0123456789");
+	pkt(S2C, PA, SISN + 1, CISN + 11, "ok");
+	pkt(C2S, PA, CISN + 11, SISN + 3, "beyond");
+	cr_expect_not(mk_tcp_session_bypass_ready(&ssn), "the server sent payload since");
+}
+
+/* a segment claiming an offset past the depth out of order does not skip ahead into bypass */
+Test(unit, stream_bypass_not_by_skipping_ahead)
+{
+	cfg_start(depth_10);
+	handshake(CISN, SISN);
+	pkt(C2S, PA, CISN + 1, SISN + 1, "ab");
+	pkt(S2C, PA, SISN + 100, CISN + 3, "far-ahead");
+	pkt(S2C, PA, SISN + 200, CISN + 3, "further");
+	pkt(C2S, PA, CISN + 100, SISN + 1, "x");
+	pkt(C2S, PA, CISN + 200, SISN + 1, "y");
+	cr_expect_not(mk_tcp_session_bypass_ready(&ssn), "holes before the depth");
+}
+
 Test(unit, stream_rst_with_data)
 {
 	handshake(CISN, SISN);

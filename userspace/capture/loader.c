@@ -594,8 +594,10 @@ static void bypass_sum(const void *vals, int ncpus, struct mk_bypass_value *sum)
 	for (i = 0; i < ncpus; i++) {
 		const struct mk_bypass_value *v = (const void *)((const __u8 *)vals + i * vsz);
 
-		sum->packets += v->packets;
-		sum->bytes += v->bytes;
+		sum->packets[0] += v->packets[0];
+		sum->packets[1] += v->packets[1];
+		sum->bytes[0] += v->bytes[0];
+		sum->bytes[1] += v->bytes[1];
 		if (v->last_seen_ns > sum->last_seen_ns)
 			sum->last_seen_ns = v->last_seen_ns;
 	}
@@ -627,6 +629,18 @@ static void table_clear(struct mk_loader *l, __u32 slot)
 
 	__atomic_store_n(&way->tag, 0, __ATOMIC_RELEASE);
 	memset(&way->key, 0, sizeof(way->key));
+}
+
+/* Has the set of @hash a free way? */
+static bool table_has_room(const struct mk_loader *l, __u32 hash)
+{
+	const struct mk_bypass_set *s = &l->bypass_table[mk_bypass_set_of(hash)];
+	__u32 w;
+
+	for (w = 0; w < MK_BYPASS_TABLE_WAYS; w++)
+		if (!__atomic_load_n(&s->way[w].tag, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
 }
 
 static int counters_write(struct mk_loader *l, __u32 slot, const void *vals)
@@ -662,7 +676,7 @@ static int bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, __u
 		return 0;
 	}
 	err = map_update(l->skel->maps.mk_flow_bypass, key, vals, BPF_NOEXIST);
-	if (err)
+	if (err && err != -EEXIST)
 		mk_err("cannot add flow to map mk_flow_bypass: %s", strerror(-err));
 	return err;
 }
@@ -701,6 +715,49 @@ int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key)
 out:
 	free(vals);
 	return err;
+}
+
+int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool allow_map,
+			    bool *in_map)
+{
+	int ncpus = libbpf_num_possible_cpus(), err;
+	__u32 hash = mk_flow_hash(key, l->seed);
+	void *vals;
+
+	if (ncpus < 0)
+		return ncpus;
+	err = bypass_refs_get(l);
+	if (err)
+		return err;
+	if (table_find(l, key, hash) >= 0)
+		return -EEXIST;
+	*in_map = !table_has_room(l, hash);
+	if (*in_map && !allow_map)
+		return -ENOSPC;
+	vals = bypass_vals(ncpus);
+	if (!vals)
+		return -ENOMEM;
+	bypass_ref(l, hash, +1);
+	/* the map's BPF_NOEXIST answers -EEXIST for a flow that is there already */
+	err = bypass_insert(l, key, hash, vals);
+	if (err)
+		bypass_ref(l, hash, -1);
+	free(vals);
+	return err;
+}
+
+__u32 mk_loader_bypass_table_used(const struct mk_loader *l)
+{
+	__u32 slot, n = 0;
+
+	for (slot = 0; slot < MK_BYPASS_TABLE_SLOTS; slot++)
+		n += __atomic_load_n(&table_way(l, slot)->tag, __ATOMIC_RELAXED) != 0;
+	return n;
+}
+
+__u32 mk_loader_bypass_map_size(const struct mk_loader *l)
+{
+	return bpf_map__max_entries(l->skel->maps.mk_flow_bypass);
 }
 
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key)
@@ -866,6 +923,55 @@ int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 	return err;
 }
 
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* the kernel's, not in the libc headers */
+#endif
+#define WALK_BATCH 256
+
+/*
+ * The LRU map in batches (BPF_MAP_LOOKUP_BATCH: one syscall per
+ * WALK_BATCH entries instead of two per entry). -EINVAL or -ENOTSUPP before
+ * the first entry: the kernel has no batch lookups for this map.
+ */
+static int map_walk_batch(int fd, int ncpus,
+			  int (*fn)(const struct mk_flow_key *key,
+				    const struct mk_bypass_value *sum, void *ctx),
+			  void *ctx)
+{
+	size_t vsz = percpu_value_size(sizeof(struct mk_bypass_value)) * (size_t)ncpus;
+	struct mk_flow_key *keys = calloc(WALK_BATCH, sizeof(*keys));
+	__u8 *vals = calloc(WALK_BATCH, vsz);
+	struct mk_flow_key token; /* opaque to us: the kernel keeps its bucket there */
+	struct mk_bypass_value sum;
+	bool first = true, last = false;
+	int err = 0;
+	__u32 n, i;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (!last && !err) {
+		n = WALK_BATCH;
+		if (bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals, &n, NULL)) {
+			err = -errno;
+			if (err != -ENOENT)
+				break; /* -EINVAL / -ENOTSUPP on the first call: the caller falls back */
+			err = 0;
+			last = true;
+		}
+		first = false;
+		for (i = 0; i < n && !err; i++) {
+			bypass_sum(vals + i * vsz, ncpus, &sum);
+			err = fn(&keys[i], &sum, ctx);
+		}
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
 int mk_loader_bypass_walk(struct mk_loader *l,
 			  int (*fn)(const struct mk_flow_key *key,
 				    const struct mk_bypass_value *sum, void *ctx),
@@ -900,6 +1006,12 @@ int mk_loader_bypass_walk(struct mk_loader *l,
 		bypass_sum(vals, ncpus, &sum);
 		err = fn(&key, &sum, ctx);
 	}
+	if (!err) {
+		err = map_walk_batch(mfd, ncpus, fn, ctx);
+		if (err != -EINVAL && err != -EOPNOTSUPP && err != -ENOTSUPP)
+			goto out;
+		err = 0; /* a kernel without batch lookups on this map: one entry at a time */
+	}
 	/* the map: an entry deleted under the walk ends it early, as get_next_key does */
 	while (!err && !bpf_map_get_next_key(mfd, first ? NULL : &key, &next)) {
 		first = false;
@@ -909,6 +1021,7 @@ int mk_loader_bypass_walk(struct mk_loader *l,
 		bypass_sum(vals, ncpus, &sum);
 		err = fn(&key, &sum, ctx);
 	}
+out:
 	free(vals);
 	return err;
 }

@@ -115,6 +115,18 @@ int mk_loader_cidr_del(struct mk_loader *l, int family, const void *addr, __u32 
 int mk_loader_bypass_add(struct mk_loader *l, const struct mk_flow_key *key);
 int mk_loader_bypass_del(struct mk_loader *l, const struct mk_flow_key *key);
 /*
+ * The bypass manager's insert: like mk_loader_bypass_add but never touches a
+ * flow that is there already (-EEXIST: its counters stay). *@in_map says the
+ * flow's set was full and it went (or, -ENOSPC without @allow_map, would
+ * have gone) to the LRU map, whose inserts may evict another flow.
+ */
+int mk_loader_bypass_insert(struct mk_loader *l, const struct mk_flow_key *key, bool allow_map,
+			    bool *in_map);
+/* Ways of the bypass table that hold a flow (a scan of the mmap'ed table). */
+__u32 mk_loader_bypass_table_used(const struct mk_loader *l);
+/* Entries the LRU map holds at most. */
+__u32 mk_loader_bypass_map_size(const struct mk_loader *l);
+/*
  * Recomputes the bypass prefilter from the table and the map: entries the
  * LRU evicted leave bits set (each costs the program one lookup per frame of
  * a flow that maps to it) until this runs. Table entries placed under
@@ -128,7 +140,10 @@ int mk_loader_bypass_read(struct mk_loader *l, const struct mk_flow_key *key,
 			  struct mk_bypass_value *sum);
 /*
  * Calls @fn for every bypassed flow, table and map, with its summed
- * counters (the expiry walk); stops at the first nonzero return, and returns it.
+ * counters (the expiry walk): the table through its mmap and one lookup per
+ * used slot, the map in batches (one entry at a time on a kernel without
+ * batch lookups). Stops at the first nonzero return, and returns it. @fn
+ * must not delete entries: collect them, delete after the walk.
  */
 int mk_loader_bypass_walk(struct mk_loader *l,
 			  int (*fn)(const struct mk_flow_key *key,

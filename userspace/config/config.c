@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bypass_cfg.h"
 #include "config.h"
 #include "decoder_cfg.h"
 #include "log.h"
@@ -43,6 +44,7 @@ static const struct mk_cfg_module modules[] = {
 	{ &mk_flow_cfg_table, offsetof(struct mk_config, flow) },
 	{ &mk_stream_cfg_table, offsetof(struct mk_config, stream) },
 	{ &mk_defrag_cfg_table, offsetof(struct mk_config, defrag) },
+	{ &mk_bypass_cfg_table, offsetof(struct mk_config, bypass_cfg) },
 	{ &bypass_table, 0 },
 };
 

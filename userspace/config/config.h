@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "bypass_cfg.h"
 #include "capture_cfg.h"
 #include "cfg_keys.h"
 #include "defrag.h"
@@ -40,7 +41,9 @@ struct mk_config {
 	struct mk_defrag_config defrag; /* defrag: (the defragmenter's own settings) */
 	struct mk_output_cfg output;	/* default-log-dir:, stats:, outputs: */
 	struct mk_rules_cfg rules;	/* vars:, default-rule-path:, rule-files:, ... */
-	struct mk_cidr *bypass;		/* bypass.cidr */
+	struct mk_bypass_cfg
+		bypass_cfg;	/* stream.bypass, flow.bypass-*, detect.pass-bypass, bypass.* */
+	struct mk_cidr *bypass; /* bypass.cidr */
 	unsigned int nbypass;
 	void *mem; /* what the file's lists and strings live in; mk_config_free releases it */
 };

@@ -18,6 +18,7 @@ extern const struct mk_cli_cmd ctl_ping_cmd;	 /* ctl/daemon.c */
 extern const struct mk_cli_cmd ctl_status_cmd;	 /* ctl/daemon.c */
 extern const struct mk_cli_cmd ctl_reload_cmd;	 /* ctl/daemon.c */
 extern const struct mk_cli_cmd ctl_rules_cmd;	 /* ctl/daemon.c */
+extern const struct mk_cli_cmd ctl_bypass_cmd;	 /* ctl/bypass.c */
 
 /* stats without -i: every counter of the running daemon, as JSON when @json. */
 int ctl_daemon_stats(int json); /* ctl/daemon.c */

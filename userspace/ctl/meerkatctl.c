@@ -9,8 +9,8 @@
 #include "log.h"
 
 static const struct mk_cli_cmd *const ctl_cmds[] = {
-	&ctl_xdp_test_cmd, &ctl_ping_cmd,   &ctl_status_cmd,
-	&ctl_stats_cmd,	   &ctl_reload_cmd, &ctl_rules_cmd,
+	&ctl_xdp_test_cmd, &ctl_ping_cmd,  &ctl_status_cmd, &ctl_stats_cmd,
+	&ctl_reload_cmd,   &ctl_rules_cmd, &ctl_bypass_cmd,
 };
 
 struct ctl_params {

@@ -396,7 +396,37 @@ static void flow_head(struct ebuf *b, const struct mk_eve_fmt *cfg, const struct
 	}
 }
 
-/* The "flow" object: counters per direction, times, state, reason, alerted. */
+/*
+ * Where a bypassed flow's bypass started, as Suricata: "bypass": "local" or
+ * "capture"; "evicted" when the LRU map dropped the entry before expiry (the
+ * driver's counts then stop at the last expiry walk that saw it). A capture
+ * bypass adds what the driver counted, so that the record's packets plus
+ * these are the flow's packets on the wire.
+ */
+static void flow_bypass(struct ebuf *b, const struct mk_flow *f)
+{
+	if (f->bypass == MK_FLOW_BYPASS_NONE)
+		return;
+	if (f->bypass == MK_FLOW_BYPASS_LOCAL) {
+		EB_LIT(b, ",\"bypass\":\"local\"");
+		return;
+	}
+	if (f->bypass_end == MK_FLOW_BYPASS_END_EVICTED)
+		EB_LIT(b, ",\"bypass\":\"evicted\"");
+	else
+		EB_LIT(b, ",\"bypass\":\"capture\"");
+	EB_LIT(b, ",\"bypassed\":{\"pkts_toserver\":");
+	eb_u64(b, f->bypass_pkts[0]);
+	EB_LIT(b, ",\"pkts_toclient\":");
+	eb_u64(b, f->bypass_pkts[1]);
+	EB_LIT(b, ",\"bytes_toserver\":");
+	eb_u64(b, f->bypass_bytes[0]);
+	EB_LIT(b, ",\"bytes_toclient\":");
+	eb_u64(b, f->bypass_bytes[1]);
+	EB_LIT(b, "}");
+}
+
+/* The "flow" object: counters per direction, times, state, reason, alerted, bypass. */
 static void flow_object(struct ebuf *b, const struct mk_flow *f, enum mk_flow_reason reason,
 			int compact)
 {
@@ -426,9 +456,11 @@ static void flow_object(struct ebuf *b, const struct mk_flow *f, enum mk_flow_re
 	EB_LIT(b, "\",\"reason\":\"");
 	eb_str(b, mk_flow_reason_name(reason));
 	if (f->alerted)
-		EB_LIT(b, "\",\"alerted\":true}");
+		EB_LIT(b, "\",\"alerted\":true");
 	else
-		EB_LIT(b, "\",\"alerted\":false}");
+		EB_LIT(b, "\",\"alerted\":false");
+	flow_bypass(b, f);
+	EB_LIT(b, "}");
 }
 
 /* The "tcp" object: flags seen (per direction unless @compact), the session's state. */

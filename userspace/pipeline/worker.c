@@ -245,16 +245,6 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 		close(fd);
 }
 
-/* Depth reached both ways: local bypass (capture bypass is the bypass module's job). */
-static void stream_cb_depth(void *user, struct mk_tcp_session *ssn, int dir)
-{
-	(void)user;
-	(void)dir;
-	if (mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_SERVER) &&
-	    mk_tcp_session_depth_reached(ssn, MK_STREAM_TO_CLIENT))
-		flow_of_session(ssn)->bypassed = 1;
-}
-
 /*
  * TCP segments go to this worker's stream engine with the flow's embedded
  * session. seg.dir is relative to the flow's first packet, as the engine
@@ -524,6 +514,114 @@ static int worker_icmp_error(struct mk_worker *w, const struct mk_pkt *pkt,
 	return 2;
 }
 
+/* ---- bypass ------------------------------------------------------------- */
+
+/*
+ * Flow @f stops being inspected (docs/bypass.md). What the stream engine
+ * still holds is inspected now, nothing of the flow will be later. With a
+ * driver (ops.bypass) the flow goes to the bypass manager and waits in state
+ * bypassed for its entry to expire; without one, or when the request cannot
+ * be queued, the worker skips the flow's packets itself (local bypass).
+ */
+static void worker_bypass_start(struct mk_worker *w, struct mk_flow *f, enum mk_flow_bypass_why why)
+{
+	f->bypassed = 1;
+	f->bypass_why = (uint8_t)why;
+	w->cnt[MK_WORKER_BYPASS_DEPTH + why]++;
+	if (f->proto_class == MK_FLOW_PROTO_TCP) {
+		if (w->detect)
+			worker_detect_begin(w, NULL, f, 0);
+		mk_stream_flow_end(w->stream, &f->tcp);
+		if (w->detect)
+			worker_detect_end(w);
+	}
+	if (w->ops->bypass) {
+		if (!w->ops->bypass(w->ops_ctx, f)) {
+			f->bypass = MK_FLOW_BYPASS_CAPTURE;
+			mk_flow_set_state(&w->flows, f, MK_FLOW_STATE_BYPASSED);
+			w->cnt[MK_WORKER_BYPASS_CAPTURE]++;
+			return;
+		}
+		w->cnt[MK_WORKER_BYPASS_QUEUE_FULL]++;
+	}
+	f->bypass = MK_FLOW_BYPASS_LOCAL;
+	w->cnt[MK_WORKER_BYPASS_LOCAL]++;
+}
+
+/* After a packet's inspection: does one of the triggers bypass its flow? */
+static void worker_bypass_check(struct mk_worker *w, struct mk_flow *f, unsigned int verdict)
+{
+	const struct mk_bypass_cfg *c = &w->bcfg;
+
+	if (f->bypass)
+		return;
+	if (f->bypassed) /* a rule with `bypass` marked it */
+		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_RULE);
+	else if (c->pass_bypass && (verdict & MK_DETECT_V_PASS))
+		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_PASS);
+	else if (c->stream_bypass && f->proto_class == MK_FLOW_PROTO_TCP &&
+		 mk_tcp_session_bypass_ready(&f->tcp))
+		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_DEPTH);
+	else if ((c->flow_bytes && f->bytes[0] + f->bytes[1] >= c->flow_bytes) ||
+		 (c->flow_packets && f->pkts[0] + f->pkts[1] >= c->flow_packets))
+		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_SIZE);
+}
+
+/*
+ * A packet of a bypassed flow: accounted (done), then skipped. A TCP flow
+ * still closes on a RST or both FINs, as the stream engine would have
+ * said, so that it does not wait for the established timeout.
+ */
+static void worker_bypass_skip(struct mk_worker *w, struct mk_flow *f, int is_frame)
+{
+	w->cnt[is_frame ? MK_WORKER_BYPASS_SKIPPED : MK_WORKER_BYPASS_DGRAM]++;
+	if (f->proto_class == MK_FLOW_PROTO_TCP && f->state != MK_FLOW_STATE_BYPASSED &&
+	    (f->rst_seen || f->fin_seen == 3))
+		mk_flow_set_state(&w->flows, f, MK_FLOW_STATE_CLOSED);
+}
+
+void mk_worker_bypass_news(struct mk_worker *w, const struct mk_worker_bypass_msg *m)
+{
+	struct mk_flow *f = mk_flow_lookup(&w->flows, &m->key, mk_flow_hash(&m->key, w->pcfg.seed));
+	int ts;
+
+	if (!f || f->flow_id != m->flow_id || f->bypass != MK_FLOW_BYPASS_CAPTURE)
+		return;
+	if (m->news == MK_BYPASS_NEWS_FAILED) {
+		f->bypass = MK_FLOW_BYPASS_LOCAL;
+		mk_flow_set_state(&w->flows, f, MK_FLOW_STATE_ESTABLISHED);
+		w->cnt[MK_WORKER_BYPASS_FALLBACK]++;
+		return;
+	}
+	/* the driver counts by the key's direction; to the server is from the client */
+	ts = f->client_hi ? 1 : 0;
+	f->bypass_pkts[0] = m->pkts[ts];
+	f->bypass_pkts[1] = m->pkts[!ts];
+	f->bypass_bytes[0] = m->bytes[ts];
+	f->bypass_bytes[1] = m->bytes[!ts];
+	if (m->last_us > f->last_us)
+		f->last_us = m->last_us;
+	switch (m->news) {
+	case MK_BYPASS_NEWS_EXPIRED:
+		f->bypass_end = MK_FLOW_BYPASS_END_EXPIRED;
+		w->cnt[MK_WORKER_BYPASS_EXPIRED]++;
+		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT, w->flows.now_us);
+		break;
+	case MK_BYPASS_NEWS_EVICTED:
+		f->bypass_end = MK_FLOW_BYPASS_END_EVICTED;
+		w->cnt[MK_WORKER_BYPASS_EVICTED]++;
+		mk_flow_table_end(&w->flows, f, MK_FLOW_END_TIMEOUT, w->flows.now_us);
+		break;
+	case MK_BYPASS_NEWS_DELETED:
+		f->bypass_end = MK_FLOW_BYPASS_END_DELETED;
+		w->cnt[MK_WORKER_BYPASS_DELETED]++;
+		mk_flow_table_end(&w->flows, f, MK_FLOW_END_FORCED, w->flows.now_us);
+		break;
+	default: /* FINAL: the counts so far, the flush ends the flow */
+		break;
+	}
+}
+
 static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, int is_frame)
 {
 	const struct mk_parse *p = pkt->parse;
@@ -533,6 +631,7 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	struct mk_parse own;
 	struct mk_flow *f;
 	int bad = 0, to_client, why, icmp;
+	unsigned int verdict = 0;
 
 	why = worker_decode_check(pkt);
 	if (why) {
@@ -567,6 +666,10 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		return;
 	}
 	w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
+	if (f->bypass) {
+		worker_bypass_skip(w, f, is_frame);
+		return;
+	}
 	if (w->detect)
 		worker_detect_begin(w, pkt, f, to_client);
 	if (p->l3.proto == MK_IPPROTO_TCP && l4) {
@@ -590,7 +693,9 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	if (w->detect) {
 		mk_detect_packet(w->detect);
 		worker_detect_end(w);
+		verdict = mk_detect_verdict(w->detect);
 	}
+	worker_bypass_check(w, f, verdict);
 }
 
 /* ---- the worker's interface -------------------------------------------- */
@@ -598,13 +703,16 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		   const struct mk_worker_ops *ops, void *ops_ctx)
 {
-	static const struct mk_stream_cbs cbs = { .data = stream_cb_data,
-						  .depth = stream_cb_depth };
+	static const struct mk_stream_cbs cbs = { .data = stream_cb_data };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 
 	memset(w, 0, sizeof(*w));
 	w->cfg = *cfg;
+	if (cfg->bypass)
+		w->bcfg = *cfg->bypass;
+	else
+		mk_bypass_cfg_defaults(&w->bcfg);
 	w->cfg.alert_opts.in_iface = cfg->eve.in_iface;
 	w->cfg.alert_opts.community_id = cfg->eve.community_id;
 	w->cfg.alert_opts.community_id_seed = cfg->eve.community_id_seed;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "bypass_cfg.h"
 #include "defrag.h"
 #include "detect.h"
 #include "eve.h"
@@ -78,7 +79,29 @@
 	X(FLOW_UNREPLIED_COMPACT, "flow_unreplied_compact",                                        \
 	  "their flow records logged compactly (outputs.eve-log.types.flow.unreplied)")            \
 	X(FLOW_UNREPLIED_UNLOGGED, "flow_unreplied_unlogged",                                      \
-	  "their flow records not logged (outputs.eve-log.types.flow.unreplied: none)")
+	  "their flow records not logged (outputs.eve-log.types.flow.unreplied: none)")            \
+	X(BYPASS_DEPTH, "bypass_depth",                                                            \
+	  "flows bypassed: reassembly depth reached (stream.bypass)")                              \
+	X(BYPASS_SIZE, "bypass_size", "flows bypassed: flow.bypass-bytes or flow.bypass-packets")  \
+	X(BYPASS_RULE, "bypass_rule", "flows bypassed: a rule with bypass matched")                \
+	X(BYPASS_PASS, "bypass_pass", "flows bypassed: a pass rule matched (detect.pass-bypass)")  \
+	X(BYPASS_CAPTURE, "bypass_capture", "bypassed flows handed to the bypass manager")         \
+	X(BYPASS_LOCAL, "bypass_local", "bypassed flows skipped here only (no driver bypass)")     \
+	X(BYPASS_QUEUE_FULL, "bypass_queue_full",                                                  \
+	  "capture bypass requests refused: the manager's queue was full (local bypass)")          \
+	X(BYPASS_FALLBACK, "bypass_fallback",                                                      \
+	  "capture bypasses the manager could not insert: local bypass instead")                   \
+	X(BYPASS_SKIPPED, "bypass_skipped",                                                        \
+	  "packets of bypassed flows accounted and skipped before stream and detect")              \
+	X(BYPASS_DGRAM, "bypass_dgram",                                                            \
+	  "reassembled datagrams of bypassed flows dropped uninspected (their fragments count in " \
+	  "frag_held)")                                                                            \
+	X(BYPASS_EXPIRED, "bypass_expired",                                                        \
+	  "capture-bypassed flows ended: their driver entry expired")                              \
+	X(BYPASS_EVICTED, "bypass_evicted",                                                        \
+	  "capture-bypassed flows ended: their driver entry was evicted (counts incomplete)")      \
+	X(BYPASS_DELETED, "bypass_deleted",                                                        \
+	  "capture-bypassed flows ended: entry deleted by command")
 
 #define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
 enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
@@ -121,6 +144,31 @@ struct mk_worker_ops {
 	 */
 	int (*alert)(void *ctx, const struct mk_flow *f, uint64_t ts_us, const char *line,
 		     size_t len, const struct mk_detect_thresh_key *key);
+	/*
+	 * Capture bypass of flow @f (its key and flow_id): queue a request to
+	 * the bypass manager and return 0, or -errno when it cannot be queued
+	 * (the flow is then bypassed locally). Never a syscall on this path.
+	 * NULL (offline, no driver): every bypass is local.
+	 */
+	int (*bypass)(void *ctx, const struct mk_flow *f);
+};
+
+/* What the bypass manager tells the worker that owns a capture-bypassed flow. */
+enum mk_worker_bypass_news {
+	MK_BYPASS_NEWS_FAILED = 0, /* not inserted: bypass the flow locally */
+	MK_BYPASS_NEWS_EXPIRED,	   /* entry idle past its timeout and deleted: end the flow */
+	MK_BYPASS_NEWS_EVICTED,	   /* entry gone from the LRU map: end the flow */
+	MK_BYPASS_NEWS_DELETED,	   /* entry deleted by command: end the flow */
+	MK_BYPASS_NEWS_FINAL,	   /* shutdown: the driver's counts so far; the flow stays */
+};
+
+struct mk_worker_bypass_msg {
+	struct mk_flow_key key;
+	uint64_t flow_id;
+	uint64_t pkts[2], bytes[2]; /* the driver's, [0] key lo -> hi, [1] hi -> lo */
+	uint64_t last_us;	    /* the driver's last packet, wall clock; 0: none */
+	uint8_t news;		    /* enum mk_worker_bypass_news */
+	uint8_t pad[7];
 };
 
 struct mk_worker_cfg {
@@ -139,7 +187,8 @@ struct mk_worker_cfg {
 	const struct mk_stream_cfg *stream;
 	const struct mk_defrag_config *defrag;
 	int unreplied; /* enum mk_eve_unreplied: outputs.eve-log.types.flow.unreplied */
-	struct mk_detect_master *detect; /* rules; NULL: no detection */
+	struct mk_detect_master *detect;    /* rules; NULL: no detection */
+	const struct mk_bypass_cfg *bypass; /* bypass triggers; NULL: the defaults */
 	/*
 	 * Alert records: payload options from outputs.eve-log.types.alert;
 	 * in_iface and community_id are taken from @eve by mk_worker_init().
@@ -149,7 +198,8 @@ struct mk_worker_cfg {
 
 struct mk_worker {
 	struct mk_worker_cfg cfg;
-	struct mk_parse_cfg pcfg; /* to parse reassembled datagrams as the reader did */
+	struct mk_bypass_cfg bcfg; /* cfg.bypass or the defaults */
+	struct mk_parse_cfg pcfg;  /* to parse reassembled datagrams as the reader did */
 	struct mk_flow_table flows;
 	struct mk_stream_engine *stream;
 	struct mk_defrag *defrag;
@@ -185,6 +235,8 @@ void mk_worker_free(struct mk_worker *w);
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt);
 /* A reassembled datagram another worker handed over (see ops.handoff). */
 void mk_worker_datagram(struct mk_worker *w, const struct mk_pkt *pkt);
+/* News from the bypass manager about one of this worker's flows (ignored if the flow is gone). */
+void mk_worker_bypass_news(struct mk_worker *w, const struct mk_worker_bypass_msg *m);
 /* Packet time advanced to @now_us: end timed-out flows, expire fragments. */
 void mk_worker_tick(struct mk_worker *w, uint64_t now_us);
 /*

@@ -49,6 +49,7 @@
 #include "live.h"
 #include "loader.h"
 #include "log.h"
+#include "manager.h"
 #include "meta_parse.h"
 #include "privs.h"
 #include "rx_order.h"
@@ -171,7 +172,9 @@ struct live {
 	uint64_t start_mono_ns;
 	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
 	struct mk_detect_thresh *thresh;
-	sigset_t old_sigmask; /* the caller's, restored at the end */
+	struct mk_bypass_mgr *bypass; /* the one writer of the bypass maps */
+	char ctl_why[256];	      /* a control command's NOK message */
+	sigset_t old_sigmask;	      /* the caller's, restored at the end */
 };
 
 static uint64_t now_real_us(void)
@@ -262,10 +265,19 @@ static int live_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const 
 	return keep ? live_record(ctx, f, ts_us, line, len) : 0;
 }
 
+/* ops.bypass: a request on this worker's queue to the bypass manager, no syscall. */
+static int live_bypass(void *ctx, const struct mk_flow *f)
+{
+	struct live_worker *w = ctx;
+
+	return mk_bypass_mgr_request(w->lv->bypass, w->id, &f->key, f->flow_id);
+}
+
 static const struct mk_worker_ops live_ops = {
 	.handoff = live_handoff,
 	.record = live_record,
 	.alert = live_alert,
+	.bypass = live_bypass,
 };
 
 /* ---- worker ------------------------------------------------------------- */
@@ -525,6 +537,17 @@ static void worker_handoffs(struct live_worker *w)
 	}
 }
 
+/* What the bypass manager says about this worker's flows: failed inserts, expired entries. */
+static void worker_bypass_news(struct live_worker *w)
+{
+	struct mk_worker_bypass_msg msg[32];
+	unsigned int n, i;
+
+	while ((n = mk_bypass_mgr_news(w->lv->bypass, w->id, msg, 32)))
+		for (i = 0; i < n; i++)
+			mk_worker_bypass_news(&w->pipe, &msg[i]);
+}
+
 static void worker_publish(struct live_worker *w)
 {
 	pthread_mutex_lock(&w->snap_lock);
@@ -539,6 +562,8 @@ static void worker_second(struct live_worker *w, uint64_t now_us)
 {
 	w->last_tick_us = now_us;
 	mk_worker_tick(&w->pipe, now_us);
+	/* a flow table under pressure asks for the bypass entries' emergency timeouts */
+	mk_bypass_mgr_set_emergency(w->lv->bypass, w->id, w->pipe.flows.emergency);
 	worker_eve_flush(w);
 	worker_publish(w);
 }
@@ -600,6 +625,7 @@ static void *worker_main(void *arg)
 			}
 		}
 		worker_handoffs(w);
+		worker_bypass_news(w);
 		now = now_real_us();
 		if (now - w->last_tick_us >= 1000000)
 			worker_second(w, now);
@@ -623,11 +649,13 @@ static void *worker_main(void *arg)
 			draining = 1;
 			empty_passes = 0;
 		}
-		if (draining && ++empty_passes >= 2)
+		/* the driver's counts of the flows it bypassed come before the flows end */
+		if (draining && ++empty_passes >= 2 && mk_bypass_mgr_final_done(w->lv->bypass))
 			break;
 		poll(w->pfds, w->nsocks, draining ? 10 : IDLE_POLL_MS);
 	}
 	worker_handoffs(w);
+	worker_bypass_news(w);
 	mk_worker_finish(&w->pipe);
 	worker_eve_flush(w);
 	worker_publish(w);
@@ -772,6 +800,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 				      mk_stat_invariant_holds(t->xdp)));
 
 	mk_worker_stats_foreach(&t->pipe, add_pipe_counter, root);
+	if (lv->bypass)
+		json_object_set_new(root, "bypass", mk_bypass_mgr_stats_json(lv->bypass));
 	if (lv->opts->detect)
 		json_object_set_new(root, "rules", ruleset_json(lv->opts->detect));
 	if (lv->eve_open) {
@@ -914,6 +944,55 @@ static json_t *cmd_reload_rules(void *ctx, json_t *args, const char **why)
 		return NULL;
 	}
 	return ruleset_json(lv->opts->detect);
+}
+
+/* ---- bypass: commands for the manager, the maps' one writer ------------- */
+
+static json_t *bypass_cmd(struct live *lv, enum mk_bypass_op op, json_t *args, const char **why)
+{
+	return mk_bypass_mgr_command(lv->bypass, op, args, lv->ctl_why, sizeof(lv->ctl_why), why);
+}
+
+static json_t *cmd_bypass_list(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_LIST, args, why);
+}
+
+static json_t *cmd_bypass_add(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_ADD, args, why);
+}
+
+static json_t *cmd_bypass_del(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_DEL, args, why);
+}
+
+static json_t *cmd_bypass_cidr_list(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_CIDR_LIST, args, why);
+}
+
+static json_t *cmd_bypass_cidr_add(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_CIDR_ADD, args, why);
+}
+
+static json_t *cmd_bypass_cidr_del(void *ctx, json_t *args, const char **why)
+{
+	return bypass_cmd(ctx, MK_BYPASS_OP_CIDR_DEL, args, why);
+}
+
+/* The bypass manager over every interface's maps; started with the workers. */
+static int bypass_create(struct live *lv)
+{
+	struct mk_loader *loaders[MK_MAX_IFACES];
+	unsigned int i;
+
+	for (i = 0; i < lv->nifaces; i++)
+		loaders[i] = &lv->ifaces[i].loader;
+	return mk_bypass_mgr_new(&lv->bypass, &lv->conf->bypass_cfg, &lv->conf->flow, loaders,
+				 lv->nifaces, lv->nworkers, lv->conf->bypass, lv->conf->nbypass);
 }
 
 /* ---- set-up and tear-down ----------------------------------------------- */
@@ -1098,6 +1177,7 @@ static int workers_create(struct live *lv)
 			.defrag = &lv->conf->defrag,
 			.unreplied = lv->conf->output.eve.flow_unreplied,
 			.detect = lv->opts->detect,
+			.bypass = &lv->conf->bypass_cfg,
 			.alert_opts = lv->opts->alert_opts,
 		};
 		unsigned int nsocks = 0;
@@ -1345,7 +1425,10 @@ static int live_setup(struct live *lv)
 		if (err)
 			return err;
 	}
-	return workers_create(lv);
+	err = workers_create(lv);
+	if (!err)
+		err = bypass_create(lv);
+	return err;
 }
 
 /* The program onto every interface, then the link watch. */
@@ -1417,6 +1500,20 @@ static int control_socket_open(struct live *lv)
 			"rules loaded and failed, generation, "
 			"load time, reloads",
 			cmd_ruleset_stats, lv);
+	mk_ctl_register(&lv->ctl, "bypass-list", "flows bypassed in the driver, with its counters",
+			cmd_bypass_list, lv);
+	mk_ctl_register(&lv->ctl, "bypass-add",
+			"bypass one flow in the driver: proto, src, sport, dst, dport",
+			cmd_bypass_add, lv);
+	mk_ctl_register(&lv->ctl, "bypass-del",
+			"end one flow's driver bypass: proto, src, sport, dst, dport",
+			cmd_bypass_del, lv);
+	mk_ctl_register(&lv->ctl, "bypass-cidr-list", "the CIDR bypass list", cmd_bypass_cidr_list,
+			lv);
+	mk_ctl_register(&lv->ctl, "bypass-cidr-add", "add a prefix to the CIDR bypass list",
+			cmd_bypass_cidr_add, lv);
+	mk_ctl_register(&lv->ctl, "bypass-cidr-del", "remove a prefix from the CIDR bypass list",
+			cmd_bypass_cidr_del, lv);
 	return 0;
 }
 
@@ -1445,10 +1542,15 @@ static void live_stop(struct live *lv)
 	for (i = 0; i < lv->nifaces; i++)
 		if (lv->ifaces[i].loaded)
 			mk_loader_detach(&lv->ifaces[i].loader);
+	/* the driver's counts of the bypassed flows go to their workers before the flows end */
+	if (lv->bypass)
+		mk_bypass_mgr_finish(lv->bypass);
 	atomic_store_explicit(&lv->stop, 1, memory_order_release);
 	for (i = 0; lv->ws && i < lv->nworkers; i++)
 		if (lv->ws[i].started)
 			pthread_join(lv->ws[i].thread, NULL);
+	if (lv->bypass)
+		mk_bypass_mgr_stop(lv->bypass);
 	if (lv->ctl_open)
 		mk_ctl_server_close(&lv->ctl);
 	if (lv->links_open)
@@ -1460,6 +1562,8 @@ static void live_close(struct live *lv)
 {
 	unsigned int i;
 
+	mk_bypass_mgr_free(lv->bypass);
+	lv->bypass = NULL;
 	for (i = 0; i < lv->nifaces; i++)
 		iface_close(lv, &lv->ifaces[i]);
 	workers_free(lv);
@@ -1502,7 +1606,9 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	 * exit needs, before the worker threads exist to inherit the rest.
 	 */
 	mk_privs_drop();
-	err = workers_start(lv);
+	err = mk_bypass_mgr_start(lv->bypass);
+	if (!err)
+		err = workers_start(lv);
 	if (err)
 		goto out_stop;
 	err = control_socket_open(lv);

@@ -980,6 +980,7 @@ static int workers_init(struct offline_run *run)
 			.defrag = &c->defrag,
 			.unreplied = c->output.eve.flow_unreplied,
 			.detect = o->detect,
+			.bypass = &c->bypass_cfg,
 			.alert_opts = o->alert_opts,
 		};
 

@@ -29,16 +29,16 @@ const char *const mk_flow_counter_names[MK_FLOW_CNT_MAX] = { MK_FLOW_COUNTERS(MK
 void mk_flow_cfg_defaults(struct mk_flow_cfg *cfg)
 {
 	static const uint32_t norm[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX] = {
-		[MK_FLOW_PROTO_TCP] = { 60, 600, 60 },
-		[MK_FLOW_PROTO_UDP] = { 30, 300, 0 },
-		[MK_FLOW_PROTO_ICMP] = { 30, 300, 0 },
-		[MK_FLOW_PROTO_DEFAULT] = { 30, 300, 0 },
+		[MK_FLOW_PROTO_TCP] = { 60, 600, 60, 100 },
+		[MK_FLOW_PROTO_UDP] = { 30, 300, 0, 100 },
+		[MK_FLOW_PROTO_ICMP] = { 30, 300, 0, 100 },
+		[MK_FLOW_PROTO_DEFAULT] = { 30, 300, 0, 100 },
 	};
 	static const uint32_t emerg[MK_FLOW_PROTO_MAX][MK_FLOW_STATE_MAX] = {
-		[MK_FLOW_PROTO_TCP] = { 5, 100, 10 },
-		[MK_FLOW_PROTO_UDP] = { 10, 100, 0 },
-		[MK_FLOW_PROTO_ICMP] = { 10, 100, 0 },
-		[MK_FLOW_PROTO_DEFAULT] = { 10, 100, 0 },
+		[MK_FLOW_PROTO_TCP] = { 5, 100, 10, 50 },
+		[MK_FLOW_PROTO_UDP] = { 10, 100, 0, 50 },
+		[MK_FLOW_PROTO_ICMP] = { 10, 100, 0, 50 },
+		[MK_FLOW_PROTO_DEFAULT] = { 10, 100, 0, 50 },
 	};
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -202,9 +202,10 @@ static uint64_t timeout_us(const struct mk_flow_table *t, const struct mk_flow *
 	return (uint64_t)to[f->proto_class][f->state] * US_PER_S;
 }
 
+/* A flow bypassed in the driver ends when the bypass manager says so, not here. */
 static int flow_expired(const struct mk_flow_table *t, const struct mk_flow *f, uint64_t now)
 {
-	return now > f->last_us + timeout_us(t, f);
+	return f->state != MK_FLOW_STATE_BYPASSED && now > f->last_us + timeout_us(t, f);
 }
 
 static void flow_end(struct mk_flow_table *t, struct mk_flow *f, enum mk_flow_reason reason,
@@ -421,7 +422,7 @@ static void flow_account(struct mk_flow_table *t, struct mk_flow *f, const struc
 /*
  * A bucket at its max_chain flows takes a new one only after giving one up:
  * the least recently seen that never got an answer, else the least recently
- * seen. Crafted collisions then evict their own kind first, and a lookup
+ * seen, a flow bypassed in the driver (which sees no packets here) last. Crafted collisions then evict their own kind first, and a lookup
  * never walks more than max_chain entries.
  */
 static void chain_evict(struct mk_flow_table *t, uint32_t b, uint64_t now)
@@ -434,8 +435,11 @@ static void chain_evict(struct mk_flow_table *t, uint32_t b, uint64_t now)
 		int is_new;
 
 		c = &t->entries[idx];
-		is_new = c->state == MK_FLOW_STATE_NEW;
-		if (!victim || (is_new && !victim_new) ||
+		/* new first, a flow waiting for its driver counts (bypassed) last */
+		is_new = c->state == MK_FLOW_STATE_NEW	    ? 2 :
+			 c->state == MK_FLOW_STATE_BYPASSED ? 0 :
+							      1;
+		if (!victim || is_new > victim_new ||
 		    (is_new == victim_new && c->last_us < victim->last_us)) {
 			victim = c;
 			victim_new = is_new;
@@ -582,7 +586,7 @@ uint32_t mk_flow_table_active(const struct mk_flow_table *t)
 
 const char *mk_flow_state_name(const struct mk_flow *f)
 {
-	static const char *const names[] = { "new", "established", "closed" };
+	static const char *const names[] = { "new", "established", "closed", "bypassed" };
 
 	if (f->bypassed)
 		return "bypassed";
@@ -598,8 +602,9 @@ const char *mk_flow_reason_name(enum mk_flow_reason r)
 
 /*
  * The flow table's keys: `flow:` and `flow-timeouts:` with suricata.yaml's
- * names (docs/configuration.md). Suricata's `bypassed` timeouts have no
- * counterpart here (bypassed flows are not tracked in user space).
+ * names (docs/configuration.md). The `bypassed` timeouts are how long a
+ * flow bypassed in the driver may stay idle there before the bypass manager
+ * expires its entry (docs/bypass.md).
  */
 static int flow_cfg_check(const void *base, char *msg, size_t len)
 {
@@ -627,12 +632,14 @@ static void flow_cfg_defaults_any(void *base)
 #define EMERG_TIMEOUT(cls, proto, state, name)                                                  \
 	MK_CFG_UINT("flow-timeouts." cls ".emergency-" name, C, emerg_timeout[proto][state], 0, \
 		    86400)
-/* new and established for every class; only TCP flows reach `closed` */
-#define TIMEOUTS(cls, proto)                                                   \
-	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                         \
-		TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"), \
-		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),           \
-		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established")
+/* new, established and bypassed for every class; only TCP flows reach `closed` */
+#define TIMEOUTS(cls, proto)                                                         \
+	TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                               \
+		TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"),       \
+		TIMEOUT(cls, proto, MK_FLOW_STATE_BYPASSED, "bypassed"),             \
+		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_NEW, "new"),                 \
+		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_ESTABLISHED, "established"), \
+		EMERG_TIMEOUT(cls, proto, MK_FLOW_STATE_BYPASSED, "bypassed")
 static const struct mk_cfg_key flow_keys[] = {
 	MK_CFG_SIZE("flow.memcap", C, memcap, 0, UINT64_MAX),
 	MK_CFG_UINT("flow.hash-size", C, hash_size, 1, 1u << 30),
@@ -643,9 +650,11 @@ static const struct mk_cfg_key flow_keys[] = {
 	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
 	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
 	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_BYPASSED, "bypassed"),
 	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_NEW, "new"),
 	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_ESTABLISHED, "established"),
 	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_CLOSED, "closed"),
+	EMERG_TIMEOUT("tcp", MK_FLOW_PROTO_TCP, MK_FLOW_STATE_BYPASSED, "bypassed"),
 	TIMEOUTS("udp", MK_FLOW_PROTO_UDP),
 	TIMEOUTS("icmp", MK_FLOW_PROTO_ICMP),
 };

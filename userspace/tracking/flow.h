@@ -28,7 +28,38 @@ enum mk_flow_state {
 	MK_FLOW_STATE_NEW = 0,
 	MK_FLOW_STATE_ESTABLISHED,
 	MK_FLOW_STATE_CLOSED,
+	/*
+	 * Bypassed in the driver (capture bypass): the flow waits for the bypass
+	 * manager to say its entry expired, with the driver's counters; the
+	 * table's sweep never ends it (its timeout, flow-timeouts.*.bypassed,
+	 * is the manager's idle timeout for the entry).
+	 */
+	MK_FLOW_STATE_BYPASSED,
 	MK_FLOW_STATE_MAX
+};
+
+/* Where a flow's bypass started (EVE flow.bypass). */
+enum mk_flow_bypass {
+	MK_FLOW_BYPASS_NONE = 0,
+	MK_FLOW_BYPASS_LOCAL,	/* the worker skips its packets before stream and detect */
+	MK_FLOW_BYPASS_CAPTURE, /* in the driver's bypass maps: the program drops its frames */
+};
+
+/* Why a flow was bypassed (the worker's bypass_* counters). */
+enum mk_flow_bypass_why {
+	MK_FLOW_BYPASS_WHY_DEPTH = 0, /* reassembly depth reached both ways (stream.bypass) */
+	MK_FLOW_BYPASS_WHY_SIZE,      /* flow.bypass-bytes or flow.bypass-packets */
+	MK_FLOW_BYPASS_WHY_RULE,      /* a rule with `bypass` matched */
+	MK_FLOW_BYPASS_WHY_PASS,      /* a pass rule matched (detect.pass-bypass) */
+	MK_FLOW_BYPASS_WHY_MAX
+};
+
+/* How a capture bypass ended, before the flow's record. */
+enum mk_flow_bypass_end {
+	MK_FLOW_BYPASS_END_NONE = 0,
+	MK_FLOW_BYPASS_END_EXPIRED, /* idle past its timeout: the manager deleted the entry */
+	MK_FLOW_BYPASS_END_EVICTED, /* gone from the LRU map before expiry: counters incomplete */
+	MK_FLOW_BYPASS_END_DELETED, /* meerkatctl bypass del */
 };
 
 /* Why a flow ended: EVE flow.reason, Suricata's words. */
@@ -83,8 +114,14 @@ struct mk_flow {
 	uint8_t fin_seen;	 /* bit per direction */
 	uint8_t rst_seen;
 	uint8_t alerted;
-	uint8_t bypassed;
+	uint8_t bypassed; /* marked for bypass: EVE flow.state "bypassed" */
 	uint8_t in_use;
+	uint8_t bypass;	    /* enum mk_flow_bypass */
+	uint8_t bypass_why; /* enum mk_flow_bypass_why */
+	uint8_t bypass_end; /* enum mk_flow_bypass_end */
+	/* what the driver counted while the flow was capture-bypassed: [0] to server, [1] to client */
+	uint64_t bypass_pkts[2];
+	uint64_t bypass_bytes[2];
 	/* innermost tunnel, oriented client -> server */
 	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;

@@ -29,6 +29,10 @@
 #define MK_STREAM_F_WSCALE 0x20 /* sent the window scale option */
 #define MK_STREAM_F_HELD 0x40	/* in the engine's list of streams holding segments */
 
+/* struct mk_tcp_stream.bypass_st */
+#define MK_STREAM_BYPASS_DONE 0x01 /* contiguous data reached the depth */
+#define MK_STREAM_BYPASS_PAST 0x02 /* and data beyond it came since */
+
 /* Session flags (struct mk_tcp_session.flags). */
 #define MK_SSN_F_WSCALE 0x01	  /* both sides sent window scale: windows are scaled */
 #define MK_SSN_F_NO_WINCHECK 0x02 /* picked up midstream: scale unknown, no window check */
@@ -434,6 +438,17 @@ static void depth_mark(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		eng->cbs.depth(eng->user, ssn, dir);
 }
 
+/* stream.bypass: has this direction's contiguous data reached the depth now? */
+static void bypass_note(const struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
+			struct mk_tcp_stream *st)
+{
+	if ((st->bypass_st & MK_STREAM_BYPASS_DONE) ||
+	    st->base_off + (__u32)(st->next_seq - st->base_seq) < eng->cfg.depth)
+		return;
+	st->bypass_st |= MK_STREAM_BYPASS_DONE;
+	st->depth_peer_seq = ssn->s[!st->dir].next_seq;
+}
+
 /* Holds a new segment [seq, seq + len) at or after base_seq, within the window. */
 static void stream_insert(struct mk_stream_engine *eng, struct mk_tcp_stream *st, __u32 seq,
 			  const __u8 *data, __u32 len)
@@ -615,6 +630,8 @@ static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		off = st->base_off + (seq - st->base_seq);
 		if (off >= eng->cfg.depth) {
 			STAT_INC(eng, DEPTH_SEGS);
+			if (st->bypass_st & MK_STREAM_BYPASS_DONE)
+				st->bypass_st |= MK_STREAM_BYPASS_PAST;
 			depth_mark(eng, ssn, dir);
 			return 0;
 		}
@@ -625,6 +642,7 @@ static int stream_data(struct mk_stream_engine *eng, struct mk_tcp_session *ssn,
 		stream_insert(eng, st, seq, data, len);
 		if (off + len >= eng->cfg.depth)
 			depth_mark(eng, ssn, dir);
+		bypass_note(eng, ssn, st);
 		return 0;
 	}
 	stream_insert(eng, st, seq, data, len);
@@ -1296,6 +1314,22 @@ __u32 mk_tcp_session_stream_size(const struct mk_tcp_session *ssn, int dir)
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir)
 {
 	return !!(ssn->s[dir & 1].st & MK_STREAM_F_DEPTH);
+}
+
+int mk_tcp_session_bypass_ready(const struct mk_tcp_session *ssn)
+{
+	int d;
+
+	if (ssn->s[0].bypass_st & ssn->s[1].bypass_st & MK_STREAM_BYPASS_DONE)
+		return 1;
+	for (d = 0; d < 2; d++) {
+		const struct mk_tcp_stream *st = &ssn->s[d];
+
+		if ((st->bypass_st & MK_STREAM_BYPASS_PAST) &&
+		    ssn->s[!d].next_seq == st->depth_peer_seq)
+			return 1;
+	}
+	return 0;
 }
 
 const __u8 *mk_tcp_session_data(const struct mk_tcp_session *ssn, int dir, __u64 *len)

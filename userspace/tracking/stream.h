@@ -228,9 +228,12 @@ struct mk_tcp_stream {
 	struct mk_tcp_stream *held_prev, *held_next;
 	__u8 flags_seen; /* MK_TCP_* cumulative */
 	__u8 wscale;
-	__u8 st;  /* MK_STREAM_F_* in stream.c */
-	__u8 dir; /* its index in the session's s[] */
-	__u8 pad[4];
+	__u8 st;	/* MK_STREAM_F_* in stream.c */
+	__u8 dir;	/* its index in the session's s[] */
+	__u8 bypass_st; /* MK_STREAM_BYPASS_* in stream.c: what stream.bypass needs */
+	__u8 pad[3];
+	__u32 depth_peer_seq; /* the other direction's next_seq when this one's data reached the depth */
+	__u32 pad2;
 };
 
 #define MK_TCP_ALT_ISN 3 /* earlier client ISNs kept until the SYN/ACK picks one */
@@ -310,6 +313,15 @@ __u8 mk_tcp_session_flags(const struct mk_tcp_session *ssn, int dir);
 /* Formats flags as EVE does: two lowercase hex digits. */
 void mk_tcp_flags_hex(__u8 flags, char buf[3]);
 int mk_tcp_session_depth_reached(const struct mk_tcp_session *ssn, int dir);
+/*
+ * Is the session done for inspection (stream.bypass)? The contiguous data of
+ * both directions reached the reassembly depth, or that of one did and it
+ * has sent data beyond it since while the other direction carried no new
+ * payload: a download or an upload that outgrew the depth, whose other side
+ * only acknowledges. Contiguous: a segment claiming an offset past the depth
+ * out of order does not count (no skipping ahead into bypass).
+ */
+int mk_tcp_session_bypass_ready(const struct mk_tcp_session *ssn);
 /*
  * Stream offset (as struct mk_stream_chunk.offset) of sequence number @seq in
  * role direction @dir, once the session has started: detection uses it to

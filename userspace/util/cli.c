@@ -208,7 +208,17 @@ int mk_cli_dispatch(const struct mk_cli *prog, const struct mk_cli_cmd *const *c
 		ret = 0;
 		goto out;
 	}
-	if (first >= 0 && first < argc) {
+	if (first >= 0 && cmd->max_args) {
+		struct mk_cli_args *a = (struct mk_cli_args *)((char *)params + cmd->args_off);
+
+		a->argc = argc - first;
+		a->argv = argv + first;
+		if ((unsigned int)a->argc > cmd->max_args) {
+			mk_err("%s: unexpected argument '%s'", cmd->name,
+			       argv[first + (int)cmd->max_args]);
+			first = -EINVAL;
+		}
+	} else if (first >= 0 && first < argc) {
 		mk_err("%s: unexpected argument '%s'", cmd->name, argv[first]);
 		first = -EINVAL;
 	}

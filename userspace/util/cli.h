@@ -56,6 +56,12 @@ struct mk_cli {
  * usage error the table cannot express (a missing option, a bad
  * combination): the dispatcher then prints the command's usage and exits 2.
  */
+/* The words after a command's options, for a command that takes some (max_args). */
+struct mk_cli_args {
+	int argc;
+	char **argv;
+};
+
 struct mk_cli_cmd {
 	const char *name;
 	const char *summary; /* one line in the program's list of commands */
@@ -63,6 +69,9 @@ struct mk_cli_cmd {
 	const void *defaults;
 	size_t params_size;
 	int (*run)(const void *params);
+	/* words allowed after the options (0: none), put in the struct mk_cli_args at args_off */
+	unsigned int max_args;
+	size_t args_off;
 };
 
 /*
@@ -82,6 +91,22 @@ struct mk_cli_cmd {
 			 .epilog = epilog_text },                                                  \
 		.defaults = &func##_defaults, .params_size = sizeof(func##_defaults),              \
 		.run = do_##func,                                                                  \
+	}
+
+/* The same for a command taking up to @nargs words, put in @params' struct mk_cli_args field @field. */
+#define MK_CLI_COMMAND_ARGS(prog_name, cmd_name, func, summary_text, usage_line, doc_text, \
+			    epilog_text, nargs, field)                                     \
+	{                                                                                  \
+		.name = cmd_name, .summary = summary_text,                                 \
+		.cli = { .prog = prog_name " " cmd_name,                                   \
+			 .usage = usage_line,                                              \
+			 .opts = func##_opts,                                              \
+			 .nopts = sizeof(func##_opts) / sizeof(func##_opts[0]),            \
+			 .doc = doc_text,                                                  \
+			 .epilog = epilog_text },                                          \
+		.defaults = &func##_defaults, .params_size = sizeof(func##_defaults),      \
+		.run = do_##func, .max_args = (nargs),                                     \
+		.args_off = offsetof(__typeof__(func##_defaults), field),                  \
 	}
 
 /*
