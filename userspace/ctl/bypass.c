@@ -30,28 +30,6 @@ static const struct bypass_params bypass_defaults = { 0 };
 
 static const char *const tuple_fields[] = { "proto", "src", "sport", "dst", "dport" };
 
-/* Sends @command with @args (stolen); prints the NOK reason. The message, or NULL. */
-static json_t *ask_args(const char *command, json_t *args)
-{
-	json_t *res = mk_ctl_request(ctl_socket_path, command, args), *msg;
-	const char *ret;
-
-	json_decref(args);
-	if (!res)
-		return NULL;
-	ret = json_string_value(json_object_get(res, "return"));
-	msg = json_object_get(res, "message");
-	if (!ret || strcmp(ret, "OK") || !msg) {
-		mk_err("%s: %s", command,
-		       json_is_string(msg) ? json_string_value(msg) : "malformed answer");
-		json_decref(res);
-		return NULL;
-	}
-	json_incref(msg);
-	json_decref(res);
-	return msg;
-}
-
 static void print_flow(json_t *f)
 {
 	printf("%-4lld %s:%lld <-> %s:%lld  vlan %lld  %s  pkts %lld/%lld  bytes %lld/%lld\n",
@@ -126,7 +104,7 @@ static int do_bypass(const void *params)
 	for (i = 1; !cidr && i < argc; i++)
 		json_object_set_new(args, tuple_fields[i - 1], json_string(argv[i]));
 	snprintf(cmd, sizeof(cmd), "bypass-%s%s", cidr ? "cidr-" : "", op);
-	m = ask_args(cmd, args);
+	m = ctl_ask(cmd, args);
 	if (!m)
 		return 1;
 	return print_answer(m, p->json, cidr ? 'c' : !strcmp(op, "list") ? 'l' : 'f');

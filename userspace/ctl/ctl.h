@@ -23,6 +23,13 @@ extern const struct mk_cli_cmd ctl_bypass_cmd;	 /* ctl/bypass.c */
 /* stats without -i: every counter of the running daemon, as JSON when @json. */
 int ctl_daemon_stats(int json); /* ctl/daemon.c */
 
+/*
+ * Sends @command with @args (stolen; NULL: none) to the daemon; prints the
+ * reason of a refusal. The answer's message (new reference), or NULL.
+ */
+struct json_t;
+struct json_t *ctl_ask(const char *command, struct json_t *args); /* ctl/daemon.c */
+
 /* The daemon's control socket (-s); default MK_CTL_DEFAULT_SOCKET. */
 extern const char *ctl_socket_path;
 

@@ -14,12 +14,12 @@
 
 const char *ctl_socket_path = MK_CTL_DEFAULT_SOCKET;
 
-/* Sends @command; prints the NOK reason. Returns the message (new reference) or NULL. */
-static json_t *ask(const char *command)
+json_t *ctl_ask(const char *command, json_t *args)
 {
-	json_t *res = mk_ctl_request(ctl_socket_path, command, NULL), *msg;
+	json_t *res = mk_ctl_request(ctl_socket_path, command, args), *msg;
 	const char *ret;
 
+	json_decref(args);
 	if (!res)
 		return NULL;
 	ret = json_string_value(json_object_get(res, "return"));
@@ -70,7 +70,7 @@ static int do_ping(const void *params)
 	json_t *m;
 
 	(void)params;
-	m = ask("ping");
+	m = ctl_ask("ping", NULL);
 	if (!m)
 		return 1;
 	printf("%s\n", json_string_value(m));
@@ -94,7 +94,7 @@ static int do_status(const void *params)
 	json_t *m, *ifc;
 	size_t i;
 
-	m = ask("status");
+	m = ctl_ask("status", NULL);
 	if (!m)
 		return 1;
 	if (json) {
@@ -171,7 +171,7 @@ int ctl_daemon_stats(int json)
 {
 	json_t *m;
 
-	m = ask("stats");
+	m = ctl_ask("stats", NULL);
 	return m ? print_answer(m, json) : 1;
 }
 
@@ -188,10 +188,10 @@ static int do_reload(const void *params)
 	int json = p->json;
 	json_t *m;
 
-	m = ask("reload-rules");
+	m = ctl_ask("reload-rules", NULL);
 	if (!m) {
 		/* the reason the build failed is in the rule set status */
-		m = ask("ruleset-stats");
+		m = ctl_ask("ruleset-stats", NULL);
 		if (m) {
 			fprintf(stderr, "%s\n",
 				json_string_value(json_object_get(m, "last_message")));
@@ -221,7 +221,7 @@ static int do_rules(const void *params)
 	const struct daemon_params *p = params;
 	json_t *m;
 
-	m = ask("ruleset-stats");
+	m = ctl_ask("ruleset-stats", NULL);
 	return m ? print_answer(m, p->json) : 1;
 }
 
