@@ -15,6 +15,7 @@
 #include "stream.h"
 
 struct mk_detect_flow;
+struct mk_app_flow;
 
 enum mk_flow_proto {
 	MK_FLOW_PROTO_TCP = 0,
@@ -85,6 +86,7 @@ struct mk_flow {
 	uint8_t alerted;
 	uint8_t bypassed;
 	uint8_t in_use;
+	uint8_t app_proto; /* enum mk_app_proto (applayer/applayer.h) */
 	/* innermost tunnel, oriented client -> server */
 	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;
@@ -98,6 +100,7 @@ struct mk_flow {
 	uint64_t undo_last_us;
 	struct mk_tcp_session tcp;     /* owned by the stream engine */
 	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
+	struct mk_app_flow *app; /* application layer state (applayer/), freed with the flow */
 };
 
 #define MK_FLOW_COUNTERS(X)                                                                    \
