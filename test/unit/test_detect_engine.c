@@ -61,7 +61,7 @@ Test(engine, files_continuations_duplicates_summary)
 		"alert tcp any any -> any any (msg:\"dup lower\"; sid:1; rev:0;)\n"
 		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"x\"; sid:2; rev:1;)\n"
 		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"y\"; sid:2; rev:5;)\n"
-		"alert tcp any any -> any any (http.uri; content:\"/x\"; sid:3;)\n"
+		"alert tcp any any -> any any (http.start; content:\"/x\"; sid:3;)\n"
 		"alert tcp any any -> any any (msg:\"bad\" sid:4;)\n"
 		"alert udp any any -> any any (content:!\"x\"; sid:5;)\n"
 		"alert ip any any -> any any (sid:6;)\n"
@@ -609,7 +609,7 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	/* an unsupported keyword is no damage: skipped as at start, the reload goes on */
 	cfg.rules_text =
 		"alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
-		"alert http any any -> any any (content:\"x\"; sid:5;)\n";
+		"alert dns any any -> any any (content:\"x\"; sid:5;)\n";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), 0);
 	mk_detect_master_status(h.master, &st);

@@ -45,6 +45,7 @@ static const struct mk_cfg_module modules[] = {
 	{ &mk_stream_cfg_table, offsetof(struct mk_config, stream) },
 	{ &mk_defrag_cfg_table, offsetof(struct mk_config, defrag) },
 	{ &mk_bypass_cfg_table, offsetof(struct mk_config, bypass_cfg) },
+	{ &mk_app_cfg_table, offsetof(struct mk_config, app) },
 	{ &bypass_table, 0 },
 };
 

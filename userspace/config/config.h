@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "bypass_cfg.h"
+#include "applayer.h"
 #include "capture_cfg.h"
 #include "cfg_keys.h"
 #include "defrag.h"
@@ -39,6 +40,7 @@ struct mk_config {
 	struct mk_parse_cfg parse;	/* decoder:; seed is set by the caller, not the file */
 	struct mk_stream_cfg stream;	/* stream: (the stream engine's own settings) */
 	struct mk_defrag_config defrag; /* defrag: (the defragmenter's own settings) */
+	struct mk_app_cfg app;		/* app-layer: */
 	struct mk_output_cfg output;	/* default-log-dir:, stats:, outputs: */
 	struct mk_rules_cfg rules;	/* vars:, default-rule-path:, rule-files:, ... */
 	struct mk_bypass_cfg

@@ -120,6 +120,7 @@ struct mk_detect_load_stats {
 	uint32_t ip_only;	  /* address-only rules: first packet of each flow direction */
 	uint32_t stream;	  /* rules inspecting reassembled TCP streams */
 	uint32_t pcre;		  /* rules with pcre */
+	uint32_t app_tx;	  /* rules inspected on HTTP transactions (without the prefilter) */
 	uint32_t prefilter_dbs;	  /* Hyperscan databases */
 	uint32_t patterns;	  /* distinct prefilter patterns, summed over databases */
 	uint32_t config_errors;	  /* classification/reference/threshold lines rejected */
@@ -266,6 +267,10 @@ struct mk_detect_alert {
 	uint8_t has_flow_tuple, flow_family, flow_proto;
 	uint16_t flow_sport, flow_dport;
 	uint32_t flow_src[4], flow_dst[4];
+	/* raised on an application transaction (mk_detect_tx()): which one */
+	uint8_t has_tx, app_proto;
+	uint64_t tx_id;
+	const void *app_tx; /* valid until the end of the packet (applayer.h) */
 };
 
 /* The alert's rule: gid and sid. */
@@ -293,6 +298,39 @@ void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f);
 const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t);
 /* Generation of the engine the thread uses now. */
 uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t);
+
+/* ---- application-layer transactions ------------------------------------------ */
+
+/*
+ * Which rules a transaction was inspected with (one bit per transaction
+ * rule), kept by the application layer with the transaction; zeroed by its
+ * owner, released with mk_detect_tx_state_free(). A reloaded engine starts
+ * over (its rules are numbered anew).
+ */
+struct mk_detect_tx_state {
+	uint64_t gen;
+	uint64_t *done;
+	uint32_t nwords;
+};
+
+void mk_detect_tx_state_free(struct mk_detect_tx_state *s);
+
+/* A transaction that progressed, as the application layer hands it over. */
+struct mk_detect_tx {
+	uint8_t app_proto; /* enum mk_app_proto */
+	uint8_t progress;  /* MK_BUF_SIDE_* (detect_buf.h) parts it has complete */
+	uint8_t to_client; /* the direction whose data made it progress */
+	uint64_t tx_id;	   /* its number in the flow, from 0 */
+	const void *tx;	   /* the protocol's transaction: its buffer getters read it */
+	struct mk_detect_tx_state *state;
+};
+
+/*
+ * Inspects the flow's transaction rules of @tx's protocol whose buffers
+ * @tx now has, each once per transaction (between mk_detect_begin() and
+ * mk_detect_end(), as stream data).
+ */
+void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx);
 
 /* ---- ordered alert filters: threshold, detection_filter, rate_filter ------- */
 

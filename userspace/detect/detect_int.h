@@ -188,6 +188,20 @@ struct mk_sm {
 #define MK_KW_FAMILY_IPHEADER(X) X(ttl) X(ip_proto) X(sameip)
 #define MK_KW_FAMILY_ICMP(X) X(itype) X(icode) X(icmp_id) X(icmp_seq)
 #define MK_KW_FAMILY_THRESHOLD(X) X(threshold) X(detection_filter)
+/* K, not X: the counter check reads X lists as counters */
+#define MK_KW_FAMILY_HTTP(K)                                                                       \
+	K(sb_http_uri) K(sb_http_uri_raw) K(sb_http_method) K(sb_http_protocol)                    \
+	K(sb_http_protocol_) K(sb_http_request_line) K(sb_http_request_line_) K(sb_http_host)      \
+	K(sb_http_host_raw) K(sb_http_user_agent) K(sb_http_header) K(sb_http_header_raw)          \
+	K(sb_http_header_names) K(sb_http_header_names_) K(sb_http_cookie) K(sb_http_referer)      \
+	K(sb_http_referer_) K(sb_http_accept) K(sb_http_accept_) K(sb_http_content_type)           \
+	K(sb_http_content_type_) K(sb_http_content_len) K(sb_http_content_len_)                    \
+	K(sb_http_request_body) K(sb_http_stat_code) K(sb_http_stat_msg) K(sb_http_response_line) \
+	K(sb_http_response_line_) K(sb_http_server) K(sb_http_location) K(sb_http_response_body)  \
+	K(sb_file_data) K(sb_file_data_) K(http_uri) K(http_raw_uri) K(http_method)                \
+	K(http_header) K(http_raw_header) K(http_cookie) K(http_user_agent) K(http_host)           \
+	K(http_raw_host) K(http_client_body) K(http_server_body) K(http_stat_code)                 \
+	K(http_stat_msg) K(uricontent) K(urilen)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
@@ -195,7 +209,7 @@ struct mk_sm {
 	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
-	F(threshold, MK_KW_FAMILY_THRESHOLD)
+	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)
 
 /* clang-format on */
 
@@ -345,6 +359,7 @@ int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint
 #define MK_RF_FLOWVAR_SET 0x0400 /* sets flowbits/flowint (rule ordering) */
 #define MK_RF_FLOWVAR_GET 0x0800 /* checks flowbits/flowint */
 #define MK_RF_NEEDS_FLOW 0x1000	 /* flow keyword other than stateless, flowbits, flowint */
+#define MK_RF_APP_TX 0x2000	 /* inspected on application transactions (app_need) */
 
 /* How a TCP packet's rule reads TCP payload. */
 #define MK_INSPECT_PKT 0x1
@@ -378,12 +393,16 @@ struct mk_class {
 struct mk_rule {
 	uint32_t num; /* position in the engine's order */
 	uint32_t gid, sid, rev;
-	uint8_t action;	     /* enum mk_detect_action */
-	uint8_t proto;	     /* enum mk_rule_proto */
-	uint8_t flow;	     /* MK_FLOW_F_* */
-	uint8_t inspect_tcp; /* MK_INSPECT_* for TCP packets with payload rules */
-	uint32_t flags;	     /* MK_RF_* */
-	int priority;	     /* rule's priority, or the classtype's, or 3 */
+	uint8_t action;	       /* enum mk_detect_action */
+	uint8_t proto;	       /* enum mk_rule_proto */
+	uint8_t flow;	       /* MK_FLOW_F_* */
+	uint8_t inspect_tcp;   /* MK_INSPECT_* for TCP packets with payload rules */
+	uint8_t app_proto;     /* enum mk_app_proto of `alert http` or its buffers; 0: any */
+	uint8_t app_need;      /* MK_RF_APP_TX: MK_BUF_SIDE_* the transaction must have */
+	uint8_t app_to_client; /* ... and the direction it is inspected in */
+	uint32_t app_idx;      /* ... and its bit in struct mk_detect_tx_state */
+	uint32_t flags;	       /* MK_RF_* */
+	int priority;	       /* rule's priority, or the classtype's, or 3 */
 	struct mk_addr_set src, dst;
 	struct mk_port_set sp, dp;
 	char *msg;
@@ -559,6 +578,7 @@ struct mk_match_ctx {
 	int to_client;		   /* direction of the packet or of the stream data */
 	int stream;
 	struct mk_buf payload;	 /* the packet's payload or the stream window (buffer payload) */
+	const void *app_tx;	 /* the transaction a transaction rule is inspected on, or NULL */
 	uint32_t stream_size[2]; /* stream_size: bytes seen per direction, +1 as Suricata */
 };
 
@@ -767,7 +787,8 @@ struct mk_detect_engine {
 	uint32_t stream_head;  /* bytes from stream offset 0 kept for absolute keywords */
 	uint32_t has_stream;   /* any stream rule */
 	uint32_t has_iponly;
-	struct mk_iponly *iponly; /* the address-only rules, out of the packet groups */
+	struct mk_iponly *iponly;      /* the address-only rules, out of the packet groups */
+	struct mk_rule_list app_rules; /* transaction rules (HTTP), in rule order */
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;

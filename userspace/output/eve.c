@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "applayer.h"
 #include "community_id.h"
 #include "eve.h"
 #include "log.h"
@@ -343,7 +344,7 @@ static void tcp_flag_words(struct ebuf *b, uint8_t all)
 
 /* The record's head: time, flow id, interface, VLANs, the 5-tuple as the client sent it. */
 static void flow_head(struct ebuf *b, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
-		      uint64_t ts_us)
+		      uint64_t ts_us, const char *event_type)
 {
 	const struct mk_flow_key *k = &f->key;
 	const uint32_t *src = f->client_hi ? k->addr_hi : k->addr_lo;
@@ -361,7 +362,9 @@ static void flow_head(struct ebuf *b, const struct mk_eve_fmt *cfg, const struct
 		eb_str(b, cfg->in_iface);
 		EB_LIT(b, "\"");
 	}
-	EB_LIT(b, ",\"event_type\":\"flow\"");
+	EB_LIT(b, ",\"event_type\":\"");
+	eb_str(b, event_type);
+	EB_LIT(b, "\"");
 	if (f->vlan[0]) {
 		EB_LIT(b, ",\"vlan\":[");
 		eb_u64(b, f->vlan[0]);
@@ -499,7 +502,12 @@ static int eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const 
 		return -ENOSPC;
 	/* room for the terminating NUL, which is not part of the record */
 	b.end--;
-	flow_head(&b, cfg, f, ts_us);
+	flow_head(&b, cfg, f, ts_us, "flow");
+	if (mk_app_proto_name(f->app_proto)) {
+		EB_LIT(&b, ",\"app_proto\":\"");
+		eb_str(&b, mk_app_proto_name(f->app_proto));
+		EB_LIT(&b, "\"");
+	}
 	flow_object(&b, f, reason, compact);
 	if (cfg && cfg->community_id && !compact) {
 		char cid[MK_COMMUNITY_ID_LEN];
@@ -521,6 +529,15 @@ static int eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const 
 		return -ENOSPC;
 	*b.p = '\0';
 	return (int)(b.p - buf);
+}
+
+int mk_eve_head(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+		uint64_t ts_us, const char *event_type)
+{
+	struct ebuf b = { .p = buf, .end = buf + size };
+
+	flow_head(&b, cfg, f, ts_us, event_type);
+	return b.overflow ? -ENOSPC : (int)(b.p - buf);
 }
 
 int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,

@@ -44,6 +44,13 @@ struct mk_eve_fmt {
  * flow's own times are flow.start and flow.end). @cfg may be NULL (no
  * optional fields). Returns its length or -ENOSPC.
  */
+/*
+ * The head every record about flow @f starts with: `{"timestamp":...,
+ * "event_type":@event_type, ..., "proto":...` as the client sent, no closing
+ * brace. Its length, or -ENOSPC.
+ */
+int mk_eve_head(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
+		uint64_t ts_us, const char *event_type);
 int mk_eve_flow(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,
 		enum mk_flow_reason reason, uint64_t ts_us);
 

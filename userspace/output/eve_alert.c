@@ -21,6 +21,7 @@
 #include "detect.h"
 #include "eve.h"
 #include "eve_alert.h"
+#include "eve_http.h"
 #include "json.h"
 
 struct sbuf {
@@ -240,6 +241,8 @@ size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_
 		n += (a->payload_len + 2) / 3 * 4 + 16;
 	if (o && o->payload_printable)
 		n += (size_t)a->payload_len * 2 + 32;
+	if (o && o->http)
+		n += mk_eve_http_maxlen(o->http);
 	return n;
 }
 
@@ -284,6 +287,8 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 	sb_printf(&sb, ",\"proto\":\"%s\"", proto_name(a->proto, tmp, sizeof(tmp)));
 	if (a->has_icmp)
 		sb_printf(&sb, ",\"icmp_type\":%u,\"icmp_code\":%u", a->icmp_type, a->icmp_code);
+	if (a->has_tx)
+		sb_printf(&sb, ",\"tx_id\":%llu", (unsigned long long)a->tx_id);
 	if (o->community_id) {
 		char cid[MK_COMMUNITY_ID_LEN];
 
@@ -327,6 +332,19 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 		sb_printf(&sb, "}");
 	}
 	sb_printf(&sb, "}");
+	if (o->http && !sb.overflow) {
+		int n;
+
+		sb_mem(&sb, ",", 1);
+		n = sb.overflow ? -ENOSPC :
+				  mk_eve_http_object(sb.p + sb.len, sb.size - sb.len - 1, o->http);
+		if (n < 0)
+			return -ENOSPC;
+		sb.len += (size_t)n;
+		sb.p[sb.len] = '\0';
+	}
+	if (o->app_proto)
+		sb_printf(&sb, ",\"app_proto\":\"%s\"", o->app_proto);
 	if (a->flow_id) {
 		mk_eve_ts(ts, a->flow_start_us);
 		sb_printf(&sb,

@@ -13,6 +13,7 @@
 
 struct mk_detect_alert;
 struct mk_rule;
+struct mk_eve_http;
 
 struct mk_eve_alert_opts {
 	const char *in_iface; /* live capture interface, NULL offline */
@@ -21,6 +22,9 @@ struct mk_eve_alert_opts {
 	int inline_mode;	    /* action "blocked" is possible */
 	int community_id;	    /* "community_id" of the flow (else the packet's tuple), v1 */
 	uint16_t community_id_seed; /* its seed */
+	/* per alert, set by the caller: the flow's application protocol and transaction */
+	const char *app_proto;		/* "app_proto", NULL: none */
+	const struct mk_eve_http *http; /* the `http` object of the alert's transaction, or NULL */
 };
 
 #define MK_EVE_ALERT_MAX 16384

@@ -20,6 +20,7 @@ static const struct {
 	{ "alert", MK_EVE_TYPE_ALERT },
 	{ "flow", MK_EVE_TYPE_FLOW },
 	{ "stats", MK_EVE_TYPE_STATS },
+	{ "http", MK_EVE_TYPE_HTTP },
 };
 
 /* outputs: - eve-log: {...}; other outputs of Suricata's are refused by name. */
@@ -82,7 +83,7 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 	else if (kind != MK_CFG_NODE_NULL)
 		return mk_cfg_error(
 			x, node, path, -EINVAL,
-			"expected a list of event types ([alert, flow, stats]), found %s",
+			"expected a list of event types ([alert, flow, stats, http]), found %s",
 			kind == MK_CFG_NODE_MAPPING ? "a mapping" : "a value");
 	for (i = 0; i < n; i++) {
 		int it = mk_cfg_seq_item(x, node, i), name_node = it, opts = 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "eve.h"
+#include "eve_http.h"
 #include "icmp_error.h"
 #include "log.h"
 #include "worker.h"
@@ -231,8 +232,14 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 	char path[4096];
 	int fd;
 
+	struct mk_flow *f = flow_of_session(ssn);
+
+	/* the application layer first: rules on this data may need its protocol */
+	mk_app_stream(w->app, f,
+		      (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1, c->data,
+		      c->len, c->gap != 0, f->last_us);
 	if (w->detect)
-		mk_detect_stream(w->detect, flow_of_session(ssn), c);
+		mk_detect_stream(w->detect, f, c);
 	if (!w->cfg.dump_streams || !c->len)
 		return;
 	snprintf(path, sizeof(path), "%s/%llu.%s", w->cfg.dump_streams,
@@ -298,6 +305,38 @@ static void worker_detect_begin(struct mk_worker *w, const struct mk_pkt *pkt, s
 	mk_detect_begin(w->detect, &dp);
 }
 
+/* ---- application layer --------------------------------------------------- */
+
+static void worker_app_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
+{
+	struct mk_worker *w = ctx;
+
+	if (w->detect)
+		mk_detect_tx(w->detect, f, tx);
+}
+
+/* A finished HTTP transaction: its `http` record, at the flow's latest packet time. */
+static void worker_http_log(void *ctx, struct mk_flow *f, uint64_t tx_id,
+			    const struct mk_eve_http *h)
+{
+	struct mk_worker *w = ctx;
+	size_t need = mk_eve_http_maxlen(h) + MK_EVE_LINE_MAX;
+	char *line = malloc(need);
+	int n, err;
+
+	if (!w->cfg.log_http)
+		goto out;
+	n = line ? mk_eve_http(line, need, &w->cfg.eve, f, f->last_us, tx_id, h) : -ENOMEM;
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+	}
+out:
+	free(line);
+}
+
 static void worker_detect_end(struct mk_worker *w)
 {
 	const struct mk_detect_alert *a;
@@ -306,7 +345,16 @@ static void worker_detect_end(struct mk_worker *w)
 	if (!w->cfg.log_alerts)
 		n = 0; /* outputs.eve-log.types without alert; the flow is still marked */
 	for (i = 0; i < n; i++) {
-		size_t need = mk_eve_alert_maxlen(&a[i], &w->cfg.alert_opts);
+		struct mk_eve_alert_opts o = w->cfg.alert_opts;
+		struct mk_eve_http http;
+		size_t need;
+
+		/* the flow's application protocol, the transaction's facts */
+		if (w->detect_flow)
+			o.app_proto = mk_app_proto_name(w->detect_flow->app_proto);
+		if (a[i].has_tx && mk_app_tx_eve(a[i].app_proto, a[i].app_tx, &http))
+			o.http = &http;
+		need = mk_eve_alert_maxlen(&a[i], &o);
 		struct mk_detect_thresh_key key;
 		int has_key = mk_detect_alert_thresh_key(&a[i], &key), len, err;
 
@@ -320,7 +368,7 @@ static void worker_detect_end(struct mk_worker *w)
 			w->alert_line = l;
 			w->alert_cap = need;
 		}
-		len = mk_eve_alert(w->alert_line, w->alert_cap, &a[i], &w->cfg.alert_opts);
+		len = mk_eve_alert(w->alert_line, w->alert_cap, &a[i], &o);
 		if (len < 0)
 			err = len;
 		else if (w->ops->alert)
@@ -373,10 +421,12 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 		mk_stream_flow_end(w->stream, &f->tcp);
 		mk_tcp_session_free(w->stream, &f->tcp);
 	}
+	mk_app_flow_end(w->app, f, f->last_us);
 	if (w->detect) {
 		worker_detect_end(w);
 		mk_detect_flow_free(w->detect, f);
 	}
+	mk_app_flow_free(w->app, f);
 	/* packets one way only: what floods, scans and backscatter leave behind */
 	if (unreplied)
 		w->cnt[MK_WORKER_FLOW_UNREPLIED]++;
@@ -689,6 +739,8 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		}
 		worker_tcp_flow_state(w, f);
 	}
+	if (p->l3.proto == MK_IPPROTO_UDP && l4 && pkt->ip_caplen >= l4 + 8)
+		mk_app_udp(w->app, f, to_client, ip + l4 + 8, pkt->ip_caplen - l4 - 8, pkt->ts_us);
 	/* as Suricata: the stream first, then the packet's own rules */
 	if (w->detect) {
 		mk_detect_packet(w->detect);
@@ -696,6 +748,7 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		verdict = mk_detect_verdict(w->detect);
 	}
 	worker_bypass_check(w, f, verdict);
+	mk_app_packet_end(w->app);
 }
 
 /* ---- the worker's interface -------------------------------------------- */
@@ -704,6 +757,8 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		   const struct mk_worker_ops *ops, void *ops_ctx)
 {
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data };
+	static const struct mk_app_ops app_ops = { .tx = worker_app_tx,
+						   .http_log = worker_http_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 
@@ -740,6 +795,9 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		if (err)
 			goto fail;
 	}
+	err = mk_app_thread_new(cfg->app, &app_ops, w, &w->app);
+	if (err)
+		goto fail;
 	return 0;
 fail:
 	mk_err("worker %u: %s", cfg->id, strerror(-err));
@@ -757,6 +815,8 @@ void mk_worker_free(struct mk_worker *w)
 	w->defrag = NULL;
 	mk_detect_thread_free(w->detect);
 	w->detect = NULL;
+	mk_app_thread_free(w->app);
+	w->app = NULL;
 	free(w->alert_line);
 	w->alert_line = NULL;
 }
@@ -824,6 +884,12 @@ void mk_worker_stats_add(struct mk_worker_stats *sum, const struct mk_worker *w)
 		for (i = 0; i < MK_DETECT_CNT_MAX; i++)
 			sum->detect[i] += d[i];
 	}
+	if (w->app) {
+		const uint64_t *d = mk_app_thread_counters(w->app);
+
+		for (i = 0; i < MK_APP_CNT_MAX; i++)
+			sum->app[i] += d[i];
+	}
 }
 
 int mk_worker_stats_balanced(const struct mk_worker_stats *st)
@@ -871,6 +937,8 @@ void mk_worker_stats_foreach(const struct mk_worker_stats *st,
 	mk_defrag_stats_foreach(&st->defrag, foreach_one, &c);
 	for (i = 0; i < MK_DETECT_CNT_MAX; i++)
 		fn("detect", mk_detect_counter_names[i], st->detect[i], arg);
+	for (i = 0; i < MK_APP_CNT_MAX; i++)
+		fn("app_layer", mk_app_counter_names[i], st->app[i], arg);
 }
 
 static void print_one(const char *group, const char *name, uint64_t value, void *arg)

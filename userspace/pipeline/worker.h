@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "bypass_cfg.h"
+#include "applayer.h"
 #include "defrag.h"
 #include "detect.h"
 #include "eve.h"
@@ -179,6 +180,7 @@ struct mk_worker_cfg {
 	int checksum;		  /* validate IPv4/TCP/UDP/ICMP checksums */
 	int log_flows;		  /* format an EVE flow record when a flow ends */
 	int log_alerts;		  /* format EVE alert records (the flow is marked alerted anyway) */
+	int log_http;		  /* format EVE http records (outputs.eve-log.types: http) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */
@@ -189,6 +191,7 @@ struct mk_worker_cfg {
 	int unreplied; /* enum mk_eve_unreplied: outputs.eve-log.types.flow.unreplied */
 	struct mk_detect_master *detect;    /* rules; NULL: no detection */
 	const struct mk_bypass_cfg *bypass; /* bypass triggers; NULL: the defaults */
+	const struct mk_app_cfg *app;	    /* app-layer: settings; NULL: the defaults */
 	/*
 	 * Alert records: payload options from outputs.eve-log.types.alert;
 	 * in_iface and community_id are taken from @eve by mk_worker_init().
@@ -206,6 +209,7 @@ struct mk_worker {
 	const struct mk_worker_ops *ops;
 	void *ops_ctx;
 	struct mk_detect_thread *detect; /* NULL without rules */
+	struct mk_app_thread *app;	 /* the application layer */
 	struct mk_flow *detect_flow;	 /* the flow of the packet or flow end being inspected */
 	char *alert_line;
 	size_t alert_cap;
@@ -224,6 +228,7 @@ struct mk_worker_stats {
 	struct mk_stream_stats stream;
 	struct mk_defrag_stats defrag;
 	uint64_t detect[MK_DETECT_CNT_MAX];
+	uint64_t app[MK_APP_CNT_MAX];
 };
 
 /* 0 or -errno (logged, naming the worker). mk_worker_free() undoes a failed init too. */

@@ -1170,6 +1170,8 @@ static int workers_create(struct live *lv)
 			.checksum = lv->opts->checksum,
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
 			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
+			.log_http = (lv->conf->output.eve.types & MK_EVE_TYPE_HTTP) != 0,
+			.app = &lv->conf->app,
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,
 			.flow = &lv->conf->flow,

@@ -972,6 +972,8 @@ static int workers_init(struct offline_run *run)
 			.checksum = o->checksum,
 			.log_flows = run->eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
 			.log_alerts = run->eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
+			.log_http = run->eve && (c->output.eve.types & MK_EVE_TYPE_HTTP),
+			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,
 			.parse = &c->parse,

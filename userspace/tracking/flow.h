@@ -15,6 +15,7 @@
 #include "stream.h"
 
 struct mk_detect_flow;
+struct mk_app_flow;
 
 enum mk_flow_proto {
 	MK_FLOW_PROTO_TCP = 0,
@@ -122,6 +123,7 @@ struct mk_flow {
 	/* what the driver counted while the flow was capture-bypassed: [0] to server, [1] to client */
 	uint64_t bypass_pkts[2];
 	uint64_t bypass_bytes[2];
+	uint8_t app_proto; /* enum mk_app_proto (applayer/applayer.h) */
 	/* innermost tunnel, oriented client -> server */
 	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;
@@ -135,6 +137,7 @@ struct mk_flow {
 	uint64_t undo_last_us;
 	struct mk_tcp_session tcp;     /* owned by the stream engine */
 	struct mk_detect_flow *detect; /* detection state (detect/), freed with the flow */
+	struct mk_app_flow *app; /* application layer state (applayer/), freed with the flow */
 };
 
 #define MK_FLOW_COUNTERS(X)                                                                    \

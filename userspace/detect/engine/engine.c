@@ -694,6 +694,7 @@ static void engine_free(struct mk_detect_engine *e)
 	free(e->tcfg);
 	free(e->sids);
 	mk_iponly_free(e->iponly);
+	free(e->app_rules.rules);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
@@ -824,6 +825,10 @@ static void order_rules(struct build *b)
 
 static void count_rule(struct mk_detect_engine *e, const struct mk_rule *r)
 {
+	if (r->flags & MK_RF_APP_TX) {
+		e->stats.app_tx++;
+		return;
+	}
 	if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
 		e->stats.no_fast_pattern++;
 	if (!(r->flags & MK_RF_PAYLOAD))
@@ -855,6 +860,12 @@ static int index_rules(struct mk_detect_engine *e)
 		e->sids[i].key = (uint64_t)r->gid << 32 | r->sid;
 		e->sids[i].rule = i;
 		count_rule(e, r);
+		/* transaction rules: one list, verified without the prefilter */
+		if (r->flags & MK_RF_APP_TX) {
+			r->app_idx = e->app_rules.n;
+			if (mk_rule_list_add(&e->app_rules, i))
+				return -ENOMEM;
+		}
 		err = mk_detect_rule_hooks_run(r);
 		if (err)
 			return err;
@@ -1004,6 +1015,8 @@ void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_
 	if (s->prefilter_cached && n < size)
 		n += (size_t)snprintf(buf + n, size - n, " (%u from the cache)",
 				      s->prefilter_cached);
+	if (s->app_tx && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "; %u HTTP transaction rules", s->app_tx);
 	if (n < size)
 		snprintf(buf + n, size - n, ", %u patterns; %.3f s; generation %llu", s->patterns,
 			 s->load_s, (unsigned long long)s->generation);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "applayer.h"
 #include "detect_int.h"
 
 int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
@@ -144,14 +145,29 @@ static const struct {
 
 /* Protocols Suricata knows that this subset does not inspect. */
 static const char *const app_protos[] = {
-	"http",	    "http1", "http2",  "ftp",	    "ftp-data", "smtp",
-	"tls",	    "ssl",   "ssh",    "dns",	    "smb",	"dcerpc",
-	"nfs",	    "imap",  "pop3",   "dnp3",	    "modbus",	"enip",
-	"cip",	    "ikev2", "ike",    "krb5",	    "dhcp",	"snmp",
-	"sip",	    "rfb",   "mqtt",   "rdp",	    "ntp",	"tftp",
-	"quic",	    "pgsql", "telnet", "websocket", "ldap",	"bittorrent-dht",
-	"template", "sctp",  "ipv4",   "ipv6",	    "ip4",	"ip6",
-	"udp-pkt",  "doh2",  "pop",    "smtps",	    "https",
+	"http2",    "ftp",
+	"ftp-data", "smtp",
+	"tls",	    "ssl",
+	"ssh",	    "dns",
+	"smb",	    "dcerpc",
+	"nfs",	    "imap",
+	"pop3",	    "dnp3",
+	"modbus",   "enip",
+	"cip",	    "ikev2",
+	"ike",	    "krb5",
+	"dhcp",	    "snmp",
+	"sip",	    "rfb",
+	"mqtt",	    "rdp",
+	"ntp",	    "tftp",
+	"quic",	    "pgsql",
+	"telnet",   "websocket",
+	"ldap",	    "bittorrent-dht",
+	"template", "sctp",
+	"ipv4",	    "ipv6",
+	"ip4",	    "ip6",
+	"udp-pkt",  "doh2",
+	"pop",	    "smtps",
+	"https",
 };
 
 /* Next header token; brackets may hold spaces. Returns its length, 0 at the end. */
@@ -200,6 +216,11 @@ static int parse_header(struct mk_rule_build *rb, const char **p)
 				    "action '%.40s' is not one of alert, pass, drop, reject",
 				    tok[0]);
 	r->action = actions[k].action;
+	if (!strcasecmp(tok[1], "http") || !strcasecmp(tok[1], "http1")) {
+		/* TCP flows the application layer recognised as HTTP */
+		strcpy(tok[1], "tcp");
+		r->app_proto = MK_APP_HTTP;
+	}
 	for (k = 0; k < MK_ARRAY_SIZE(protos); k++)
 		if (!strcasecmp(tok[1], protos[k].name))
 			break;
@@ -417,6 +438,64 @@ static void finalize_buffer(struct mk_rule *r, const struct mk_sm_list *l, struc
 	}
 }
 
+/*
+ * A rule reading HTTP buffers (or urilen, or an `alert http` rule without
+ * payload keywords) is inspected on transactions: which parts it waits for
+ * (its buffers' sides, flipped by its direction) and in which direction.
+ * Payload and packet keywords cannot join it.
+ */
+static int app_rule(struct mk_rule_build *rb)
+{
+	struct mk_rule *r = rb->r;
+	uint32_t app = r->buf_mask & MK_BUF_APP_MASK, id;
+	uint8_t need = r->app_need, side;
+	int to_client = !!(r->flow & MK_FLOW_F_TO_CLIENT);
+
+	if (!app && !need && !(r->app_proto && !(r->flags & MK_RF_PAYLOAD)))
+		return 0;
+	if (r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "HTTP keywords need an http, tcp or ip rule");
+	if (r->buf_mask & (1u << MK_BUF_PAYLOAD))
+		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
+				    "payload keywords and HTTP buffers in one rule: not supported");
+	if (r->flags & MK_RF_PKT_KW)
+		return mk_rule_fail(
+			rb, MK_DETECT_FAIL_KEYWORD,
+			"packet keywords (dsize, flags, ttl, ...) in an HTTP transaction "
+			"rule: not supported");
+	/* a response buffer makes the rule a to-client one, as Suricata's */
+	for (id = 0; id < MK_BUF_COUNT; id++)
+		if ((app & 1u << id) && !(mk_buf_sides[id] & MK_BUF_SIDE_FLIP) &&
+		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)))
+			to_client = 1;
+	for (id = 0; id < MK_BUF_COUNT; id++) {
+		if (!(app & 1u << id))
+			continue;
+		side = mk_buf_sides[id] & ~MK_BUF_SIDE_FLIP;
+		if (mk_buf_sides[id] & MK_BUF_SIDE_FLIP) {
+			if (side == MK_BUF_SIDE_REQ && to_client)
+				side = MK_BUF_SIDE_RESP;
+			else if (side == MK_BUF_SIDE_RESP_BODY && (r->flow & MK_FLOW_F_TO_SERVER))
+				side = MK_BUF_SIDE_REQ_BODY;
+		}
+		need |= side;
+	}
+	if (!need)
+		need = to_client ? MK_BUF_SIDE_RESP : MK_BUF_SIDE_REQ;
+	if (need & MK_BUF_SIDE_REQ_BODY)
+		need |= MK_BUF_SIDE_REQ;
+	if (need & MK_BUF_SIDE_RESP_BODY)
+		need |= MK_BUF_SIDE_RESP;
+	r->proto = MK_RP_TCP;
+	r->app_proto = MK_APP_HTTP;
+	r->app_need = need;
+	r->app_to_client =
+		(uint8_t)(to_client || (need & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)));
+	r->flags |= MK_RF_APP_TX;
+	return 0;
+}
+
 static int finalize(struct mk_rule_build *rb)
 {
 	struct mk_rule *r = rb->r;
@@ -481,6 +560,9 @@ static int finalize(struct mk_rule_build *rb)
 			rb, MK_DETECT_FAIL_VALUE,
 			"a tcp-stream rule cannot use packet keywords (flags, ttl, dsize, ...)");
 
+	if (app_rule(rb))
+		return -1;
+
 	/* how TCP payload is read: per segment, the reassembled stream, or both */
 	if (r->proto == MK_RP_TCP_PKT || (r->flow & MK_FLOW_F_NO_STREAM) ||
 	    (r->flags & MK_RF_PKT_KW))
@@ -493,9 +575,11 @@ static int finalize(struct mk_rule_build *rb)
 		r->inspect_tcp = MK_INSPECT_STREAM;
 	if (!(r->flags & MK_RF_PAYLOAD))
 		r->inspect_tcp = MK_INSPECT_PKT;
+	if (r->flags & MK_RF_APP_TX)
+		r->inspect_tcp = 0; /* neither: its transactions */
 
 	/* address-only rules: Suricata's IP-only (first packet of each flow direction) */
-	if (!r->buf_mask && !r->flow && (r->sp.any && r->dp.any)) {
+	if (!r->buf_mask && !r->flow && !r->app_proto && (r->sp.any && r->dp.any)) {
 		int iponly = 1;
 
 		for (i = 0; i < r->nmatch; i++)

@@ -20,37 +20,13 @@ const struct mk_kw *const mk_keywords[] = { MK_KW_FAMILIES(FAMILY_KWS) };
 const unsigned int mk_nkeywords = MK_ARRAY_SIZE(mk_keywords);
 
 #define APP "app-layer keyword: meerkat inspects packets and streams, no protocol parsers"
-#define HTTP "HTTP buffer modifier: needs the HTTP parser (app-layer)"
+#define HTTP "HTTP keyword: not supported yet"
 #define XFORM "buffer transform: not supported"
 
 const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	/* sticky buffers and legacy content modifiers of the app-layer */
-	{ "http_uri", HTTP },
-	{ "http_raw_uri", HTTP },
-	{ "http_method", HTTP },
-	{ "http_header", HTTP },
-	{ "http_raw_header", HTTP },
-	{ "http_cookie", HTTP },
 	{ "http_raw_cookie", HTTP },
-	{ "http_user_agent", HTTP },
-	{ "http_host", HTTP },
-	{ "http_raw_host", HTTP },
-	{ "http_client_body", HTTP },
-	{ "http_server_body", HTTP },
-	{ "http_stat_code", HTTP },
-	{ "http_stat_msg", HTTP },
-	{ "http_request_line", HTTP },
-	{ "http_response_line", HTTP },
-	{ "http_content_type", HTTP },
-	{ "http_content_len", HTTP },
 	{ "http_start", HTTP },
-	{ "http_protocol", HTTP },
-	{ "http_header_names", HTTP },
-	{ "http_accept", HTTP },
-	{ "http_referer", HTTP },
-	{ "uricontent", HTTP },
-	{ "urilen", HTTP },
-	{ "file_data", APP },
 	{ "dns_query", APP },
 	{ "tls_sni", APP },
 	{ "tls_cert_subject", APP },
@@ -169,6 +145,9 @@ const struct mk_unsupported_kw *mk_kw_unsupported(const char *name)
 	for (i = 0; i < mk_nunsupported_keywords; i++)
 		if (!strcmp(mk_unsupported_keywords[i].name, name))
 			return &mk_unsupported_keywords[i];
+	/* a keyword that is supported is never "unsupported" by its prefix */
+	if (mk_kw_lookup(name))
+		return NULL;
 	for (i = 0; i < MK_ARRAY_SIZE(app_prefixes); i++)
 		if (!strncmp(name, app_prefixes[i], strlen(app_prefixes[i])))
 			return &app;

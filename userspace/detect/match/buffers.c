@@ -5,21 +5,43 @@
  */
 #include <string.h>
 #include "detect_int.h"
+#include "http.h"
 
-/* The packet's payload, or the stream window the caller set in the context. */
-static int buf_payload(const struct mk_match_ctx *mc, struct mk_buf *out)
+/*
+ * payload: the packet's payload, or the stream window the caller set in
+ * the context. The others: the transaction's, through the protocol's
+ * getter (applayer/http/http_detect.c).
+ */
+static int buf_get(const struct mk_match_ctx *mc, unsigned int id, struct mk_buf *out)
 {
-	*out = mc->payload;
-	return 1;
+	if (id == MK_BUF_PAYLOAD) {
+		*out = mc->payload;
+		return 1;
+	}
+	memset(out, 0, sizeof(*out));
+	return mc->app_tx &&
+	       mk_http_tx_buffer(mc->app_tx, id, mc->to_client, &out->data, &out->len);
 }
 
-const mk_buf_get_fn mk_buf_getters[MK_BUF_COUNT] = {
-	[MK_BUF_PAYLOAD] = buf_payload,
-};
+#define MK_BUF_TX_GETTER(id, name, side)                                          \
+	static int buf_tx_##id(const struct mk_match_ctx *mc, struct mk_buf *out) \
+	{                                                                         \
+		return buf_get(mc, MK_BUF_##id, out);                             \
+	}
+MK_BUFFERS(MK_BUF_TX_GETTER)
+#undef MK_BUF_TX_GETTER
 
-#define MK_BUF_NAME(id, name) [MK_BUF_##id] = name,
+#define MK_BUF_GETTER(id, name, side) [MK_BUF_##id] = buf_tx_##id,
+const mk_buf_get_fn mk_buf_getters[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_GETTER) };
+#undef MK_BUF_GETTER
+
+#define MK_BUF_NAME(id, name, side) [MK_BUF_##id] = name,
 const char *const mk_buf_names[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_NAME) };
 #undef MK_BUF_NAME
+
+#define MK_BUF_SIDE(id, name, side) [MK_BUF_##id] = (side),
+const uint8_t mk_buf_sides[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_SIDE) };
+#undef MK_BUF_SIDE
 
 int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
 		       uint32_t *payload_end)

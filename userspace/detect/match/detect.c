@@ -722,6 +722,7 @@ void mk_detect_packet(struct mk_detect_thread *t)
 		uint64_t dedup_end = 0;
 
 		if (!proto_ok(r, pi->proto) ||
+		    (r->app_proto && (!f || f->app_proto != r->app_proto)) ||
 		    !mk_rule_header_match(r, pi->family, pi->src, pi->dst, pi->sport, pi->dport,
 					  pi->has_ports))
 			continue;
@@ -999,7 +1000,8 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 			uint32_t end = 0;
 			int dd = -1;
 
-			if (!mk_rule_header_match(r, k->family, src, dst, dir ? srv_port : cport,
+			if ((r->app_proto && f->app_proto != r->app_proto) ||
+			    !mk_rule_header_match(r, k->family, src, dst, dir ? srv_port : cport,
 						  dir ? cport : srv_port, 1))
 				continue;
 			if (!run_match(&mc, r, 0, match_split(r)))
@@ -1028,6 +1030,88 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		cand_reset(t);
 	}
 	win_keep(t, w, buf, len);
+}
+
+/* ---- per application transaction ---------------------------------------------------------- */
+
+void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
+{
+	free(s->done);
+	s->done = NULL;
+	s->nwords = 0;
+}
+
+/*
+ * The transaction rules whose parts @tx now has, in rule order, each once
+ * per transaction: the header in the rule's direction, its flow keywords,
+ * every buffer read from the transaction. Verified without the prefilter.
+ */
+void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx)
+{
+	const struct mk_detect_engine *e = t->eng;
+	const struct mk_flow_key *k = &f->key;
+	struct mk_detect_tx_state *st = tx->state;
+	struct mk_match_ctx mc = { .t = t, .flow = f, .stream = 1, .app_tx = tx->tx };
+	const uint32_t *cli, *srv;
+	uint16_t cport, srv_port;
+	uint32_t i, words = e->app_rules.n / 64 + 1;
+
+	if (!e->app_rules.n || t->stop || flow_stopped(f))
+		return;
+	if (st->gen != t->gen || st->nwords < words) {
+		uint64_t *d = calloc(words, sizeof(*d));
+
+		if (!d)
+			return;
+		free(st->done);
+		st->done = d;
+		st->nwords = words;
+		st->gen = t->gen;
+	}
+	cli = f->client_hi ? k->addr_hi : k->addr_lo;
+	srv = f->client_hi ? k->addr_lo : k->addr_hi;
+	cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+	srv_port = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	for (i = 0; i < e->app_rules.n && !t->stop; i++) {
+		const struct mk_rule *r = e->rules[e->app_rules.rules[i]];
+		unsigned int before = t->nalerts;
+		struct alert_src as;
+		int dir = r->app_to_client;
+
+		if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
+		    (tx->progress & r->app_need) != r->app_need)
+			continue;
+		st->done[i / 64] |= 1ull << (i % 64);
+		t->cnt[MK_DETECT_CNT_CANDIDATES]++;
+		if (!mk_rule_header_match(r, k->family, dir ? srv : cli, dir ? cli : srv,
+					  dir ? srv_port : cport, dir ? cport : srv_port, 1))
+			continue;
+		mc.fs = f->detect;
+		mc.to_client = dir;
+		if (!run_match(&mc, r, 0, match_split(r)) || !mk_buffers_inspect(&mc, r, NULL) ||
+		    !run_match(&mc, r, match_split(r), r->nmatch))
+			continue;
+		as = (struct alert_src){
+			.family = k->family,
+			.proto = MK_IPPROTO_TCP,
+			.has_ports = 1,
+			.stream = 1,
+			.src = dir ? srv : cli,
+			.dst = dir ? cli : srv,
+			.sport = dir ? srv_port : cport,
+			.dport = dir ? cport : srv_port,
+			.to_client = dir,
+		};
+		on_match(t, r, &mc, &as, -1, 0);
+		if (t->nalerts > before) {
+			struct mk_detect_alert *a = &t->alerts[t->nalerts - 1];
+
+			a->has_tx = 1;
+			a->app_proto = tx->app_proto;
+			a->tx_id = tx->tx_id;
+			a->app_tx = tx->tx;
+		}
+	}
 }
 
 unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts)

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The application layer (docs/applayer.md): fed by the worker with
+ * reassembled TCP data (in order per direction, gaps signalled) and UDP
+ * payloads; recognises the protocol of a flow from its bytes (the port plays
+ * no part), runs that protocol's parser (a folder per protocol: http/) and
+ * hands over what it found: transaction updates for detection, finished
+ * transactions for the EVE writer. It never reaches back into capture and
+ * writes no JSON.
+ *
+ * Objects: struct mk_app_thread, one per worker (the parsers' settings,
+ * counters); struct mk_app_flow, per flow (flow->app), created on the
+ * flow's first data and freed with the flow (mk_app_flow_free()).
+ *
+ * Transactions stay alive until the end of the packet they were finished
+ * in (mk_app_packet_end()), so alerts raised on them can still be rendered.
+ */
+#ifndef MK_APPLAYER_H
+#define MK_APPLAYER_H
+
+#include <stdint.h>
+#include "cfg_keys.h"
+#include "flow.h"
+
+/* What flow->app_proto holds. */
+enum mk_app_proto {
+	MK_APP_NONE = 0, /* not decided yet (or no data) */
+	MK_APP_HTTP,
+	MK_APP_FAILED, /* both directions seen, no protocol recognised */
+	MK_APP_PROTO_MAX
+};
+
+/* EVE's name of @proto ("http", "failed"); NULL for MK_APP_NONE. */
+const char *mk_app_proto_name(uint8_t proto);
+
+/* The app-layer: keys (docs/configuration.md). */
+struct mk_app_cfg {
+	uint8_t http_enabled;	      /* app-layer.protocols.http.enabled */
+	uint64_t http_memcap;	      /* every flow's HTTP state, all workers, bytes */
+	uint64_t http_flow_memcap;    /* one flow's HTTP state, bytes */
+	uint32_t max_tx;	      /* open transactions per flow */
+	uint64_t request_body_limit;  /* request body bytes kept for inspection */
+	uint64_t response_body_limit; /* response body bytes kept for inspection */
+};
+
+void mk_app_cfg_default(struct mk_app_cfg *c);
+extern const struct mk_cfg_table mk_app_cfg_table;
+
+/* Counters, group app_layer: X(id, name, doc). */
+#define MK_APP_COUNTERS(X)                                                                        \
+	X(HTTP_FLOWS, "http_flows", "flows recognised as HTTP")                                   \
+	X(DETECT_FAILED, "proto_detect_failed",                                                   \
+	  "flows with data whose protocol was not recognised")                                    \
+	X(HTTP_TX, "http_tx", "HTTP transactions parsed")                                         \
+	X(HTTP_LOGGED, "http_logged", "HTTP transactions handed to the EVE writer")               \
+	X(HTTP_PARSE_ERROR, "http_parse_error", "HTTP flows no longer parsed: malformed data")    \
+	X(HTTP_GAP, "http_gap", "HTTP flows no longer parsed: a gap in the stream")               \
+	X(HTTP_TUNNEL, "http_tunnel", "HTTP flows no longer parsed: CONNECT or protocol upgrade") \
+	X(MEMCAP, "app_memcap", "HTTP flows no longer parsed: app-layer.protocols.http.memcap")   \
+	X(FLOW_MEMCAP, "app_flow_memcap",                                                         \
+	  "HTTP flows no longer parsed: app-layer.protocols.http.flow-memcap")                    \
+	X(TX_LIMIT, "app_tx_limit", "HTTP flows no longer parsed: too many open transactions")    \
+	X(REQ_BODY_LIMIT, "request_body_limit", "request bodies cut at request-body-limit")       \
+	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")
+
+#define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
+enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
+#undef MK_APP_CNT_ENUM
+
+extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
+
+struct mk_detect_tx;
+struct mk_eve_http;
+
+/* Where the application layer hands over what it found (the worker). */
+struct mk_app_ops {
+	/* a transaction progressed (detect/detect.h: mk_detect_tx()) */
+	void (*tx)(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx);
+	/* an HTTP transaction is finished: its EVE facts (output/eve_http.h) */
+	void (*http_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_eve_http *h);
+};
+
+struct mk_app_thread;
+
+/* 0 or -errno. @cfg NULL: the defaults. */
+int mk_app_thread_new(const struct mk_app_cfg *cfg, const struct mk_app_ops *ops, void *ctx,
+		      struct mk_app_thread **out);
+void mk_app_thread_free(struct mk_app_thread *a);
+
+/*
+ * Reassembled bytes of @f travelling to the client (@to_client) or to the
+ * server, in stream order; @gap: bytes were lost just before them.
+ */
+void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
+		   uint32_t len, int gap, uint64_t ts_us);
+/* A UDP payload of @f (no UDP protocol is parsed yet: nothing is recognised). */
+void mk_app_udp(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
+		uint32_t len, uint64_t ts_us);
+/* @f ends: its parsers see the end, its open transactions are finished and logged. */
+void mk_app_flow_end(struct mk_app_thread *a, struct mk_flow *f, uint64_t ts_us);
+/* Frees @f's state (after the alerts of its end were rendered). */
+void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f);
+/* The packet is done: transactions finished during it may be freed. */
+void mk_app_packet_end(struct mk_app_thread *a);
+
+const uint64_t *mk_app_thread_counters(const struct mk_app_thread *a);
+
+/* The EVE facts of transaction @tx of protocol @proto (an alert's), or 0. */
+int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out);
+
+#endif /* MK_APPLAYER_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Inside the application layer: the per-worker and per-flow state the
+ * protocol folders share with applayer.c. Nothing outside applayer/ uses it.
+ */
+#ifndef MK_APPLAYER_INT_H
+#define MK_APPLAYER_INT_H
+
+#include <stdatomic.h>
+#include "applayer.h"
+
+/* Bytes a direction may hold before its protocol is known. */
+#define MK_APP_PROBE_MAX 4096
+
+struct mk_http_flow;
+struct mk_http_thread;
+
+struct mk_app_thread {
+	struct mk_app_cfg cfg;
+	const struct mk_app_ops *ops;
+	void *ctx;
+	uint64_t epoch; /* packets ended so far (mk_app_packet_end) */
+	struct mk_http_thread *http;
+	uint64_t cnt[MK_APP_CNT_MAX];
+};
+
+/* Bytes seen in a direction before the protocol was decided. */
+struct mk_app_probe {
+	uint8_t *buf;
+	uint32_t len;
+	uint8_t verdict; /* 0: need more, 1: match, 2: no match */
+};
+
+struct mk_app_flow {
+	struct mk_app_probe probe[2]; /* [to_client] */
+	struct mk_http_flow *http;
+};
+
+/* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */
+extern _Atomic uint64_t mk_app_http_mem;
+
+#endif /* MK_APPLAYER_INT_H */

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The HTTP/1.x parser glue (http.h): libhtp underneath, one connection
+ * parser per flow, the transactions it makes wrapped in struct mk_http_tx
+ * (the bodies kept for inspection, detection's memory of them).
+ *
+ * After each call into libhtp the new and progressed transactions are
+ * handed to detection; one whose request and response are complete is
+ * handed to the EVE writer and freed at the end of a later packet. libhtp
+ * may stop consuming one direction until the other catches up
+ * (HTP_STREAM_DATA_OTHER): the rest is held and fed again after the other
+ * direction's next bytes. A gap, a parse error, a tunnel (CONNECT, upgrade)
+ * and the limits (memcap, flow-memcap, max-tx) stop the parsing of the
+ * flow; what was parsed is still inspected and logged.
+ *
+ * Memory is counted as meerkat holds it: a fixed share per flow and per
+ * transaction for libhtp's own state, the bodies kept, the held bytes and
+ * the buffers built for detection.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <htp/htp.h>
+#include "detect.h"
+#include "detect_buf.h"
+#include "http.h"
+#include "http_int.h"
+
+#define FLOW_BASE_MEM 8192u /* libhtp's connection parser, our flow state */
+#define TX_BASE_MEM 1024u   /* libhtp's transaction and its headers, roughly */
+
+struct mk_http_thread {
+	htp_cfg_t *cfg;
+};
+
+/* ---- recognition ---------------------------------------------------------------------- */
+
+static const char *const methods[] = {
+	"GET ",	    "POST ",  "HEAD ",	"PUT ",	     "DELETE ",	   "OPTIONS ",
+	"CONNECT ", "PATCH ", "TRACE ", "PROPFIND ", "PROPPATCH ", "MKCOL ",
+	"COPY ",    "MOVE ",  "LOCK ",	"UNLOCK ",   "SEARCH ",
+};
+
+static int prefix_probe(const uint8_t *p, uint32_t len, const char *want)
+{
+	uint32_t n = (uint32_t)strlen(want);
+
+	if (len < n)
+		return memcmp(p, want, len) ? 0 : -1;
+	return !memcmp(p, want, n);
+}
+
+int mk_http_probe_request(const uint8_t *p, uint32_t len)
+{
+	int more = 0;
+	size_t i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(methods); i++) {
+		int v = prefix_probe(p, len, methods[i]);
+
+		if (v > 0)
+			return 1;
+		if (v < 0)
+			more = 1;
+	}
+	return more ? -1 : 0;
+}
+
+int mk_http_probe_response(const uint8_t *p, uint32_t len)
+{
+	return prefix_probe(p, len, "HTTP/");
+}
+
+/* ---- memory ---------------------------------------------------------------------------- */
+
+/* Takes @n bytes for @h; 0, or -1 with the flow marked to stop (counted by the caller). */
+static int mem_take(struct mk_http_flow *h, uint64_t n)
+{
+	const struct mk_app_cfg *c = &h->a->cfg;
+
+	if (h->mem + n > c->http_flow_memcap) {
+		if (!h->stop_reason)
+			h->stop_reason = MK_APP_CNT_FLOW_MEMCAP;
+		return -1;
+	}
+	if (atomic_fetch_add(&mk_app_http_mem, n) + n > c->http_memcap) {
+		atomic_fetch_sub(&mk_app_http_mem, n);
+		if (!h->stop_reason)
+			h->stop_reason = MK_APP_CNT_MEMCAP;
+		return -1;
+	}
+	h->mem += n;
+	return 0;
+}
+
+static void mem_give(struct mk_http_flow *h, uint64_t n)
+{
+	h->mem -= n;
+	atomic_fetch_sub(&mk_app_http_mem, n);
+}
+
+/* ---- transactions ---------------------------------------------------------------------- */
+
+static void tx_free(struct mk_http_flow *h, struct mk_http_tx *t)
+{
+	unsigned int i, d;
+
+	for (i = 0; i < MK_BUF_COUNT; i++)
+		for (d = 0; d < 2; d++)
+			free(t->cache[i][d]);
+	free(t->body[0].buf);
+	free(t->body[1].buf);
+	mk_detect_tx_state_free(&t->dstate);
+	mem_give(h, t->mem);
+	h->live--;
+	free(t);
+}
+
+/* Our side of libhtp's transaction @tx, made on first sight; NULL when the flow stops. */
+static struct mk_http_tx *tx_get(struct mk_http_flow *h, htp_tx_t *tx)
+{
+	struct mk_http_tx *t = htp_tx_get_user_data(tx);
+
+	if (t || h->stop_reason)
+		return t;
+	if (h->live >= h->a->cfg.max_tx) {
+		h->stop_reason = MK_APP_CNT_TX_LIMIT;
+		return NULL;
+	}
+	if (mem_take(h, TX_BASE_MEM))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		mem_give(h, TX_BASE_MEM);
+		return NULL;
+	}
+	t->mem = TX_BASE_MEM;
+	t->htx = tx;
+	t->flow = h;
+	t->id = tx->index;
+	h->live++;
+	h->a->cnt[MK_APP_CNT_HTTP_TX]++;
+	htp_tx_set_user_data(tx, t);
+	return t;
+}
+
+/* Keeps body bytes for inspection, up to the direction's limit. */
+static int on_body(htp_tx_data_t *d, int to_client)
+{
+	struct mk_http_flow *h = htp_connp_get_user_data(d->tx->connp);
+	struct mk_http_tx *t;
+	struct mk_http_body *b;
+	uint64_t limit;
+	uint32_t take, cap;
+	uint8_t *n;
+
+	if (!h || !d->data || !d->len)
+		return HTP_OK;
+	t = tx_get(h, d->tx);
+	if (!t)
+		return HTP_OK;
+	b = &t->body[to_client];
+	limit = to_client ? h->a->cfg.response_body_limit : h->a->cfg.request_body_limit;
+	if (b->cut)
+		return HTP_OK;
+	take = d->len > limit - b->len ? (uint32_t)(limit - b->len) : (uint32_t)d->len;
+	if (take < d->len) {
+		b->cut = 1;
+		h->a->cnt[to_client ? MK_APP_CNT_RESP_BODY_LIMIT : MK_APP_CNT_REQ_BODY_LIMIT]++;
+	}
+	if (!take)
+		return HTP_OK;
+	if (b->len + take > b->cap) {
+		cap = b->cap ? b->cap : 1024;
+		while (cap < b->len + take)
+			cap *= 2;
+		if (cap > limit)
+			cap = (uint32_t)limit;
+		if (mem_take(h, cap - b->cap))
+			return HTP_OK;
+		n = realloc(b->buf, cap);
+		if (!n) {
+			mem_give(h, cap - b->cap);
+			return HTP_OK;
+		}
+		t->mem += cap - b->cap;
+		b->buf = n;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, d->data, take);
+	b->len += take;
+	return HTP_OK;
+}
+
+static int on_req_body(htp_tx_data_t *d)
+{
+	return on_body(d, 0);
+}
+
+static int on_resp_body(htp_tx_data_t *d)
+{
+	return on_body(d, 1);
+}
+
+/* What of @tx is complete, as detection counts it (MK_BUF_SIDE_*). */
+static uint8_t tx_progress(const htp_tx_t *tx, const struct mk_http_tx *t, int force)
+{
+	uint8_t p = 0;
+
+	if (force)
+		return MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP |
+		       MK_BUF_SIDE_RESP_BODY;
+	if (tx->request_progress > HTP_REQUEST_HEADERS)
+		p |= MK_BUF_SIDE_REQ;
+	if (tx->request_progress >= HTP_REQUEST_COMPLETE || (t && t->body[0].cut))
+		p |= MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY;
+	if (tx->response_progress > HTP_RESPONSE_HEADERS)
+		p |= MK_BUF_SIDE_RESP;
+	if (tx->response_progress >= HTP_RESPONSE_COMPLETE || (t && t->body[1].cut))
+		p |= MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY;
+	return p;
+}
+
+#define ALL_SIDES \
+	(MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)
+
+/* Hands progressed transactions to detection and finished ones to the EVE writer. */
+static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_client, int force)
+{
+	htp_conn_t *conn = htp_connp_get_connection(h->connp);
+	size_t i, n;
+
+	if (!conn || !conn->transactions)
+		return;
+	n = htp_list_size(conn->transactions);
+	for (i = h->first; i < n; i++) {
+		htp_tx_t *tx = htp_list_get(conn->transactions, i);
+		struct mk_http_tx *t;
+		uint8_t p;
+
+		if (!tx)
+			continue;
+		t = tx_get(h, tx);
+		if (!t || t->logged)
+			continue;
+		p = tx_progress(tx, t, force);
+		/* the request line at least: a response alone is finished by the flow's end */
+		if (p != t->progress && (p & MK_BUF_SIDE_REQ || force)) {
+			struct mk_detect_tx dt = {
+				.app_proto = MK_APP_HTTP,
+				.progress = p,
+				.to_client = (uint8_t)to_client,
+				.tx_id = t->id,
+				.tx = t,
+				.state = &t->dstate,
+			};
+
+			t->progress = p;
+			if (a->ops && a->ops->tx)
+				a->ops->tx(a->ctx, h->flow, &dt);
+		}
+		if (p == ALL_SIDES) {
+			struct mk_eve_http ev;
+
+			t->logged = 1;
+			t->logged_epoch = a->epoch;
+			a->cnt[MK_APP_CNT_HTTP_LOGGED]++;
+			if (a->ops && a->ops->http_log) {
+				mk_http_tx_eve(t, &ev);
+				a->ops->http_log(a->ctx, h->flow, t->id, &ev);
+			}
+		}
+	}
+}
+
+/* Frees the transactions logged before this packet (alerts of this one may name them). */
+static void tx_gc(struct mk_app_thread *a, struct mk_http_flow *h)
+{
+	htp_conn_t *conn = htp_connp_get_connection(h->connp);
+	size_t i, n;
+
+	if (!conn || !conn->transactions)
+		return;
+	n = htp_list_size(conn->transactions);
+	for (i = h->first; i < n; i++) {
+		htp_tx_t *tx = htp_list_get(conn->transactions, i);
+		struct mk_http_tx *t;
+
+		if (!tx) {
+			if (i == h->first)
+				h->first++;
+			continue;
+		}
+		t = htp_tx_get_user_data(tx);
+		if (!t || !t->logged || t->logged_epoch >= a->epoch)
+			break; /* in order: later ones are not older */
+		if (htp_tx_destroy(tx) != HTP_OK)
+			break;
+		tx_free(h, t);
+		if (i == h->first)
+			h->first++;
+	}
+}
+
+/* ---- the connection --------------------------------------------------------------------- */
+
+int mk_http_thread_new(struct mk_app_thread *a)
+{
+	struct mk_http_thread *ht = calloc(1, sizeof(*ht));
+	htp_cfg_t *cfg;
+
+	if (!ht)
+		return -ENOMEM;
+	cfg = htp_config_create();
+	if (!cfg) {
+		free(ht);
+		return -ENOMEM;
+	}
+	htp_config_set_server_personality(cfg, HTP_SERVER_IDS);
+	htp_config_register_request_body_data(cfg, on_req_body);
+	htp_config_register_response_body_data(cfg, on_resp_body);
+	htp_config_set_response_decompression(cfg, 1);
+	htp_config_set_request_decompression(cfg, 0);
+	htp_config_set_lzma_memlimit(cfg, 1u << 20);
+	htp_config_set_compression_bomb_limit(cfg, 1u << 20);
+	htp_config_set_tx_auto_destroy(cfg, 0);
+	ht->cfg = cfg;
+	a->http = ht;
+	return 0;
+}
+
+void mk_http_thread_free(struct mk_app_thread *a)
+{
+	if (!a->http)
+		return;
+	htp_config_destroy(a->http->cfg);
+	free(a->http);
+	a->http = NULL;
+}
+
+static void tv_of(uint64_t ts_us, struct timeval *tv)
+{
+	tv->tv_sec = (time_t)(ts_us / 1000000);
+	tv->tv_usec = (suseconds_t)(ts_us % 1000000);
+}
+
+struct mk_http_flow *mk_http_flow_new(struct mk_app_thread *a, struct mk_flow *f)
+{
+	struct mk_http_flow *h = calloc(1, sizeof(*h));
+	struct timeval tv = { 0 };
+
+	if (!h)
+		return NULL;
+	h->a = a;
+	h->flow = f;
+	if (mem_take(h, FLOW_BASE_MEM)) {
+		a->cnt[h->stop_reason]++;
+		free(h);
+		return NULL;
+	}
+	h->connp = htp_connp_create(a->http->cfg);
+	if (!h->connp) {
+		mem_give(h, FLOW_BASE_MEM);
+		free(h);
+		return NULL;
+	}
+	tv_of(f->start_us, &tv);
+	htp_connp_open(h->connp, NULL, 0, NULL, 0, &tv);
+	htp_connp_set_user_data(h->connp, h);
+	return h;
+}
+
+static void stop(struct mk_http_flow *h, int reason)
+{
+	if (h->stopped)
+		return;
+	h->stopped = 1;
+	h->a->cnt[reason]++;
+}
+
+/* Keeps @len bytes of direction @d for later (libhtp waits for the other side). */
+static void hold(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len)
+{
+	uint8_t *n;
+
+	if (!len)
+		return;
+	if (mem_take(h, len))
+		return;
+	n = malloc(len);
+	if (!n) {
+		mem_give(h, len);
+		return;
+	}
+	memcpy(n, p, len);
+	h->pend[d] = n;
+	h->pend_len[d] = len;
+}
+
+static void drop_held(struct mk_http_flow *h, int d)
+{
+	if (!h->pend[d])
+		return;
+	mem_give(h, h->pend_len[d]);
+	free(h->pend[d]);
+	h->pend[d] = NULL;
+	h->pend_len[d] = 0;
+}
+
+/* One call into libhtp; what it did not take is held. */
+static void feed(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len,
+		 const struct timeval *tv)
+{
+	size_t used;
+	int rc;
+
+	rc = d ? htp_connp_res_data(h->connp, tv, p, len) :
+		 htp_connp_req_data(h->connp, tv, p, len);
+	switch (rc) {
+	case HTP_STREAM_ERROR:
+		stop(h, MK_APP_CNT_HTTP_PARSE_ERROR);
+		break;
+	case HTP_STREAM_TUNNEL:
+		stop(h, MK_APP_CNT_HTTP_TUNNEL);
+		break;
+	case HTP_STREAM_DATA_OTHER:
+		used = d ? htp_connp_res_data_consumed(h->connp) :
+			   htp_connp_req_data_consumed(h->connp);
+		if (used < len)
+			hold(h, d, p + used, (uint32_t)(len - used));
+		break;
+	default:
+		break;
+	}
+}
+
+void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h, int to_client,
+		  const uint8_t *data, uint32_t len, int gap, uint64_t ts_us)
+{
+	struct timeval tv;
+	int d = !!to_client;
+
+	(void)f;
+	tx_gc(a, h);
+	if (h->stopped)
+		return;
+	if (gap) {
+		stop(h, MK_APP_CNT_HTTP_GAP);
+		return;
+	}
+	tv_of(ts_us, &tv);
+	if (h->pend[d]) {
+		/* behind what libhtp did not take yet */
+		uint8_t *n;
+		uint32_t old = h->pend_len[d];
+
+		if (mem_take(h, len) == 0) {
+			n = realloc(h->pend[d], old + len);
+			if (n) {
+				memcpy(n + old, data, len);
+				h->pend[d] = n;
+				h->pend_len[d] = old + len;
+			} else {
+				mem_give(h, len);
+			}
+		}
+	} else {
+		feed(h, d, data, len, &tv);
+	}
+	/* the other side may have waited for these bytes */
+	if (!h->stopped && h->pend[!d]) {
+		uint8_t *p = h->pend[!d];
+		uint32_t n = h->pend_len[!d];
+
+		h->pend[!d] = NULL;
+		h->pend_len[!d] = 0;
+		feed(h, !d, p, n, &tv);
+		mem_give(h, n);
+		free(p);
+	}
+	if (!h->stopped && h->pend[d] && !h->pend[!d]) {
+		uint8_t *p = h->pend[d];
+		uint32_t n = h->pend_len[d];
+
+		h->pend[d] = NULL;
+		h->pend_len[d] = 0;
+		feed(h, d, p, n, &tv);
+		mem_give(h, n);
+		free(p);
+	}
+	tx_poll(a, h, d, 0);
+	if (h->stop_reason)
+		stop(h, h->stop_reason);
+}
+
+void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h,
+		      uint64_t ts_us)
+{
+	struct timeval tv;
+
+	(void)f;
+	tx_gc(a, h);
+	tv_of(ts_us, &tv);
+	if (!h->stopped)
+		htp_connp_close(h->connp, &tv);
+	tx_poll(a, h, 1, 1);
+}
+
+void mk_http_flow_free(struct mk_app_thread *a, struct mk_http_flow *h)
+{
+	htp_conn_t *conn = htp_connp_get_connection(h->connp);
+	size_t i, n;
+
+	(void)a;
+	if (conn && conn->transactions) {
+		n = htp_list_size(conn->transactions);
+		for (i = 0; i < n; i++) {
+			htp_tx_t *tx = htp_list_get(conn->transactions, i);
+			struct mk_http_tx *t = tx ? htp_tx_get_user_data(tx) : NULL;
+
+			if (t) {
+				htp_tx_set_user_data(tx, NULL);
+				tx_free(h, t);
+			}
+		}
+	}
+	htp_connp_destroy_all(h->connp);
+	drop_held(h, 0);
+	drop_held(h, 1);
+	mem_give(h, h->mem);
+	free(h);
+}
