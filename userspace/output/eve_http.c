@@ -9,54 +9,32 @@
 #include <stdio.h>
 #include <string.h>
 #include "eve_http.h"
-#include "json.h"
+#include "ebuf.h"
 
-struct out {
-	char *p, *end;
-	int overflow;
-};
-
-static void put(struct out *o, const char *s, size_t n)
+/* "name":"value" with the value escaped; nothing when the field is absent. */
+static void put_field(struct ebuf *o, int *first, const char *name, const struct mk_eve_str *v)
 {
-	if ((size_t)(o->end - o->p) < n) {
-		o->overflow = 1;
-		o->p = o->end;
-		return;
-	}
-	memcpy(o->p, s, n);
-	o->p += n;
-}
-
-static void put_field(struct out *o, int *first, const char *name, const struct mk_eve_str *v)
-{
-	int n;
-
 	if (!v->p)
 		return;
 	if (!*first)
-		put(o, ",", 1);
+		EB_LIT(o, ",");
 	*first = 0;
-	put(o, "\"", 1);
-	put(o, name, strlen(name));
-	put(o, "\":\"", 3);
-	n = mk_json_escape(o->p, (size_t)(o->end - o->p), v->p, v->len);
-	if (n < 0) {
-		o->overflow = 1;
-		o->p = o->end;
-		return;
-	}
-	o->p += n;
-	put(o, "\"", 1);
+	EB_LIT(o, "\"");
+	eb_str(o, name);
+	EB_LIT(o, "\":\"");
+	eb_json(o, v->p, v->len);
+	EB_LIT(o, "\"");
 }
 
-static void put_num(struct out *o, int *first, const char *name, uint64_t v)
+static void put_num(struct ebuf *o, int *first, const char *name, uint64_t v)
 {
-	char tmp[48];
-	int n = snprintf(tmp, sizeof(tmp), "%s\"%s\":%llu", *first ? "" : ",", name,
-			 (unsigned long long)v);
-
+	if (!*first)
+		EB_LIT(o, ",");
 	*first = 0;
-	put(o, tmp, (size_t)n);
+	EB_LIT(o, "\"");
+	eb_str(o, name);
+	EB_LIT(o, "\":");
+	eb_u64(o, v);
 }
 
 size_t mk_eve_http_maxlen(const struct mk_eve_http *h)
@@ -69,10 +47,10 @@ size_t mk_eve_http_maxlen(const struct mk_eve_http *h)
 
 int mk_eve_http_object(char *buf, size_t size, const struct mk_eve_http *h)
 {
-	struct out o = { .p = buf, .end = buf + size };
+	struct ebuf o = { .p = buf, .end = buf + size };
 	int first = 1;
 
-	put(&o, "\"http\":{", 8);
+	EB_LIT(&o, "\"http\":{");
 	put_field(&o, &first, "hostname", &h->hostname);
 	put_field(&o, &first, "url", &h->url);
 	put_field(&o, &first, "http_user_agent", &h->user_agent);
@@ -84,7 +62,7 @@ int mk_eve_http_object(char *buf, size_t size, const struct mk_eve_http *h)
 		put_num(&o, &first, "status", (uint64_t)h->status);
 	put_field(&o, &first, "redirect", &h->redirect);
 	put_num(&o, &first, "length", h->length);
-	put(&o, "}", 1);
+	EB_LIT(&o, "}");
 	return o.overflow ? -ENOSPC : (int)(o.p - buf);
 }
 
