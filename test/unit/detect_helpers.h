@@ -304,6 +304,40 @@ static inline void conv_close(struct conv *c)
 	conv_send(c, 1, MK_TCP_ACK, c->cseq + 1, c->sseq + 1, NULL, 0);
 }
 
+/* The tests' clock: a fixed start, microseconds. */
+static const uint64_t T0 = 1796269500ull * 1000000;
+
+/* One UDP packet with @data through harness @h at @ts. */
+static inline void udp(struct harness *h, const char *src, uint16_t sp, const char *dst,
+		       uint16_t dp, const char *data, uint64_t ts)
+{
+	struct frame f;
+
+	frame_udp(&f, src, sp, dst, dp, data, (uint32_t)strlen(data), 64, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
+/* One UDP packet of @n payload bytes, 10.0.0.1:1000 -> 10.0.0.2:2000. */
+static inline void udp_n(struct harness *h, uint32_t n, uint64_t ts)
+{
+	static char buf[2000];
+	struct frame f;
+
+	memset(buf, 'u', sizeof(buf));
+	frame_udp(&f, "10.0.0.1", 1000, "10.0.0.2", 2000, buf, n, 64, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
+/* One TCP segment without payload with @flags. */
+static inline void tcp(struct harness *h, const char *src, uint16_t sp, const char *dst,
+		       uint16_t dp, uint8_t flags, uint64_t ts)
+{
+	struct frame f;
+
+	frame_tcp(&f, src, sp, dst, dp, 100, 0, flags, NULL, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
 static inline struct harness *harness_rules(const char *rules)
 {
 	struct harness *h = calloc(1, sizeof(*h));

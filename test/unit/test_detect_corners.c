@@ -10,27 +10,6 @@
  */
 #include "detect_helpers.h"
 
-static uint64_t T0 = 1796269500ull * 1000000;
-
-static void udp(struct harness *h, const char *src, uint16_t sp, const char *dst, uint16_t dp,
-		const char *data, uint64_t ts)
-{
-	struct frame f;
-
-	frame_udp(&f, src, sp, dst, dp, data, (uint32_t)strlen(data), 64, 0);
-	h_frame(h, f.b, f.len, MK_START_ETH, ts);
-}
-
-static void udp_n(struct harness *h, uint32_t n, uint64_t ts)
-{
-	static char buf[2000];
-	struct frame f;
-
-	memset(buf, 'u', sizeof(buf));
-	frame_udp(&f, "10.0.0.1", 1000, "10.0.0.2", 2000, buf, n, 64, 0);
-	h_frame(h, f.b, f.len, MK_START_ETH, ts);
-}
-
 static const char *reject_text(const char *rule)
 {
 	const char *err;

@@ -16,8 +16,6 @@
 #include "json.h"
 #include "log.h"
 
-static uint64_t T0 = 1796269500ull * 1000000;
-
 static char *tmp_file(const char *content)
 {
 	char *path = strdup("/tmp/mk_detect_test.XXXXXX");
@@ -27,15 +25,6 @@ static char *tmp_file(const char *content)
 	cr_assert_eq(write(fd, content, strlen(content)), (ssize_t)strlen(content));
 	close(fd);
 	return path;
-}
-
-static void udp(struct harness *h, const char *src, uint16_t sp, const char *dst, uint16_t dp,
-		const char *data, uint64_t ts)
-{
-	struct frame f;
-
-	frame_udp(&f, src, sp, dst, dp, data, (uint32_t)strlen(data), 64, 0);
-	h_frame(h, f.b, f.len, MK_START_ETH, ts);
 }
 
 static const char *CLASSES =
