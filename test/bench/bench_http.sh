@@ -67,11 +67,7 @@ bench_exit() {
 	tb_cleanup
 }
 trap bench_exit EXIT
-# frames as a NIC puts them on the wire (MTU-sized), not veth's 64 KB TSO/GRO super-frames
-ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF" tso off gso off gro off ||
-	tb_fail "ethtool -K $TB_SENSOR_IF failed"
-ip netns exec "$TB_NS_PEER" ethtool -K "$TB_PEER_IF" tso off gso off gro off ||
-	tb_fail "ethtool -K $TB_PEER_IF failed"
+tb_wire_frames
 
 # --- the site: sizes of a web page's parts ---
 W="$TB_TMP/www"
@@ -202,7 +198,7 @@ run() {
 		rm -rf "$TB_TMP/out"
 		mkdir "$TB_TMP/out"
 		/usr/bin/time -o "$TB_TMP/time" -f '%e %U %S %M' \
-			"$meerkat" -c "$TB_TMP/bench.yaml" -r "$PCAP" -l "$TB_TMP/out" --workers 1 -k none "$@" \
+			"$meerkat" -c "$TB_TMP/bench.yaml" -r "$PCAP" -l "$TB_TMP/out" --workers 1 "$@" \
 			>/dev/null 2>"$TB_TMP/err" || { cat "$TB_TMP/err" >&2; exit 1; }
 		read -r wall usr sys rss <"$TB_TMP/time"
 		# meerkat: N packets, B bytes, F flows logged in S s (...): S counts from the

@@ -273,6 +273,18 @@ bpftool("map", "update", "id", str(bss["id"]), "key", "0", "0", "0", "0", "value
 PY
 }
 
+# tb_wire_frames: no checksum offload, TSO, GSO or GRO on either end of the
+# veth pair, so that real software's TCP traffic is made and captured as a
+# NIC puts it on the wire: MTU-sized frames with valid checksums (not 64 KB
+# super-frames with partial checksums, which tcpreplay cannot send back and
+# the live sensor counts as bad).
+tb_wire_frames() {
+	ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF" tx off tso off gso off gro off ||
+		tb_fail "ethtool -K $TB_SENSOR_IF failed"
+	ip netns exec "$TB_NS_PEER" ethtool -K "$TB_PEER_IF" tx off tso off gso off gro off ||
+		tb_fail "ethtool -K $TB_PEER_IF failed"
+}
+
 # tb_meerkat_start NAME ARGS...: runs "$TB_MEERKAT ARGS" in the sensor
 # namespace in the background, with -l and --unix-socket in $TB_TMP/NAME
 # (stdout in out, stderr in err, eve.json, ctl.sock). Sets TB_MK_PID and
