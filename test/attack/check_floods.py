@@ -235,5 +235,28 @@ for seed in (str(SEED), "random"):
         check(f["flow_chain_max"] < 16 and f["flow_chain_evict"] == 0,
               "%s: chains short (%d), none cut" % (name, f["flow_chain_max"]))
 
+# ---- HTTP: pipelined requests the server never answers, headers without end ----
+# 20,000 segments carry 313,724 requests on one connection and a header
+# section of 10 MB on the other; app-layer limits stop both parsers, counted,
+# and memory stays flat while the real sessions are parsed and alerted on.
+pcap, exp = gen("http", "http", "--count", "20000")
+cfg = "outputs:\n  - eve-log:\n      types: [alert, flow, http]\n"
+st, recs, data, rss = run(pcap, "http", cfg)
+a = st["app_layer"]
+real_sessions("http", exp, st, recs, data)
+check(a["http_flows"] == 5, "http: 5 HTTP flows (the 2 floods, the 3 sessions): %d" % a["http_flows"])
+check(a["app_tx_limit"] == 1, "http: the pipelining connection stopped at max-tx, counted once (%d)"
+      % a["app_tx_limit"])
+check(a["http_parse_error"] + a["app_flow_memcap"] == 1,
+      "http: the endless header section stopped the parser, counted once (parse_error %d, "
+      "flow_memcap %d)" % (a["http_parse_error"], a["app_flow_memcap"]))
+check(a["http_tx"] < 1000, "http: %d transactions of %d requests sent: open transactions are capped"
+      % (a["http_tx"], exp["pipelined_requests"]))
+urls = sorted(r["http"]["url"] for r in recs if r["event_type"] == "http" and
+              r["src_ip"].startswith("198.51.100."))
+check(urls == sorted("/meerkat-attack-trigger-" + s["name"] for s in exp["sessions"]),
+      "http: each real session logged its transaction (%s)" % urls)
+check(0 < rss < 64 * 1024, "http: peak RSS %d MB < 64 MB" % (rss // 1024))
+
 print("%d check(s) failed" % failures if failures else "all checks passed")
 sys.exit(1 if failures else 0)

@@ -13,6 +13,8 @@
  *   seg   sessions whose out-of-order segments never fill their first hole
  *   hash  flows that all fall into one flow-table bucket and one worker,
  *         computed with the seed, table size and worker count given
+ *   http  two HTTP connections that never end: one pipelines requests the
+ *         server never answers, one sends a header section that never ends
  *
  * The real sessions are HTTP exchanges from 198.51.100.0/24 to 192.0.2.80:80.
  * "start" opens and sends its request before the flood and answers and
@@ -343,6 +345,59 @@ static void seg_segment(struct gen *g, struct segflood *sf, uint64_t s)
 	sf->next[s] += sizeof(pay);
 }
 
+/*
+ * http: two connections from spoofed clients, each segment of theirs ACKed
+ * by the server, which never answers: "pipe" carries back-to-back GET
+ * requests (about 28 per segment), "hdrs" one request line and then header
+ * lines without end.
+ */
+struct httpflood {
+	uint32_t seq[2]; /* next client sequence number of pipe, hdrs */
+	uint64_t req;	 /* requests written so far */
+};
+
+#define HTTP_CISN 0x11110000u
+#define HTTP_SISN 0x22220000u
+
+static void http_handshake(struct gen *g, struct httpflood *hf, int c)
+{
+	uint8_t ip[64];
+	uint32_t cli = spoofed((uint64_t)c + 1);
+	uint16_t sp = (uint16_t)(3000 + c);
+
+	emit(g, ip, tcp4(ip, cli, SERVER, sp, 80, HTTP_CISN, 0, 0x02, 64240, NULL, 0));
+	emit(g, ip, tcp4(ip, SERVER, cli, 80, sp, HTTP_SISN, HTTP_CISN + 1, 0x12, 65160, NULL, 0));
+	emit(g, ip,
+	     tcp4(ip, cli, SERVER, sp, 80, HTTP_CISN + 1, HTTP_SISN + 1, 0x10, 64240, NULL, 0));
+	hf->seq[c] = HTTP_CISN + 1;
+}
+
+static void http_segment(struct gen *g, struct httpflood *hf, uint64_t i)
+{
+	uint8_t ip[MAX_FRAME];
+	char pay[1024];
+	int c = (int)(i & 1), n = 0;
+	uint32_t cli = spoofed((uint64_t)c + 1);
+	uint16_t sp = (uint16_t)(3000 + c);
+
+	if (c == 0) {
+		while (n < 960)
+			n += snprintf(pay + n, sizeof(pay) - (size_t)n,
+				      "GET /p%llu HTTP/1.1\r\nH: x\r\n\r\n",
+				      (unsigned long long)hf->req++);
+	} else {
+		if (i == 1)
+			n = snprintf(pay, sizeof(pay), "GET /never-ending HTTP/1.1\r\n");
+		while (n < 960)
+			n += snprintf(pay + n, sizeof(pay) - (size_t)n, "X-H%llu: vvvvvvvv\r\n",
+				      (unsigned long long)i);
+	}
+	emit(g, ip,
+	     tcp4(ip, cli, SERVER, sp, 80, hf->seq[c], HTTP_SISN + 1, 0x18, 64240, pay, (size_t)n));
+	hf->seq[c] += (uint32_t)n;
+	emit(g, ip, tcp4(ip, SERVER, cli, 80, sp, HTTP_SISN + 1, hf->seq[c], 0x10, 65160, NULL, 0));
+}
+
 /* hash: the flows found so far and the search position. */
 struct hashflood {
 	uint32_t seed, workers, bits;
@@ -393,7 +448,7 @@ static void hash_next(struct hashflood *hf, uint32_t *src, uint16_t *sport)
 /* ---- output -------------------------------------------------------------- */
 
 static void write_expect(FILE *e, const char *mode, uint64_t count, const struct gen *g,
-			 const struct session *ss, const struct hashflood *hf)
+			 const struct session *ss, const struct hashflood *hf, uint64_t requests)
 {
 	int i;
 
@@ -408,6 +463,8 @@ static void write_expect(FILE *e, const char *mode, uint64_t count, const struct
 			"\"worker\": %u, \"tried\": %llu},\n",
 			hf->seed, hf->workers, hf->bucket, hf->worker,
 			(unsigned long long)hf->tried);
+	if (requests)
+		fprintf(e, " \"pipelined_requests\": %llu,\n", (unsigned long long)requests);
 	fprintf(e, " \"sessions\": [\n");
 	for (i = 0; i < NSESS; i++) {
 		const struct session *s = &ss[i];
@@ -434,7 +491,9 @@ static void usage(FILE *out)
 		"  frag  --count flood datagrams (default 100000)\n"
 		"  seg   --count flood segments over --sessions sessions (default 200000 over 64)\n"
 		"  hash  --count flows in one bucket of a --hash-size table (default 2000,\n"
-		"        65536) and on one of --workers workers, for hash seed --seed\n");
+		"        65536) and on one of --workers workers, for hash seed --seed\n"
+		"  http  --count segments of pipelined requests and of endless headers\n"
+		"        (default 20000)\n");
 }
 
 int main(int argc, char **argv)
@@ -457,6 +516,7 @@ int main(int argc, char **argv)
 	uint32_t hash_size = 65536;
 	struct session ss[NSESS];
 	struct segflood sf = { 0 };
+	struct httpflood htf = { 0 };
 	struct gen g = { 0 };
 	uint8_t hdr[24];
 	FILE *e;
@@ -502,7 +562,7 @@ int main(int argc, char **argv)
 	}
 	mode = argv[optind];
 	if (strcmp(mode, "syn") && strcmp(mode, "frag") && strcmp(mode, "seg") &&
-	    strcmp(mode, "hash")) {
+	    strcmp(mode, "hash") && strcmp(mode, "http")) {
 		usage(stderr);
 		return 2;
 	}
@@ -510,6 +570,7 @@ int main(int argc, char **argv)
 		count = !strcmp(mode, "syn")  ? 1000000 :
 			!strcmp(mode, "frag") ? 100000 :
 			!strcmp(mode, "seg")  ? 200000 :
+			!strcmp(mode, "http") ? 20000 :
 						2000;
 	g.step_ns = 1000000000ull / pps;
 	g.f = fopen(out, "wb");
@@ -542,6 +603,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < nsess; i++)
 			seg_handshake(&g, i);
 	}
+	if (!strcmp(mode, "http")) {
+		http_handshake(&g, &htf, 0);
+		http_handshake(&g, &htf, 1);
+	}
 	/* "start" opens and asks before the flood, answers and closes after it */
 	session_run(&g, &ss[0], 4);
 	mid = count / 2;
@@ -554,6 +619,8 @@ int main(int argc, char **argv)
 			flood_frag(&g, i);
 		} else if (!strcmp(mode, "seg")) {
 			seg_segment(&g, &sf, i % nsess);
+		} else if (!strcmp(mode, "http")) {
+			http_segment(&g, &htf, i);
 		} else {
 			uint8_t ip[64];
 			uint32_t src;
@@ -577,7 +644,7 @@ int main(int argc, char **argv)
 			perror(expect);
 			return 1;
 		}
-		write_expect(e, mode, count, &g, ss, !strcmp(mode, "hash") ? &hf : NULL);
+		write_expect(e, mode, count, &g, ss, !strcmp(mode, "hash") ? &hf : NULL, htf.req);
 		if (fclose(e)) {
 			perror(expect);
 			return 1;
