@@ -11,14 +11,14 @@
 # veths) runs pass or fail.
 #
 # Then the same capture replayed into the live sensor: the same http events
-# and alerts (check_http_live.py).
+# and alerts (test/lib/check_live_events.py).
 #
 # usage: http_e2e.sh MEERKAT CHECK_PY RULES
 set -euo pipefail
 MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
 RULES="$(readlink -f "$3")"
-LIVE_CHECK="$(dirname "$CHECK")/check_http_live.py"
+LIVE_CHECK="$(dirname "$CHECK")/../lib/check_live_events.py"
 # shellcheck source=../testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 TB_WANT_QUEUES=1
@@ -123,7 +123,7 @@ tb_ok "http events agree with the dissector; rules fired where expected"
 
 # The same capture replayed into the live sensor (the server is gone: the
 # program hands every frame to the workers), with the same rules: the same
-# http events and alerts as offline (check_http_live.py says what may differ).
+# http events and alerts as offline (check_live_events.py says what may differ).
 TB_MEERKAT="$MEERKAT"
 TB_CTL="$(dirname "$MEERKAT")/meerkatctl"
 tb_meerkat_start live -c "$TB_TMP/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -S "$RULES" ||
@@ -133,5 +133,5 @@ sleep 1
 tb_meerkat_stop TERM
 [ "$TB_MK_RC" = 0 ] || tb_fail "the live sensor exited with $TB_MK_RC"
 [ -z "${KEEP_LIVE:-}" ] || cp "$TB_MK_DIR/eve.json" "$KEEP_LIVE"
-python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" || tb_fail "live and offline differ (see above)"
+python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" http alert || tb_fail "live and offline differ (see above)"
 tb_ok "live and offline: the same http events and alerts"

@@ -236,8 +236,8 @@ def main():
             check(r["timestamp"] == last_ts, "shutdown logged at the input's last packet: %s" % r["timestamp"])
         check("in_iface" not in r, "no field meerkat cannot know: %s" % r)
         # TCP flows with data: recognised as HTTP, or not (docs/applayer.md)
-        check(r.get("app_proto") in (None, "http", "failed") and
-              (r["proto"] == "TCP" or "app_proto" not in r), "app_proto: %s" % r)
+        check(r.get("app_proto") in (None, "http", "dns", "failed") and
+              (r["proto"] in ("TCP", "UDP") or "app_proto" not in r), "app_proto: %s" % r)
         check(r.get("community_id") == record_cid(r), "community_id %s" % r)
     reuse = [r for r in got if r.get("src_port") == 42000]
     check(len(reuse) == 2 and reuse[0]["timestamp"] == reuse[1]["flow"]["start"],

@@ -279,9 +279,9 @@ PY
 # super-frames with partial checksums, which tcpreplay cannot send back and
 # the live sensor counts as bad).
 tb_wire_frames() {
-	ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF" tx off tso off gso off gro off ||
+	ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF" tx off tso off gso off gro off >/dev/null ||
 		tb_fail "ethtool -K $TB_SENSOR_IF failed"
-	ip netns exec "$TB_NS_PEER" ethtool -K "$TB_PEER_IF" tx off tso off gso off gro off ||
+	ip netns exec "$TB_NS_PEER" ethtool -K "$TB_PEER_IF" tx off tso off gso off gro off >/dev/null ||
 		tb_fail "ethtool -K $TB_PEER_IF failed"
 }
 

@@ -760,10 +760,10 @@ Test(config, outputs_in_suricatas_shape)
 		     ":2:3: outputs: expected a list of outputs (- eve-log: ...), found a mapping");
 	expect_error("outputs:\n  - eve-log:\n      filetype: syslog\n", -EINVAL,
 		     NAME ":3:17: outputs.eve-log.filetype: 'syslog' is not one of regular");
-	expect_error(
-		"outputs:\n  - eve-log:\n      types: [alert, dns]\n", -EINVAL,
-		NAME
-		":3:22: outputs.eve-log.types[1]: 'dns' is not an event type meerkat writes (alert, flow, stats)");
+	expect_error("outputs:\n  - eve-log:\n      types: [alert, smb]\n", -EINVAL,
+		     NAME
+		     ":3:22: outputs.eve-log.types[1]: 'smb' is not an event type meerkat writes "
+		     "(alert, flow, stats, http, dns)");
 	expect_error("outputs:\n  - eve-log:\n      types: [flow, flow]\n", -EINVAL,
 		     NAME ":3:21: outputs.eve-log.types[1]: 'flow' is listed twice");
 	/* Suricata's per-type options meerkat does not read are refused, not ignored */

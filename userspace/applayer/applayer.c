@@ -7,15 +7,21 @@
  * Recognition: each direction's first bytes (from its first chunk, so a
  * flow picked up midstream is recognised when a message starts its data)
  * are held until they decide: a request method followed by a space towards
- * the server, "HTTP/" towards the client. One direction recognised is
- * enough; both refusing (or MK_APP_PROBE_MAX bytes without a decision)
- * is MK_APP_FAILED. The held bytes then go to the parser, the request
- * side first.
+ * the server, "HTTP/" towards the client; a DNS message after its 2-byte
+ * length (mk_dns_probe(): a sane header when a port is 53, else the whole
+ * message must decode). One direction recognised is enough; both refusing
+ * (or MK_APP_PROBE_MAX bytes without a decision) is MK_APP_FAILED. The
+ * held bytes then go to the parser, the request side first.
+ *
+ * UDP: a flow's first payload decides, in either direction: DNS, or
+ * MK_APP_FAILED.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "applayer_int.h"
+#include "dns/dns.h"
 #include "http/http.h"
 
 _Atomic uint64_t mk_app_http_mem;
@@ -29,6 +35,8 @@ const char *mk_app_proto_name(uint8_t proto)
 	switch (proto) {
 	case MK_APP_HTTP:
 		return "http";
+	case MK_APP_DNS:
+		return "dns";
 	case MK_APP_FAILED:
 		return "failed";
 	default:
@@ -47,6 +55,8 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->max_tx = 512;
 	c->request_body_limit = 100ull << 10;
 	c->response_body_limit = 100ull << 10;
+	c->dns_udp_enabled = 1;
+	c->dns_tcp_enabled = 1;
 }
 
 static void app_cfg_defaults_any(void *base)
@@ -64,6 +74,8 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_UINT(LIBHTP "max-tx", C, max_tx, 1, 1u << 20),
 	MK_CFG_SIZE(LIBHTP "request-body-limit", C, request_body_limit, 0, 1u << 30),
 	MK_CFG_SIZE(LIBHTP "response-body-limit", C, response_body_limit, 0, 1u << 30),
+	MK_CFG_BOOL("app-layer.protocols.dns.udp.enabled", C, dns_udp_enabled),
+	MK_CFG_BOOL("app-layer.protocols.dns.tcp.enabled", C, dns_tcp_enabled),
 };
 #undef LIBHTP
 #undef C
@@ -107,6 +119,11 @@ int mk_app_thread_new(const struct mk_app_cfg *cfg, const struct mk_app_ops *ops
 	a->ops = ops;
 	a->ctx = ctx;
 	err = mk_http_thread_new(a);
+	if (!err) {
+		err = mk_dns_thread_new(a);
+		if (err)
+			mk_http_thread_free(a);
+	}
 	if (err) {
 		free(a);
 		return err;
@@ -120,6 +137,7 @@ void mk_app_thread_free(struct mk_app_thread *a)
 	if (!a)
 		return;
 	mk_http_thread_free(a);
+	mk_dns_thread_free(a);
 	free(a);
 }
 
@@ -143,9 +161,40 @@ static void probe_release(struct mk_app_flow *af)
 	af->probe[0].len = af->probe[1].len = 0;
 }
 
+/* Either port of @f is @port. */
+static int port_is(const struct mk_flow *f, uint16_t port)
+{
+	return f->key.port_lo == htons(port) || f->key.port_hi == htons(port);
+}
+
+/*
+ * What the held bytes of a direction look like: the protocol, 0 for none,
+ * -1 for need more bytes.
+ */
+static int probe_protocols(struct mk_app_thread *a, const struct mk_flow *f,
+			   const struct mk_app_probe *pr, int to_client)
+{
+	int more = 0, v;
+
+	if (a->cfg.http_enabled) {
+		v = to_client ? mk_http_probe_response(pr->buf, pr->len) :
+				mk_http_probe_request(pr->buf, pr->len);
+		if (v > 0)
+			return MK_APP_HTTP;
+		more |= v < 0;
+	}
+	if (a->cfg.dns_tcp_enabled) {
+		v = mk_dns_probe(a, pr->buf, pr->len, 1, port_is(f, 53));
+		if (v > 0)
+			return MK_APP_DNS;
+		more |= v < 0;
+	}
+	return more ? -1 : 0;
+}
+
 /* Holds @data in its direction's probe and says what it looks like; returns the bytes held. */
-static uint32_t probe_add(struct mk_app_thread *a, struct mk_app_probe *pr, int to_client,
-			  const uint8_t *data, uint32_t len)
+static uint32_t probe_add(struct mk_app_thread *a, const struct mk_flow *f, struct mk_app_probe *pr,
+			  int to_client, const uint8_t *data, uint32_t len)
 {
 	uint32_t take = MK_APP_PROBE_MAX - pr->len;
 	uint8_t *n;
@@ -165,13 +214,22 @@ static uint32_t probe_add(struct mk_app_thread *a, struct mk_app_probe *pr, int 
 		pr->buf = n;
 		pr->len += take;
 	}
-	v = !a->cfg.http_enabled ? 0 :
-	    to_client		 ? mk_http_probe_response(pr->buf, pr->len) :
-				   mk_http_probe_request(pr->buf, pr->len);
+	v = probe_protocols(a, f, pr, to_client);
 	if (v < 0 && pr->len >= MK_APP_PROBE_MAX)
 		v = 0;
 	pr->verdict = v < 0 ? 0 : v ? 1 : 2;
+	pr->proto = v > 0 ? (uint8_t)v : 0;
 	return take;
+}
+
+/* Bytes of direction @d to the flow's parser, once recognised. */
+static void app_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_app_flow *af, int d,
+		     const uint8_t *data, uint32_t len, uint64_t ts_us)
+{
+	if (af->http)
+		mk_http_data(a, f, af->http, d, data, len, 0, ts_us);
+	else if (af->dns)
+		mk_dns_tcp(a, f, af->dns, d, data, len, 0);
 }
 
 static struct mk_app_flow *app_flow(struct mk_flow *f)
@@ -200,6 +258,11 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 			mk_http_data(a, f, af->http, to_client, data, len, gap, ts_us);
 		return;
 	}
+	if (f->app_proto == MK_APP_DNS) {
+		if (af->dns)
+			mk_dns_tcp(a, f, af->dns, to_client, data, len, gap);
+		return;
+	}
 	to_client = !!to_client;
 	if (gap) {
 		/* the bytes held lead nowhere: start again with what follows the gap */
@@ -208,7 +271,7 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 	}
 	if (!len)
 		return;
-	held = probe_add(a, &af->probe[to_client], to_client, data, len);
+	held = probe_add(a, f, &af->probe[to_client], to_client, data, len);
 	if (af->probe[0].verdict != 1 && af->probe[1].verdict != 1) {
 		if (af->probe[0].verdict == 2 && af->probe[1].verdict == 2) {
 			f->app_proto = MK_APP_FAILED;
@@ -217,16 +280,21 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 		}
 		return;
 	}
-	f->app_proto = MK_APP_HTTP;
-	a->cnt[MK_APP_CNT_HTTP_FLOWS]++;
-	af->http = mk_http_flow_new(a, f);
+	f->app_proto = af->probe[to_client].verdict == 1 ? af->probe[to_client].proto :
+							   af->probe[!to_client].proto;
+	if (f->app_proto == MK_APP_DNS) {
+		a->cnt[MK_APP_CNT_DNS_FLOWS]++;
+		af->dns = mk_dns_flow_new(a);
+	} else {
+		a->cnt[MK_APP_CNT_HTTP_FLOWS]++;
+		af->http = mk_http_flow_new(a, f);
+	}
 	/* what was held, the request side first, and what of this call was not */
-	for (d = 0; d < 2 && af->http; d++) {
+	for (d = 0; d < 2 && (af->http || af->dns); d++) {
 		if (af->probe[d].len)
-			mk_http_data(a, f, af->http, d, af->probe[d].buf, af->probe[d].len, 0,
-				     ts_us);
-		if (d == to_client && held < len && af->http)
-			mk_http_data(a, f, af->http, d, data + held, len - held, 0, ts_us);
+			app_data(a, f, af, d, af->probe[d].buf, af->probe[d].len, ts_us);
+		if (d == to_client && held < len)
+			app_data(a, f, af, d, data + held, len - held, ts_us);
 	}
 	probe_release(af);
 }
@@ -234,13 +302,27 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 void mk_app_udp(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
 		uint32_t len, uint64_t ts_us)
 {
-	/* no UDP protocol is parsed yet: nothing to recognise */
-	(void)a;
-	(void)f;
-	(void)to_client;
-	(void)data;
-	(void)len;
+	struct mk_app_flow *af;
+
 	(void)ts_us;
+	if (!len || f->app_proto == MK_APP_FAILED)
+		return;
+	if (f->app_proto == MK_APP_NONE) {
+		if (!a->cfg.dns_udp_enabled || mk_dns_probe(a, data, len, 0, port_is(f, 53)) <= 0) {
+			f->app_proto = MK_APP_FAILED;
+			a->cnt[MK_APP_CNT_DETECT_FAILED]++;
+			return;
+		}
+		af = app_flow(f);
+		if (!af)
+			return;
+		f->app_proto = MK_APP_DNS;
+		a->cnt[MK_APP_CNT_DNS_FLOWS]++;
+		af->dns = mk_dns_flow_new(a);
+	}
+	af = f->app;
+	if (af && af->dns)
+		mk_dns_udp(a, f, af->dns, to_client, data, len);
 }
 
 void mk_app_flow_end(struct mk_app_thread *a, struct mk_flow *f, uint64_t ts_us)
@@ -268,6 +350,7 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f)
 	probe_release(af);
 	if (af->http)
 		mk_http_flow_free(a, af->http);
+	mk_dns_flow_free(af->dns);
 	free(af);
 	f->app = NULL;
 }

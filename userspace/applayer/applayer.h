@@ -26,6 +26,7 @@
 enum mk_app_proto {
 	MK_APP_NONE = 0, /* not decided yet (or no data) */
 	MK_APP_HTTP,
+	MK_APP_DNS,
 	MK_APP_FAILED, /* both directions seen, no protocol recognised */
 	MK_APP_PROTO_MAX
 };
@@ -41,6 +42,8 @@ struct mk_app_cfg {
 	uint32_t max_tx;	      /* open transactions per flow */
 	uint64_t request_body_limit;  /* request body bytes kept for inspection */
 	uint64_t response_body_limit; /* response body bytes kept for inspection */
+	uint8_t dns_udp_enabled;      /* app-layer.protocols.dns.udp.enabled */
+	uint8_t dns_tcp_enabled;      /* app-layer.protocols.dns.tcp.enabled */
 };
 
 void mk_app_cfg_default(struct mk_app_cfg *c);
@@ -61,7 +64,15 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "HTTP flows no longer parsed: app-layer.protocols.http.flow-memcap")                    \
 	X(TX_LIMIT, "app_tx_limit", "HTTP flows no longer parsed: too many open transactions")    \
 	X(REQ_BODY_LIMIT, "request_body_limit", "request bodies cut at request-body-limit")       \
-	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")
+	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")   \
+	X(DNS_FLOWS, "dns_flows", "flows recognised as DNS (UDP or TCP)")                         \
+	X(DNS_QUERIES, "dns_queries", "DNS queries decoded")                                      \
+	X(DNS_ANSWERS, "dns_answers", "DNS responses decoded")                                    \
+	X(DNS_UNPAIRED, "dns_unpaired", "DNS responses whose query was not seen (or given up)")   \
+	X(DNS_MALFORMED, "dns_malformed",                                                         \
+	  "DNS messages not decoded: short, truncated inside a record, or a bad name")            \
+	X(DNS_GAP, "dns_gap", "DNS over TCP directions no longer parsed: a gap in the stream")    \
+	X(DNS_LOGGED, "dns_logged", "DNS messages handed to the EVE writer")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
 enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
@@ -71,6 +82,7 @@ extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
 
 struct mk_detect_tx;
 struct mk_eve_http;
+struct mk_dns_msg;
 
 /* Where the application layer hands over what it found (the worker). */
 struct mk_app_ops {
@@ -78,6 +90,8 @@ struct mk_app_ops {
 	void (*tx)(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx);
 	/* an HTTP transaction is finished: its EVE facts (output/eve_http.h) */
 	void (*http_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_eve_http *h);
+	/* a DNS message of transaction @tx_id (applayer/dns/dns_msg.h) */
+	void (*dns_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_dns_msg *m);
 };
 
 struct mk_app_thread;
@@ -93,7 +107,7 @@ void mk_app_thread_free(struct mk_app_thread *a);
  */
 void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
 		   uint32_t len, int gap, uint64_t ts_us);
-/* A UDP payload of @f (no UDP protocol is parsed yet: nothing is recognised). */
+/* A UDP payload of @f. */
 void mk_app_udp(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
 		uint32_t len, uint64_t ts_us);
 /* @f ends: its parsers see the end, its open transactions are finished and logged. */

@@ -14,6 +14,8 @@
 
 struct mk_http_flow;
 struct mk_http_thread;
+struct mk_dns_flow;
+struct mk_dns_thread;
 
 struct mk_app_thread {
 	struct mk_app_cfg cfg;
@@ -21,6 +23,7 @@ struct mk_app_thread {
 	void *ctx;
 	uint64_t epoch; /* packets ended so far (mk_app_packet_end) */
 	struct mk_http_thread *http;
+	struct mk_dns_thread *dns;
 	uint64_t cnt[MK_APP_CNT_MAX];
 };
 
@@ -29,11 +32,13 @@ struct mk_app_probe {
 	uint8_t *buf;
 	uint32_t len;
 	uint8_t verdict; /* 0: need more, 1: match, 2: no match */
+	uint8_t proto;	 /* the match: enum mk_app_proto */
 };
 
 struct mk_app_flow {
 	struct mk_app_probe probe[2]; /* [to_client] */
 	struct mk_http_flow *http;
+	struct mk_dns_flow *dns;
 };
 
 /* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "eve.h"
+#include "eve_dns.h"
 #include "eve_http.h"
+#include "dns_msg.h"
 #include "icmp_error.h"
 #include "log.h"
 #include "worker.h"
@@ -334,6 +336,31 @@ static void worker_http_log(void *ctx, struct mk_flow *f, uint64_t tx_id,
 			w->err = err;
 	}
 out:
+	free(line);
+}
+
+/* A DNS message: its `dns` record(s), one per question of a query, at the flow's latest time. */
+static void worker_dns_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_dns_msg *m)
+{
+	struct mk_worker *w = ctx;
+	size_t need = mk_eve_dns_maxlen(m) + MK_EVE_LINE_MAX;
+	unsigned int q = 0, nrec = m->flags & MK_DNS_QR || !m->nq ? 1 : m->nq;
+	char *line;
+	int n, err;
+
+	if (!w->cfg.log_dns)
+		return;
+	line = malloc(need);
+	for (q = 0; q < nrec; q++) {
+		n = line ? mk_eve_dns(line, need, &w->cfg.eve, f, f->last_us, m, q, tx_id) :
+			   -ENOMEM;
+		err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+		if (err) {
+			w->cnt[MK_WORKER_EVE_LOST]++;
+			if (!w->err)
+				w->err = err;
+		}
+	}
 	free(line);
 }
 
@@ -758,7 +785,8 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 {
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data };
 	static const struct mk_app_ops app_ops = { .tx = worker_app_tx,
-						   .http_log = worker_http_log };
+						   .http_log = worker_http_log,
+						   .dns_log = worker_dns_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 

@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Live and offline give the same HTTP results on the same capture.
+"""Live and offline write the same events of the given types on the same capture.
 
-Usage: check_http_live.py LIVE_EVE_JSON OFFLINE_EVE_JSON
+Usage: check_live_events.py LIVE_EVE_JSON OFFLINE_EVE_JSON TYPE...
 
-Every `http` event (per flow tuple and tx_id) and every alert (per flow
-tuple, tx_id and sid) of the live run equals the offline run's, field by
-field, but for what a live record cannot share with an offline one:
-timestamp, flow_id (mixes in the flow's start time), in_iface (live only)
-and flow.start/end in an alert's flow object.
+Every event of each TYPE (http, dns, alert, ...) of the live run equals
+one of the offline run's, field by field, as many times, but for what a
+live record cannot share with an offline one: timestamp, flow_id (mixes in
+the flow's start time), in_iface (live only) and flow.start/end/age in an
+alert's flow object. The offline run must have at least one of each type.
 """
 import collections
 import json
@@ -24,21 +24,21 @@ def norm(e):
     return json.dumps(e, sort_keys=True)
 
 
-def load(path):
-    http, alerts = collections.Counter(), collections.Counter()
+def load(path, types):
+    events = {t: collections.Counter() for t in types}
     for line in open(path):
         e = json.loads(line)
-        if e.get("event_type") == "http":
-            http[norm(e)] += 1
-        elif e.get("event_type") == "alert":
-            alerts[norm(e)] += 1
-    return http, alerts
+        if e.get("event_type") in events:
+            events[e["event_type"]][norm(e)] += 1
+    return events
 
 
 def main():
-    live, offline = load(sys.argv[1]), load(sys.argv[2])
+    types = sys.argv[3:]
+    live, offline = load(sys.argv[1], types), load(sys.argv[2], types)
     bad = 0
-    for what, lv, of in (("http", live[0], offline[0]), ("alert", live[1], offline[1])):
+    for what in types:
+        lv, of = live[what], offline[what]
         if not of:
             print("FAIL: the offline run has no %s events" % what)
             bad += 1
