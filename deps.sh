@@ -8,7 +8,7 @@ PKGS=(
 	clang llvm libclang-rt-14-dev clang-format-14
 	libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev linux-libc-dev
 	libjansson-dev libpcap-dev nettle-dev libpcre2-dev libhyperscan-dev libyaml-dev libcap-ng-dev
-	libcriterion-dev libhtp-dev nginx-light unbound dnsutils
+	libcriterion-dev libhtp-dev libssl-dev nginx-light unbound dnsutils openssl
 	libhiredis-dev librdkafka-dev libmicrohttpd-dev
 	redis-server kcat prometheus exabgp gobgpd bird2 curl socat
 	iproute2 ethtool tcpreplay tshark python3-scapy python3-yaml

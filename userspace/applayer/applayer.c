@@ -23,6 +23,7 @@
 #include "applayer_int.h"
 #include "dns/dns.h"
 #include "http/http.h"
+#include "tls/tls.h"
 
 _Atomic uint64_t mk_app_http_mem;
 
@@ -37,6 +38,8 @@ const char *mk_app_proto_name(uint8_t proto)
 		return "http";
 	case MK_APP_DNS:
 		return "dns";
+	case MK_APP_TLS:
+		return "tls";
 	case MK_APP_FAILED:
 		return "failed";
 	default:
@@ -57,12 +60,19 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->response_body_limit = 100ull << 10;
 	c->dns_udp_enabled = 1;
 	c->dns_tcp_enabled = 1;
+	c->tls_enabled = 1;
 }
 
 static void app_cfg_defaults_any(void *base)
 {
 	mk_app_cfg_default(base);
 }
+
+static const struct mk_cfg_name tls_encryption_names[] = {
+	{ "default", MK_TLS_ENC_DEFAULT },
+	{ "bypass", MK_TLS_ENC_BYPASS },
+	{ NULL, 0 },
+};
 
 #define C struct mk_app_cfg
 #define LIBHTP "app-layer.protocols.http.libhtp.default-config."
@@ -76,6 +86,9 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_SIZE(LIBHTP "response-body-limit", C, response_body_limit, 0, 1u << 30),
 	MK_CFG_BOOL("app-layer.protocols.dns.udp.enabled", C, dns_udp_enabled),
 	MK_CFG_BOOL("app-layer.protocols.dns.tcp.enabled", C, dns_tcp_enabled),
+	MK_CFG_BOOL("app-layer.protocols.tls.enabled", C, tls_enabled),
+	MK_CFG_ENUM("app-layer.protocols.tls.encryption-handling", C, tls_encryption,
+		    tls_encryption_names),
 };
 #undef LIBHTP
 #undef C
@@ -124,6 +137,14 @@ int mk_app_thread_new(const struct mk_app_cfg *cfg, const struct mk_app_ops *ops
 		if (err)
 			mk_http_thread_free(a);
 	}
+	if (!err) {
+		a->tls = calloc(1, sizeof(*a->tls));
+		if (!a->tls) {
+			mk_dns_thread_free(a);
+			mk_http_thread_free(a);
+			err = -ENOMEM;
+		}
+	}
 	if (err) {
 		free(a);
 		return err;
@@ -138,6 +159,7 @@ void mk_app_thread_free(struct mk_app_thread *a)
 		return;
 	mk_http_thread_free(a);
 	mk_dns_thread_free(a);
+	free(a->tls);
 	free(a);
 }
 
@@ -181,6 +203,12 @@ static int probe_protocols(struct mk_app_thread *a, const struct mk_flow *f,
 				mk_http_probe_request(pr->buf, pr->len);
 		if (v > 0)
 			return MK_APP_HTTP;
+		more |= v < 0;
+	}
+	if (a->cfg.tls_enabled) {
+		v = mk_tls_probe(pr->buf, pr->len, to_client);
+		if (v > 0)
+			return MK_APP_TLS;
 		more |= v < 0;
 	}
 	if (a->cfg.dns_tcp_enabled) {
@@ -230,6 +258,8 @@ static void app_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_app_f
 		mk_http_data(a, f, af->http, d, data, len, 0, ts_us);
 	else if (af->dns)
 		mk_dns_tcp(a, f, af->dns, d, data, len, 0);
+	else if (af->tls)
+		mk_tls_data(a, f, af->tls, d, data, len, 0);
 }
 
 static struct mk_app_flow *app_flow(struct mk_flow *f)
@@ -263,6 +293,11 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 			mk_dns_tcp(a, f, af->dns, to_client, data, len, gap);
 		return;
 	}
+	if (f->app_proto == MK_APP_TLS) {
+		if (af->tls)
+			mk_tls_data(a, f, af->tls, to_client, data, len, gap);
+		return;
+	}
 	to_client = !!to_client;
 	if (gap) {
 		/* the bytes held lead nowhere: start again with what follows the gap */
@@ -285,12 +320,15 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 	if (f->app_proto == MK_APP_DNS) {
 		a->cnt[MK_APP_CNT_DNS_FLOWS]++;
 		af->dns = mk_dns_flow_new(a);
+	} else if (f->app_proto == MK_APP_TLS) {
+		a->cnt[MK_APP_CNT_TLS_FLOWS]++;
+		af->tls = mk_tls_flow_new(a);
 	} else {
 		a->cnt[MK_APP_CNT_HTTP_FLOWS]++;
 		af->http = mk_http_flow_new(a, f);
 	}
 	/* what was held, the request side first, and what of this call was not */
-	for (d = 0; d < 2 && (af->http || af->dns); d++) {
+	for (d = 0; d < 2 && (af->http || af->dns || af->tls); d++) {
 		if (af->probe[d].len)
 			app_data(a, f, af, d, af->probe[d].buf, af->probe[d].len, ts_us);
 		if (d == to_client && held < len)
@@ -333,6 +371,8 @@ void mk_app_flow_end(struct mk_app_thread *a, struct mk_flow *f, uint64_t ts_us)
 		return;
 	if (af->http)
 		mk_http_flow_end(a, f, af->http, ts_us);
+	else if (af->tls)
+		mk_tls_flow_end(a, f, af->tls);
 	else if (f->app_proto == MK_APP_NONE && (af->probe[0].len || af->probe[1].len) &&
 		 af->probe[0].verdict != 1 && af->probe[1].verdict != 1) {
 		/* data, and nothing recognised by the end */
@@ -351,6 +391,7 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f)
 	if (af->http)
 		mk_http_flow_free(a, af->http);
 	mk_dns_flow_free(af->dns);
+	mk_tls_flow_free(af->tls);
 	free(af);
 	f->app = NULL;
 }

@@ -27,6 +27,7 @@ enum mk_app_proto {
 	MK_APP_NONE = 0, /* not decided yet (or no data) */
 	MK_APP_HTTP,
 	MK_APP_DNS,
+	MK_APP_TLS,
 	MK_APP_FAILED, /* both directions seen, no protocol recognised */
 	MK_APP_PROTO_MAX
 };
@@ -44,6 +45,14 @@ struct mk_app_cfg {
 	uint64_t response_body_limit; /* response body bytes kept for inspection */
 	uint8_t dns_udp_enabled;      /* app-layer.protocols.dns.udp.enabled */
 	uint8_t dns_tcp_enabled;      /* app-layer.protocols.dns.tcp.enabled */
+	uint8_t tls_enabled;	      /* app-layer.protocols.tls.enabled */
+	uint8_t tls_encryption;	      /* enum mk_tls_encryption */
+};
+
+/* app-layer.protocols.tls.encryption-handling: what becomes of a session once encrypted. */
+enum mk_tls_encryption {
+	MK_TLS_ENC_DEFAULT = 0, /* its packets still go through stream and packet rules */
+	MK_TLS_ENC_BYPASS,	/* the flow is handed to the bypass decisions (docs/bypass.md) */
 };
 
 void mk_app_cfg_default(struct mk_app_cfg *c);
@@ -72,7 +81,16 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(DNS_MALFORMED, "dns_malformed",                                                         \
 	  "DNS messages not decoded: short, truncated inside a record, or a bad name")            \
 	X(DNS_GAP, "dns_gap", "DNS over TCP directions no longer parsed: a gap in the stream")    \
-	X(DNS_LOGGED, "dns_logged", "DNS messages handed to the EVE writer")
+	X(DNS_LOGGED, "dns_logged", "DNS messages handed to the EVE writer")                      \
+	X(TLS_FLOWS, "tls_flows", "flows recognised as TLS (or SSLv2)")                           \
+	X(TLS_ENCRYPTED, "tls_encrypted", "TLS sessions that reached encrypted data")             \
+	X(TLS_LOGGED, "tls_logged", "TLS sessions handed to the EVE writer")                      \
+	X(TLS_MALFORMED, "tls_malformed",                                                         \
+	  "TLS directions no longer parsed (or hellos not decoded): malformed records")           \
+	X(TLS_GAP, "tls_gap", "TLS directions no longer parsed: a gap in the stream")             \
+	X(TLS_HS_LIMIT, "tls_handshake_limit",                                                    \
+	  "TLS directions no longer parsed: a handshake message over 256 KiB")                    \
+	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
 enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
@@ -83,6 +101,7 @@ extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
 struct mk_detect_tx;
 struct mk_eve_http;
 struct mk_dns_msg;
+struct mk_tls_info;
 
 /* Where the application layer hands over what it found (the worker). */
 struct mk_app_ops {
@@ -92,6 +111,8 @@ struct mk_app_ops {
 	void (*http_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_eve_http *h);
 	/* a DNS message of transaction @tx_id (applayer/dns/dns_msg.h) */
 	void (*dns_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_dns_msg *m);
+	/* a TLS session's facts, once encrypted or at the flow's end (applayer/tls/tls.h) */
+	void (*tls_log)(void *ctx, struct mk_flow *f, const struct mk_tls_info *t);
 };
 
 struct mk_app_thread;

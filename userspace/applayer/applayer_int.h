@@ -16,6 +16,8 @@ struct mk_http_flow;
 struct mk_http_thread;
 struct mk_dns_flow;
 struct mk_dns_thread;
+struct mk_tls_flow;
+struct mk_tls_thread;
 
 struct mk_app_thread {
 	struct mk_app_cfg cfg;
@@ -24,6 +26,7 @@ struct mk_app_thread {
 	uint64_t epoch; /* packets ended so far (mk_app_packet_end) */
 	struct mk_http_thread *http;
 	struct mk_dns_thread *dns;
+	struct mk_tls_thread *tls;
 	uint64_t cnt[MK_APP_CNT_MAX];
 };
 
@@ -39,6 +42,7 @@ struct mk_app_flow {
 	struct mk_app_probe probe[2]; /* [to_client] */
 	struct mk_http_flow *http;
 	struct mk_dns_flow *dns;
+	struct mk_tls_flow *tls;
 };
 
 /* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */

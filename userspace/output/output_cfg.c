@@ -19,7 +19,7 @@ static const struct {
 } eve_types[] = {
 	{ "alert", MK_EVE_TYPE_ALERT }, { "flow", MK_EVE_TYPE_FLOW },
 	{ "stats", MK_EVE_TYPE_STATS }, { "http", MK_EVE_TYPE_HTTP },
-	{ "dns", MK_EVE_TYPE_DNS },
+	{ "dns", MK_EVE_TYPE_DNS },	{ "tls", MK_EVE_TYPE_TLS },
 };
 
 /* outputs: - eve-log: {...}; other outputs of Suricata's are refused by name. */
@@ -82,7 +82,7 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 	else if (kind != MK_CFG_NODE_NULL)
 		return mk_cfg_error(
 			x, node, path, -EINVAL,
-			"expected a list of event types ([alert, flow, stats, http, dns]), found %s",
+			"expected a list of event types ([alert, flow, stats, http, dns, tls]), found %s",
 			kind == MK_CFG_NODE_MAPPING ? "a mapping" : "a value");
 	for (i = 0; i < n; i++) {
 		int it = mk_cfg_seq_item(x, node, i), name_node = it, opts = 0;
@@ -105,7 +105,7 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 		if (t == MK_ARRAY_SIZE(eve_types))
 			return mk_cfg_error(
 				x, name_node, item, -EINVAL,
-				"'%.32s' is not an event type meerkat writes (alert, flow, stats, http, dns)",
+				"'%.32s' is not an event type meerkat writes (alert, flow, stats, http, dns, tls)",
 				name);
 		if (types & eve_types[t].bit)
 			return mk_cfg_error(x, name_node, item, -EINVAL, "'%s' is listed twice",

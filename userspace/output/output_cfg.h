@@ -25,6 +25,7 @@ enum mk_eve_filetype {
 #define MK_EVE_TYPE_STATS (1u << 2)
 #define MK_EVE_TYPE_HTTP (1u << 3)
 #define MK_EVE_TYPE_DNS (1u << 4)
+#define MK_EVE_TYPE_TLS (1u << 5)
 
 /*
  * outputs.eve-log.types.flow.unreplied: what becomes of the flow record of

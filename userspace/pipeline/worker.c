@@ -11,6 +11,7 @@
 #include "eve.h"
 #include "eve_dns.h"
 #include "eve_http.h"
+#include "eve_tls.h"
 #include "dns_msg.h"
 #include "icmp_error.h"
 #include "log.h"
@@ -364,6 +365,27 @@ static void worker_dns_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const s
 	free(line);
 }
 
+/* A TLS session: its `tls` record, at the flow's latest packet time. */
+static void worker_tls_log(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
+{
+	struct mk_worker *w = ctx;
+	size_t need = mk_eve_tls_maxlen(t) + MK_EVE_LINE_MAX;
+	char *line;
+	int n, err;
+
+	if (!w->cfg.log_tls)
+		return;
+	line = malloc(need);
+	n = line ? mk_eve_tls(line, need, &w->cfg.eve, f, f->last_us, t) : -ENOMEM;
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+	}
+	free(line);
+}
+
 static void worker_detect_end(struct mk_worker *w)
 {
 	const struct mk_detect_alert *a;
@@ -600,6 +622,9 @@ static int worker_icmp_error(struct mk_worker *w, const struct mk_pkt *pkt,
  * bypassed for its entry to expire; without one, or when the request cannot
  * be queued, the worker skips the flow's packets itself (local bypass).
  */
+_Static_assert(MK_WORKER_BYPASS_ENCRYPTED - MK_WORKER_BYPASS_DEPTH == MK_FLOW_BYPASS_WHY_ENCRYPTED,
+	       "one bypass counter per reason, in the reasons' order");
+
 static void worker_bypass_start(struct mk_worker *w, struct mk_flow *f, enum mk_flow_bypass_why why)
 {
 	f->bypassed = 1;
@@ -636,6 +661,8 @@ static void worker_bypass_check(struct mk_worker *w, struct mk_flow *f, unsigned
 		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_RULE);
 	else if (c->pass_bypass && (verdict & MK_DETECT_V_PASS))
 		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_PASS);
+	else if (f->app_bypass)
+		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_ENCRYPTED);
 	else if (c->stream_bypass && f->proto_class == MK_FLOW_PROTO_TCP &&
 		 mk_tcp_session_bypass_ready(&f->tcp))
 		worker_bypass_start(w, f, MK_FLOW_BYPASS_WHY_DEPTH);
@@ -786,7 +813,8 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data };
 	static const struct mk_app_ops app_ops = { .tx = worker_app_tx,
 						   .http_log = worker_http_log,
-						   .dns_log = worker_dns_log };
+						   .dns_log = worker_dns_log,
+						   .tls_log = worker_tls_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 

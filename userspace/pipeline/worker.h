@@ -86,6 +86,8 @@
 	X(BYPASS_SIZE, "bypass_size", "flows bypassed: flow.bypass-bytes or flow.bypass-packets")  \
 	X(BYPASS_RULE, "bypass_rule", "flows bypassed: a rule with bypass matched")                \
 	X(BYPASS_PASS, "bypass_pass", "flows bypassed: a pass rule matched (detect.pass-bypass)")  \
+	X(BYPASS_ENCRYPTED, "bypass_encrypted",                                                    \
+	  "flows bypassed: TLS encrypted (app-layer.protocols.tls.encryption-handling: bypass)")   \
 	X(BYPASS_CAPTURE, "bypass_capture", "bypassed flows handed to the bypass manager")         \
 	X(BYPASS_LOCAL, "bypass_local", "bypassed flows skipped here only (no driver bypass)")     \
 	X(BYPASS_QUEUE_FULL, "bypass_queue_full",                                                  \
@@ -182,6 +184,7 @@ struct mk_worker_cfg {
 	int log_alerts;		  /* format EVE alert records (the flow is marked alerted anyway) */
 	int log_http;		  /* format EVE http records (outputs.eve-log.types: http) */
 	int log_dns;		  /* format EVE dns records (outputs.eve-log.types: dns) */
+	int log_tls;		  /* format EVE tls records (outputs.eve-log.types: tls) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */

@@ -1172,6 +1172,7 @@ static int workers_create(struct live *lv)
 			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
 			.log_http = (lv->conf->output.eve.types & MK_EVE_TYPE_HTTP) != 0,
 			.log_dns = (lv->conf->output.eve.types & MK_EVE_TYPE_DNS) != 0,
+			.log_tls = (lv->conf->output.eve.types & MK_EVE_TYPE_TLS) != 0,
 			.app = &lv->conf->app,
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,

@@ -974,6 +974,7 @@ static int workers_init(struct offline_run *run)
 			.log_alerts = run->eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
 			.log_http = run->eve && (c->output.eve.types & MK_EVE_TYPE_HTTP),
 			.log_dns = run->eve && (c->output.eve.types & MK_EVE_TYPE_DNS),
+			.log_tls = run->eve && (c->output.eve.types & MK_EVE_TYPE_TLS),
 			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,

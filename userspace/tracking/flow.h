@@ -52,6 +52,7 @@ enum mk_flow_bypass_why {
 	MK_FLOW_BYPASS_WHY_SIZE,      /* flow.bypass-bytes or flow.bypass-packets */
 	MK_FLOW_BYPASS_WHY_RULE,      /* a rule with `bypass` matched */
 	MK_FLOW_BYPASS_WHY_PASS,      /* a pass rule matched (detect.pass-bypass) */
+	MK_FLOW_BYPASS_WHY_ENCRYPTED, /* TLS encrypted (app-layer.protocols.tls.encryption-handling) */
 	MK_FLOW_BYPASS_WHY_MAX
 };
 
@@ -123,7 +124,8 @@ struct mk_flow {
 	/* what the driver counted while the flow was capture-bypassed: [0] to server, [1] to client */
 	uint64_t bypass_pkts[2];
 	uint64_t bypass_bytes[2];
-	uint8_t app_proto; /* enum mk_app_proto (applayer/applayer.h) */
+	uint8_t app_proto;  /* enum mk_app_proto (applayer/applayer.h) */
+	uint8_t app_bypass; /* the application layer asks for bypass (an encrypted session) */
 	/* innermost tunnel, oriented client -> server */
 	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TLS (userspace/applayer/tls/): the JA4 example of FoxIO's specification
+ * (t13d1516h2_8daaf6152771_e5627efa2ab1), JA3 without GREASE, hellos cut at
+ * every byte, records and handshake messages split at every point of a
+ * session, recognition (TLS both ways, SSLv2, not TLS), the encrypted
+ * switch, and the EVE record.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "applayer.h"
+#include "eve_tls.h"
+#include "tls.h"
+#include "tls_hello.h"
+
+struct buf {
+	uint8_t b[2048];
+	size_t n;
+};
+
+static void u8(struct buf *b, unsigned int v)
+{
+	b->b[b->n++] = (uint8_t)v;
+}
+
+static void u16(struct buf *b, unsigned int v)
+{
+	u8(b, v >> 8);
+	u8(b, v);
+}
+
+static void u24(struct buf *b, unsigned int v)
+{
+	u8(b, v >> 16);
+	u16(b, v & 0xffff);
+}
+
+static void bytes(struct buf *b, const void *p, size_t n)
+{
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+/* The hello of the JA4 specification's example, in a Chrome-like order, with GREASE. */
+static void client_hello_body(struct buf *b)
+{
+	static const uint16_t ciphers[] = { 0x0a0a, 0x1301, 0x1302, 0x1303, 0xc02b, 0xc02f,
+					    0xc02c, 0xc030, 0xcca9, 0xcca8, 0xc013, 0xc014,
+					    0x009c, 0x009d, 0x002f, 0x0035 };
+	static const uint16_t sigalgs[] = { 0x0403, 0x0804, 0x0401, 0x0503,
+					    0x0805, 0x0501, 0x0806, 0x0601 };
+	uint8_t zero[32] = { 0 };
+	size_t ext_len_at, l;
+	unsigned int i;
+
+	u16(b, 0x0303);
+	bytes(b, zero, 32);
+	u8(b, 0);
+	u16(b, sizeof(ciphers));
+	for (i = 0; i < sizeof(ciphers) / 2; i++)
+		u16(b, ciphers[i]);
+	u8(b, 1);
+	u8(b, 0);
+	ext_len_at = b->n;
+	u16(b, 0);
+	u16(b, 0x1a1a); /* GREASE */
+	u16(b, 0);
+	u16(b, 0x0000); /* SNI */
+	u16(b, 2 + 1 + 2 + 11);
+	u16(b, 1 + 2 + 11);
+	u8(b, 0);
+	u16(b, 11);
+	bytes(b, "example.com", 11);
+	u16(b, 0x0017);
+	u16(b, 0);
+	u16(b, 0xff01);
+	u16(b, 1);
+	u8(b, 0);
+	u16(b, 0x000a); /* groups */
+	u16(b, 8);
+	u16(b, 6);
+	u16(b, 0x2a2a);
+	u16(b, 0x001d);
+	u16(b, 0x0017);
+	u16(b, 0x000b); /* point formats */
+	u16(b, 2);
+	u8(b, 1);
+	u8(b, 0);
+	u16(b, 0x0023);
+	u16(b, 0);
+	u16(b, 0x0010); /* ALPN h2, http/1.1 */
+	u16(b, 2 + 3 + 9);
+	u16(b, 3 + 9);
+	u8(b, 2);
+	bytes(b, "h2", 2);
+	u8(b, 8);
+	bytes(b, "http/1.1", 8);
+	u16(b, 0x0005);
+	u16(b, 5);
+	u8(b, 1);
+	u16(b, 0);
+	u16(b, 0);
+	u16(b, 0x000d); /* signature algorithms */
+	u16(b, 2 + sizeof(sigalgs));
+	u16(b, sizeof(sigalgs));
+	for (i = 0; i < sizeof(sigalgs) / 2; i++)
+		u16(b, sigalgs[i]);
+	u16(b, 0x0012);
+	u16(b, 0);
+	u16(b, 0x0033);
+	u16(b, 0);
+	u16(b, 0x002d);
+	u16(b, 2);
+	u8(b, 1);
+	u8(b, 1);
+	u16(b, 0x002b); /* supported versions: GREASE, 1.3, 1.2 */
+	u16(b, 7);
+	u8(b, 6);
+	u16(b, 0x3a3a);
+	u16(b, 0x0304);
+	u16(b, 0x0303);
+	u16(b, 0x001b);
+	u16(b, 3);
+	u8(b, 2);
+	u16(b, 2);
+	u16(b, 0x4469);
+	u16(b, 0);
+	u16(b, 0x0015); /* padding */
+	u16(b, 4);
+	u16(b, 0);
+	u16(b, 0);
+	u16(b, 0x4a4a); /* GREASE */
+	u16(b, 1);
+	u8(b, 0);
+	l = b->n - ext_len_at - 2;
+	b->b[ext_len_at] = (uint8_t)(l >> 8);
+	b->b[ext_len_at + 1] = (uint8_t)l;
+}
+
+static struct mk_tls_hello h;
+
+Test(tls, ja4_of_the_specifications_example)
+{
+	char ja4[MK_TLS_JA4_LEN];
+	struct buf b = { .n = 0 };
+
+	client_hello_body(&b);
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_str_eq(h.sni, "example.com");
+	cr_assert_str_eq(h.alpn, "h2");
+	cr_assert_eq(h.max_version, 0x0304);
+	mk_tls_ja4(&h, ja4);
+	cr_assert_str_eq(ja4, "t13d1516h2_8daaf6152771_e5627efa2ab1");
+}
+
+Test(tls, ja3_leaves_grease_out)
+{
+	char ja3[MK_TLS_JA3_MAX], md5[33];
+	struct buf b = { .n = 0 };
+
+	client_hello_body(&b);
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	mk_tls_ja3(&h, 0, ja3, sizeof(ja3));
+	cr_assert_str_eq(ja3, "771,4865-4866-4867-49195-49199-49196-49200-52393-52392-49171-49172-"
+			      "156-157-47-53,0-23-65281-10-11-35-16-5-13-18-51-45-43-27-17513-21,"
+			      "29-23,0");
+	mk_tls_md5_hex("", md5);
+	cr_assert_str_eq(md5, "d41d8cd98f00b204e9800998ecf8427e");
+}
+
+Test(tls, hellos_cut_at_every_byte_are_refused_without_reading_past)
+{
+	struct buf b = { .n = 0 };
+	size_t n;
+
+	client_hello_body(&b);
+	/* cut inside the fixed part or an extension: refused; at an extension boundary: taken */
+	for (n = 0; n < b.n; n++) {
+		uint8_t *p = malloc(n ? n : 1);
+
+		memcpy(p, b.b, n);
+		mk_tls_client_hello(p, n, &h);
+		mk_tls_server_hello(p, n, &h);
+		free(p);
+	}
+	cr_assert_eq(mk_tls_client_hello(b.b, 10, &h), -1);
+}
+
+/* ---- the flow ---- */
+
+struct seen {
+	int n;
+	char ja4[MK_TLS_JA4_LEN];
+	char sni[MK_TLS_SNI_MAX];
+	uint16_t version;
+	int sslv2;
+};
+
+static void on_tls(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
+{
+	struct seen *s = ctx;
+	size_t need = mk_eve_tls_maxlen(t) + 2048;
+	char *line = malloc(need);
+
+	cr_assert(mk_eve_tls(line, need, NULL, f, 1, t) > 0);
+	free(line);
+	s->n++;
+	memcpy(s->ja4, t->ja4, sizeof(s->ja4));
+	memcpy(s->sni, t->sni, sizeof(s->sni));
+	s->version = t->version;
+	s->sslv2 = t->sslv2;
+}
+
+static const struct mk_app_ops ops = { .tls_log = on_tls };
+
+/* A record of @type around @body. */
+static void record(struct buf *out, uint8_t type, const uint8_t *body, size_t n)
+{
+	u8(out, type);
+	u16(out, 0x0303);
+	u16(out, (unsigned int)n);
+	bytes(out, body, n);
+}
+
+/* Client: the hello cut over two records; server: ServerHello (TLS 1.2), then CCS, then data. */
+static void session(struct buf *c, struct buf *s)
+{
+	struct buf hs = { .n = 0 }, body = { .n = 0 }, sh = { .n = 0 };
+	uint8_t zero[32] = { 0 }, ccs = 1, app[20] = { 0 };
+
+	client_hello_body(&body);
+	u8(&hs, 1);
+	u24(&hs, (unsigned int)body.n);
+	bytes(&hs, body.b, body.n);
+	c->n = 0;
+	record(c, 22, hs.b, 40);
+	record(c, 22, hs.b + 40, hs.n - 40);
+	u16(&sh, 0x0303);
+	bytes(&sh, zero, 32);
+	u8(&sh, 0);
+	u16(&sh, 0xc02f);
+	u8(&sh, 0);
+	u16(&sh, 5);
+	u16(&sh, 0xff01);
+	u16(&sh, 1);
+	u8(&sh, 0);
+	hs.n = 0;
+	u8(&hs, 2);
+	u24(&hs, (unsigned int)sh.n);
+	bytes(&hs, sh.b, sh.n);
+	s->n = 0;
+	record(s, 22, hs.b, hs.n);
+	record(s, 20, &ccs, 1);
+	record(s, 23, app, sizeof(app));
+}
+
+struct run {
+	struct mk_app_thread *a;
+	struct mk_flow f;
+	struct seen s;
+};
+
+static void run_new(struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	cr_assert_eq(mk_app_thread_new(NULL, &ops, &r->s, &r->a), 0);
+	r->f.key.proto = 6;
+}
+
+static void run_free(struct run *r)
+{
+	mk_app_flow_end(r->a, &r->f, 2000);
+	mk_app_flow_free(r->a, &r->f);
+	mk_app_thread_free(r->a);
+	cr_assert_null(r->f.app);
+}
+
+Test(tls, a_session_split_at_every_point_is_decoded_and_logged_once)
+{
+	struct buf c, s;
+	struct run r;
+	size_t cut;
+
+	session(&c, &s);
+	for (cut = 0; cut <= c.n; cut += 3) {
+		run_new(&r);
+		mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)cut, 0, 1);
+		mk_app_stream(r.a, &r.f, 0, c.b + cut, (uint32_t)(c.n - cut), 0, 2);
+		mk_app_stream(r.a, &r.f, 1, s.b, (uint32_t)(s.n / 2), 0, 3);
+		mk_app_stream(r.a, &r.f, 1, s.b + s.n / 2, (uint32_t)(s.n - s.n / 2), 0, 4);
+		cr_assert_eq(r.f.app_proto, MK_APP_TLS, "cut %zu", cut);
+		cr_assert_eq(r.s.n, 1, "cut %zu: logged %d times", cut, r.s.n);
+		cr_assert_str_eq(r.s.ja4, "t13d1516h2_8daaf6152771_e5627efa2ab1", "cut %zu", cut);
+		cr_assert_str_eq(r.s.sni, "example.com");
+		cr_assert_eq(r.s.version, 0x0303);
+		cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TLS_ENCRYPTED], 1);
+		run_free(&r);
+	}
+}
+
+Test(tls, recognition)
+{
+	static const uint8_t v2[] = { 0x80, 0x2e, 0x01, 0x00, 0x02, 0x00, 0x15 };
+	struct buf c, s;
+	struct run r;
+
+	session(&c, &s);
+	cr_assert_eq(mk_tls_probe(c.b, 5, 0), -1);
+	cr_assert_eq(mk_tls_probe(c.b, 6, 0), 1);
+	cr_assert_eq(mk_tls_probe(c.b, 6, 1), 0); /* a ClientHello towards the client */
+	cr_assert_eq(mk_tls_probe(s.b, 6, 1), 1);
+	cr_assert_eq(mk_tls_probe((const uint8_t *)"GET / ", 6, 0), 0);
+	cr_assert_eq(mk_tls_probe(v2, sizeof(v2), 0), 1);
+	/* SSLv2: logged at the end as such */
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, v2, sizeof(v2), 0, 1);
+	cr_assert_eq(r.f.app_proto, MK_APP_TLS);
+	run_free(&r);
+	cr_assert_eq(r.s.n, 1);
+	cr_assert(r.s.sslv2);
+	/* a record that is not TLS after the hello: the direction stops, counted */
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	mk_app_stream(r.a, &r.f, 0, (const uint8_t *)"\x99\x03\x03\x00\x01x", 6, 0, 2);
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TLS_MALFORMED], 1);
+	run_free(&r);
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* TLS over TCP: records, handshake messages, the session's facts (tls.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "tls.h"
+
+#define REC_HDR 5u
+#define REC_MAX (16384u + 2048u) /* TLSCiphertext's bound */
+#define HS_MAX (256u << 10)	 /* a handshake message (a certificate chain) held at most */
+
+enum { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APPDATA = 23 };
+enum { HS_CLIENT_HELLO = 1, HS_SERVER_HELLO = 2, HS_CERTIFICATE = 11 };
+
+struct tls_dir {
+	uint8_t hdr[REC_HDR];
+	uint8_t hdr_len;   /* bytes of the current record's header so far */
+	uint32_t rec_left; /* bytes of the current record's body still to come */
+	uint8_t *hs;	   /* handshake bytes not yet a whole message */
+	uint32_t hs_len;
+	uint8_t ccs;  /* ChangeCipherSpec sent: its handshake records are encrypted */
+	uint8_t dead; /* malformed or a gap: not parsed any more */
+};
+
+struct mk_tls_flow {
+	struct tls_dir dir[2]; /* [to_client] */
+	struct mk_tls_info info;
+	uint8_t hello[2];  /* ClientHello, ServerHello seen */
+	uint8_t encrypted; /* application data seen: nothing more is parsed */
+	uint8_t logged;
+};
+
+int mk_tls_probe(const uint8_t *p, uint32_t len, int to_client)
+{
+	if (len < 1)
+		return -1;
+	if (!to_client && (p[0] & 0x80)) {
+		/* SSLv2: a 2-byte length, CLIENT-HELLO, version 2 or 3.0/3.1 */
+		if (len < 5)
+			return -1;
+		return p[2] == 1 && ((p[3] == 0 && p[4] == 2) || (p[3] == 3 && p[4] <= 3));
+	}
+	if (p[0] != CT_HANDSHAKE)
+		return 0;
+	if (len < 2)
+		return -1;
+	if (p[1] != 3)
+		return 0;
+	if (len < 3)
+		return -1;
+	if (p[2] > 4)
+		return 0;
+	if (len < 6)
+		return -1;
+	return p[5] == (to_client ? HS_SERVER_HELLO : HS_CLIENT_HELLO);
+}
+
+struct mk_tls_flow *mk_tls_flow_new(struct mk_app_thread *a)
+{
+	struct mk_tls_flow *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
+	return t;
+}
+
+void mk_tls_flow_free(struct mk_tls_flow *t)
+{
+	if (!t)
+		return;
+	free(t->dir[0].hs);
+	free(t->dir[1].hs);
+	free(t->info.ja3);
+	free(t->info.ja3s);
+	free(t->info.subject);
+	free(t->info.issuer);
+	free(t->info.serial);
+	free(t);
+}
+
+static void log_session(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
+{
+	if (t->logged)
+		return;
+	t->logged = 1;
+	if (a->ops->tls_log) {
+		a->ops->tls_log(a->ctx, f, &t->info);
+		a->cnt[MK_APP_CNT_TLS_LOGGED]++;
+	}
+}
+
+static void dir_dead(struct mk_app_thread *a, struct tls_dir *d, int counter)
+{
+	if (d->dead)
+		return;
+	d->dead = 1;
+	a->cnt[counter]++;
+	free(d->hs);
+	d->hs = NULL;
+	d->hs_len = 0;
+}
+
+static char *dup_ja3(const struct mk_tls_hello *h, int server, char hash[33])
+{
+	char *s = malloc(MK_TLS_JA3_MAX);
+	char *r;
+
+	if (!s)
+		return NULL;
+	mk_tls_ja3(h, server, s, MK_TLS_JA3_MAX);
+	mk_tls_md5_hex(s, hash);
+	r = realloc(s, strlen(s) + 1);
+	return r ? r : s;
+}
+
+/* Certificate (TLS <= 1.2): a 3-byte list length, then 3-byte length + DER per certificate. */
+static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const uint8_t *p,
+			 uint32_t len)
+{
+	uint32_t total, off = 3, n;
+
+	if (len < 3)
+		return;
+	total = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+	if (total > len - 3)
+		total = len - 3;
+	while (off + 3 <= total + 3) {
+		n = (uint32_t)p[off] << 16 | (uint32_t)p[off + 1] << 8 | p[off + 2];
+		off += 3;
+		if (n > total + 3 - off)
+			break;
+		if (!t->info.chain && mk_tls_cert(p + off, n, &t->info))
+			a->cnt[MK_APP_CNT_TLS_BAD_CERT]++;
+		t->info.chain++;
+		off += n;
+	}
+}
+
+static void handshake(struct mk_app_thread *a, struct mk_tls_flow *t, int to_client, uint8_t type,
+		      const uint8_t *body, uint32_t len)
+{
+	struct mk_tls_hello *h = &a->tls->hello;
+
+	if (type == HS_CLIENT_HELLO && !to_client && !t->hello[0]) {
+		if (mk_tls_client_hello(body, len, h)) {
+			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
+			return;
+		}
+		t->hello[0] = 1;
+		t->info.has_sni = h->has_sni;
+		memcpy(t->info.sni, h->sni, (size_t)h->sni_len + 1);
+		t->info.ja3 = dup_ja3(h, 0, t->info.ja3_hash);
+		mk_tls_ja4(h, t->info.ja4);
+	} else if (type == HS_SERVER_HELLO && to_client && !t->hello[1]) {
+		if (mk_tls_server_hello(body, len, h)) {
+			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
+			return;
+		}
+		t->hello[1] = 1;
+		t->info.version = h->chosen_version;
+		t->info.ja3s = dup_ja3(h, 1, t->info.ja3s_hash);
+		/* TLS 1.3: everything after the ServerHello is encrypted */
+		if (h->chosen_version == 0x0304)
+			t->dir[0].ccs = t->dir[1].ccs = 1;
+	} else if (type == HS_CERTIFICATE && to_client && !t->info.chain) {
+		certificates(a, t, body, len);
+	}
+}
+
+/* Handshake bytes of a record: whole messages are decoded, the rest held. */
+static void handshake_bytes(struct mk_app_thread *a, struct mk_tls_flow *t, int to_client,
+			    const uint8_t *p, uint32_t len)
+{
+	struct tls_dir *d = &t->dir[to_client];
+	const uint8_t *q;
+	uint32_t have, mlen;
+	uint8_t *n;
+
+	if (d->hs_len) {
+		if (d->hs_len + len > HS_MAX + 4) {
+			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			return;
+		}
+		n = realloc(d->hs, d->hs_len + len);
+		if (!n) {
+			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			return;
+		}
+		memcpy(n + d->hs_len, p, len);
+		d->hs = n;
+		d->hs_len += len;
+		q = d->hs;
+		have = d->hs_len;
+	} else {
+		q = p;
+		have = len;
+	}
+	while (have >= 4) {
+		mlen = (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
+		if (mlen > HS_MAX) {
+			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			return;
+		}
+		if (have < 4 + mlen)
+			break;
+		handshake(a, t, to_client, q[0], q + 4, mlen);
+		q += 4 + mlen;
+		have -= 4 + mlen;
+	}
+	/* keep what is left (a message cut by the record or the segment) */
+	if (have && q != d->hs) {
+		n = malloc(have);
+		if (!n) {
+			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			return;
+		}
+		memcpy(n, q, have);
+		free(d->hs);
+		d->hs = n;
+	} else if (!have) {
+		free(d->hs);
+		d->hs = NULL;
+	}
+	d->hs_len = have;
+}
+
+/* @len bytes of the current record's body. */
+static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
+			int to_client, const uint8_t *p, uint32_t len)
+{
+	struct tls_dir *d = &t->dir[to_client];
+
+	switch (d->hdr[0]) {
+	case CT_HANDSHAKE:
+		if (!d->ccs)
+			handshake_bytes(a, t, to_client, p, len);
+		break;
+	case CT_CCS:
+		d->ccs = 1;
+		break;
+	case CT_APPDATA:
+		if (!t->encrypted) {
+			t->encrypted = 1;
+			a->cnt[MK_APP_CNT_TLS_ENCRYPTED]++;
+			log_session(a, f, t);
+			if (a->cfg.tls_encryption == MK_TLS_ENC_BYPASS)
+				f->app_bypass = 1;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t, int to_client,
+		 const uint8_t *data, uint32_t len, int gap)
+{
+	struct tls_dir *d = &t->dir[!!to_client];
+
+	to_client = !!to_client;
+	if (gap)
+		dir_dead(a, d, MK_APP_CNT_TLS_GAP);
+	if (d->dead || t->encrypted)
+		return;
+	if (!to_client && !t->hello[0] && !d->hdr_len && !d->rec_left && len >= 5 &&
+	    (data[0] & 0x80) && data[2] == 1) {
+		/* an SSLv2 ClientHello: recognised, not parsed */
+		t->info.sslv2 = 1;
+		t->info.version = 0x0002;
+		t->hello[0] = 1;
+		d->dead = 1;
+		return;
+	}
+	while (len && !d->dead && !t->encrypted) {
+		uint32_t take;
+
+		if (d->hdr_len < REC_HDR) {
+			take = REC_HDR - d->hdr_len < len ? REC_HDR - d->hdr_len : len;
+			memcpy(d->hdr + d->hdr_len, data, take);
+			d->hdr_len += (uint8_t)take;
+			data += take;
+			len -= take;
+			if (d->hdr_len < REC_HDR)
+				return;
+			d->rec_left = (uint32_t)d->hdr[3] << 8 | d->hdr[4];
+			if (d->hdr[0] < CT_CCS || d->hdr[0] > CT_APPDATA || d->hdr[1] != 3 ||
+			    d->rec_left > REC_MAX) {
+				dir_dead(a, d, MK_APP_CNT_TLS_MALFORMED);
+				return;
+			}
+			if (!d->rec_left) {
+				d->hdr_len = 0;
+				continue;
+			}
+		}
+		take = d->rec_left < len ? d->rec_left : len;
+		record_body(a, f, t, to_client, data, take);
+		data += take;
+		len -= take;
+		d->rec_left -= take;
+		if (!d->rec_left)
+			d->hdr_len = 0;
+	}
+}
+
+void mk_tls_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
+{
+	if (t->hello[0] || t->hello[1])
+		log_session(a, f, t);
+}

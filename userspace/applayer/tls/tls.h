@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * TLS over TCP (docs/applayer.md): the record layer of each direction,
+ * handshake messages reassembled across records and segments, the
+ * ClientHello and ServerHello decoded (tls_hello.h: SNI, ALPN, versions,
+ * JA3, JA3S, JA4), the server's certificate read with OpenSSL (TLS 1.2 and
+ * earlier; TLS 1.3 sends it encrypted). Once either side sends encrypted
+ * data the session is encrypted: nothing more is parsed, the session's EVE
+ * `tls` record is handed over (or at the flow's end if that comes first).
+ * An SSLv2 ClientHello is recognised and logged as such, not parsed.
+ */
+#ifndef MK_TLS_H
+#define MK_TLS_H
+
+#include <stdint.h>
+#include "applayer_int.h"
+#include "tls_hello.h"
+
+/* What the EVE `tls` record shows of a session. */
+struct mk_tls_info {
+	uint16_t version; /* the server's choice; 0: no ServerHello (UNDETERMINED) */
+	uint8_t sslv2;	  /* an SSLv2 ClientHello */
+	uint8_t has_sni;
+	char sni[MK_TLS_SNI_MAX];
+	char *ja3, *ja3s; /* the strings; NULL without the hello */
+	char ja3_hash[33], ja3s_hash[33];
+	char ja4[MK_TLS_JA4_LEN]; /* "" without a ClientHello */
+	/* the server's certificate (the first of the chain); NULL without one */
+	char *subject, *issuer, *serial;
+	char fingerprint[60]; /* SHA-1 of the DER, "aa:bb:..." */
+	char notbefore[24], notafter[24];
+	uint32_t chain; /* certificates the server sent */
+};
+
+/* A worker's scratch: the hello being decoded (3 KB, not on the stack). */
+struct mk_tls_thread {
+	struct mk_tls_hello hello;
+};
+
+/*
+ * Whether @p (@len bytes, the start of a TCP direction) is TLS: 1 yes, 0
+ * no, -1 need more. A handshake record with a ClientHello towards the
+ * server, a ServerHello towards the client, or an SSLv2 ClientHello.
+ */
+int mk_tls_probe(const uint8_t *p, uint32_t len, int to_client);
+
+/* NULL when out of memory (counted). */
+struct mk_tls_flow *mk_tls_flow_new(struct mk_app_thread *a);
+void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t, int to_client,
+		 const uint8_t *data, uint32_t len, int gap);
+/* The flow ends: the session is logged if it was not yet. */
+void mk_tls_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t);
+void mk_tls_flow_free(struct mk_tls_flow *t);
+
+/* The certificate @der (@len bytes) into @info's certificate fields. 0, or -1 if unreadable. */
+int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info);
+
+#endif /* MK_TLS_H */

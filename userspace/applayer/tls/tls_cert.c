@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The server certificate's fields, read with OpenSSL (tls.h), in
+ * Suricata's string forms: subject and issuer as "C=US, O=Example, CN=x"
+ * (the certificate's order, ", " between attributes, " + " inside a
+ * multi-valued one, no escaping), the serial as its DER content octets in
+ * uppercase hex joined by ':', the SHA-1 fingerprint of the DER in
+ * lowercase hex joined by ':', the validity as "2026-12-04T00:00:00" (UTC).
+ */
+#include <openssl/asn1.h>
+#include <openssl/bio.h>
+#include <openssl/x509.h>
+#include <nettle/sha1.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tls.h"
+
+static char *name_string(const X509_NAME *n)
+{
+	BIO *b = BIO_new(BIO_s_mem());
+	char *s = NULL, *data;
+	long len;
+
+	if (!b)
+		return NULL;
+	if (X509_NAME_print_ex(b, n, 0,
+			       XN_FLAG_SEP_CPLUS_SPC | XN_FLAG_FN_SN | ASN1_STRFLGS_UTF8_CONVERT) >=
+	    0) {
+		len = BIO_get_mem_data(b, &data);
+		s = malloc((size_t)len + 1);
+		if (s) {
+			memcpy(s, data, (size_t)len);
+			s[len] = '\0';
+		}
+	}
+	BIO_free(b);
+	return s;
+}
+
+static char *serial_string(const ASN1_INTEGER *i)
+{
+	unsigned char *der = NULL, *p;
+	int n = i2d_ASN1_INTEGER(i, &der), hl, k;
+	size_t clen;
+	char *s;
+
+	if (n <= 2) {
+		OPENSSL_free(der);
+		return NULL;
+	}
+	/* skip the tag and the length octets: the content, with its leading 00 if any */
+	hl = der[1] & 0x80 ? 2 + (der[1] & 0x7f) : 2;
+	if (hl >= n) {
+		OPENSSL_free(der);
+		return NULL;
+	}
+	clen = (size_t)(n - hl);
+	p = der + hl;
+	s = malloc(3 * clen); /* "AB:CD": 3 per byte, less a ':', plus the NUL */
+	if (s)
+		for (k = 0; k < (int)clen; k++)
+			snprintf(s + (k ? 3 * k - 1 : 0), 4, k ? ":%02X" : "%02X", p[k]);
+	OPENSSL_free(der);
+	return s;
+}
+
+static void time_string(const ASN1_TIME *t, char out[24])
+{
+	struct tm tm;
+
+	out[0] = '\0';
+	if (t && ASN1_TIME_to_tm(t, &tm))
+		strftime(out, 24, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info)
+{
+	const unsigned char *p = der;
+	uint8_t d[SHA1_DIGEST_SIZE];
+	struct sha1_ctx c;
+	X509 *x;
+	int i;
+
+	x = d2i_X509(NULL, &p, len);
+	if (!x)
+		return -1;
+	free(info->subject);
+	free(info->issuer);
+	free(info->serial);
+	info->subject = name_string(X509_get_subject_name(x));
+	info->issuer = name_string(X509_get_issuer_name(x));
+	info->serial = serial_string(X509_get0_serialNumber(x));
+	time_string(X509_get0_notBefore(x), info->notbefore);
+	time_string(X509_get0_notAfter(x), info->notafter);
+	X509_free(x);
+	sha1_init(&c);
+	sha1_update(&c, len, der);
+	sha1_digest(&c, sizeof(d), d);
+	for (i = 0; i < SHA1_DIGEST_SIZE; i++)
+		snprintf(info->fingerprint + (i ? 3 * i - 1 : 0), 4, i ? ":%02x" : "%02x", d[i]);
+	return 0;
+}
