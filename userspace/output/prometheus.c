@@ -171,6 +171,8 @@ static void table_pipeline(void)
 #undef X
 	pipe_row("flow", "flow_", "flow", "flow_chain_max",
 		 "gauge: the deepest bucket chain of the worker's flow table");
+	row("meerkat_worker_cpu", "the CPU the worker is pinned to, -1 when none", MK_PROM_GAUGE,
+	    "workers[].cpu", NULL, NULL, 1);
 	row("meerkat_flow_active", "flows the worker tracks now", MK_PROM_GAUGE,
 	    "workers[].flows_active", NULL, NULL, 1);
 #define X(id, str, doc) pipe_row("stream", "", "stream", str, doc);
