@@ -60,7 +60,9 @@ status_of() { tb_sensor curl -s --max-time 5 -o /dev/null -w '%{http_code}' "$@"
 promtool_clean() {
 	local out rc=0
 	out="$(promtool check metrics <"$1" 2>&1)" || rc=$?
-	[ "$rc" -eq 0 ] && [ -z "$out" ] || tb_fail "promtool check metrics on $1 (exit $rc): $out"
+	if [ "$rc" -ne 0 ] || [ -n "$out" ]; then
+		tb_fail "promtool check metrics on $1 (exit $rc): $out"
+	fi
 }
 # sample FILE NAME[{LABELS}]: the value of one sample of a scrape
 sample() {

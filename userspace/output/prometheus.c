@@ -547,17 +547,40 @@ static void render_histogram(struct render *r, const struct mk_prom_metric *m, c
 	put(r->b, "%s_count%s %lld\n", m->name, lab, (long long)count);
 }
 
+/* The labels an array's element gives its samples: label name, the element's key. */
+static const struct {
+	const char *array, *label, *key;
+} lab[] = {
+	{ "workers", "worker", "id" },
+	{ "sockets", "interface", "iface" },
+	{ "sockets", "queue", "queue" },
+	{ "sockets", "worker", "worker" },
+};
+
+void mk_prom_metric_labels(const struct mk_prom_metric *m, char *buf, size_t len)
+{
+	size_t o = 0;
+	unsigned int k;
+
+	buf[0] = 0;
+	for (k = 0; k < MK_ARRAY_SIZE(lab); k++) {
+		char arr[32];
+
+		snprintf(arr, sizeof(arr), "%s[].", lab[k].array);
+		if (!strncmp(m->path, arr, strlen(arr)) && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+					      lab[k].label);
+	}
+	if (m->labels && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? ", " : "",
+				      (int)strcspn(m->labels, "="), m->labels);
+	if (m->type == MK_PROM_HISTOGRAM && o < len)
+		snprintf(buf + o, len - o, "%sle", o ? ", " : "");
+}
+
 /* The labels an array's element gives its samples. */
 static void element_labels(const char *array, const json_t *e, char *out, size_t len)
 {
-	static const struct {
-		const char *array, *label, *key;
-	} lab[] = {
-		{ "workers", "worker", "id" },
-		{ "sockets", "interface", "iface" },
-		{ "sockets", "queue", "queue" },
-		{ "sockets", "worker", "worker" },
-	};
 	char val[128], esc[256];
 	size_t o = strlen(out);
 	unsigned int k;

@@ -66,6 +66,9 @@ struct mk_prom_metric {
 /* The table, in rendering order; a family's rows are consecutive. */
 const struct mk_prom_metric *mk_prom_metrics(unsigned int *n);
 
+/* The label names of @m's samples ("interface, queue, worker"), "" when none. */
+void mk_prom_metric_labels(const struct mk_prom_metric *m, char *buf, size_t len);
+
 struct mk_prom_buf {
 	char *data;
 	size_t len, cap;
