@@ -387,6 +387,10 @@ static void put_label_value(char *out, size_t len, const char *v)
 /* HELP text: backslash and newline escaped. */
 static void put_help(struct mk_prom_buf *b, const char *h)
 {
+	if (!strpbrk(h, "\\\n")) {
+		put(b, "%s", h);
+		return;
+	}
 	for (; *h; h++) {
 		if (*h == '\\')
 			put(b, "\\\\");
