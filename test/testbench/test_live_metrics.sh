@@ -15,7 +15,9 @@
 #      (prom_render names any that is not);
 #   5. every metric configs/grafana-meerkat.json queries is in the scrape;
 #   6. a port already taken: meerkat refuses to start, naming the key and
-#      the address, and leaves nothing attached.
+#      the address, and leaves nothing attached;
+#   7. the other forms of the address: ":PORT" answers on 127.0.0.1 and
+#      [::1], "[::1]:PORT" on [::1] (IPv6 on the sensor's loopback only).
 # Everything it creates is removed when it ends, pass or fail.
 #
 # usage: test_live_metrics.sh BUILD_DIR PCAP RULES DASHBOARD
@@ -240,3 +242,30 @@ grep -q "stats.prometheus.listen: cannot listen on $ADDR: Address already in use
 	tb_fail "no clear error for the taken port: $err"
 [ -z "$(tb_sensor_prog_id)" ] || tb_fail "a program stayed attached after the refused start"
 tb_ok "port taken: exit $TB_MK_RC, '$(grep -m1 'stats.prometheus' <<<"$err")', nothing attached"
+
+# 7. ":PORT" (every address, both families) and "[::1]:PORT"
+forms=(":$((PORT + 1))" "[::1]:$((PORT + 2))")
+tb_sensor sysctl -qw net.ipv6.conf.lo.disable_ipv6=0 || true
+if ! tb_wait 5 tb_sensor /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_INET6)
+s.bind(("::1", 0))'; then
+	tb_log "no IPv6 on the sensor namespace's loopback: [::1] not tried"
+	forms=(":$((PORT + 1))")
+fi
+for listen in "${forms[@]}"; do
+	sed "s|listen: .*|listen: \"$listen\"|" "$TB_TMP/metrics.yaml" >"$TB_TMP/forms.yaml"
+	tb_meerkat_start "form${listen%%:*}" -i "$TB_SENSOR_IF" -c "$TB_TMP/forms.yaml" --workers 1 ||
+		tb_fail "meerkat with listen '$listen' exited ($TB_MK_RC): $(cat "$TB_MK_DIR/err")"
+	urls=()
+	[ "${#forms[@]}" -eq 1 ] || urls+=("http://[::1]:${listen##*:}/metrics")
+	[ "${listen:0:1}" != ":" ] || urls+=("http://127.0.0.1:${listen##*:}/metrics")
+	for url in "${urls[@]}"; do
+		tb_sensor curl -sf --max-time 5 -o "$TB_TMP/form.prom" "$url" ||
+			tb_fail "listen '$listen': no answer on $url"
+		promtool_clean "$TB_TMP/form.prom"
+	done
+	tb_meerkat_stop TERM
+	[ "$TB_MK_RC" -eq 0 ] || tb_fail "meerkat (listen '$listen') exited $TB_MK_RC after SIGTERM"
+	tb_ok "listen '$listen': ${urls[*]} answer"
+done
