@@ -192,6 +192,18 @@ static void table_pipeline(void)
 #undef X
 }
 
+/* The program's INFO counters: the tunnels by type, the rest one metric each. */
+static void xdp_info_row(const char *name, const char *doc)
+{
+	if (!strncmp(name, "tunnel_", 7) && strcmp(name, "tunnel_depth_exceeded"))
+		row("meerkat_xdp_tunnel_stripped_total",
+		    "tunnels the XDP program stripped, by type", MK_PROM_COUNTER,
+		    fmt("xdp.%s", name), fmt("tunnel=\"%s\"", stripped(name, "tunnel_")), NULL, 1);
+	else
+		row(fmt("meerkat_xdp_%s_total", name), doc, MK_PROM_COUNTER, fmt("xdp.%s", name),
+		    NULL, NULL, 1);
+}
+
 static void table_xdp(void)
 {
 	row("meerkat_uptime_seconds", "seconds since the sensor started", MK_PROM_GAUGE, "uptime",
@@ -209,13 +221,7 @@ static void table_xdp(void)
 	    MK_PROM_COUNTER, "xdp." str, fmt("reason=\"%s\"", stripped(str, "err_")), NULL, 1);
 	MK_STAT_ERRORS(X)
 #undef X
-#define X(id, str, doc)                                                                       \
-	if (!strncmp(str, "tunnel_", 7) && strcmp(str, "tunnel_depth_exceeded"))              \
-		row("meerkat_xdp_tunnel_stripped_total",                                      \
-		    "tunnels the XDP program stripped, by type", MK_PROM_COUNTER, "xdp." str, \
-		    fmt("tunnel=\"%s\"", str + 7), NULL, 1);                                  \
-	else                                                                                  \
-		row("meerkat_xdp_" str "_total", doc, MK_PROM_COUNTER, "xdp." str, NULL, NULL, 1);
+#define X(id, str, doc) xdp_info_row(str, doc);
 	MK_STAT_INFO(X)
 #undef X
 	row("meerkat_xdp_invariant_holds",
