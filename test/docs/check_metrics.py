@@ -1,14 +1,20 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""docs/metrics.md lists every metric the endpoint has, as the code says.
+"""docs/metrics.md lists every metric the endpoint has, as the code says;
+the Grafana dashboard is JSON and queries only metrics that exist.
 
-usage: check_metrics.py PROM_RENDER DOCS/METRICS.MD [--write]
+usage: check_metrics.py PROM_RENDER DOCS/METRICS.MD [--dashboard FILE] [--write]
 
 The table between the markers in the page is `prom_render --list`; with
 --write the page is updated in place, otherwise a difference fails, showing
-which rows differ.
+which rows differ. With --dashboard, every meerkat_* name in the
+dashboard's queries must be one of those families (a histogram's with
+_bucket, _sum or _count). testbench_live_metrics checks the same against a
+real scrape.
 """
 import difflib
+import json
+import re
 import subprocess
 import sys
 
@@ -22,6 +28,39 @@ if BEGIN not in text or END not in text:
     sys.exit("%s: the markers of the generated list are missing" % page)
 head, rest = text.split(BEGIN, 1)
 have, tail = rest.split(END, 1)
+
+def check_dashboard(path):
+    families = set()
+    for m in re.finditer(r"^\| `(meerkat_[a-z0-9_]+)` \| (\w+) \|", want, re.M):
+        families.add(m.group(1))
+        if m.group(2) == "histogram":
+            families.update(m.group(1) + s for s in ("_bucket", "_sum", "_count"))
+    try:
+        dash = json.load(open(path))
+    except ValueError as e:
+        sys.exit("%s: not JSON: %s" % (path, e))
+    exprs = []
+
+    def walk(v):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k in ("expr", "query") and isinstance(x, str):
+                    exprs.append(x)
+                else:
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(dash)
+    used = {n for e in exprs for n in re.findall(r"\bmeerkat_[a-z0-9_]+", e)}
+    missing = sorted(used - families)
+    if not exprs or missing:
+        sys.exit("%s: %d queries; no such metric: %s" % (path, len(exprs), ", ".join(missing)))
+    print("%s: %d queries on %d metrics, all built" % (path, len(exprs), len(used)))
+
+
+if "--dashboard" in sys.argv:
+    check_dashboard(sys.argv[sys.argv.index("--dashboard") + 1])
 if have == want:
     print("%s: %d metric families, as built" % (page, want.count("\n") - 2))
     sys.exit(0)
