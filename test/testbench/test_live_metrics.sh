@@ -5,6 +5,7 @@
 # testbench (needs root):
 #   1. meerkat -i with the endpoint on the sensor namespace's loopback, the
 #      sample rules, 2 workers; /metrics answers, other paths 404, POST 405;
+#      garbage, cut requests and a 100 kB header do not stop it;
 #   2. the sample traffic replayed (looped, a few seconds) while /metrics is
 #      scraped: each scrape passes `promtool check metrics` with nothing to
 #      say (no error, no lint warning), and the scrape counter moves;
@@ -88,6 +89,27 @@ code="$(status_of "http://$ADDR/")"
 code="$(status_of -X POST "http://$ADDR/metrics")"
 [ "$code" = 405 ] || tb_fail "POST /metrics answered $code, want 405"
 tb_ok "meerkat -i $TB_SENSOR_IF (pid $TB_MK_PID): /metrics on $ADDR; / is 404, POST 405"
+# what a scanner or a broken client sends: each on its own connection
+tb_sensor /usr/bin/python3 - "$PORT" <<'PY' || tb_fail "hostile requests: the endpoint went away"
+import socket, sys
+port = int(sys.argv[1])
+for req in [b"\x00\xff garbage\r\n\r\n", b"GET /metr", b"GET /metrics HTTP/1.1\r\nHost: x\r\n",
+            b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 100000 + b"\r\n\r\n",
+            b"GET /" + b"%" * 5000 + b" HTTP/1.1\r\n\r\n", b"POST /metrics HTTP/1.1\r\n"
+            b"Content-Length: 1000000\r\n\r\n" + b"x" * 1000]:
+    s = socket.create_connection(("127.0.0.1", port), 2)
+    try:
+        s.sendall(req)
+        s.shutdown(socket.SHUT_WR)
+        s.settimeout(2)
+        s.recv(65536)
+    except OSError:
+        pass
+    s.close()
+PY
+kill -0 "$TB_MK_PID" || tb_fail "meerkat died of hostile requests: $(cat "$TB_MK_DIR/err")"
+scrape "$TB_TMP/first.prom" || tb_fail "no answer after the hostile requests"
+tb_ok "garbage, cut requests, a 100 kB header and an oversized body: still serving"
 
 # 2. scrapes while the traffic runs
 LOOPS=8
