@@ -220,6 +220,8 @@ static const char *const custom_keys[] = {
 	"capture.interfaces",
 	"capture.cpu-affinity",
 	"bypass.cidr",
+	/* test_prometheus.c: prometheus::listen_forms, config_keys */
+	"stats.prometheus.listen",
 	/* bits of one field: config::tunnel_decoders */
 	"decoder.gtpu.enabled",
 	"decoder.l2tp.enabled",

@@ -1021,6 +1021,7 @@ json_t *mk_bypass_mgr_stats_json(struct mk_bypass_mgr *m)
 		json_object_set_new(h, mk_bypass_lat_names[i],
 				    json_integer((json_int_t)s.lat_hist[i]));
 	json_object_set_new(lat, "max_us", json_integer((json_int_t)(s.lat_max_ns / 1000)));
+	json_object_set_new(lat, "sum_us", json_integer((json_int_t)(s.lat_sum_ns / 1000)));
 	json_object_set_new(
 		lat, "avg_us",
 		json_integer(

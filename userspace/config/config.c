@@ -39,6 +39,7 @@ static const struct mk_cfg_table bypass_table = {
 static const struct mk_cfg_module modules[] = {
 	{ &mk_rules_cfg_table, offsetof(struct mk_config, rules) },
 	{ &mk_output_cfg_table, offsetof(struct mk_config, output) },
+	{ &mk_prom_cfg_table, offsetof(struct mk_config, prometheus) },
 	{ &mk_capture_cfg_table, offsetof(struct mk_config, capture) },
 	{ &mk_decoder_cfg_table, offsetof(struct mk_config, parse) },
 	{ &mk_flow_cfg_table, offsetof(struct mk_config, flow) },

@@ -25,6 +25,7 @@
 #include "flow.h"
 #include "map_types.h"
 #include "output_cfg.h"
+#include "prometheus.h"
 #include "rules_cfg.h"
 #include "stream.h"
 
@@ -42,6 +43,7 @@ struct mk_config {
 	struct mk_defrag_config defrag; /* defrag: (the defragmenter's own settings) */
 	struct mk_app_cfg app;		/* app-layer: */
 	struct mk_output_cfg output;	/* default-log-dir:, stats:, outputs: */
+	struct mk_prom_cfg prometheus;	/* stats.prometheus: the metrics endpoint (live) */
 	struct mk_rules_cfg rules;	/* vars:, default-rule-path:, rule-files:, ... */
 	struct mk_bypass_cfg
 		bypass_cfg;	/* stream.bypass, flow.bypass-*, detect.pass-bypass, bypass.* */

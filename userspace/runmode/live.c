@@ -51,6 +51,7 @@
 #include "log.h"
 #include "manager.h"
 #include "meta_parse.h"
+#include "metrics_http.h"
 #include "privs.h"
 #include "rx_order.h"
 #include "spsc.h"
@@ -168,6 +169,8 @@ struct live {
 	int ctl_open;
 	struct mk_link_watch links; /* link down/up of the interfaces: the capture gaps */
 	int links_open;
+	struct mk_metrics_http *metrics; /* stats.prometheus; NULL when off */
+	pthread_mutex_t stats_lock;	 /* the metrics thread's snapshot against link events */
 	_Atomic int stop;
 	uint64_t start_mono_ns;
 	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
@@ -733,6 +736,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 			t->pipe.cnt[k] += s.pipe.cnt[k];
 		for (k = 0; k < MK_DETECT_CNT_MAX; k++)
 			t->pipe.detect[k] += s.pipe.detect[k];
+		for (k = 0; k < MK_APP_CNT_MAX; k++)
+			t->pipe.app[k] += s.pipe.app[k];
 		for (k = 0; k < MK_FLOW_CNT_MAX; k++)
 			t->pipe.flow_cnt[k] += s.pipe.flow_cnt[k];
 		t->pipe.flows_logged += s.pipe.flows_logged;
@@ -833,6 +838,39 @@ static void live_stats_event(struct live *lv)
 	}
 	free(text);
 	json_decref(ev);
+}
+
+/*
+ * The metrics endpoint's snapshot, taken on its thread at each scrape: the
+ * stats `meerkatctl stats` shows, and each worker's own counters under
+ * workers[].pipeline (capture, worker, flow, stream, defrag, detect,
+ * app_layer), which Prometheus labels by worker.
+ */
+static json_t *live_metrics_snapshot(void *ctx)
+{
+	struct live *lv = ctx;
+	struct live_totals t;
+	json_t *st, *ws;
+	unsigned int w, k;
+
+	pthread_mutex_lock(&lv->stats_lock);
+	st = live_stats(lv, &t);
+	pthread_mutex_unlock(&lv->stats_lock);
+	ws = json_object_get(st, "workers");
+	for (w = 0; w < lv->nworkers; w++) {
+		json_t *p = json_object(), *cap = json_object();
+		struct live_snap s;
+
+		pthread_mutex_lock(&lv->ws[w].snap_lock);
+		s = lv->ws[w].snap;
+		pthread_mutex_unlock(&lv->ws[w].snap_lock);
+		for (k = 0; k < MK_LIVE_CNT_MAX; k++)
+			json_set_u64(cap, live_counter_names[k], s.cnt[k]);
+		json_object_set_new(p, "capture", cap);
+		mk_worker_stats_foreach(&s.pipe, add_pipe_counter, p);
+		json_object_set_new(json_array_get(ws, w), "pipeline", p);
+	}
+	return st;
 }
 
 /* ---- control commands --------------------------------------------------- */
@@ -1359,8 +1397,11 @@ static void main_loop(struct live *lv)
 				live_stats_event(lv);
 			}
 		}
-		if (pfds[2].revents)
+		if (pfds[2].revents) {
+			pthread_mutex_lock(&lv->stats_lock);
 			mk_link_watch_handle(&lv->links);
+			pthread_mutex_unlock(&lv->stats_lock);
+		}
 		if (nctl)
 			mk_ctl_server_handle(&lv->ctl, pfds + n, nctl);
 	}
@@ -1388,6 +1429,7 @@ static void live_init(struct live *lv, const struct mk_config *c, const struct m
 	lv->cap = c->capture;
 	lv->start_mono_ns = now_mono_ns();
 	pthread_mutex_init(&lv->thresh_lock, NULL);
+	pthread_mutex_init(&lv->stats_lock, NULL);
 }
 
 /* What live capture cannot run with, refused before anything is created. */
@@ -1432,6 +1474,9 @@ static int live_setup(struct live *lv)
 	err = workers_create(lv);
 	if (!err)
 		err = bypass_create(lv);
+	/* bound now, as root and before anything is attached; served once privileges are dropped */
+	if (!err && lv->conf->prometheus.enabled)
+		err = mk_metrics_http_new(&lv->metrics, &lv->conf->prometheus);
 	return err;
 }
 
@@ -1543,6 +1588,9 @@ static void live_stop(struct live *lv)
 {
 	unsigned int i;
 
+	/* no scrape reads what is torn down from here on */
+	mk_metrics_http_free(lv->metrics);
+	lv->metrics = NULL;
 	for (i = 0; i < lv->nifaces; i++)
 		if (lv->ifaces[i].loaded)
 			mk_loader_detach(&lv->ifaces[i].loader);
@@ -1566,6 +1614,8 @@ static void live_close(struct live *lv)
 {
 	unsigned int i;
 
+	mk_metrics_http_free(lv->metrics); /* a setup that failed after the bind */
+	lv->metrics = NULL;
 	mk_bypass_mgr_free(lv->bypass);
 	lv->bypass = NULL;
 	for (i = 0; i < lv->nifaces; i++)
@@ -1580,6 +1630,7 @@ static void live_free(struct live *lv)
 	pthread_sigmask(SIG_SETMASK, &lv->old_sigmask, NULL);
 	mk_detect_thresh_free(lv->thresh);
 	pthread_mutex_destroy(&lv->thresh_lock);
+	pthread_mutex_destroy(&lv->stats_lock);
 	free(lv);
 }
 
@@ -1616,6 +1667,8 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	if (err)
 		goto out_stop;
 	err = control_socket_open(lv);
+	if (!err && lv->metrics)
+		err = mk_metrics_http_start(lv->metrics, live_metrics_snapshot, lv);
 	if (err)
 		goto out_stop;
 	live_announce(lv);
