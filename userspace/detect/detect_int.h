@@ -833,6 +833,7 @@ struct mk_detect_thread {
 	unsigned int nalerts;
 	uint8_t *arena; /* payload copies of this packet's alerts */
 	size_t arena_used, arena_cap;
+	uint64_t swap_max_ns; /* longest adoption of a reloaded engine (one packet's delay) */
 	uint64_t cnt[MK_DETECT_CNT_MAX];
 };
 

@@ -109,6 +109,8 @@ static struct cfg_copy *cfg_copy(const struct mk_detect_cfg *src)
 	return c;
 }
 
+#define MASTER_RETIRED_MAX 8
+
 struct mk_detect_master {
 	pthread_mutex_t lock;
 	struct mk_detect_engine *cur;
@@ -120,6 +122,9 @@ struct mk_detect_master {
 	uint32_t reloads_ok, reloads_failed;
 	char last_msg[256];
 	struct cfg_copy *pending;
+	/* replaced engines some worker may still use (mk_detect_master_reap) */
+	struct mk_detect_engine *retired[MASTER_RETIRED_MAX];
+	unsigned int nretired;
 };
 
 int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out)
@@ -196,7 +201,11 @@ static void *reload_main(void *arg)
 
 	pthread_mutex_lock(&m->lock);
 	if (!err) {
-		old = m->cur;
+		/* kept until the workers let go; with no room, the last worker frees it */
+		if (m->nretired < MASTER_RETIRED_MAX)
+			m->retired[m->nretired++] = m->cur;
+		else
+			old = m->cur;
 		e->stats.generation = atomic_load(&m->gen) + 1;
 		m->cur = e;
 		atomic_store_explicit(&m->gen, e->stats.generation, memory_order_release);
@@ -293,11 +302,35 @@ uint64_t mk_detect_master_generation(struct mk_detect_master *m)
 	return atomic_load_explicit(&m->gen, memory_order_acquire);
 }
 
+unsigned int mk_detect_master_reap(struct mk_detect_master *m)
+{
+	struct mk_detect_engine *done[MASTER_RETIRED_MAX];
+	unsigned int i, n = 0, kept = 0, left;
+
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i < m->nretired; i++) {
+		/* only the master's reference is left: no worker can take a new one */
+		if (atomic_load_explicit(&m->retired[i]->refcnt, memory_order_acquire) == 1)
+			done[n++] = m->retired[i];
+		else
+			m->retired[kept++] = m->retired[i];
+	}
+	m->nretired = left = kept;
+	pthread_mutex_unlock(&m->lock);
+	for (i = 0; i < n; i++)
+		mk_detect_engine_put(done[i]);
+	return left;
+}
+
 void mk_detect_master_free(struct mk_detect_master *m)
 {
+	unsigned int i;
+
 	if (!m)
 		return;
 	mk_detect_reload_wait(m);
+	for (i = 0; i < m->nretired; i++)
+		mk_detect_engine_put(m->retired[i]);
 	mk_detect_engine_put(m->cur);
 	cfg_copy_free(m->pending);
 	pthread_mutex_destroy(&m->lock);

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "detect_int.h"
 
 static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
@@ -122,6 +123,11 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t)
 {
 	return t->cnt;
+}
+
+uint64_t mk_detect_thread_swap_max_ns(const struct mk_detect_thread *t)
+{
+	return t->swap_max_ns;
 }
 
 uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t)
@@ -648,12 +654,21 @@ void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt
 {
 	if (t->m && mk_detect_master_generation(t->m) != t->gen) {
 		struct mk_detect_engine *e = mk_detect_master_engine(t->m);
+		struct timespec a, b;
+		uint64_t ns;
 
+		/* what the swap costs this packet: the new scratch (the old engine is freed elsewhere) */
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		/* out of memory: keep the old engine and try again next packet */
 		if (thread_adopt(t, e, e->stats.generation))
 			mk_detect_engine_put(e);
 		else
 			t->cnt[MK_DETECT_CNT_RELOADS]++;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)b.tv_nsec -
+		     (uint64_t)a.tv_nsec;
+		if (ns > t->swap_max_ns)
+			t->swap_max_ns = ns;
 	}
 	t->pkt = *pkt;
 	t->nalerts = 0;
