@@ -349,7 +349,6 @@ static int run_live(const struct meerkat_params *prm, const struct mk_config_cli
 	err = detect_load(prm, conf, &dc, &lo.detect);
 	if (err)
 		return err;
-	lo.detect_cfg = &dc;
 	lo.reload = (struct mk_reload_src){ .path = prm->config,
 					    .load = reload_load,
 					    .detect_cfg = reload_detect_cfg,

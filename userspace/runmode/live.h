@@ -58,10 +58,9 @@ struct mk_live_opts {
 	int eve_truncate;      /* start eve.json empty instead of appending */
 	struct mk_eve_fmt eve; /* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;      /* print the final counters on stderr */
-	struct mk_detect_master *detect;	/* rules; NULL: no detection */
-	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
-	struct mk_eve_alert_opts alert_opts;	/* payload in alert records */
-	struct mk_reload_src reload;		/* how a reload reads the configuration again */
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
+	struct mk_reload_src reload;	     /* how a reload reads the configuration again */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

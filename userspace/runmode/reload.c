@@ -90,7 +90,7 @@ static int cidr_changed(const struct mk_config_change *ch, int n)
 static void rules_json(json_t *reply, struct mk_detect_master *m)
 {
 	struct mk_detect_status st;
-	json_t *fail = json_object();
+	json_t *why = json_object();
 	int i;
 
 	mk_detect_master_status(m, &st);
@@ -99,9 +99,9 @@ static void rules_json(json_t *reply, struct mk_detect_master *m)
 	json_object_set_new(reply, "rules_failed", json_integer(st.load.failed));
 	for (i = 0; i < MK_DETECT_FAIL_MAX; i++)
 		if (st.load.fail[i])
-			json_object_set_new(fail, mk_detect_fail_names[i],
+			json_object_set_new(why, mk_detect_fail_names[i],
 					    json_integer(st.load.fail[i]));
-	json_object_set_new(reply, "rules_failed_by_reason", fail);
+	json_object_set_new(reply, "rules_failed_by_reason", why);
 	json_object_set_new(reply, "rules_message", json_string(st.last_reload_msg));
 }
 
