@@ -122,6 +122,11 @@ struct mk_detect_master {
 	uint32_t reloads_ok, reloads_failed;
 	char last_msg[256];
 	struct cfg_copy *pending;
+	/* per-thread sets for the current generation, made by the reload (mk_detect_prep) */
+	struct mk_detect_prep *prep;
+	unsigned int nprep;
+	uint64_t prep_gen;
+	unsigned int nthreads;
 	/* replaced engines some worker may still use (mk_detect_master_reap) */
 	struct mk_detect_engine *retired[MASTER_RETIRED_MAX];
 	unsigned int nretired;
@@ -179,10 +184,63 @@ static int reload_refused(const struct mk_detect_engine *prev, const struct mk_d
 	return 0;
 }
 
+/* The sets of the previous generation nobody took; under the lock. */
+static void prep_drop(struct mk_detect_master *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nprep; i++)
+		mk_detect_prep_free(&m->prep[i]);
+	free(m->prep);
+	m->prep = NULL;
+	m->nprep = 0;
+}
+
+/* One set per thread of @m for engine @e; as many as memory allows (the rest make their own). */
+static struct mk_detect_prep *prep_make(struct mk_detect_master *m,
+					const struct mk_detect_engine *e, unsigned int *n)
+{
+	struct mk_detect_prep *p;
+	unsigned int want;
+
+	pthread_mutex_lock(&m->lock);
+	want = m->nthreads;
+	pthread_mutex_unlock(&m->lock);
+	*n = 0;
+	p = want ? calloc(want, sizeof(*p)) : NULL;
+	if (!p)
+		return NULL;
+	while (*n < want && !mk_detect_prep_new(e, &p[*n]))
+		(*n)++;
+	return p;
+}
+
+int mk_detect_master_take_prep(struct mk_detect_master *m, uint64_t gen, struct mk_detect_prep *p)
+{
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->prep_gen == gen && m->nprep) {
+		*p = m->prep[--m->nprep];
+		err = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+void mk_detect_master_threads(struct mk_detect_master *m, int delta)
+{
+	pthread_mutex_lock(&m->lock);
+	m->nthreads += (unsigned int)delta;
+	pthread_mutex_unlock(&m->lock);
+}
+
 static void *reload_main(void *arg)
 {
 	struct mk_detect_master *m = arg;
 	struct mk_detect_engine *prev, *e = NULL, *old = NULL;
+	struct mk_detect_prep *preps = NULL;
+	unsigned int nprep = 0;
 	char why[256];
 	int err;
 
@@ -198,9 +256,16 @@ static void *reload_main(void *arg)
 		}
 	}
 	mk_detect_engine_put(prev);
+	/* each worker's scratch space for the new engine, made here and not on its packet path */
+	if (!err)
+		preps = prep_make(m, e, &nprep);
 
 	pthread_mutex_lock(&m->lock);
 	if (!err) {
+		prep_drop(m);
+		m->prep = preps;
+		m->nprep = nprep;
+		m->prep_gen = atomic_load(&m->gen) + 1;
 		/* kept until the workers let go; with no room, the last worker frees it */
 		if (m->nretired < MASTER_RETIRED_MAX)
 			m->retired[m->nretired++] = m->cur;
@@ -331,6 +396,7 @@ void mk_detect_master_free(struct mk_detect_master *m)
 	mk_detect_reload_wait(m);
 	for (i = 0; i < m->nretired; i++)
 		mk_detect_engine_put(m->retired[i]);
+	prep_drop(m);
 	mk_detect_engine_put(m->cur);
 	cfg_copy_free(m->pending);
 	pthread_mutex_destroy(&m->lock);

@@ -32,35 +32,54 @@
 #include <time.h>
 #include "detect_int.h"
 
-static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
+int mk_detect_prep_new(const struct mk_detect_engine *e, struct mk_detect_prep *p)
 {
-	void *scratch = NULL;
-	uint64_t *bits;
-	uint32_t *cand, i, words;
+	uint32_t i, words;
 
+	memset(p, 0, sizeof(*p));
 	for (i = 0; i < e->ngroups; i++)
-		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
-			mk_prefilter_scratch_free(scratch);
+		if (mk_prefilter_scratch(e->groups[i]->pf, &p->scratch)) {
+			mk_detect_prep_free(p);
 			return -ENOMEM;
 		}
 	/* one bit per rule, then one summary bit per word of them */
 	words = e->nrules / 64 + 1;
-	bits = calloc(words + words / 64 + 1, sizeof(*bits));
-	cand = malloc((e->nrules + 1) * sizeof(*cand));
-	if (!bits || !cand) {
-		free(bits);
-		free(cand);
-		mk_prefilter_scratch_free(scratch);
+	p->words = words;
+	p->bits = calloc(words + words / 64 + 1, sizeof(*p->bits));
+	p->cand = malloc((e->nrules + 1) * sizeof(*p->cand));
+	if (!p->bits || !p->cand) {
+		mk_detect_prep_free(p);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+void mk_detect_prep_free(struct mk_detect_prep *p)
+{
+	mk_prefilter_scratch_free(p->scratch);
+	free(p->bits);
+	free(p->cand);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The thread takes engine @e (its reference) with what it needs to use it:
+ * prepared by the reload when the master has it for @gen, else made here.
+ */
+static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
+{
+	struct mk_detect_prep p;
+
+	if ((!t->m || mk_detect_master_take_prep(t->m, gen, &p)) && mk_detect_prep_new(e, &p))
+		return -ENOMEM;
 	mk_prefilter_scratch_free(t->scratch);
 	free(t->cand_bits);
 	free(t->cand);
 	mk_detect_engine_put(t->eng);
-	t->scratch = scratch;
-	t->cand_bits = bits;
-	t->cand_sum = bits + words;
-	t->cand = cand;
+	t->scratch = p.scratch;
+	t->cand_bits = p.bits;
+	t->cand_sum = p.bits + p.words;
+	t->cand = p.cand;
 	t->ncand = 0;
 	t->eng = e;
 	t->gen = gen;
@@ -87,8 +106,10 @@ int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **o
 		mk_detect_engine_put(e);
 		free(*out);
 		*out = NULL;
+		return err;
 	}
-	return err;
+	mk_detect_master_threads(m, 1);
+	return 0;
 }
 
 int mk_detect_thread_new_engine(struct mk_detect_engine *e, struct mk_detect_thread **out)
@@ -110,6 +131,8 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 {
 	if (!t)
 		return;
+	if (t->m)
+		mk_detect_master_threads(t->m, -1);
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
 	free(t->cand_bits);
