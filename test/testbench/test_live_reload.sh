@@ -14,16 +14,19 @@
 #            added: that host's frames are dropped in the driver
 #            (drop_cidr_bypass grows, the workers no longer see them);
 #   phase 3  after SIGUSR2 to configuration C: rules C (sid 1 removed, sid 4
-#            new on port 7001), the CIDR list empty again;
+#            new on port 7001), the CIDR list empty again (a prefix added
+#            by `meerkatctl bypass cidr add` meanwhile goes too);
 #   phase 4  after a configuration with a YAML syntax error was refused
 #            (the reply names config.yaml:LINE:COLUMN) and
-#   phase 5  after one with an unknown key was refused: rules C still fire;
+#   phase 5  after one with an unknown key and one naming a missing rule file
+#            (the CIDR list it changed is put back) were refused: rules C
+#            still fire;
 #            then a changed capture.workers is reported as restart_needed.
 # Every frame sent in phase p to a port raises exactly the alert of the
 # rule set of phase p for that port (counts equal, no other sid), frames
 # sent while a reload ran (phase 6) raise the old or the new one; at the
 # end the accounting line is exact (nothing lost, no socket drop) and the
-# stats count 3 reloads applied, 2 refused, generation 4.
+# stats count 3 reloads applied, 3 refused, generation 4.
 # Everything it creates is removed when it ends, pass or fail.
 #
 # usage: test_live_reload.sh BUILD_DIR
@@ -142,6 +145,8 @@ drops="$(stat_of xdp.drop_cidr_bypass)"
 tb_ok "$BYPASS_HOST dropped in the driver after the reload: drop_cidr_bypass $drops"
 
 # --- phase 3: SIGUSR2 to C ----------------------------------------------------
+# a prefix added at run time: the reload makes the list the file's again
+tb_ctl bypass cidr add 198.18.78.0/24 >/dev/null || tb_fail "bypass cidr add"
 config c.rules 20 ""
 phase 6
 kill -USR2 "$TB_MK_PID"
@@ -149,6 +154,7 @@ tb_wait 30 test "$(stat_of reload.generation)" = 3 || tb_fail "SIGUSR2: no gener
 phase 3
 grep -q "reload: .*bypass.cidr: \[198.18.77.0/24\] -> \[\]" "$TB_MK_DIR/err" ||
 	tb_fail "the log does not show the CIDR change of SIGUSR2"
+[ -z "$(tb_ctl bypass cidr list)" ] || tb_fail "CIDR list after SIGUSR2: $(tb_ctl bypass cidr list)"
 d0="$(stat_of xdp.drop_cidr_bypass)"
 sleep 1.5
 d1="$(stat_of xdp.drop_cidr_bypass)"
@@ -170,6 +176,13 @@ if out="$(tb_ctl reload 2>&1)"; then tb_fail "an unknown key was accepted: $out"
 grep -Eq "$CONF:[0-9]+:[0-9]+: flow.no-such-key: unknown key" <<<"$out" ||
 	tb_fail "no file:line:key in the refusal: $out"
 tb_ok "unknown key refused: ${out#*reload: }"
+# rules that cannot be built refuse the reload after the CIDR list changed: it is put back
+config missing.rules 20 "$BYPASS_HOST/24"
+if out="$(tb_ctl reload 2>&1)"; then tb_fail "a missing rule file was accepted: $out"; fi
+grep -q "rules: .*missing.rules.*running configuration stays" <<<"$out" ||
+	tb_fail "the refusal does not name the rule file: $out"
+[ -z "$(tb_ctl bypass cidr list)" ] || tb_fail "the CIDR list was not put back: $(tb_ctl bypass cidr list)"
+tb_ok "missing rule file refused, CIDR list put back: ${out#*reload: }"
 phase 5
 sleep 1.5
 [ "$(stat_of reload.generation)" = 3 ] || tb_fail "a refused reload changed the generation"
@@ -228,7 +241,7 @@ extra = {k: v for k, v in got.items() if k not in old_or_new}
 if extra:
     bad.append("alerts of the wrong rule set: %s" % extra)
 r = stats["reload"]
-if (r["generation"], r["reloads_ok"], r["reloads_failed"]) != (4, 3, 2):
+if (r["generation"], r["reloads_ok"], r["reloads_failed"]) != (4, 3, 3):
     bad.append("final stats reload %s" % r)
 if bad:
     print("; ".join(bad))
@@ -238,6 +251,6 @@ else:
 PY
 )"
 case "$verdict" in
-ok*) tb_ok "every frame raised its phase's alert and no other (${verdict#ok }); stats: 3 reloads, 2 refused" ;;
+ok*) tb_ok "every frame raised its phase's alert and no other (${verdict#ok }); stats: 3 reloads, 3 refused" ;;
 *) tb_fail "$verdict" ;;
 esac

@@ -26,7 +26,6 @@
  * stop; then the final stats and the accounting check:
  *   frames the program redirected = frames workers took + socket drops.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -981,26 +980,26 @@ static json_t *cmd_reload(void *ctx, json_t *args, const char **why)
 }
 
 /* reload.h's target: the CIDR list through the bypass manager, the maps' one writer. */
-static json_t *reload_cidr(void *ctx, const struct mk_config *c, char *why, size_t len)
+static json_t *reload_cidr_set(void *ctx, json_t *prefixes, char *why, size_t len)
 {
 	struct live *lv = ctx;
-	json_t *list = json_array(), *args, *r;
-	char a[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN + 8];
+	json_t *args = json_pack("{s:O}", "prefixes", prefixes), *r;
 	const char *w = NULL;
-	unsigned int i;
 
-	for (i = 0; i < c->nbypass; i++) {
-		inet_ntop(c->bypass[i].family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET,
-			  c->bypass[i].addr, a, sizeof(a));
-		snprintf(p, sizeof(p), "%s/%u", a, c->bypass[i].prefix);
-		json_array_append_new(list, json_string(p));
-	}
-	args = json_pack("{s:o}", "prefixes", list);
 	r = mk_bypass_mgr_command(lv->bypass, MK_BYPASS_OP_CIDR_SET, args, why, len, &w);
 	json_decref(args);
 	if (!r && w != why)
 		snprintf(why, len, "%s", w ? w : "bypass.cidr: not applied");
 	return r;
+}
+
+static json_t *reload_cidr_list(void *ctx)
+{
+	struct live *lv = ctx;
+	const char *w = NULL;
+
+	return mk_bypass_mgr_command(lv->bypass, MK_BYPASS_OP_CIDR_LIST, NULL, lv->ctl_why,
+				     sizeof(lv->ctl_why), &w);
 }
 
 /* reload.h's target: the workers' settings (taken between batches) and the stats timer. */
@@ -1473,10 +1472,12 @@ static void live_init(struct live *lv, const struct mk_config *c, const struct m
 	pthread_mutex_init(&lv->thresh_lock, NULL);
 	pthread_mutex_init(&lv->wset.lock, NULL);
 	lv->eve_types = c->output.eve.types;
-	mk_reload_init(
-		&lv->reload, c, &o->reload,
-		&(struct mk_reload_target){ .cidr = reload_cidr, .live = reload_live, .ctx = lv },
-		o->detect);
+	mk_reload_init(&lv->reload, c, &o->reload,
+		       &(struct mk_reload_target){ .cidr_list = reload_cidr_list,
+						   .cidr_set = reload_cidr_set,
+						   .live = reload_live,
+						   .ctx = lv },
+		       o->detect);
 }
 
 /* What live capture cannot run with, refused before anything is created. */

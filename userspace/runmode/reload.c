@@ -5,6 +5,7 @@
  * leaves what runs as it was (the CIDR list is put back when the rules
  * fail after it changed).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,14 +77,20 @@ static int changes(const struct mk_config *a, const struct mk_config *b,
 	return mk_config_diff(a, b, *out, (unsigned int)n);
 }
 
-static int cidr_changed(const struct mk_config_change *ch, int n)
+/* @c's bypass.cidr as the bypass manager's commands take it. */
+static json_t *cidr_strings(const struct mk_config *c)
 {
-	int i;
+	char a[INET6_ADDRSTRLEN], p[INET6_ADDRSTRLEN + 8];
+	json_t *list = json_array();
+	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		if (!strcmp(ch[i].path, "bypass.cidr"))
-			return 1;
-	return 0;
+	for (i = 0; i < c->nbypass; i++) {
+		inet_ntop(c->bypass[i].family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET,
+			  c->bypass[i].addr, a, sizeof(a));
+		snprintf(p, sizeof(p), "%s/%u", a, c->bypass[i].prefix);
+		json_array_append_new(list, json_string(p));
+	}
+	return list;
 }
 
 /* The rules part of the reply. */
@@ -131,7 +138,7 @@ json_t *mk_reload_run(struct mk_reload *r)
 {
 	const struct mk_config *cur = r->cur ? r->cur : r->start;
 	struct mk_config_change *vs_start = NULL, *vs_cur = NULL;
-	json_t *reply = NULL, *applied, *restart, *cidr = NULL;
+	json_t *reply = NULL, *applied, *restart, *cidr = NULL, *before = NULL, *want;
 	uint64_t t0 = now_ms();
 	struct mk_config *nc = calloc(1, sizeof(*nc));
 	int nstart, ncur, i, err;
@@ -156,24 +163,22 @@ json_t *mk_reload_run(struct mk_reload *r)
 		goto out;
 	}
 
-	/* the CIDR list first: put back if the rules fail */
-	if (cidr_changed(vs_cur, ncur)) {
-		cidr = r->target.cidr(r->target.ctx, nc, why, sizeof(why));
-		if (!cidr) {
-			fail(r, t0, "%s", why);
-			goto out;
-		}
+	/* the CIDR list first, the file's whatever changed at run time; put back if the rules fail */
+	before = r->target.cidr_list(r->target.ctx);
+	want = cidr_strings(nc);
+	cidr = before ? r->target.cidr_set(r->target.ctx, want, why, sizeof(why)) : NULL;
+	json_decref(want);
+	if (!cidr) {
+		fail(r, t0, "%s", before ? why : "bypass.cidr: the list in force is unknown");
+		goto out;
 	}
 	if (r->detect && rules_reload(r, nc, why, sizeof(why))) {
-		if (cidr) {
-			json_t *back = r->target.cidr(r->target.ctx, cur, r->last_msg,
-						      sizeof(r->last_msg));
+		json_t *back =
+			r->target.cidr_set(r->target.ctx, before, r->last_msg, sizeof(r->last_msg));
 
-			if (!back)
-				mk_err("reload: the CIDR list could not be put back: %s",
-				       r->last_msg);
-			json_decref(back);
-		}
+		if (!back)
+			mk_err("reload: the CIDR list could not be put back: %s", r->last_msg);
+		json_decref(back);
 		fail(r, t0, "%s", why);
 		goto out;
 	}
@@ -214,8 +219,8 @@ json_t *mk_reload_run(struct mk_reload *r)
 		rules_json(reply, r->detect);
 	json_object_set_new(reply, "applied", applied);
 	json_object_set_new(reply, "restart_needed", restart);
-	if (cidr)
-		json_object_set_new(reply, "bypass_cidr", cidr);
+	json_object_set_new(reply, "bypass_cidr", cidr);
+	cidr = NULL;
 	snprintf(r->last_msg, sizeof(r->last_msg),
 		 "generation %llu in %llu ms: %zu change(s) applied, %zu need a restart",
 		 (unsigned long long)r->generation, (unsigned long long)r->last_ms,
@@ -225,6 +230,8 @@ json_t *mk_reload_run(struct mk_reload *r)
 	r->cur = nc;
 	nc = NULL;
 out:
+	json_decref(before);
+	json_decref(cidr);
 	free(vs_start);
 	free(vs_cur);
 	if (nc) {

@@ -12,7 +12,9 @@
  *   3. a new detection engine is built off the packet path from the rule
  *      files, variables and side files; rules that fail are skipped and
  *      counted as at start; a build that fails refuses the reload;
- *   4. the CIDR bypass list's difference goes to the driver's maps;
+ *   4. the CIDR bypass list becomes the file's: the difference with the list
+ *      in force (which `meerkatctl bypass cidr add/del` may have changed)
+ *      goes to the driver's maps;
  *   5. the live keys go to the workers, which take them between packets.
  *
  * Everything runs on the daemon's main thread, one reload at a time (a
@@ -38,8 +40,10 @@ struct mk_reload_src {
 
 /* What the run mode applies (live.c): the CIDR list and the workers' settings. */
 struct mk_reload_target {
-	/* the whole CIDR list of @c to the driver; the answer ({added, removed}) or NULL + @why */
-	json_t *(*cidr)(void *ctx, const struct mk_config *c, char *why, size_t len);
+	/* the CIDR list in force, an array of "prefix/len" strings (a new reference), or NULL */
+	json_t *(*cidr_list)(void *ctx);
+	/* @prefixes becomes the list: the answer ({added, removed}) or NULL + @why */
+	json_t *(*cidr_set)(void *ctx, json_t *prefixes, char *why, size_t len);
 	/* the live keys of @c to the workers and the main loop */
 	void (*live)(void *ctx, const struct mk_config *c);
 	void *ctx;
