@@ -204,7 +204,9 @@ json_t *mk_reload_run(struct mk_reload *r)
 		}
 	}
 	for (i = 0; i < ncur; i++) {
-		if (vs_cur[i].how == MK_CFG_RELOAD_RESTART)
+		/* without an engine (no rules at start) the rules keys wait for a restart */
+		if (vs_cur[i].how == MK_CFG_RELOAD_RESTART ||
+		    (vs_cur[i].how == MK_CFG_RELOAD_RULES && !r->detect))
 			continue;
 		json_array_append_new(applied, json_string(vs_cur[i].text));
 		mk_info("reload: %s", vs_cur[i].text);
