@@ -304,9 +304,34 @@ static struct mk_eve_alert_opts alert_opts(const struct mk_config *conf)
 	};
 }
 
-/* Live mode: the options are in @conf already (mk_config_setup). */
-static int run_live(const struct meerkat_params *prm, const struct mk_config *conf)
+/* What a configuration reload reads again: the same file with the same options over it. */
+struct reload_ctx {
+	const struct meerkat_params *prm;
+	const struct mk_config_cli *cli;
+};
+
+static int reload_load(void *ctx, struct mk_config *c)
 {
+	const struct reload_ctx *x = ctx;
+	int err = mk_config_setup(c, x->prm->config, x->cli);
+
+	if (!err && x->prm->reader_threads != READER_THREADS_UNSET)
+		c->capture.reader_threads = x->prm->reader_threads;
+	return err;
+}
+
+static void reload_detect_cfg(void *ctx, const struct mk_config *c, struct mk_detect_cfg *dc)
+{
+	const struct reload_ctx *x = ctx;
+
+	detect_cfg_fill(x->prm, c, dc);
+}
+
+/* Live mode: the options are in @conf already (mk_config_setup). */
+static int run_live(const struct meerkat_params *prm, const struct mk_config_cli *cli,
+		    const struct mk_config *conf)
+{
+	struct reload_ctx rx = { .prm = prm, .cli = cli };
 	struct mk_live_opts lo = { 0 };
 	struct mk_detect_cfg dc;
 	int err;
@@ -324,7 +349,10 @@ static int run_live(const struct meerkat_params *prm, const struct mk_config *co
 	err = detect_load(prm, conf, &dc, &lo.detect);
 	if (err)
 		return err;
-	lo.detect_cfg = &dc;
+	lo.reload = (struct mk_reload_src){ .path = prm->config,
+					    .load = reload_load,
+					    .detect_cfg = reload_detect_cfg,
+					    .ctx = &rx };
 	err = mk_live_run(conf, &lo);
 	mk_detect_master_free(lo.detect);
 	return err;
@@ -438,7 +466,7 @@ int main(int argc, char **argv)
 	}
 	/* live with interfaces from -i or the file, offline with -r */
 	if (!prm.read_file && conf.capture.n_ifaces) {
-		code = run_live(&prm, &conf) ? 1 : 0;
+		code = run_live(&prm, &cli, &conf) ? 1 : 0;
 		goto out;
 	}
 	if (!prm.read_file) {

@@ -279,8 +279,8 @@ echo 'alert tcp any any -> any 80 (msg:"meerkat faults test 2"; content:"meerkat
 	>"$W/local.rules"
 check "valid rules again: meerkatctl reload succeeds" ctl reload
 check "valid rules again: a new generation" [ "$(rules generation)" = "$((gen0 + 1))" ]
-tb_log "a reload re-reads the rule files (and classification, reference, threshold files);" \
-	"the YAML configuration is read at start only: a bad one is refused there (meerkat -T)"
+tb_log "a reload re-reads the rule files (and classification, reference, threshold files)," \
+	"the configuration file too (docs/operations.md, Reload); a bad one is refused with its file and line"
 
 # ---- 5. kill -9 under traffic, then restart -------------------------------------
 PIN="$TB_BPFFS/pins/$TB_SENSOR_IF/mk_flow_bypass"

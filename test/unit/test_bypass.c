@@ -215,6 +215,62 @@ Test(bypass, commands_name_the_field)
 	mk_bypass_mgr_free(m);
 }
 
+/* A configuration reload sets the whole list: its difference, in the list's order. */
+Test(bypass, cidr_set_applies_the_difference)
+{
+	struct mk_bypass_mgr *m = mgr_new(0, 64, 1);
+	const char *why = NULL;
+	char buf[256];
+	json_t *args, *r;
+
+	args = json_pack("{s:[s,s,s]}", "prefixes", "10.1.0.0/16", "192.0.2.9", "10.1.2.3/16");
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_SET, args, buf, sizeof(buf), &why);
+	cr_assert_not_null(r, "%s", why);
+	/* the third is the first again once its host bits are cleared */
+	cr_expect_eq(json_array_size(json_object_get(r, "added")), 2);
+	cr_expect_eq(json_array_size(json_object_get(r, "removed")), 0);
+	json_decref(r);
+	json_decref(args);
+	args = json_pack("{s:[s,s]}", "prefixes", "192.0.2.9/32", "2001:db8::/32");
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_SET, args, buf, sizeof(buf), &why);
+	cr_assert_not_null(r, "%s", why);
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(r, "added"), 0)),
+			 "2001:db8::/32");
+	cr_expect_eq(json_array_size(json_object_get(r, "added")), 1);
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(r, "removed"), 0)),
+			 "10.1.0.0/16");
+	cr_expect_eq(json_array_size(json_object_get(r, "removed")), 1);
+	json_decref(r);
+	json_decref(args);
+	/* a bad item refuses the whole list: nothing changes */
+	args = json_pack("{s:[s,s]}", "prefixes", "10.9.0.0/8", "10.1.0.0/33");
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_SET, args, buf, sizeof(buf), &why);
+	cr_expect_null(r);
+	cr_expect_str_eq(why, "prefixes[1]: '10.1.0.0/33' is not an IPv4 or IPv6 prefix");
+	json_decref(args);
+	args = json_pack("{s:s}", "prefixes", "10.0.0.0/8");
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_SET, args, buf, sizeof(buf), &why);
+	cr_expect_null(r);
+	cr_expect_str_eq(why, "prefixes: not a list");
+	json_decref(args);
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_LIST, NULL, buf, sizeof(buf), &why);
+	cr_assert_eq(json_array_size(r), 2);
+	cr_expect_str_eq(json_string_value(json_array_get(r, 0)), "192.0.2.9/32");
+	cr_expect_str_eq(json_string_value(json_array_get(r, 1)), "2001:db8::/32");
+	json_decref(r);
+	/* and empty */
+	args = json_pack("{s:[]}", "prefixes");
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_SET, args, buf, sizeof(buf), &why);
+	cr_assert_not_null(r, "%s", why);
+	cr_expect_eq(json_array_size(json_object_get(r, "removed")), 2);
+	json_decref(r);
+	json_decref(args);
+	r = mk_bypass_mgr_command(m, MK_BYPASS_OP_CIDR_LIST, NULL, buf, sizeof(buf), &why);
+	cr_expect_eq(json_array_size(r), 0);
+	json_decref(r);
+	mk_bypass_mgr_free(m);
+}
+
 /* ---- the worker's side: a flow's capture bypass and the news that end it ---- */
 
 struct rec {

@@ -556,8 +556,14 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	cr_assert_eq(st.load.loaded, 1);
 	cr_assert_eq(mk_detect_thread_generation(h.t), 1,
 		     "the worker adopts only at its next packet");
+	cr_assert_eq(mk_detect_master_reap(h.master), 1, "the worker still uses the old engine");
 	udp(&h, "10.0.0.1", 1, "10.0.0.2", 2, "one two", T0 + 1);
 	cr_assert_eq(mk_detect_thread_generation(h.t), 2);
+	/* the worker let go of it without freeing it; the harness's own reference next */
+	cr_assert_eq(mk_detect_master_reap(h.master), 1);
+	mk_detect_engine_put(h.eng);
+	h.eng = mk_detect_master_engine(h.master);
+	cr_assert_eq(mk_detect_master_reap(h.master), 0, "freed by the master's call");
 	cr_assert_eq(h_count(&h, 1), 1, "the old rule is gone");
 	cr_assert_eq(h_count(&h, 2), 1, "the new rule sees the flowbit set under the old engine");
 

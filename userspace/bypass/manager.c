@@ -643,6 +643,107 @@ static json_t *cmd_cidr(struct mk_bypass_mgr *m, enum mk_bypass_op op, json_t *a
 	return cidr_json(&c);
 }
 
+/* @c into every interface's CIDR map (@add) or out of it; 0 or the first -errno. */
+static int cidr_apply(struct mk_bypass_mgr *m, const struct mk_cidr *c, int add)
+{
+	int af = c->family == MK_FAMILY_IPV6 ? AF_INET6 : AF_INET, err = 0, e;
+	unsigned int i;
+
+	for (i = 0; i < m->nloaders; i++) {
+		e = add ? mk_loader_cidr_add(m->loaders[i], af, c->addr, c->prefix) :
+			  mk_loader_cidr_del(m->loaders[i], af, c->addr, c->prefix);
+		if (e && !err)
+			err = e;
+		if (e && add)
+			break;
+	}
+	return err;
+}
+
+static int cidr_in(const struct mk_cidr *list, unsigned int n, const struct mk_cidr *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i].family == c->family && list[i].prefix == c->prefix &&
+		    !memcmp(list[i].addr, c->addr, sizeof(c->addr)))
+			return 1;
+	return 0;
+}
+
+/*
+ * The whole list becomes args.prefixes (a configuration reload): the
+ * difference goes to the maps, additions first, so that a prefix in both
+ * lists never leaves them. An addition the kernel refuses undoes the ones
+ * before it and nothing changes.
+ */
+static json_t *cmd_cidr_set(struct mk_bypass_mgr *m, json_t *args, char *buf, size_t len,
+			    const char **why)
+{
+	json_t *list = json_object_get(args, "prefixes"), *added, *removed, *it;
+	struct mk_cidr *want;
+	unsigned int n = 0, i, done;
+	size_t k;
+	int err;
+
+	if (!json_is_array(list)) {
+		*why = "prefixes: not a list";
+		return NULL;
+	}
+	want = calloc(json_array_size(list) + 1, sizeof(*want));
+	if (!want)
+		return NULL;
+	json_array_foreach(list, k, it)
+	{
+		const char *s = json_string_value(it);
+		struct mk_cidr c;
+
+		if (!s || mk_cidr_parse(s, &c)) {
+			snprintf(buf, len, "prefixes[%zu]: '%.48s' is not an IPv4 or IPv6 prefix",
+				 k, s ? s : "");
+			*why = buf;
+			free(want);
+			return NULL;
+		}
+		if (!cidr_in(want, n, &c))
+			want[n++] = c;
+	}
+	for (i = 0; i < n; i++) {
+		if (cidr_in(m->cidr, m->ncidr, &want[i]))
+			continue;
+		err = cidr_apply(m, &want[i], 1);
+		if (!err)
+			continue;
+		/* undo the additions so far: the list in force stays as it was */
+		for (done = 0; done <= i; done++)
+			if (!cidr_in(m->cidr, m->ncidr, &want[done]))
+				cidr_apply(m, &want[done], 0);
+		snprintf(buf, len, "bypass.cidr: the kernel refused %.60s: %s",
+			 json_string_value(json_array_get(list, i)) ?: "?", strerror(-err));
+		*why = buf;
+		free(want);
+		return NULL;
+	}
+	added = json_array();
+	removed = json_array();
+	for (i = 0; i < n; i++)
+		if (!cidr_in(m->cidr, m->ncidr, &want[i]))
+			json_array_append_new(added, cidr_json(&want[i]));
+	for (i = 0; i < m->ncidr; i++) {
+		if (cidr_in(want, n, &m->cidr[i]))
+			continue;
+		err = cidr_apply(m, &m->cidr[i], 0);
+		if (err)
+			mk_warn("bypass.cidr: removing a prefix: %s", strerror(-err));
+		json_array_append_new(removed, cidr_json(&m->cidr[i]));
+	}
+	free(m->cidr);
+	m->cidr = want;
+	m->ncidr = n;
+	m->cidr_cap = (unsigned int)json_array_size(list) + 1;
+	return json_pack("{s:o,s:o}", "added", added, "removed", removed);
+}
+
 static void command(struct mk_bypass_mgr *m)
 {
 	json_t *r = NULL;
@@ -660,6 +761,9 @@ static void command(struct mk_bypass_mgr *m)
 		break;
 	case MK_BYPASS_OP_DEL:
 		r = cmd_del(m, m->cmd_args, m->cmd_buf, m->cmd_len, &m->cmd_why);
+		break;
+	case MK_BYPASS_OP_CIDR_SET:
+		r = cmd_cidr_set(m, m->cmd_args, m->cmd_buf, m->cmd_len, &m->cmd_why);
 		break;
 	default:
 		r = cmd_cidr(m, m->cmd_op, m->cmd_args, m->cmd_buf, m->cmd_len, &m->cmd_why);

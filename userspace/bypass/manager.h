@@ -136,6 +136,7 @@ enum mk_bypass_op {
 	MK_BYPASS_OP_CIDR_LIST,
 	MK_BYPASS_OP_CIDR_ADD,
 	MK_BYPASS_OP_CIDR_DEL,
+	MK_BYPASS_OP_CIDR_SET, /* {"prefixes": [...]}: the whole list (reload); the difference */
 };
 json_t *mk_bypass_mgr_command(struct mk_bypass_mgr *m, enum mk_bypass_op op, json_t *args,
 			      char *buf, size_t len, const char **why);

@@ -187,6 +187,12 @@ int mk_cfg_load(const struct mk_cfg_module *mods, unsigned int nmods, void *base
 void mk_cfg_mem_free(void **mem);
 /* Logs @line as one error line: control bytes from the file become '?'. */
 void mk_cfg_log_line(char *line);
+/*
+ * The last line mk_cfg_log_line() logged on the calling thread ("" after
+ * mk_cfg_clear_error()): a configuration reload quotes it in its reply.
+ */
+const char *mk_cfg_last_error(void);
+void mk_cfg_clear_error(void);
 /* @s as a message quotes it: at most MK_CFG_SHOW_MAX bytes, control bytes as '?'. */
 const char *mk_cfg_show(const char *s, char *buf, size_t len);
 /* Decimal, or hex with 0x; -EINVAL or -ERANGE. */

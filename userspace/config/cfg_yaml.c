@@ -87,6 +87,9 @@ const char *mk_cfg_show(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/* The last line mk_cfg_log_line() logged on this thread: a reload's reply quotes it. */
+static _Thread_local char last_error[512];
+
 /* Logs one line: control bytes from the file must not break it into several. */
 void mk_cfg_log_line(char *line)
 {
@@ -95,7 +98,18 @@ void mk_cfg_log_line(char *line)
 	for (p = line; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	snprintf(last_error, sizeof(last_error), "%s", line);
 	mk_err("%s", line);
+}
+
+const char *mk_cfg_last_error(void)
+{
+	return last_error;
+}
+
+void mk_cfg_clear_error(void)
+{
+	last_error[0] = '\0';
 }
 
 static yaml_node_t *node_at(const struct mk_cfg_ctx *x, int id)

@@ -16,7 +16,7 @@
 #include "decoder_cfg.h"
 #include "log.h"
 
-#define FILE_MAX (16u << 20)
+#define FILE_MAX (16u << 20) /* the message below says 16 MiB */
 #define SHOW_MAX MK_CFG_SHOW_MAX
 #define KB 1024ull
 
@@ -224,6 +224,15 @@ int mk_config_load_buf(struct mk_config *c, const char *buf, size_t len, const c
 	return err;
 }
 
+/* An error about the file as a whole, logged as the walker's are (mk_cfg_last_error()). */
+static void file_error(const char *path, const char *what)
+{
+	char line[512];
+
+	snprintf(line, sizeof(line), "%s: %s", path, what);
+	mk_cfg_log_line(line);
+}
+
 int mk_config_load(struct mk_config *c, const char *path)
 {
 	size_t len = 0, cap = 0;
@@ -233,7 +242,7 @@ int mk_config_load(struct mk_config *c, const char *path)
 
 	if (!f) {
 		err = -errno;
-		mk_err("%s: %s", path, strerror(-err));
+		file_error(path, strerror(-err));
 		return err;
 	}
 	for (;;) {
@@ -245,14 +254,13 @@ int mk_config_load(struct mk_config *c, const char *path)
 				cap = FILE_MAX + 1;
 			if (len == cap) {
 				err = -EFBIG;
-				mk_err("%s: larger than %u MiB; not a configuration file?", path,
-				       FILE_MAX >> 20);
+				file_error(path, "larger than 16 MiB; not a configuration file?");
 				goto out;
 			}
 			nb = realloc(buf, cap);
 			if (!nb) {
 				err = -ENOMEM;
-				mk_err("%s: out of memory", path);
+				file_error(path, "out of memory");
 				goto out;
 			}
 			buf = nb;
@@ -263,7 +271,7 @@ int mk_config_load(struct mk_config *c, const char *path)
 			continue;
 		if (ferror(f)) {
 			err = -EIO;
-			mk_err("%s: read error", path);
+			file_error(path, "read error");
 			goto out;
 		}
 		break;
@@ -375,25 +383,41 @@ int mk_config_key_value(const struct mk_config *c, unsigned int i, uint64_t *v)
 	return -ENOENT;
 }
 
+/* One key as mk_config_dump() prints it. */
+static void key_dump(FILE *out, const struct mk_config *c, unsigned int m, unsigned int i)
+{
+	const struct mk_cfg_key *k = &modules[m].table->keys[i];
+	const char *base = (const char *)c + modules[m].off;
+
+	if (k->type == MK_CFG_CUSTOM) {
+		if (k->dump)
+			k->dump(out, k->path, base);
+		return;
+	}
+	fprintf(out, "%s = ", k->path);
+	mk_cfg_dump_value(out, k, base + k->off);
+	fputc('\n', out);
+}
+
+int mk_config_key_dump(FILE *out, const struct mk_config *c, unsigned int i)
+{
+	unsigned int m;
+
+	for (m = 0; m < MK_ARRAY_SIZE(modules); m++) {
+		if (i < modules[m].table->nkeys) {
+			key_dump(out, c, m, i);
+			return 0;
+		}
+		i -= modules[m].table->nkeys;
+	}
+	return -ENOENT;
+}
+
 void mk_config_dump(FILE *out, const struct mk_config *c)
 {
 	unsigned int m, i;
 
-	for (m = 0; m < MK_ARRAY_SIZE(modules); m++) {
-		const struct mk_cfg_table *t = modules[m].table;
-		const char *base = (const char *)c + modules[m].off;
-
-		for (i = 0; i < t->nkeys; i++) {
-			const struct mk_cfg_key *k = &t->keys[i];
-
-			if (k->type == MK_CFG_CUSTOM) {
-				if (k->dump)
-					k->dump(out, k->path, base);
-				continue;
-			}
-			fprintf(out, "%s = ", k->path);
-			mk_cfg_dump_value(out, k, base + k->off);
-			fputc('\n', out);
-		}
-	}
+	for (m = 0; m < MK_ARRAY_SIZE(modules); m++)
+		for (i = 0; i < modules[m].table->nkeys; i++)
+			key_dump(out, c, m, i);
 }

@@ -80,6 +80,8 @@ void mk_config_free(struct mk_config *c);
  * (meerkat --dump-config). Two configurations are equal when their dumps are.
  */
 void mk_config_dump(FILE *out, const struct mk_config *c);
+/* Key @i's line(s) of mk_config_dump(); -ENOENT past the last key. */
+int mk_config_key_dump(FILE *out, const struct mk_config *c, unsigned int i);
 /* The @i-th registered key (tests, docs), NULL past the last. */
 const struct mk_cfg_key *mk_config_key(unsigned int i);
 /*

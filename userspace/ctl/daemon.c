@@ -2,7 +2,8 @@
 /*
  * meerkatctl commands answered by the running daemon over its control
  * socket (control/ctlsock.h): ping, status, stats without -i, and the
- * rules: reload and rules (ruleset-stats).
+ * configuration and rules: reload (docs/operations.md, Reload) and rules
+ * (ruleset-stats).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -176,38 +177,63 @@ int ctl_daemon_stats(int json)
 }
 
 static const struct mk_opt reload_opts[] = {
-	JSON_ROW("the new rule set as one JSON object"),
+	JSON_ROW("the daemon's answer as one JSON object"),
 	HELP_ROW,
 };
 static const struct daemon_params reload_defaults = { 0 };
 
-/* reload: the daemon rebuilds its rules from the files; the old ones stay on failure. */
+static void print_list(const char *title, json_t *a)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_array_size(a))
+		return;
+	printf("  %s:\n", title);
+	json_array_foreach(a, i, v) printf("    %s\n", json_string_value(v) ?: "?");
+}
+
+/* reload: the daemon reads its configuration and rules again; on failure they stay. */
 static int do_reload(const void *params)
 {
 	const struct daemon_params *p = params;
-	int json = p->json;
-	json_t *m;
+	json_t *m, *c;
 
-	m = ctl_ask("reload-rules", NULL);
-	if (!m) {
-		/* the reason the build failed is in the rule set status */
-		m = ctl_ask("ruleset-stats", NULL);
-		if (m) {
-			fprintf(stderr, "%s\n",
-				json_string_value(json_object_get(m, "last_message")));
-			json_decref(m);
-		}
+	/* a refused reload: ctl_ask prints the daemon's reason (FILE:LINE: KEY: what) */
+	m = ctl_ask("reload", NULL);
+	if (!m)
 		return 1;
+	if (p->json)
+		return print_answer(m, 1);
+	printf("reload: generation %lld in %lld ms",
+	       json_integer_value(json_object_get(m, "generation")),
+	       json_integer_value(json_object_get(m, "duration_ms")));
+	if (json_object_get(m, "rules_loaded"))
+		printf(", %lld rules loaded, %lld failed",
+		       json_integer_value(json_object_get(m, "rules_loaded")),
+		       json_integer_value(json_object_get(m, "rules_failed")));
+	putchar('\n');
+	print_list("applied", json_object_get(m, "applied"));
+	print_list("restart needed (the running value stays)",
+		   json_object_get(m, "restart_needed"));
+	c = json_object_get(m, "bypass_cidr");
+	if (c) {
+		print_list("bypass.cidr added", json_object_get(c, "added"));
+		print_list("bypass.cidr removed", json_object_get(c, "removed"));
 	}
-	return print_answer(m, json);
+	json_decref(m);
+	return 0;
 }
 
 const struct mk_cli_cmd ctl_reload_cmd = MK_CLI_COMMAND(
 	CTL_PROG, "reload", reload,
-	"reload the rules of the running meerkat (the old ones stay on failure)", "[--json]",
-	"Reloads the rule files of the running meerkat (as SIGUSR2), waits for the new\n"
-	"rule set and prints it; when the new rules fail to load, the old ones stay\n"
-	"and `meerkatctl rules` says why.\n",
+	"reload the configuration and rules of the running meerkat (the old ones stay on failure)",
+	"[--json]",
+	"Makes the running meerkat read its configuration file and rule files again\n"
+	"(as SIGUSR2) and prints the outcome: the new generation, the rules loaded and\n"
+	"failed, the settings applied, the ones that need a restart, and the CIDR\n"
+	"bypass list's changes. A configuration or rule set that fails is refused with\n"
+	"the file, line and reason, and the running one stays (exit 1).\n",
 	NULL);
 
 static const struct mk_opt rules_opts[] = {

@@ -182,6 +182,13 @@ struct mk_detect_status {
 void mk_detect_master_status(struct mk_detect_master *m, struct mk_detect_status *st);
 /* A reference to the current engine; release with mk_detect_engine_put(). */
 struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
+/*
+ * A replaced engine is kept by the master until every worker has adopted
+ * its successor, then freed by this call (the daemon's main thread calls it
+ * now and then), so that no worker frees an engine on its packet path.
+ * Returns how many replaced engines still wait for a worker.
+ */
+unsigned int mk_detect_master_reap(struct mk_detect_master *m);
 
 /* ---- per-worker runtime --------------------------------------------------- */
 
@@ -296,6 +303,8 @@ unsigned int mk_detect_verdict(const struct mk_detect_thread *t);
 void mk_detect_flow_free(struct mk_detect_thread *t, struct mk_flow *f);
 
 const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t);
+/* The longest time one packet waited while the thread adopted a reloaded engine. */
+uint64_t mk_detect_thread_swap_max_ns(const struct mk_detect_thread *t);
 /* Generation of the engine the thread uses now. */
 uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t);
 

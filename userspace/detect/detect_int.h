@@ -803,6 +803,21 @@ int mk_detect_rule_hooks_run(struct mk_rule *r);
 
 /* ---- worker ---------------------------------------------------------------- */
 
+/* What a thread needs to use an engine: made by a reload, off the packet path, or by the thread. */
+struct mk_detect_prep {
+	void *scratch;	/* Hyperscan scratch for every database of the engine */
+	uint64_t *bits; /* candidate bitmap, then its summary (cand_sum) */
+	uint32_t words; /* of the bitmap */
+	uint32_t *cand;
+};
+
+int mk_detect_prep_new(const struct mk_detect_engine *e, struct mk_detect_prep *p);
+void mk_detect_prep_free(struct mk_detect_prep *p);
+/* One set prepared for generation @gen (engine/reload.c): 0, or -ENOENT (none left). */
+int mk_detect_master_take_prep(struct mk_detect_master *m, uint64_t gen, struct mk_detect_prep *p);
+/* A thread of @m is created (+1) or freed (-1): how many sets a reload prepares. */
+void mk_detect_master_threads(struct mk_detect_master *m, int delta);
+
 struct mk_detect_thread {
 	struct mk_detect_master *m; /* NULL: fixed engine */
 	struct mk_detect_engine *eng;
@@ -833,6 +848,7 @@ struct mk_detect_thread {
 	unsigned int nalerts;
 	uint8_t *arena; /* payload copies of this packet's alerts */
 	size_t arena_used, arena_cap;
+	uint64_t swap_max_ns; /* longest adoption of a reloaded engine (one packet's delay) */
 	uint64_t cnt[MK_DETECT_CNT_MAX];
 };
 

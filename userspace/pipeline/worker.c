@@ -877,6 +877,22 @@ void mk_worker_free(struct mk_worker *w)
 	w->alert_line = NULL;
 }
 
+void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r)
+{
+	/* the flow lists are per (protocol, state): a new timeout keeps them in expiry order */
+	memcpy(w->flows.cfg.timeout, r->flow->timeout, sizeof(w->flows.cfg.timeout));
+	memcpy(w->flows.cfg.emerg_timeout, r->flow->emerg_timeout,
+	       sizeof(w->flows.cfg.emerg_timeout));
+	w->flows.cfg.emergency_recovery = r->flow->emergency_recovery;
+	w->bcfg = *r->bypass;
+	w->cfg.log_flows = r->log_flows;
+	w->cfg.log_alerts = r->log_alerts;
+	w->cfg.log_http = r->log_http;
+	w->unreplied = r->unreplied;
+	w->cfg.alert_opts.payload = r->payload;
+	w->cfg.alert_opts.payload_printable = r->payload_printable;
+}
+
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
 {
 	uint32_t wire = pkt->ip_wirelen > pkt->ip_caplen ? pkt->ip_wirelen : pkt->ip_caplen;

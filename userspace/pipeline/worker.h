@@ -240,6 +240,21 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 		   const struct mk_worker_ops *ops, void *ops_ctx);
 void mk_worker_free(struct mk_worker *w);
 
+/*
+ * Settings a configuration reload changes in a running worker (the "live"
+ * keys of config/config_diff.h that the pipeline reads). The run mode calls
+ * mk_worker_reconfigure() on the worker's thread, between packets.
+ */
+struct mk_worker_reload {
+	const struct mk_flow_cfg *flow;	    /* timeouts, emergency-recovery */
+	const struct mk_bypass_cfg *bypass; /* bypass triggers */
+	int log_flows, log_alerts, log_http;
+	int unreplied;			/* enum mk_eve_unreplied */
+	int payload, payload_printable; /* outputs.eve-log.types.alert */
+};
+
+void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r);
+
 /* A frame from the source. */
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt);
 /* A reassembled datagram another worker handed over (see ops.handoff). */

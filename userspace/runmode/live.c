@@ -83,6 +83,19 @@ static const char *const live_counter_names[MK_LIVE_CNT_MAX] = { MK_LIVE_COUNTER
 struct live;
 
 /*
+ * The workers' settings a reload changes (struct mk_worker_reload), by
+ * value: a worker that sees a new generation copies them under the lock
+ * between two batches, so no packet sees half of them.
+ */
+struct live_wset {
+	pthread_mutex_t lock;
+	_Atomic uint64_t gen; /* 0: nothing reloaded yet */
+	struct mk_flow_cfg flow;
+	struct mk_bypass_cfg bypass;
+	struct mk_worker_reload r;
+};
+
+/*
  * A worker's view of one socket's RX ring when it merges its rings in
  * arrival order (rx_order.h): descriptors peeked and not yet released, and
  * how many of them the pipeline has taken.
@@ -126,6 +139,7 @@ struct live_snap {
 	uint64_t cnt[MK_LIVE_CNT_MAX];
 	struct mk_worker_stats pipe;
 	uint32_t flows_active;
+	uint64_t swap_max_ns; /* the longest wait of a packet for a reloaded engine */
 };
 
 struct live_worker {
@@ -149,6 +163,7 @@ struct live_worker {
 	uint64_t last_tick_us;
 	uint32_t pause_ns;    /* the adaptive pause after an emptied pass */
 	uint32_t since_pause; /* frames taken since the last pause */
+	uint64_t wset_gen;    /* the reloaded settings this worker took (struct live_wset) */
 	pthread_mutex_t snap_lock;
 	struct live_snap snap;
 };
@@ -178,6 +193,9 @@ struct live {
 	struct mk_bypass_mgr *bypass; /* the one writer of the bypass maps */
 	char ctl_why[256];	      /* a control command's NOK message */
 	sigset_t old_sigmask;	      /* the caller's, restored at the end */
+	struct mk_reload reload;      /* the configuration reload (reload.h) */
+	uint32_t eve_types;	      /* outputs.eve-log.types in force (a reload changes it) */
+	struct live_wset wset;
 };
 
 static uint64_t now_real_us(void)
@@ -551,10 +569,25 @@ static void worker_bypass_news(struct live_worker *w)
 			mk_worker_bypass_news(&w->pipe, &msg[i]);
 }
 
+/* Between batches: settings a reload changed (one atomic load when nothing did). */
+static void worker_reloaded(struct live_worker *w)
+{
+	struct live_wset *ws = &w->lv->wset;
+	uint64_t gen = atomic_load_explicit(&ws->gen, memory_order_acquire);
+
+	if (gen == w->wset_gen)
+		return;
+	pthread_mutex_lock(&ws->lock);
+	w->wset_gen = atomic_load_explicit(&ws->gen, memory_order_relaxed);
+	mk_worker_reconfigure(&w->pipe, &ws->r);
+	pthread_mutex_unlock(&ws->lock);
+}
+
 static void worker_publish(struct live_worker *w)
 {
 	pthread_mutex_lock(&w->snap_lock);
 	memcpy(w->snap.cnt, w->cnt, sizeof(w->cnt));
+	w->snap.swap_max_ns = w->pipe.detect ? mk_detect_thread_swap_max_ns(w->pipe.detect) : 0;
 	memset(&w->snap.pipe, 0, sizeof(w->snap.pipe));
 	mk_worker_stats_add(&w->snap.pipe, &w->pipe);
 	w->snap.flows_active = mk_flow_table_active(&w->pipe.flows);
@@ -629,6 +662,7 @@ static void *worker_main(void *arg)
 		}
 		worker_handoffs(w);
 		worker_bypass_news(w);
+		worker_reloaded(w);
 		now = now_real_us();
 		if (now - w->last_tick_us >= 1000000)
 			worker_second(w, now);
@@ -706,7 +740,7 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	       *workers = json_array(), *cap = json_object(), *eve = json_object(), *o;
 	__u64 v[MK_STAT_MAX];
 	struct mk_stat_sums sums;
-	uint64_t written, lost, drops;
+	uint64_t written, lost, drops, swap_max_ns = 0;
 	unsigned int i, q, w, k;
 
 	memset(t, 0, sizeof(*t));
@@ -730,6 +764,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 		json_set_u64(o, "flows_active", s.flows_active);
 		json_set_u64(o, "flows_created", s.pipe.flow_cnt[MK_FLOW_CNT_CREATED]);
 		json_array_append_new(workers, o);
+		if (s.swap_max_ns > swap_max_ns)
+			swap_max_ns = s.swap_max_ns;
 		for (k = 0; k < MK_LIVE_CNT_MAX; k++)
 			t->live[k] += s.cnt[k];
 		for (k = 0; k < MK_WORKER_CNT_MAX; k++)
@@ -809,6 +845,9 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 		json_object_set_new(root, "bypass", mk_bypass_mgr_stats_json(lv->bypass));
 	if (lv->opts->detect)
 		json_object_set_new(root, "rules", ruleset_json(lv->opts->detect));
+	o = mk_reload_stats_json(&lv->reload);
+	json_set_u64(o, "swap_stall_max_us", swap_max_ns / 1000);
+	json_object_set_new(root, "reload", o);
 	if (lv->eve_open) {
 		mk_eve_sink_counts(&lv->eve, &written, &lost);
 		json_set_u64(eve, "written", written);
@@ -825,7 +864,7 @@ static void live_stats_event(struct live *lv)
 	json_t *ev;
 	size_t len;
 
-	if (!lv->eve_open || !(lv->conf->output.eve.types & MK_EVE_TYPE_STATS))
+	if (!lv->eve_open || !(lv->eve_types & MK_EVE_TYPE_STATS))
 		return;
 	mk_eve_ts(ts, now_real_us());
 	ev = json_pack("{s:s,s:s,s:o}", "timestamp", ts, "event_type", "stats", "stats",
@@ -959,29 +998,76 @@ static json_t *cmd_ruleset_stats(void *ctx, json_t *args, const char **why)
 	return ruleset_json(lv->opts->detect);
 }
 
-/* Blocks this (the main) thread until the new engine is built; capture goes on. */
-static json_t *cmd_reload_rules(void *ctx, json_t *args, const char **why)
+/*
+ * The configuration and the rules again (reload.h). Blocks this (the main)
+ * thread until the new engine is built, so reloads never overlap; capture
+ * goes on.
+ */
+static json_t *cmd_reload(void *ctx, json_t *args, const char **why)
 {
 	struct live *lv = ctx;
-	int err;
+	json_t *r;
 
 	(void)args;
-	if (!lv->opts->detect) {
-		*why = "no rules loaded (start with -S FILE)";
-		return NULL;
+	r = mk_reload_run(&lv->reload);
+	if (!r) {
+		/* the reload's own buffer: valid until the next reload, on this thread */
+		*why = lv->reload.last_msg;
 	}
-	err = mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg);
-	if (err == -EBUSY) {
-		*why = "a reload is already running";
-		return NULL;
-	}
-	if (!err)
-		err = mk_detect_reload_wait(lv->opts->detect);
-	if (err) {
-		*why = "reload failed, the old rules stay (ruleset-stats says why)";
-		return NULL;
-	}
-	return ruleset_json(lv->opts->detect);
+	return r;
+}
+
+/* reload.h's target: the CIDR list through the bypass manager, the maps' one writer. */
+static json_t *reload_cidr_set(void *ctx, json_t *prefixes, char *why, size_t len)
+{
+	struct live *lv = ctx;
+	json_t *args = json_pack("{s:O}", "prefixes", prefixes), *r;
+	const char *w = NULL;
+
+	r = mk_bypass_mgr_command(lv->bypass, MK_BYPASS_OP_CIDR_SET, args, why, len, &w);
+	json_decref(args);
+	if (!r && w != why)
+		snprintf(why, len, "%s", w ? w : "bypass.cidr: not applied");
+	return r;
+}
+
+static json_t *reload_cidr_list(void *ctx)
+{
+	struct live *lv = ctx;
+	const char *w = NULL;
+
+	return mk_bypass_mgr_command(lv->bypass, MK_BYPASS_OP_CIDR_LIST, NULL, lv->ctl_why,
+				     sizeof(lv->ctl_why), &w);
+}
+
+/* reload.h's target: the workers' settings (taken between batches) and the stats timer. */
+static void live_settings(struct live *lv, const struct mk_config *c)
+{
+	struct live_wset *ws = &lv->wset;
+	uint32_t types = c->output.eve.types;
+
+	pthread_mutex_lock(&ws->lock);
+	ws->flow = c->flow;
+	ws->bypass = c->bypass_cfg;
+	ws->r = (struct mk_worker_reload){
+		.flow = &ws->flow,
+		.bypass = &ws->bypass,
+		.log_flows = (types & MK_EVE_TYPE_FLOW) != 0,
+		.log_alerts = (types & MK_EVE_TYPE_ALERT) != 0,
+		.log_http = (types & MK_EVE_TYPE_HTTP) != 0,
+		.unreplied = c->output.eve.flow_unreplied,
+		.payload = c->output.eve.alert_payload,
+		.payload_printable = c->output.eve.alert_payload_printable,
+	};
+	atomic_fetch_add_explicit(&ws->gen, 1, memory_order_release);
+	pthread_mutex_unlock(&ws->lock);
+	lv->eve_types = types;
+	lv->cap.stats_interval = c->capture.stats_interval;
+}
+
+static void reload_live(void *ctx, const struct mk_config *c)
+{
+	live_settings(ctx, c);
 }
 
 /* ---- bypass: commands for the manager, the maps' one writer ------------- */
@@ -1382,16 +1468,14 @@ static void main_loop(struct live *lv)
 			}
 			if (si.ssi_signo == SIGHUP && lv->eve_open && !mk_eve_sink_reopen(&lv->eve))
 				mk_info("SIGHUP: %s reopened", lv->eve.path);
-			if (si.ssi_signo == SIGUSR2 && !lv->opts->detect)
-				mk_info("SIGUSR2: no rules to reload (start with -S FILE)");
-			else if (si.ssi_signo == SIGUSR2 &&
-				 mk_detect_reload(lv->opts->detect, lv->opts->detect_cfg))
-				mk_warn("SIGUSR2: a reload is already running");
-			else if (si.ssi_signo == SIGUSR2)
-				mk_info("SIGUSR2: reloading rules in the background");
+			if (si.ssi_signo == SIGUSR2)
+				json_decref(mk_reload_run(&lv->reload)); /* logs its outcome */
 		}
 		if (pfds[1].revents && read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks)) {
 			seconds += (uint32_t)ticks;
+			/* engines replaced by a reload, once every worker took the new one */
+			if (lv->opts->detect)
+				mk_detect_master_reap(lv->opts->detect);
 			if (lv->cap.stats_interval && seconds >= lv->cap.stats_interval) {
 				seconds = 0;
 				live_stats_event(lv);
@@ -1430,6 +1514,14 @@ static void live_init(struct live *lv, const struct mk_config *c, const struct m
 	lv->start_mono_ns = now_mono_ns();
 	pthread_mutex_init(&lv->thresh_lock, NULL);
 	pthread_mutex_init(&lv->stats_lock, NULL);
+	pthread_mutex_init(&lv->wset.lock, NULL);
+	lv->eve_types = c->output.eve.types;
+	mk_reload_init(&lv->reload, c, &o->reload,
+		       &(struct mk_reload_target){ .cidr_list = reload_cidr_list,
+						   .cidr_set = reload_cidr_set,
+						   .live = reload_live,
+						   .ctx = lv },
+		       o->detect);
 }
 
 /* What live capture cannot run with, refused before anything is created. */
@@ -1541,10 +1633,11 @@ static int control_socket_open(struct live *lv)
 			cmd_status, lv);
 	mk_ctl_register(&lv->ctl, "stats", "every counter, as in the EVE stats event", cmd_stats,
 			lv);
-	mk_ctl_register(&lv->ctl, "reload-rules",
-			"reload the rule files; the old rules stay "
-			"if the new ones fail",
-			cmd_reload_rules, lv);
+	mk_ctl_register(&lv->ctl, "reload",
+			"read the configuration file and the rules again; the running ones stay "
+			"if they fail",
+			cmd_reload, lv);
+	mk_ctl_register(&lv->ctl, "reload-rules", "the same as reload", cmd_reload, lv);
 	mk_ctl_register(&lv->ctl, "ruleset-stats",
 			"rules loaded and failed, generation, "
 			"load time, reloads",
@@ -1631,6 +1724,8 @@ static void live_free(struct live *lv)
 	mk_detect_thresh_free(lv->thresh);
 	pthread_mutex_destroy(&lv->thresh_lock);
 	pthread_mutex_destroy(&lv->stats_lock);
+	mk_reload_free(&lv->reload);
+	pthread_mutex_destroy(&lv->wset.lock);
 	free(lv);
 }
 

@@ -10,9 +10,10 @@
  *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
  *                   end every flow, write the final stats, exit 0;
  *   SIGHUP          reopen eve.json (logrotate);
- *   SIGUSR2         reload the rules (as `meerkatctl reload`): a new engine
- *                   is built in the background and swapped in between
- *                   packets; a failed build keeps the old rules.
+ *   SIGUSR2         reload the configuration and the rules (as `meerkatctl
+ *                   reload`, runmode/reload.h): a new engine is built off
+ *                   the packet path and swapped in between packets; a
+ *                   configuration or rule set that fails keeps the old one.
  */
 #ifndef MK_LIVE_H
 #define MK_LIVE_H
@@ -21,6 +22,7 @@
 #include "config.h"
 #include "detect.h"
 #include "eve.h"
+#include "reload.h"
 
 /*
  * What the live source counts per worker, besides the pipeline's own
@@ -56,9 +58,9 @@ struct mk_live_opts {
 	int eve_truncate;      /* start eve.json empty instead of appending */
 	struct mk_eve_fmt eve; /* optional EVE fields; in_iface is set here, per interface */
 	int stats_stderr;      /* print the final counters on stderr */
-	struct mk_detect_master *detect;	/* rules; NULL: no detection */
-	const struct mk_detect_cfg *detect_cfg; /* what a reload reads again */
-	struct mk_eve_alert_opts alert_opts;	/* payload in alert records */
+	struct mk_detect_master *detect;     /* rules; NULL: no detection */
+	struct mk_eve_alert_opts alert_opts; /* payload in alert records */
+	struct mk_reload_src reload;	     /* how a reload reads the configuration again */
 };
 
 /* Runs until SIGINT/SIGTERM. Returns 0, or -errno when setting up failed (logged). */

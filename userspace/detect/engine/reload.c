@@ -109,6 +109,8 @@ static struct cfg_copy *cfg_copy(const struct mk_detect_cfg *src)
 	return c;
 }
 
+#define MASTER_RETIRED_MAX 8
+
 struct mk_detect_master {
 	pthread_mutex_t lock;
 	struct mk_detect_engine *cur;
@@ -120,6 +122,14 @@ struct mk_detect_master {
 	uint32_t reloads_ok, reloads_failed;
 	char last_msg[256];
 	struct cfg_copy *pending;
+	/* per-thread sets for the current generation, made by the reload (mk_detect_prep) */
+	struct mk_detect_prep *prep;
+	unsigned int nprep;
+	uint64_t prep_gen;
+	unsigned int nthreads;
+	/* replaced engines some worker may still use (mk_detect_master_reap) */
+	struct mk_detect_engine *retired[MASTER_RETIRED_MAX];
+	unsigned int nretired;
 };
 
 int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out)
@@ -174,10 +184,63 @@ static int reload_refused(const struct mk_detect_engine *prev, const struct mk_d
 	return 0;
 }
 
+/* The sets of the previous generation nobody took; under the lock. */
+static void prep_drop(struct mk_detect_master *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nprep; i++)
+		mk_detect_prep_free(&m->prep[i]);
+	free(m->prep);
+	m->prep = NULL;
+	m->nprep = 0;
+}
+
+/* One set per thread of @m for engine @e; as many as memory allows (the rest make their own). */
+static struct mk_detect_prep *prep_make(struct mk_detect_master *m,
+					const struct mk_detect_engine *e, unsigned int *n)
+{
+	struct mk_detect_prep *p;
+	unsigned int want;
+
+	pthread_mutex_lock(&m->lock);
+	want = m->nthreads;
+	pthread_mutex_unlock(&m->lock);
+	*n = 0;
+	p = want ? calloc(want, sizeof(*p)) : NULL;
+	if (!p)
+		return NULL;
+	while (*n < want && !mk_detect_prep_new(e, &p[*n]))
+		(*n)++;
+	return p;
+}
+
+int mk_detect_master_take_prep(struct mk_detect_master *m, uint64_t gen, struct mk_detect_prep *p)
+{
+	int err = -ENOENT;
+
+	pthread_mutex_lock(&m->lock);
+	if (m->prep_gen == gen && m->nprep) {
+		*p = m->prep[--m->nprep];
+		err = 0;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return err;
+}
+
+void mk_detect_master_threads(struct mk_detect_master *m, int delta)
+{
+	pthread_mutex_lock(&m->lock);
+	m->nthreads += (unsigned int)delta;
+	pthread_mutex_unlock(&m->lock);
+}
+
 static void *reload_main(void *arg)
 {
 	struct mk_detect_master *m = arg;
 	struct mk_detect_engine *prev, *e = NULL, *old = NULL;
+	struct mk_detect_prep *preps = NULL;
+	unsigned int nprep = 0;
 	char why[256];
 	int err;
 
@@ -193,10 +256,21 @@ static void *reload_main(void *arg)
 		}
 	}
 	mk_detect_engine_put(prev);
+	/* each worker's scratch space for the new engine, made here and not on its packet path */
+	if (!err)
+		preps = prep_make(m, e, &nprep);
 
 	pthread_mutex_lock(&m->lock);
 	if (!err) {
-		old = m->cur;
+		prep_drop(m);
+		m->prep = preps;
+		m->nprep = nprep;
+		m->prep_gen = atomic_load(&m->gen) + 1;
+		/* kept until the workers let go; with no room, the last worker frees it */
+		if (m->nretired < MASTER_RETIRED_MAX)
+			m->retired[m->nretired++] = m->cur;
+		else
+			old = m->cur;
 		e->stats.generation = atomic_load(&m->gen) + 1;
 		m->cur = e;
 		atomic_store_explicit(&m->gen, e->stats.generation, memory_order_release);
@@ -293,11 +367,36 @@ uint64_t mk_detect_master_generation(struct mk_detect_master *m)
 	return atomic_load_explicit(&m->gen, memory_order_acquire);
 }
 
+unsigned int mk_detect_master_reap(struct mk_detect_master *m)
+{
+	struct mk_detect_engine *done[MASTER_RETIRED_MAX];
+	unsigned int i, n = 0, kept = 0, left;
+
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i < m->nretired; i++) {
+		/* only the master's reference is left: no worker can take a new one */
+		if (atomic_load_explicit(&m->retired[i]->refcnt, memory_order_acquire) == 1)
+			done[n++] = m->retired[i];
+		else
+			m->retired[kept++] = m->retired[i];
+	}
+	m->nretired = left = kept;
+	pthread_mutex_unlock(&m->lock);
+	for (i = 0; i < n; i++)
+		mk_detect_engine_put(done[i]);
+	return left;
+}
+
 void mk_detect_master_free(struct mk_detect_master *m)
 {
+	unsigned int i;
+
 	if (!m)
 		return;
 	mk_detect_reload_wait(m);
+	for (i = 0; i < m->nretired; i++)
+		mk_detect_engine_put(m->retired[i]);
+	prep_drop(m);
 	mk_detect_engine_put(m->cur);
 	cfg_copy_free(m->pending);
 	pthread_mutex_destroy(&m->lock);

@@ -29,37 +29,57 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "detect_int.h"
 
-static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
+int mk_detect_prep_new(const struct mk_detect_engine *e, struct mk_detect_prep *p)
 {
-	void *scratch = NULL;
-	uint64_t *bits;
-	uint32_t *cand, i, words;
+	uint32_t i, words;
 
+	memset(p, 0, sizeof(*p));
 	for (i = 0; i < e->ngroups; i++)
-		if (mk_prefilter_scratch(e->groups[i]->pf, &scratch)) {
-			mk_prefilter_scratch_free(scratch);
+		if (mk_prefilter_scratch(e->groups[i]->pf, &p->scratch)) {
+			mk_detect_prep_free(p);
 			return -ENOMEM;
 		}
 	/* one bit per rule, then one summary bit per word of them */
 	words = e->nrules / 64 + 1;
-	bits = calloc(words + words / 64 + 1, sizeof(*bits));
-	cand = malloc((e->nrules + 1) * sizeof(*cand));
-	if (!bits || !cand) {
-		free(bits);
-		free(cand);
-		mk_prefilter_scratch_free(scratch);
+	p->words = words;
+	p->bits = calloc(words + words / 64 + 1, sizeof(*p->bits));
+	p->cand = malloc((e->nrules + 1) * sizeof(*p->cand));
+	if (!p->bits || !p->cand) {
+		mk_detect_prep_free(p);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+void mk_detect_prep_free(struct mk_detect_prep *p)
+{
+	mk_prefilter_scratch_free(p->scratch);
+	free(p->bits);
+	free(p->cand);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The thread takes engine @e (its reference) with what it needs to use it:
+ * prepared by the reload when the master has it for @gen, else made here.
+ */
+static int thread_adopt(struct mk_detect_thread *t, struct mk_detect_engine *e, uint64_t gen)
+{
+	struct mk_detect_prep p;
+
+	if ((!t->m || mk_detect_master_take_prep(t->m, gen, &p)) && mk_detect_prep_new(e, &p))
+		return -ENOMEM;
 	mk_prefilter_scratch_free(t->scratch);
 	free(t->cand_bits);
 	free(t->cand);
 	mk_detect_engine_put(t->eng);
-	t->scratch = scratch;
-	t->cand_bits = bits;
-	t->cand_sum = bits + words;
-	t->cand = cand;
+	t->scratch = p.scratch;
+	t->cand_bits = p.bits;
+	t->cand_sum = p.bits + p.words;
+	t->cand = p.cand;
 	t->ncand = 0;
 	t->eng = e;
 	t->gen = gen;
@@ -86,8 +106,10 @@ int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **o
 		mk_detect_engine_put(e);
 		free(*out);
 		*out = NULL;
+		return err;
 	}
-	return err;
+	mk_detect_master_threads(m, 1);
+	return 0;
 }
 
 int mk_detect_thread_new_engine(struct mk_detect_engine *e, struct mk_detect_thread **out)
@@ -109,6 +131,8 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 {
 	if (!t)
 		return;
+	if (t->m)
+		mk_detect_master_threads(t->m, -1);
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
 	free(t->cand_bits);
@@ -122,6 +146,11 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 const uint64_t *mk_detect_thread_counters(const struct mk_detect_thread *t)
 {
 	return t->cnt;
+}
+
+uint64_t mk_detect_thread_swap_max_ns(const struct mk_detect_thread *t)
+{
+	return t->swap_max_ns;
 }
 
 uint64_t mk_detect_thread_generation(const struct mk_detect_thread *t)
@@ -648,12 +677,21 @@ void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt
 {
 	if (t->m && mk_detect_master_generation(t->m) != t->gen) {
 		struct mk_detect_engine *e = mk_detect_master_engine(t->m);
+		struct timespec a, b;
+		uint64_t ns;
 
+		/* what the swap costs this packet: the new scratch (the old engine is freed elsewhere) */
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		/* out of memory: keep the old engine and try again next packet */
 		if (thread_adopt(t, e, e->stats.generation))
 			mk_detect_engine_put(e);
 		else
 			t->cnt[MK_DETECT_CNT_RELOADS]++;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)b.tv_nsec -
+		     (uint64_t)a.tv_nsec;
+		if (ns > t->swap_max_ns)
+			t->swap_max_ns = ns;
 	}
 	t->pkt = *pkt;
 	t->nalerts = 0;
