@@ -618,6 +618,11 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 
 			if (keep && r->key_len && !keep(ctx, line + r->len + 1, r->key_len))
 				continue;
+			if (out->outs) {
+				/* several outputs: through the buffer, a megabyte at a time */
+				mk_eve_file_write(out, line, r->len);
+				continue;
+			}
 			iov[nv].iov_base = (char *)line;
 			iov[nv].iov_len = r->len + 1;
 			nv++;
@@ -628,6 +633,8 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 		if (err && !out->err)
 			out->err = err;
 	}
+	if (out->outs)
+		mk_eve_file_flush(out);
 	free(refs);
 	return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The set of EVE outputs (outputs.h). */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +10,12 @@
 #include "outputs.h"
 
 struct mk_outputs {
+	/*
+	 * Held while a batch goes into every buffer, so that every output
+	 * receives the records in one order (the copies are short; a writer
+	 * thread never takes it).
+	 */
+	pthread_mutex_t order;
 	unsigned int n;
 	uint32_t all; /* every type some output takes */
 	struct mk_out_writer *w[MK_EVE_OUTPUTS_MAX];
@@ -59,6 +67,7 @@ int mk_outputs_new(struct mk_outputs **out, const struct mk_output_cfg *cfg, con
 	*out = NULL;
 	if (!o)
 		return -ENOMEM;
+	pthread_mutex_init(&o->order, NULL);
 	if (log_dir && mkdir(log_dir, 0755) && errno != EEXIST) {
 		err = -errno;
 		mk_err("%s: %s", log_dir, strerror(-err));
@@ -125,6 +134,8 @@ void mk_outputs_write(struct mk_outputs *o, const char *lines, size_t len, uint6
 
 	if (!o || !len)
 		return;
+	if (o->n > 1)
+		pthread_mutex_lock(&o->order);
 	for (i = 0; i < o->n; i++) {
 		uint32_t t = mk_out_writer_types(o->w[i]);
 
@@ -133,6 +144,8 @@ void mk_outputs_write(struct mk_outputs *o, const char *lines, size_t len, uint6
 		else
 			write_some(o->w[i], t, lines, len);
 	}
+	if (o->n > 1)
+		pthread_mutex_unlock(&o->order);
 }
 
 void mk_outputs_reopen(struct mk_outputs *o)
@@ -165,6 +178,36 @@ json_t *mk_outputs_json(struct mk_outputs *o)
 	return a;
 }
 
+void mk_outputs_print(struct mk_outputs *o, FILE *out)
+{
+	uint64_t cnt[MK_OUT_CNT_MAX], any = 0;
+	unsigned int i;
+
+	for (i = 0; o && i < o->n; i++) {
+		mk_out_writer_counts(o->w[i], cnt);
+		any |= cnt[MK_OUT_DROPPED] | cnt[MK_OUT_LOST] | cnt[MK_OUT_RECONNECTS];
+	}
+	if (!o || (o->n < 2 && !any))
+		return;
+	for (i = 0; i < o->n; i++) {
+		json_t *j = mk_out_writer_json(o->w[i]);
+
+		mk_out_writer_counts(o->w[i], cnt);
+		fprintf(out,
+			"meerkat: output %s %s %s: written %llu, dropped %llu, lost %llu, "
+			"reconnects %llu, bytes %llu\n",
+			json_string_value(json_object_get(j, "name")),
+			json_string_value(json_object_get(j, "filetype")),
+			json_string_value(json_object_get(j, "target")),
+			(unsigned long long)cnt[MK_OUT_WRITTEN],
+			(unsigned long long)cnt[MK_OUT_DROPPED],
+			(unsigned long long)cnt[MK_OUT_LOST],
+			(unsigned long long)cnt[MK_OUT_RECONNECTS],
+			(unsigned long long)cnt[MK_OUT_BYTES]);
+		json_decref(j);
+	}
+}
+
 void mk_outputs_stop(struct mk_outputs *o)
 {
 	unsigned int i;
@@ -185,5 +228,6 @@ void mk_outputs_free(struct mk_outputs *o)
 	mk_outputs_stop(o);
 	for (i = 0; i < MK_EVE_OUTPUTS_MAX; i++)
 		mk_out_writer_free(o->w[i], MK_OUTPUTS_DRAIN_MS);
+	pthread_mutex_destroy(&o->order);
 	free(o);
 }

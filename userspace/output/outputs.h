@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 #include "output_cfg.h"
 #include "out_writer.h"
@@ -44,6 +45,13 @@ void mk_outputs_reopen(struct mk_outputs *o);
 void mk_outputs_first_counts(struct mk_outputs *o, uint64_t *written, uint64_t *lost);
 /* Every output's counters, in configuration order. */
 json_t *mk_outputs_json(struct mk_outputs *o);
+/*
+ * One line per output on @out ("meerkat: output outputs[1] unix_stream
+ * PATH: written N, dropped N, lost N, reconnects N, bytes N"), when there
+ * are several or one dropped, lost or reconnected: after mk_outputs_stop(),
+ * the final counts.
+ */
+void mk_outputs_print(struct mk_outputs *o, FILE *out);
 /* Drains every buffer and stops the threads; the counters stay. */
 void mk_outputs_stop(struct mk_outputs *o);
 /* Drains every buffer (sockets and services: at most MK_OUTPUTS_DRAIN_MS), stops, frees. */

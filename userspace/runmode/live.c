@@ -1563,6 +1563,8 @@ static void live_close(struct live *lv)
 		iface_close(lv, &lv->ifaces[i]);
 	workers_free(lv);
 	/* drains every output's buffer: the final stats event is in them */
+	mk_outputs_stop(lv->outs);
+	mk_outputs_print(lv->outs, stderr);
 	mk_outputs_free(lv->outs);
 	lv->outs = NULL;
 	lv->eve_open = 0;
