@@ -93,7 +93,7 @@ static void file_path(struct mk_out_writer *w, time_t now, char *buf, size_t len
 
 static void file_rotate(struct mk_out_writer *w, time_t now)
 {
-	char path[PATH_MAX], old[PATH_MAX + 32];
+	char path[PATH_MAX], base[PATH_MAX + 24], old[PATH_MAX + 32];
 	struct mk_eve_sink next;
 	struct stat sb;
 	struct tm tm;
@@ -110,13 +110,13 @@ static void file_rotate(struct mk_out_writer *w, time_t now)
 		snprintf(w->target, sizeof(w->target), "%s", path);
 		pthread_mutex_unlock(&w->lock);
 	} else {
-		/* one name: the finished file gets the time as a suffix */
+		/* one name: the finished file gets the time as a suffix (-N if taken) */
 		localtime_r(&now, &tm);
-		snprintf(old, sizeof(old), "%s.", w->file.path);
-		strftime(old + strlen(old), sizeof(old) - strlen(old), "%Y%m%d-%H%M%S", &tm);
+		snprintf(base, sizeof(base), "%s.", w->file.path);
+		strftime(base + strlen(base), sizeof(base) - strlen(base), "%Y%m%d-%H%M%S", &tm);
+		snprintf(old, sizeof(old), "%s", base);
 		for (i = 1; !stat(old, &sb) && i < 100; i++)
-			snprintf(strrchr(old, '.'), sizeof(old) - (size_t)(strrchr(old, '.') - old),
-				 ".%u", i);
+			snprintf(old, sizeof(old), "%s-%u", base, i);
 		if (rename(w->file.path, old)) {
 			mk_err("%s: %s: cannot rotate to %s: %s", w->name, w->file.path, old,
 			       strerror(errno));
