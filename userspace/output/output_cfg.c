@@ -625,3 +625,39 @@ const char *mk_output_filetype_name(unsigned int filetype)
 			return n->name;
 	return "?";
 }
+
+void mk_output_print(FILE *out, const struct mk_output_cfg *o)
+{
+	const struct mk_cfg_name *f = facility_names, *l = level_names;
+	unsigned int i, t, n;
+
+	if (o->neve < 2)
+		return;
+	for (i = 0; i < o->neve; i++) {
+		const struct mk_eve_cfg *e = &o->eves[i];
+
+		fprintf(out, "  outputs[%u]: %s ", i, mk_output_filetype_name(e->filetype));
+		if (e->filetype == MK_EVE_FILETYPE_SYSLOG) {
+			for (f = facility_names; f->name && f->value != e->facility; f++)
+				;
+			for (l = level_names; l->name && l->value != e->level; l++)
+				;
+			fprintf(out, "%s %s.%s", e->syslog_socket, f->name ? f->name : "?",
+				l->name ? l->name : "?");
+		} else if (e->filetype == MK_EVE_FILETYPE_REDIS ||
+			   e->filetype == MK_EVE_FILETYPE_KAFKA) {
+			fprintf(out, "(%u settings)", e->nkv);
+		} else if (e->filename[0] == '/') {
+			fputs(e->filename, out);
+		} else {
+			fprintf(out, "%s/%s", o->log_dir, e->filename);
+		}
+		fputs(", types [", out);
+		for (t = 0, n = 0; t < MK_ARRAY_SIZE(eve_types); t++)
+			if (e->types & eve_types[t].bit)
+				fprintf(out, "%s%s", n++ ? ", " : "", eve_types[t].name);
+		fprintf(out, "], %s when its %llu-byte buffer is full%s\n",
+			e->backpressure ? "waits" : "drops", (unsigned long long)e->buffer_size,
+			e->enabled ? "" : " (disabled)");
+	}
+}

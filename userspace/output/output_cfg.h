@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 struct mk_out_kv;
 
 #define MK_OUTPUT_PATH_MAX 256
@@ -90,6 +91,8 @@ int mk_output_eve_path(const struct mk_output_cfg *o, char *buf, size_t len);
 uint32_t mk_output_types(const struct mk_output_cfg *o);
 /* Whether any output is enabled. */
 int mk_output_enabled(const struct mk_output_cfg *o);
+/* With several outputs, one line each (meerkat -T): "  outputs[1]: unix_stream PATH, types [...]...". */
+void mk_output_print(FILE *out, const struct mk_output_cfg *o);
 /* The name of a filetype ("unix_stream"). */
 const char *mk_output_filetype_name(unsigned int filetype);
 
