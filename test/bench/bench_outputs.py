@@ -106,19 +106,25 @@ def main():
         subprocess.run([MEERKAT, "-r", pcap, "-l", ref], check=True, capture_output=True)
         eve = os.path.join(ref, "eve.json")
         size = os.path.getsize(eve) / max(1, sum(1 for _ in open(eve)))
-        print("# 1. records/s through one writer thread (%d records of %.0f bytes, from %s flows)"
-              % (RECORDS, size, FLOWS))
+        print("# load average %s, %d CPUs" % (" ".join(open("/proc/loadavg").read().split()[:3]),
+                                              os.cpu_count()))
+        print("# 1. records/s through one writer thread (%d records of %.0f bytes), median of %d"
+              % (RECORDS, size, ROUNDS))
         print("%-12s %12s %9s %8s %8s" % ("sink", "records/s", "MB/s", "dropped", "lost"))
         for row in SINKS:
-            reader = start(row[2], d)
-            try:
-                out = subprocess.run([BENCH, config(d, [row], d), eve, str(RECORDS)], check=True,
-                                     capture_output=True, text=True).stdout
-            finally:
-                stop(reader)
-            r = json.loads(out.splitlines()[0])
+            runs = []
+            for _ in range(ROUNDS):
+                reader = start(row[2], d)
+                try:
+                    out = subprocess.run([BENCH, config(d, [row], d), eve, str(RECORDS)],
+                                         check=True, capture_output=True, text=True).stdout
+                finally:
+                    stop(reader)
+                runs.append(json.loads(out.splitlines()[0]))
+            r = sorted(runs, key=lambda x: x["records_per_s"])[len(runs) // 2]
             print("%-12s %12.0f %9.1f %8d %8d" % (row[0], r["records_per_s"], r["mb_per_s"],
-                                                  r["dropped"], r["lost"]))
+                                                  sum(x["dropped"] for x in runs),
+                                                  sum(x["lost"] for x in runs)))
         print("# 2. meerkat -r (%d flows, one record each): median of %d rounds" % (FLOWS, ROUNDS))
         setups = [("file", [SINKS[0]]), ("unix_stream", [SINKS[1]]),
                   ("file+unix_stream", [SINKS[0], SINKS[1]])]

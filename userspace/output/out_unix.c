@@ -150,53 +150,67 @@ static int send_stream(struct mk_out_sock *s, const char *buf, size_t len,
 	return 0;
 }
 
-/* One datagram per record, without its newline; syslog puts its header in front. */
+#define DGRAM_BATCH 64
+
+/*
+ * One datagram per record, without its newline; syslog puts its header in
+ * front. Up to DGRAM_BATCH of them per sendmmsg().
+ */
 static int send_dgram(struct mk_out_sock *s, const char *buf, size_t len, struct mk_out_progress *p,
 		      int timeout_ms)
 {
+	struct mmsghdr mm[DGRAM_BATCH];
+	struct iovec iov[DGRAM_BATCH][2];
+	size_t rlen[DGRAM_BATCH], hlen = 0;
 	char hdr[256];
+	int i, k, n, err;
 
+	if (s->syslog) /* one time for the batch: they were rendered together */
+		hlen = mk_syslog_header(hdr, sizeof(hdr), s->pri, now_us(), s->host, s->ident,
+					s->pid);
 	while (p->done < len) {
-		const char *rec = buf + p->done, *nl = memchr(rec, '\n', len - p->done);
-		size_t rlen = nl ? (size_t)(nl - rec) : len - p->done;
-		struct iovec iov[2];
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 0 };
-		ssize_t n;
-		int err;
+		size_t at = p->done;
 
-		if (s->syslog)
-			iov[mh.msg_iovlen++] = (struct iovec){
-				.iov_base = hdr,
-				.iov_len = mk_syslog_header(hdr, sizeof(hdr), s->pri, now_us(),
-							    s->host, s->ident, s->pid)
-			};
-		iov[mh.msg_iovlen++] = (struct iovec){ .iov_base = (void *)rec, .iov_len = rlen };
-		n = sendmsg(s->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
+		for (n = 0; n < DGRAM_BATCH && at < len; n++) {
+			const char *rec = buf + at, *nl = memchr(rec, '\n', len - at);
+
+			rlen[n] = nl ? (size_t)(nl - rec) : len - at;
+			k = 0;
+			if (s->syslog)
+				iov[n][k++] = (struct iovec){ .iov_base = hdr, .iov_len = hlen };
+			iov[n][k++] = (struct iovec){ .iov_base = (void *)rec, .iov_len = rlen[n] };
+			mm[n] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[n],
+							       .msg_iovlen = k } };
+			at += rlen[n] + (nl ? 1 : 0);
+		}
+		k = sendmmsg(s->fd, mm, (unsigned int)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			err = wait_out(s->fd, timeout_ms);
 			if (err > 0)
 				continue;
 			if (!err)
 				return 0;
-			n = -1;
+			k = -1;
 			errno = -err;
 		}
-		if (n < 0 && (errno == EMSGSIZE || errno == ENOBUFS)) {
-			/* this record can never go: lose it, not the ones after it */
+		if (k < 0 && (errno == EMSGSIZE || errno == ENOBUFS)) {
+			/* the first record can never go: lose it, not the ones after it */
 			p->lost++;
-			p->done += rlen + (nl ? 1 : 0);
+			p->done += rlen[0] + (p->done + rlen[0] < len ? 1 : 0);
 			continue;
 		}
-		if (n < 0) {
+		if (k < 0) {
 			err = -errno;
 			mk_out_sock_close(s);
 			return gone(err) ? err : -EPIPE;
 		}
-		p->sent++;
-		p->bytes += (size_t)n;
-		p->done += rlen + (nl ? 1 : 0);
+		for (i = 0; i < k; i++) {
+			p->sent++;
+			p->bytes += mm[i].msg_len;
+			p->done += rlen[i] + (p->done + rlen[i] < len ? 1 : 0);
+		}
 	}
 	return 0;
 }
