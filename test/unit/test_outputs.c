@@ -14,9 +14,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include "out_transport.h"
 #include "out_unix.h"
 #include "out_writer.h"
 #include "outputs.h"
@@ -385,4 +387,157 @@ Test(outputs, event_type_of_every_prefix)
 	cr_expect_eq(mk_outputs_event_type("{\"event_type\":\"stats\"}", 22), MK_EVE_TYPE_STATS);
 	cr_expect_eq(mk_outputs_event_type("{\"event_type\":\"flows\"}", 22), 0);
 	cr_expect_eq(mk_outputs_event_type("\"\"\"\"", 4), 0);
+}
+
+/*
+ * A transport (out_transport.h) as the writer drives it: a fake service
+ * that can be down, takes at most `max` records a call, and keeps what it
+ * took in memory.
+ */
+static struct fake {
+	pthread_mutex_t lock;
+	int down, max;
+	char got[1 << 20];
+	size_t len;
+	unsigned int creates, sends, polls, destroyed, drain_ms;
+} fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int fake_check(const struct mk_out_kv *kv, size_t n, char *why, size_t len)
+{
+	(void)kv;
+	(void)n;
+	(void)why;
+	(void)len;
+	return 0;
+}
+
+static void *fake_create(const struct mk_out_kv *kv, size_t n, char *why, size_t len)
+{
+	(void)kv;
+	(void)n;
+	(void)why;
+	(void)len;
+	fake.creates++;
+	return &fake;
+}
+
+static int fake_send(void *priv, const struct iovec *recs, size_t n)
+{
+	struct fake *f = priv;
+	size_t i;
+	int r;
+
+	pthread_mutex_lock(&f->lock);
+	f->sends++;
+	if (f->down) {
+		pthread_mutex_unlock(&f->lock);
+		return -ECONNREFUSED;
+	}
+	for (i = 0; i < n && (!f->max || i < (size_t)f->max); i++) {
+		memcpy(f->got + f->len, recs[i].iov_base, recs[i].iov_len);
+		f->len += recs[i].iov_len;
+		f->got[f->len++] = '\n';
+	}
+	r = (int)i;
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+static void fake_poll(void *priv)
+{
+	((struct fake *)priv)->polls++;
+}
+
+static void fake_stats(void *priv, json_t *obj)
+{
+	json_object_set_new(obj, "fake_sends", json_integer(((struct fake *)priv)->sends));
+}
+
+static void fake_destroy(void *priv, unsigned int timeout_ms)
+{
+	((struct fake *)priv)->destroyed++;
+	((struct fake *)priv)->drain_ms = timeout_ms;
+}
+
+static const struct mk_out_transport fake_transport = {
+	.name = "redis",
+	.check = fake_check,
+	.create = fake_create,
+	.send = fake_send,
+	.poll = fake_poll,
+	.stats = fake_stats,
+	.destroy = fake_destroy,
+};
+
+static void set_down(int down)
+{
+	pthread_mutex_lock(&fake.lock);
+	fake.down = down;
+	pthread_mutex_unlock(&fake.lock);
+}
+
+Test(outputs, a_transport_gets_records_in_order_and_is_retried_when_down)
+{
+	struct mk_eve_cfg c = file_cfg("", MK_EVE_TYPE_FLOW, 1 << 20);
+	struct mk_out_writer *w;
+	char *all = malloc(50 * 200);
+	json_t *j;
+	int i;
+
+	c.filetype = MK_EVE_FILETYPE_REDIS;
+	fake.down = 1;
+	fake.max = 3; /* a few records a call: the writer sends the rest again */
+	cr_assert_eq(mk_out_writer_new_with(&w, &c, 2, NULL, 0, 0, &fake_transport), 0);
+	cr_assert_eq(mk_out_writer_start(w), 0);
+	for (i = 0; i < 50; i++) {
+		record(all + i * 200, 200, "flow", (unsigned int)i);
+		mk_out_writer_push(w, all + i * 200, 200, 1);
+	}
+	usleep(300000);
+	cr_expect_eq(counter(w, MK_OUT_WRITTEN), 0, "the service is down");
+	cr_expect_eq(counter(w, MK_OUT_BUFFERED), 0, "the writer holds the batch in hand");
+	cr_expect_leq(fake.sends, 4, "with a back-off (100, 200 ms), not in a loop: %u",
+		      fake.sends);
+	set_down(0);
+	for (i = 0; i < 300 && counter(w, MK_OUT_WRITTEN) < 50; i++)
+		usleep(10000);
+	cr_expect_eq(counter(w, MK_OUT_WRITTEN), 50);
+	cr_expect_eq(counter(w, MK_OUT_RECONNECTS), 1);
+	cr_expect_eq(counter(w, MK_OUT_BYTES), 50 * 200);
+	j = mk_out_writer_json(w);
+	cr_expect_eq(json_integer_value(json_object_get(j, "fake_sends")), fake.sends,
+		     "the transport's own counters are in the output's");
+	cr_expect_str_eq(json_string_value(json_object_get(j, "filetype")), "redis");
+	json_decref(j);
+	mk_out_writer_free(w, 700);
+	cr_expect_eq(fake.len, 50 * 200);
+	cr_expect(!memcmp(fake.got, all, 50 * 200), "every record once, in order");
+	cr_expect_eq(fake.creates, 1);
+	cr_expect_eq(fake.destroyed, 1);
+	cr_expect_eq(fake.drain_ms, 700);
+	free(all);
+}
+
+Test(outputs, a_transport_down_at_the_end_loses_what_is_left_counted)
+{
+	struct mk_eve_cfg c = file_cfg("", MK_EVE_TYPE_FLOW, 1 << 20);
+	struct mk_out_writer *w;
+	uint64_t cnt[MK_OUT_CNT_MAX];
+	char rec[200];
+	int i;
+
+	c.filetype = MK_EVE_FILETYPE_KAFKA;
+	fake.down = 1;
+	cr_assert_eq(mk_out_writer_new_with(&w, &c, 0, NULL, 0, 0, &fake_transport), 0);
+	cr_assert_eq(mk_out_writer_start(w), 0);
+	for (i = 0; i < 20; i++) {
+		record(rec, sizeof(rec), "flow", (unsigned int)i);
+		mk_out_writer_push(w, rec, sizeof(rec), 1);
+	}
+	mk_out_writer_stop(w, 200);
+	mk_out_writer_join(w);
+	mk_out_writer_counts(w, cnt);
+	cr_expect_eq(cnt[MK_OUT_WRITTEN], 0);
+	cr_expect_eq(cnt[MK_OUT_LOST], 20, "the drain time passed: lost, counted");
+	mk_out_writer_free(w, 200);
 }

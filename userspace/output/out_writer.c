@@ -184,6 +184,8 @@ static int sink_connect(struct mk_out_writer *w)
 	int err = 0;
 
 	if (w->cfg.filetype == MK_EVE_FILETYPE_REDIS || w->cfg.filetype == MK_EVE_FILETYPE_KAFKA) {
+		if (mono_ms() < w->retry_at_ms)
+			return -ENOTCONN; /* in its back-off */
 		if (w->tr_priv)
 			return 0;
 		w->tr_priv = w->tr->create(w->cfg.kv, w->cfg.nkv, why, sizeof(why));
@@ -191,6 +193,9 @@ static int sink_connect(struct mk_out_writer *w)
 			if (w->last_err != -EINVAL)
 				mk_err("%s: %s: %s", w->name, w->tr->name, why);
 			w->last_err = -EINVAL;
+			w->retry_at_ms = mono_ms() + w->backoff_ms;
+			w->backoff_ms = w->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS :
+									     w->backoff_ms * 2;
 			return -EINVAL;
 		}
 		return 0;
@@ -233,6 +238,8 @@ static int send_transport(struct mk_out_writer *w)
 		p = nl + 1;
 	}
 	r = w->tr->send(w->tr_priv, w->iov, n);
+	if (!r)
+		return -ENOBUFS; /* nothing taken, no error: again after a tick */
 	if (r < 0) {
 		report(w, r);
 		w->retry_at_ms = mono_ms() + w->backoff_ms;
@@ -520,6 +527,15 @@ static void *writer_main(void *arg)
 int mk_out_writer_new(struct mk_out_writer **out, const struct mk_eve_cfg *cfg, unsigned int index,
 		      const char *log_dir, int truncate, int sync)
 {
+	return mk_out_writer_new_with(
+		out, cfg, index, log_dir, truncate, sync,
+		mk_out_transport_find(mk_output_filetype_name(cfg->filetype)));
+}
+
+int mk_out_writer_new_with(struct mk_out_writer **out, const struct mk_eve_cfg *cfg,
+			   unsigned int index, const char *log_dir, int truncate, int sync,
+			   const struct mk_out_transport *tr)
+{
 	struct mk_out_writer *w = calloc(1, sizeof(*w));
 	int err = -ENOMEM;
 	char path[PATH_MAX];
@@ -566,7 +582,7 @@ int mk_out_writer_new(struct mk_out_writer **out, const struct mk_eve_cfg *cfg, 
 				       cfg->identity);
 		break;
 	default:
-		w->tr = mk_out_transport_find(mk_output_filetype_name(cfg->filetype));
+		w->tr = tr;
 		snprintf(w->target, sizeof(w->target), "%s",
 			 mk_output_filetype_name(cfg->filetype));
 		err = w->tr ? 0 : -EOPNOTSUPP;

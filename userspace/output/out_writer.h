@@ -55,6 +55,11 @@ struct mk_out_writer;
  */
 int mk_out_writer_new(struct mk_out_writer **out, const struct mk_eve_cfg *cfg, unsigned int index,
 		      const char *log_dir, int truncate, int sync);
+/* The same with the transport of a redis or kafka output given (tests, benchmarks). */
+struct mk_out_transport;
+int mk_out_writer_new_with(struct mk_out_writer **out, const struct mk_eve_cfg *cfg,
+			   unsigned int index, const char *log_dir, int truncate, int sync,
+			   const struct mk_out_transport *tr);
 /* Starts the thread. 0 or -errno. */
 int mk_out_writer_start(struct mk_out_writer *w);
 /*
