@@ -9,7 +9,7 @@
  *
  *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
  *                   end every flow, write the final stats, exit 0;
- *   SIGHUP          reopen eve.json (logrotate);
+ *   SIGHUP          reopen every output's file (logrotate);
  *   SIGUSR2         reload the rules (as `meerkatctl reload`): a new engine
  *                   is built in the background and swapped in between
  *                   packets; a failed build keeps the old rules.
