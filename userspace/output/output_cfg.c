@@ -288,8 +288,9 @@ static int transport_parse(struct mk_cfg_ctx *x, int node, const char *path, voi
 	uint32_t n = 0;
 	int err;
 
-	if (mk_cfg_node_kind(x, node) == MK_CFG_NODE_NULL)
-		return 0;
+	if (mk_cfg_node_kind(x, node) == MK_CFG_NODE_NULL ||
+	    (mk_cfg_node_kind(x, node) == MK_CFG_NODE_MAPPING && !mk_cfg_node_len(x, node)))
+		return 0; /* nothing to hand over */
 	if (o->eve.kv)
 		return mk_cfg_error(x, node, path, -EINVAL,
 				    "one output carries either redis: or kafka:, not both");
