@@ -541,3 +541,29 @@ Test(outputs, a_transport_down_at_the_end_loses_what_is_left_counted)
 	cr_expect_eq(cnt[MK_OUT_LOST], 20, "the drain time passed: lost, counted");
 	mk_out_writer_free(w, 200);
 }
+
+Test(outputs, offline_waits_for_room_but_not_for_a_sink_that_is_down, .timeout = 30)
+{
+	struct mk_eve_cfg c = file_cfg("", MK_EVE_TYPE_FLOW, 64 << 10);
+	struct mk_out_writer *w;
+	uint64_t cnt[MK_OUT_CNT_MAX], dropped = 0;
+	char path[200], rec[1000];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/nobody.sock", dir);
+	snprintf(c.filename, sizeof(c.filename), "%s", path);
+	c.filetype = MK_EVE_FILETYPE_UNIX_STREAM;
+	cr_assert_eq(mk_out_writer_new(&w, &c, 1, NULL, 0, 1), 0);
+	cr_assert_eq(mk_out_writer_start(w), 0);
+	for (i = 0; i < 200; i++) {
+		record(rec, sizeof(rec), "flow", (unsigned int)i);
+		dropped += mk_out_writer_push(w, rec, sizeof(rec), 1);
+	}
+	mk_out_writer_stop(w, 200);
+	mk_out_writer_join(w);
+	mk_out_writer_counts(w, cnt);
+	cr_expect_gt(dropped, 0, "nobody listens: records are dropped, the producer goes on");
+	cr_expect_eq(cnt[MK_OUT_DROPPED] + cnt[MK_OUT_LOST], 200);
+	cr_expect_eq(cnt[MK_OUT_WRITTEN], 0);
+	mk_out_writer_free(w, 0);
+}

@@ -42,6 +42,7 @@ struct mk_out_writer {
 	char *ring;
 	size_t cap, head, used; /* head: where the oldest byte is */
 	int stop, reopen;
+	int down; /* the sink is unreachable now (a socket, a service) */
 	uint64_t cnt[MK_OUT_CNT_MAX];
 
 	pthread_t thread;
@@ -165,8 +166,19 @@ static void count(struct mk_out_writer *w, uint64_t sent, uint64_t lost, uint64_
 	pthread_mutex_unlock(&w->lock);
 }
 
+static void set_down(struct mk_out_writer *w, int down)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->down != down) {
+		w->down = down;
+		pthread_cond_broadcast(&w->room);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void report(struct mk_out_writer *w, int err)
 {
+	set_down(w, err != 0);
 	if (err && err != w->last_err)
 		mk_warn("%s: %s %s: %s; records wait in its buffer (%llu bytes), then are dropped "
 			"and counted",
@@ -193,6 +205,7 @@ static int sink_connect(struct mk_out_writer *w)
 			if (w->last_err != -EINVAL)
 				mk_err("%s: %s: %s", w->name, w->tr->name, why);
 			w->last_err = -EINVAL;
+			set_down(w, 1);
 			w->retry_at_ms = mono_ms() + w->backoff_ms;
 			w->backoff_ms = w->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS :
 									     w->backoff_ms * 2;
@@ -323,6 +336,9 @@ static int ring_room(struct mk_out_writer *w, size_t len)
 		return 0;
 	while (w->cap - w->used < len) {
 		if (!(w->sync || w->cfg.backpressure) || w->stop || !w->started)
+			return 0;
+		/* offline: a sink that is down drops (counted) instead of holding up the run */
+		if (w->down && !w->cfg.backpressure)
 			return 0;
 		pthread_cond_signal(&w->more);
 		pthread_cond_wait(&w->room, &w->lock);
