@@ -95,18 +95,22 @@ static void file_path(struct mk_out_writer *w, time_t now, char *buf, size_t len
 static void file_rotate(struct mk_out_writer *w, time_t now)
 {
 	char path[PATH_MAX], base[PATH_MAX + 24], old[PATH_MAX + 32];
-	struct mk_eve_sink next;
 	struct stat sb;
 	struct tm tm;
 	unsigned int i;
 
 	if (strchr(w->pattern, '%')) {
-		/* a new name from the pattern: open it, then let the old one go */
+		/* a new name from the pattern; if it cannot be opened, the old file again */
 		file_path(w, now, path, sizeof(path));
-		if (!strcmp(path, w->file.path) || mk_eve_sink_open(&next, path, false))
+		if (!strcmp(path, w->file.path))
 			return;
+		snprintf(old, sizeof(old), "%s", w->file.path);
 		mk_eve_sink_close(&w->file);
-		w->file = next;
+		if (mk_eve_sink_open(&w->file, path, false)) {
+			if (mk_eve_sink_open(&w->file, old, false))
+				w->file_open = 0; /* both logged; records are lost, counted */
+			return;
+		}
 		pthread_mutex_lock(&w->lock);
 		snprintf(w->target, sizeof(w->target), "%s", path);
 		pthread_mutex_unlock(&w->lock);
@@ -433,7 +437,7 @@ static void ticks(struct mk_out_writer *w)
 	uint64_t now = mono_ms();
 	time_t t;
 
-	if (w->file_open && w->cfg.rotate_interval) {
+	if (w->cfg.filetype == MK_EVE_FILETYPE_REGULAR && w->cfg.rotate_interval) {
 		t = time(NULL);
 		if ((uint64_t)t >= w->next_rotate_s) {
 			file_rotate(w, t);
