@@ -199,6 +199,10 @@ Test(outputs, records_go_to_the_outputs_that_take_their_type)
 	cr_expect_eq(mk_outputs_count(o), 2, "a disabled output is not opened");
 	cr_assert_eq(mk_outputs_start(o), 0);
 	mk_outputs_write(o, batch, n, 4);
+	cr_expect_eq(mk_outputs_flush(o, 5000), 0);
+	c = slurp("flows.json", &lc);
+	cr_expect_eq(lc, 600, "written once flushed, before the end");
+	free(c);
 	mk_outputs_free(o);
 	a = slurp("flows.json", &la);
 	b = slurp("alerts.json", &lb);
@@ -207,8 +211,6 @@ Test(outputs, records_go_to_the_outputs_that_take_their_type)
 	cr_expect_eq(lb, 400);
 	cr_expect(!memcmp(b, batch + 200, 400));
 	cr_expect_eq(access("off.json", F_OK), -1);
-	(void)c;
-	(void)lc;
 	free(a);
 	free(b);
 }

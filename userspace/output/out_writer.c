@@ -43,6 +43,7 @@ struct mk_out_writer {
 	size_t cap, head, used; /* head: where the oldest byte is */
 	int stop, reopen;
 	int down; /* the sink is unreachable now (a socket, a service) */
+	int busy; /* the thread holds records taken from the buffer, not yet done */
 	uint64_t cnt[MK_OUT_CNT_MAX];
 
 	pthread_t thread;
@@ -427,6 +428,7 @@ static void take_batch(struct mk_out_writer *w)
 	w->batch_len = n;
 	w->batch_off = 0;
 	w->batch_recs = recs;
+	w->busy = 1;
 	pthread_cond_broadcast(&w->room);
 }
 
@@ -523,6 +525,11 @@ static void *writer_main(void *arg)
 				pthread_mutex_unlock(&w->lock);
 			} else if (err && stop) {
 				usleep(10000);
+			}
+			if (w->batch_off >= w->batch_len) {
+				pthread_mutex_lock(&w->lock);
+				w->busy = 0;
+				pthread_mutex_unlock(&w->lock);
 			}
 		}
 		if (stop) {
@@ -669,6 +676,16 @@ json_t *mk_out_writer_json(struct mk_out_writer *w)
 	if (w->tr && w->tr->stats && w->tr_priv)
 		w->tr->stats(w->tr_priv, o);
 	return o;
+}
+
+int mk_out_writer_idle(struct mk_out_writer *w)
+{
+	int idle;
+
+	pthread_mutex_lock(&w->lock);
+	idle = !w->used && !w->busy;
+	pthread_mutex_unlock(&w->lock);
+	return idle;
 }
 
 void mk_out_writer_stop(struct mk_out_writer *w, unsigned int drain_ms)

@@ -80,6 +80,8 @@ void mk_out_writer_reopen(struct mk_out_writer *w);
 void mk_out_writer_counts(struct mk_out_writer *w, uint64_t cnt[MK_OUT_CNT_MAX]);
 /* name, filetype, target and every counter (a transport's own too) as a JSON object. */
 json_t *mk_out_writer_json(struct mk_out_writer *w);
+/* Whether everything pushed so far is done with (written, lost). */
+int mk_out_writer_idle(struct mk_out_writer *w);
 /*
  * Tells the thread to drain and stop (sockets and transports: within
  * @drain_ms), without waiting; mk_out_writer_join() waits. The counters

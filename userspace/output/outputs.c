@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "log.h"
 #include "outputs.h"
 
@@ -176,6 +177,21 @@ json_t *mk_outputs_json(struct mk_outputs *o)
 	for (i = 0; o && i < o->n; i++)
 		json_array_append_new(a, mk_out_writer_json(o->w[i]));
 	return a;
+}
+
+int mk_outputs_flush(struct mk_outputs *o, unsigned int timeout_ms)
+{
+	unsigned int i, waited = 0;
+
+	for (i = 0; o && i < o->n; i++) {
+		while (!mk_out_writer_idle(o->w[i])) {
+			if (waited >= timeout_ms)
+				return -ETIMEDOUT;
+			usleep(2000);
+			waited += 2;
+		}
+	}
+	return 0;
 }
 
 void mk_outputs_print(struct mk_outputs *o, FILE *out)

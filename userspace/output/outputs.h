@@ -39,6 +39,12 @@ int mk_outputs_start(struct mk_outputs *o);
 unsigned int mk_outputs_count(const struct mk_outputs *o);
 /* Records: @len bytes of @nrecs whole lines, each ending in '\n'. */
 void mk_outputs_write(struct mk_outputs *o, const char *lines, size_t len, uint64_t nrecs);
+/*
+ * Waits until every output has done with what it was given (written or
+ * lost), at most @timeout_ms: the final stats then count every record
+ * before them. 0 or -ETIMEDOUT (a slow socket).
+ */
+int mk_outputs_flush(struct mk_outputs *o, unsigned int timeout_ms);
 /* SIGHUP: files are opened again by name. */
 void mk_outputs_reopen(struct mk_outputs *o);
 /* The first output's written and lost records (the `eve` stats of old). */

@@ -1623,6 +1623,8 @@ out_stop:
 	live_stop(lv);
 	/* a run that got this far without an error has every interface attached */
 	if (!err) {
+		/* the final stats count every record before them (bounded: a socket may stall) */
+		mk_outputs_flush(lv->outs, MK_OUTPUTS_DRAIN_MS);
 		live_stats_event(lv);
 		print_final(lv);
 	}
