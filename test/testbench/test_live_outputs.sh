@@ -12,7 +12,9 @@
 #      again it holds the file's records less exactly `dropped` of them, in
 #      the file's order;
 #   3. a reader killed and started again: the output connects again
-#      (`reconnects`) and the new reader receives records.
+#      (`reconnects`) and the new reader receives records;
+#   4. the final stats event, eve.json's last record, counts in eve.written
+#      every record before it.
 # Usage: test_live_outputs.sh BUILD_DIR SAMPLE_PCAP PCAP...
 set -euo pipefail
 # shellcheck source=test/testbench/lib.sh
@@ -155,6 +157,10 @@ for m in re.finditer(r"^meerkat: output outputs\[(\d)\] \S+ \S+: written (\d+), 
     final[int(m.group(1))] = dict(written=int(m.group(2)), dropped=int(m.group(3)),
                                   lost=int(m.group(4)), reconnects=int(m.group(5)))
 bad = []
+last = json.loads(lines[-1])
+if last.get("event_type") != "stats" or last["stats"]["eve"]["written"] != len(lines) - 1:
+    bad.append("the final stats event's eve.written is not the %d records before it: %s" %
+               (len(lines) - 1, last.get("stats", {}).get("eve")))
 if final[0]["written"] != len(lines) or final[0]["dropped"] or final[0]["lost"]:
     bad.append("eve.json: %d lines, counters %s" % (len(lines), final[0]))
 for i, name in ((1, "stream"), (2, "dgram"), (3, "syslog")):
