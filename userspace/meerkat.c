@@ -457,6 +457,7 @@ int main(int argc, char **argv)
 		conf.capture.reader_threads = prm.reader_threads;
 	if (prm.test_config) {
 		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
+		mk_output_print(stdout, &conf.output); /* several outputs: each one */
 		code = detect_test(&prm, &conf);
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include "community_id.h"
 #include "ebuf.h"
 #include "eve.h"
+#include "outputs.h"
 #include "log.h"
 
 /* @v in exactly @width digits, zero padded (@v < 10^width, @width even). */
@@ -617,6 +618,11 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 
 			if (keep && r->key_len && !keep(ctx, line + r->len + 1, r->key_len))
 				continue;
+			if (out->outs) {
+				/* several outputs: through the buffer, a megabyte at a time */
+				mk_eve_file_write(out, line, r->len);
+				continue;
+			}
 			iov[nv].iov_base = (char *)line;
 			iov[nv].iov_len = r->len + 1;
 			nv++;
@@ -627,6 +633,8 @@ int mk_eve_merge_write_filter(struct mk_eve_file *out, struct mk_eve_buf *bufs, 
 		if (err && !out->err)
 			out->err = err;
 	}
+	if (out->outs)
+		mk_eve_file_flush(out);
 	free(refs);
 	return 0;
 }
@@ -656,11 +664,28 @@ int mk_eve_file_open(struct mk_eve_file *f, const char *path, int truncate)
 	return 0;
 }
 
+int mk_eve_file_open_outputs(struct mk_eve_file *f, struct mk_outputs *outs)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf = malloc(EVE_FILE_BUF);
+	if (!f->buf) {
+		mk_err("EVE outputs: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	f->cap = EVE_FILE_BUF;
+	f->outs = outs;
+	snprintf(f->sink.path, sizeof(f->sink.path), "EVE outputs");
+	f->open = 1;
+	return 0;
+}
+
 int mk_eve_file_flush(struct mk_eve_file *f)
 {
 	int err = 0;
 
-	if (f->len)
+	if (f->len && f->outs)
+		mk_outputs_write(f->outs, f->buf, f->len, f->buf_recs);
+	else if (f->len)
 		err = mk_eve_sink_write(&f->sink, f->buf, f->len, f->buf_recs);
 	if (err && !f->err)
 		f->err = err;
@@ -689,7 +714,8 @@ int mk_eve_file_close(struct mk_eve_file *f)
 	if (!f->open)
 		return f->err;
 	mk_eve_file_flush(f);
-	mk_eve_sink_close(&f->sink);
+	if (!f->outs)
+		mk_eve_sink_close(&f->sink);
 	f->open = 0;
 	free(f->buf);
 	f->buf = NULL;

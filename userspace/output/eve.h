@@ -115,8 +115,10 @@ void mk_eve_buf_free(struct mk_eve_buf *b);
  * in sink.lost, and writing goes on, so that records after the disk
  * recovers land.
  */
+struct mk_outputs;
 struct mk_eve_file {
 	struct mk_eve_sink sink; /* sink.written, sink.lost: records */
+	struct mk_outputs *outs; /* instead of the sink: several outputs (outputs.h) */
 	char *buf;
 	size_t len, cap;
 	size_t buf_recs; /* records in buf */
@@ -126,6 +128,8 @@ struct mk_eve_file {
 
 /* Appends to @path, or truncates it first. 0 or -errno (logged, naming the file). */
 int mk_eve_file_open(struct mk_eve_file *f, const char *path, int truncate);
+/* The same, handing every megabyte to @outs (which the caller stops and frees) instead. */
+int mk_eve_file_open_outputs(struct mk_eve_file *f, struct mk_outputs *outs);
 /* One record (no newline). */
 void mk_eve_file_write(struct mk_eve_file *f, const char *line, size_t len);
 /* 0 or the -errno of this flush. */

@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Output settings, as suricata.yaml names them: `default-log-dir` (the -l
- * option overrides it), the global `stats` section and the `eve-log` entry
- * of `outputs`. Filled by the configuration (config/config.c); the run
- * modes open EVE with mk_output_eve_path() and write the event types listed.
+ * option overrides it), the global `stats` section and the `eve-log`
+ * entries of `outputs` (several at once, each with its own sink and event
+ * types: docs/outputs.md). Filled by the configuration (config/config.c);
+ * the run modes hand them to output/outputs.h.
  */
 #ifndef MK_OUTPUT_CFG_H
 #define MK_OUTPUT_CFG_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+struct mk_out_kv;
 
 #define MK_OUTPUT_PATH_MAX 256
 
-/* outputs.eve-log.filetype: only a regular file today (Suricata also has syslog, unix sockets,
- * redis). */
+/* outputs.eve-log.filetype, as Suricata names them */
 enum mk_eve_filetype {
 	MK_EVE_FILETYPE_REGULAR = 0,
+	MK_EVE_FILETYPE_UNIX_DGRAM,  /* one record per datagram to a listening socket */
+	MK_EVE_FILETYPE_UNIX_STREAM, /* lines to a listening stream socket */
+	MK_EVE_FILETYPE_SYSLOG,	     /* RFC 5424 messages to the local syslog socket */
+	MK_EVE_FILETYPE_REDIS,	     /* through a transport (out_transport.h) */
+	MK_EVE_FILETYPE_KAFKA,
 };
+
+#define MK_EVE_OUTPUTS_MAX 8 /* eve-log entries in `outputs` */
+#define MK_EVE_BUFFER_DEFAULT (8u << 20)
 
 /* outputs.eve-log.types, one bit per event type */
 #define MK_EVE_TYPE_ALERT (1u << 0)
@@ -49,13 +59,29 @@ struct mk_eve_cfg {
 	uint8_t alert_payload;	    /* types: - alert: {payload: yes}: base64 payload */
 	uint8_t alert_payload_printable;   /* ... payload-printable: yes */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */
+	uint8_t backpressure;	  /* a full buffer makes producers wait instead of dropping */
+	uint8_t facility;	  /* syslog: LOG_LOCAL5 >> 3 and so on (0..23) */
+	uint8_t level;		  /* syslog: severity 0 (emerg) .. 7 (debug) */
+	uint32_t rotate_interval; /* regular: seconds between new files; 0: never */
+	uint64_t buffer_size;	  /* bytes of records waiting for the writer thread */
+	char identity[64];	  /* syslog APP-NAME */
+	char syslog_socket[MK_OUTPUT_PATH_MAX]; /* syslog: the local socket (/dev/log) */
+	const struct mk_out_kv *kv;		/* redis:/kafka: settings, flattened */
+	uint32_t nkv;
 };
 
 struct mk_output_cfg {
 	char log_dir[MK_OUTPUT_PATH_MAX]; /* default-log-dir; -l DIR */
 	uint8_t stats_enabled;		  /* stats.enabled */
 	uint32_t stats_interval;	  /* stats.interval: seconds between stats events */
-	struct mk_eve_cfg eve;		  /* outputs: - eve-log */
+	/*
+	 * The first enabled `- eve-log` (the first entry when none is): its
+	 * options decide how records are rendered, for every output. The rows
+	 * of the key table write here while an entry is read.
+	 */
+	struct mk_eve_cfg eve;
+	unsigned int neve; /* entries in eves (1 when `outputs` lists none) */
+	struct mk_eve_cfg eves[MK_EVE_OUTPUTS_MAX];
 };
 
 struct mk_cfg_table;
@@ -63,5 +89,13 @@ extern const struct mk_cfg_table mk_output_cfg_table;
 
 /* The EVE file's path (log_dir/filename, or filename when absolute). 0 or -ENAMETOOLONG. */
 int mk_output_eve_path(const struct mk_output_cfg *o, char *buf, size_t len);
+/* The event types (MK_EVE_TYPE_*) some enabled output writes: what the workers render. */
+uint32_t mk_output_types(const struct mk_output_cfg *o);
+/* Whether any output is enabled. */
+int mk_output_enabled(const struct mk_output_cfg *o);
+/* With several outputs, one line each (meerkat -T): "  outputs[1]: unix_stream PATH, types [...]...". */
+void mk_output_print(FILE *out, const struct mk_output_cfg *o);
+/* The name of a filetype ("unix_stream"). */
+const char *mk_output_filetype_name(unsigned int filetype);
 
 #endif /* MK_OUTPUT_CFG_H */

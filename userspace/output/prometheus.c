@@ -29,6 +29,7 @@
 #include "flow.h"
 #include "live.h"
 #include "manager.h"
+#include "out_writer.h"
 #include "prometheus.h"
 #include "stats.h"
 #include "stream.h"
@@ -305,6 +306,31 @@ static void table_rules_outputs(void)
 	    "eve.written", "output=\"file\"", NULL, 1);
 	row("meerkat_eve_lost_total", "EVE records a failed write dropped, by output",
 	    MK_PROM_COUNTER, "eve.lost", "output=\"file\"", NULL, 1);
+	/* each EVE output's writer (eve.outputs[], output/out_writer.h) */
+#define X(id, str, doc)                                                                           \
+	row(MK_OUT_##id == MK_OUT_BUFFERED || MK_OUT_##id == MK_OUT_HIGH_WATER ?                  \
+		    "meerkat_eve_output_" str "_bytes" :                                          \
+	    MK_OUT_##id == MK_OUT_BYTES ? "meerkat_eve_output_bytes_total" :                      \
+					  "meerkat_eve_output_" str "_total",                     \
+	    doc,                                                                                  \
+	    MK_OUT_##id == MK_OUT_BUFFERED || MK_OUT_##id == MK_OUT_HIGH_WATER ? MK_PROM_GAUGE :  \
+										 MK_PROM_COUNTER, \
+	    "eve.outputs[]." str, NULL, NULL, 1);
+	MK_OUT_COUNTERS(X)
+#undef X
+	/* the configuration reload (runmode/reload.c) */
+	row("meerkat_reload_generation",
+	    "the configuration's generation: 1 at start, +1 per reload", MK_PROM_GAUGE,
+	    "reload.generation", NULL, NULL, 1);
+	row("meerkat_reloads_total", "configuration reloads, by result", MK_PROM_COUNTER,
+	    "reload.reloads_ok", "result=\"ok\"", NULL, 1);
+	row("meerkat_reloads_total", "configuration reloads, by result", MK_PROM_COUNTER,
+	    "reload.reloads_failed", "result=\"failed\"", NULL, 1);
+	row("meerkat_reload_last_seconds", "how long the last reload took", MK_PROM_GAUGE,
+	    "reload.last_ms", NULL, NULL, 1e-3);
+	row("meerkat_reload_swap_stall_max_seconds",
+	    "the longest a worker held a packet while taking a new engine", MK_PROM_GAUGE,
+	    "reload.swap_stall_max_us", NULL, NULL, 1e-6);
 	row("meerkat_prometheus_scrapes_total", "scrapes of /metrics served", MK_PROM_COUNTER,
 	    "prometheus.scrapes", NULL, NULL, 1);
 	row("meerkat_prometheus_render_seconds_total",
@@ -561,10 +587,9 @@ static void render_histogram(struct render *r, const struct mk_prom_metric *m, c
 static const struct {
 	const char *array, *label, *key;
 } lab[] = {
-	{ "workers", "worker", "id" },
-	{ "sockets", "interface", "iface" },
-	{ "sockets", "queue", "queue" },
-	{ "sockets", "worker", "worker" },
+	{ "workers", "worker", "id" },	 { "sockets", "interface", "iface" },
+	{ "sockets", "queue", "queue" }, { "sockets", "worker", "worker" },
+	{ "outputs", "output", "name" },
 };
 
 void mk_prom_metric_labels(const struct mk_prom_metric *m, char *buf, size_t len)

@@ -888,6 +888,8 @@ void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r
 	w->cfg.log_flows = r->log_flows;
 	w->cfg.log_alerts = r->log_alerts;
 	w->cfg.log_http = r->log_http;
+	w->cfg.log_dns = r->log_dns;
+	w->cfg.log_tls = r->log_tls;
 	w->unreplied = r->unreplied;
 	w->cfg.alert_opts.payload = r->payload;
 	w->cfg.alert_opts.payload_printable = r->payload_printable;

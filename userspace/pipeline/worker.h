@@ -248,7 +248,7 @@ void mk_worker_free(struct mk_worker *w);
 struct mk_worker_reload {
 	const struct mk_flow_cfg *flow;	    /* timeouts, emergency-recovery */
 	const struct mk_bypass_cfg *bypass; /* bypass triggers */
-	int log_flows, log_alerts, log_http;
+	int log_flows, log_alerts, log_http, log_dns, log_tls;
 	int unreplied;			/* enum mk_eve_unreplied */
 	int payload, payload_printable; /* outputs.eve-log.types.alert */
 };

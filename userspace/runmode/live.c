@@ -44,6 +44,7 @@
 #include "ctlsock.h"
 #include "eve.h"
 #include "eve_sink.h"
+#include "outputs.h"
 #include "icmp_error.h"
 #include "link.h"
 #include "live.h"
@@ -178,7 +179,7 @@ struct live {
 	unsigned int nworkers;
 	struct mk_spsc *mesh; /* n x n: mesh[from * n + to] */
 	uint8_t itable[MK_ITABLE_SIZE];
-	struct mk_eve_sink eve;
+	struct mk_outputs *outs; /* every EVE output, each with its writer thread */
 	int eve_open;
 	struct mk_ctl_server ctl;
 	int ctl_open;
@@ -244,8 +245,8 @@ static void worker_eve_flush(struct live_worker *w)
 {
 	if (!w->eve_len)
 		return;
-	/* a failed write is counted and logged by the sink */
-	mk_eve_sink_write(&w->lv->eve, w->eve, w->eve_len, w->eve_recs);
+	/* into each output's buffer: a full one drops and counts, never waits */
+	mk_outputs_write(w->lv->outs, w->eve, w->eve_len, w->eve_recs);
 	w->eve_len = 0;
 	w->eve_recs = 0;
 }
@@ -849,9 +850,11 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	json_set_u64(o, "swap_stall_max_us", swap_max_ns / 1000);
 	json_object_set_new(root, "reload", o);
 	if (lv->eve_open) {
-		mk_eve_sink_counts(&lv->eve, &written, &lost);
+		/* the first output's, as before several outputs; each one's in `outputs` */
+		mk_outputs_first_counts(lv->outs, &written, &lost);
 		json_set_u64(eve, "written", written);
 		json_set_u64(eve, "lost", lost);
+		json_object_set_new(eve, "outputs", mk_outputs_json(lv->outs));
 	}
 	json_object_set_new(root, "eve", eve);
 	return root;
@@ -873,7 +876,7 @@ static void live_stats_event(struct live *lv)
 	if (text) {
 		len = strlen(text);
 		text[len] = '\n';
-		mk_eve_sink_write(&lv->eve, text, len + 1, 1);
+		mk_outputs_write(lv->outs, text, len + 1, 1);
 	}
 	free(text);
 	json_decref(ev);
@@ -1044,7 +1047,7 @@ static json_t *reload_cidr_list(void *ctx)
 static void live_settings(struct live *lv, const struct mk_config *c)
 {
 	struct live_wset *ws = &lv->wset;
-	uint32_t types = c->output.eve.types;
+	uint32_t types = mk_output_types(&c->output);
 
 	pthread_mutex_lock(&ws->lock);
 	ws->flow = c->flow;
@@ -1055,6 +1058,8 @@ static void live_settings(struct live *lv, const struct mk_config *c)
 		.log_flows = (types & MK_EVE_TYPE_FLOW) != 0,
 		.log_alerts = (types & MK_EVE_TYPE_ALERT) != 0,
 		.log_http = (types & MK_EVE_TYPE_HTTP) != 0,
+		.log_dns = (types & MK_EVE_TYPE_DNS) != 0,
+		.log_tls = (types & MK_EVE_TYPE_TLS) != 0,
 		.unreplied = c->output.eve.flow_unreplied,
 		.payload = c->output.eve.alert_payload,
 		.payload_printable = c->output.eve.alert_payload_printable,
@@ -1292,11 +1297,11 @@ static int workers_create(struct live *lv)
 			.itable = lv->itable,
 			.seed = lv->opts->seed,
 			.checksum = lv->opts->checksum,
-			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
-			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
-			.log_http = (lv->conf->output.eve.types & MK_EVE_TYPE_HTTP) != 0,
-			.log_dns = (lv->conf->output.eve.types & MK_EVE_TYPE_DNS) != 0,
-			.log_tls = (lv->conf->output.eve.types & MK_EVE_TYPE_TLS) != 0,
+			.log_flows = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_FLOW) != 0,
+			.log_alerts = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_ALERT) != 0,
+			.log_http = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_HTTP) != 0,
+			.log_dns = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_DNS) != 0,
+			.log_tls = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_TLS) != 0,
 			.app = &lv->conf->app,
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,
@@ -1364,25 +1369,15 @@ static void workers_free(struct live *lv)
 	free(lv->ws);
 }
 
+/* Every enabled output (output/outputs.h); their threads start after the privileges drop. */
 static int open_eve(struct live *lv)
 {
-	char path[PATH_MAX];
 	int err;
 
 	if (!lv->opts->log_dir)
 		return 0;
-	if (mkdir(lv->opts->log_dir, 0755) && errno != EEXIST) {
-		err = -errno;
-		mk_err("%s: %s", lv->opts->log_dir, strerror(-err));
-		return err;
-	}
-	/* outputs.eve-log.filename, under the log directory unless absolute */
-	if (lv->conf->output.eve.filename[0] == '/')
-		snprintf(path, sizeof(path), "%s", lv->conf->output.eve.filename);
-	else
-		snprintf(path, sizeof(path), "%s/%s", lv->opts->log_dir,
-			 lv->conf->output.eve.filename);
-	err = mk_eve_sink_open(&lv->eve, path, lv->opts->eve_truncate);
+	err = mk_outputs_new(&lv->outs, &lv->conf->output, lv->opts->log_dir,
+			     lv->opts->eve_truncate, 0);
 	if (!err)
 		lv->eve_open = 1;
 	return err;
@@ -1466,8 +1461,8 @@ static void main_loop(struct live *lv)
 				mk_info("signal %u: stopping", si.ssi_signo);
 				break;
 			}
-			if (si.ssi_signo == SIGHUP && lv->eve_open && !mk_eve_sink_reopen(&lv->eve))
-				mk_info("SIGHUP: %s reopened", lv->eve.path);
+			if (si.ssi_signo == SIGHUP && lv->eve_open)
+				mk_outputs_reopen(lv->outs); /* each writer logs its file */
 			if (si.ssi_signo == SIGUSR2)
 				json_decref(mk_reload_run(&lv->reload)); /* logs its outcome */
 		}
@@ -1515,7 +1510,7 @@ static void live_init(struct live *lv, const struct mk_config *c, const struct m
 	pthread_mutex_init(&lv->thresh_lock, NULL);
 	pthread_mutex_init(&lv->stats_lock, NULL);
 	pthread_mutex_init(&lv->wset.lock, NULL);
-	lv->eve_types = c->output.eve.types;
+	lv->eve_types = mk_output_types(&c->output);
 	mk_reload_init(&lv->reload, c, &o->reload,
 		       &(struct mk_reload_target){ .cidr_list = reload_cidr_list,
 						   .cidr_set = reload_cidr_set,
@@ -1714,8 +1709,12 @@ static void live_close(struct live *lv)
 	for (i = 0; i < lv->nifaces; i++)
 		iface_close(lv, &lv->ifaces[i]);
 	workers_free(lv);
-	if (lv->eve_open)
-		mk_eve_sink_close(&lv->eve);
+	/* drains every output's buffer: the final stats event is in them */
+	mk_outputs_stop(lv->outs);
+	mk_outputs_print(lv->outs, stderr);
+	mk_outputs_free(lv->outs);
+	lv->outs = NULL;
+	lv->eve_open = 0;
 }
 
 static void live_free(struct live *lv)
@@ -1756,7 +1755,9 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	 * exit needs, before the worker threads exist to inherit the rest.
 	 */
 	mk_privs_drop();
-	err = mk_bypass_mgr_start(lv->bypass);
+	err = mk_outputs_start(lv->outs);
+	if (!err)
+		err = mk_bypass_mgr_start(lv->bypass);
 	if (!err)
 		err = workers_start(lv);
 	if (err)
@@ -1774,6 +1775,8 @@ out_stop:
 	live_stop(lv);
 	/* a run that got this far without an error has every interface attached */
 	if (!err) {
+		/* the final stats count every record before them (bounded: a socket may stall) */
+		mk_outputs_flush(lv->outs, MK_OUTPUTS_DRAIN_MS);
 		live_stats_event(lv);
 		print_final(lv);
 	}

@@ -9,7 +9,7 @@
  *
  *   SIGINT/SIGTERM  detach the program, let the workers drain their rings,
  *                   end every flow, write the final stats, exit 0;
- *   SIGHUP          reopen eve.json (logrotate);
+ *   SIGHUP          reopen every output's file (logrotate);
  *   SIGUSR2         reload the configuration and the rules (as `meerkatctl
  *                   reload`, runmode/reload.h): a new engine is built off
  *                   the packet path and swapped in between packets; a

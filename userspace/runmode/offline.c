@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "eve.h"
+#include "outputs.h"
 #include "log.h"
 #include "offline.h"
 #include "offline_read.h"
@@ -882,6 +883,7 @@ struct offline_run {
 	struct mk_offline_stats *st;
 	struct mk_eve_file evef;
 	struct mk_eve_file *eve; /* &evef, or NULL: no output */
+	struct mk_outputs *outs; /* more than one output, or not one file: evef feeds them */
 	struct worker *ws;
 	struct mk_spsc *mesh; /* n x n hand-off rings */
 	unsigned int n;
@@ -892,6 +894,16 @@ struct offline_run {
 	int ended; /* END was broadcast: every input was read */
 	uint64_t cpu0;
 };
+
+/* More than one enabled output, or one that is not a file: through output/outputs.h. */
+static int several_outputs(const struct mk_config *c)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < c->output.neve; i++)
+		n += c->output.eves[i].enabled;
+	return n > 1 || c->output.eve.filetype != MK_EVE_FILETYPE_REGULAR;
+}
 
 /* Checks the options, makes the directories, opens eve.json, fills the itable. */
 static int run_setup(struct offline_run *run)
@@ -913,8 +925,21 @@ static int run_setup(struct offline_run *run)
 	}
 	run->r.pcfg = c->parse;
 	run->r.pcfg.seed = o->seed;
-	if (o->log_dir && c->output.eve.enabled) {
+	if (o->log_dir && c->output.eve.enabled && !several_outputs(c)) {
 		err = open_eve(o, c, &run->evef);
+		if (err)
+			return err;
+		run->eve = &run->evef;
+	} else if (o->log_dir && c->output.eve.enabled) {
+		/* every output waits for room: each gets every record, in this order */
+		err = make_dirs(o->log_dir);
+		if (!err)
+			err = mk_outputs_new(&run->outs, &c->output, o->log_dir, o->eve_truncate,
+					     1);
+		if (!err)
+			err = mk_outputs_start(run->outs);
+		if (!err)
+			err = mk_eve_file_open_outputs(&run->evef, run->outs);
 		if (err)
 			return err;
 		run->eve = &run->evef;
@@ -970,11 +995,11 @@ static int workers_init(struct offline_run *run)
 			.itable = run->itable,
 			.seed = o->seed,
 			.checksum = o->checksum,
-			.log_flows = run->eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
-			.log_alerts = run->eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
-			.log_http = run->eve && (c->output.eve.types & MK_EVE_TYPE_HTTP),
-			.log_dns = run->eve && (c->output.eve.types & MK_EVE_TYPE_DNS),
-			.log_tls = run->eve && (c->output.eve.types & MK_EVE_TYPE_TLS),
+			.log_flows = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_FLOW),
+			.log_alerts = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_ALERT),
+			.log_http = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_HTTP),
+			.log_dns = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_DNS),
+			.log_tls = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_TLS),
 			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,
@@ -1158,12 +1183,39 @@ static void workers_free(struct offline_run *run)
 	}
 }
 
+/* Each output's counters, one info line each. */
+static void log_outputs(struct mk_outputs *outs)
+{
+	json_t *a = mk_outputs_json(outs), *v;
+	size_t i;
+
+	json_array_foreach(a, i, v)
+	{
+		char *text = json_dumps(v, JSON_COMPACT);
+
+		if (text)
+			mk_info("EVE output %s", text);
+		free(text);
+	}
+	json_decref(a);
+}
+
 /* Closes eve.json (its counts into the stats) and frees the alert filter. */
 static int run_close_output(struct offline_run *run, int err)
 {
 	struct mk_offline_stats *st = run->st;
 
-	if (run->eve) {
+	if (run->eve && run->outs) {
+		mk_eve_file_close(run->eve);
+		mk_outputs_stop(run->outs);
+		/* the first output's, as with one; each one's is logged */
+		mk_outputs_first_counts(run->outs, &st->eve_written, &st->eve_lost);
+		if (!err && st->eve_lost)
+			err = -EIO;
+		log_outputs(run->outs);
+		mk_outputs_free(run->outs);
+		run->outs = NULL;
+	} else if (run->eve) {
 		int werr = mk_eve_file_close(run->eve);
 
 		st->eve_written = run->eve->sink.written;
