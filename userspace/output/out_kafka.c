@@ -267,14 +267,22 @@ static void kafka_error(rd_kafka_t *rk, int err, const char *reason, void *opaqu
 		mk_warn("kafka output %s: %s", k->cfg.topic, reason);
 }
 
-/* librdkafka's own log lines, through meerkat's logger */
+/*
+ * librdkafka's own log lines, through meerkat's logger: its warnings about
+ * the configuration as warnings, critical ones as errors; the connection
+ * errors it logs also reach kafka_error(), which says each once, so they
+ * are debug here.
+ */
 static void kafka_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
+	enum mk_log_level l = MK_LOG_DEBUG;
+
 	(void)rk;
-	mk_log(level <= 3 ? MK_LOG_ERROR :
-	       level == 4 ? MK_LOG_WARN :
-			    MK_LOG_DEBUG,
-	       "kafka: %s: %s", fac, buf);
+	if (level <= 2)
+		l = MK_LOG_ERROR;
+	else if (!strcmp(fac, "CONFWARN"))
+		l = MK_LOG_WARN;
+	mk_log(l, "kafka: %s: %s", fac, buf);
 }
 
 static int kafka_open(struct kafka_out *k, char *why, size_t len)
