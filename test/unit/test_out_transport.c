@@ -158,11 +158,30 @@ Test(out_kafka, keys)
 		{ "properties.lingr.ms", "5", "No such configuration property" },
 		{ "properties.bootstrap.servers", "x:9092", "set by the key `brokers`" },
 		{ "properties.compression.codec", "gzip", "set by the key `compression`" },
+		{ "properties.acks", "1", "must be all (-1) while enable.idempotence is true" },
+		{ "properties.request.required.acks", "-1", NULL },
+		{ "properties.max.in.flight", "6", "must be 1-5 while enable.idempotence" },
+		{ "properties.retries", "0", "must be at least 1 while enable.idempotence" },
+		{ "properties.queuing.strategy", "lifo", "must be fifo" },
+		{ "properties.transactional.id", "x", "transactions are not supported" },
 		{ "broker", "127.0.0.1:9092", "not a kafka key" },
 		{ "mode", "list", "not a kafka key" },
 	};
 
 	run(&mk_out_kafka, rows, sizeof(rows) / sizeof(rows[0]));
+}
+
+/* without idempotence the constraints are off (docs: then max.in.flight 1 keeps the order) */
+Test(out_kafka, idempotence_off)
+{
+	struct mk_out_kv kv[3] = {
+		{ .key = "properties.enable.idempotence", .val = "false", .line = 1 },
+		{ .key = "properties.acks", .val = "1", .line = 2 },
+		{ .key = "properties.max.in.flight", .val = "1", .line = 3 },
+	};
+	char why[256] = "";
+
+	cr_expect_eq(mk_out_kafka.check(kv, 3, why, sizeof(why)), 0, "%s", why);
 }
 
 Test(out_kafka, create_without_brokers)

@@ -110,6 +110,54 @@ static int conf_set(rd_kafka_conf_t *conf, const struct mk_out_kv *kv, const cha
 }
 
 /*
+ * What librdkafka would refuse only when the producer is made: the
+ * properties an idempotent producer constrains (its defaults fit), so that
+ * `meerkat -T` names them. Transactions are not used.
+ */
+static int idempotence_check(rd_kafka_conf_t *conf, const struct mk_out_kv *kv, size_t n, char *why,
+			     size_t len)
+{
+	char val[16];
+	size_t vlen = sizeof(val), i;
+	bool idem;
+
+	if (rd_kafka_conf_get(conf, "enable.idempotence", val, &vlen) != RD_KAFKA_CONF_OK)
+		return 0;
+	idem = !strcmp(val, "true");
+	for (i = 0; i < n; i++) {
+		const char *prop = kv[i].key + strlen(PROPS), *v = kv[i].val;
+
+		if (strncmp(kv[i].key, PROPS, strlen(PROPS)))
+			continue;
+		if (!strcmp(prop, "transactional.id"))
+			return bad(&kv[i], why, len, "transactions are not supported");
+		if (!idem)
+			continue;
+		if ((!strcmp(prop, "acks") || !strcmp(prop, "request.required.acks")) &&
+		    strcmp(v, "all") && strcmp(v, "-1"))
+			return bad(&kv[i], why, len,
+				   "must be all (-1) while enable.idempotence is true (meerkat's "
+				   "default, which keeps each flow's records in order)");
+		if ((!strcmp(prop, "max.in.flight") ||
+		     !strcmp(prop, "max.in.flight.requests.per.connection")) &&
+		    strtoul(v, NULL, 10) > 5)
+			return bad(
+				&kv[i], why, len,
+				"must be 1-5 while enable.idempotence is true (meerkat's default)");
+		if ((!strcmp(prop, "retries") || !strcmp(prop, "message.send.max.retries")) &&
+		    strtoul(v, NULL, 10) < 1)
+			return bad(&kv[i], why, len,
+				   "must be at least 1 while enable.idempotence is true (meerkat's "
+				   "default)");
+		if (!strcmp(prop, "queuing.strategy") && strcmp(v, "fifo"))
+			return bad(
+				&kv[i], why, len,
+				"must be fifo while enable.idempotence is true (meerkat's default)");
+	}
+	return 0;
+}
+
+/*
  * Reads the settings into @c and, when @confp is given, a librdkafka
  * configuration made of meerkat's defaults, the keys and the properties.
  * The properties are set on a scratch configuration even in check(), so
@@ -211,6 +259,8 @@ static int kafka_cfg_parse(const struct mk_out_kv *kv, size_t n, struct kafka_cf
 		if (!strncmp(kv[i].key, PROPS, strlen(PROPS)))
 			err = conf_set(conf, &kv[i], kv[i].key + strlen(PROPS), kv[i].val, why,
 				       len);
+	if (!err)
+		err = idempotence_check(conf, kv, n, why, len);
 out:
 	if (err || !confp)
 		rd_kafka_conf_destroy(conf);

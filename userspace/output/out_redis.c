@@ -204,7 +204,7 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 		if (err)
 			return err;
 	}
-	/* a unix socket replaces server and port; both at once is a mistake */
+	/* a unix socket replaces server and port (seen[0], [1]; socket is [2]): not both */
 	if (c->socket[0] && (seen[0] || seen[1]))
 		return bad(seen[2], why, len, "a unix socket replaces server and port: give one");
 	return 0;
