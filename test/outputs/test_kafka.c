@@ -12,7 +12,8 @@
  *   3. broker failures: retriable errors pushed on Produce requests, and
  *      every broker down then up again: delivery completes, in order, with
  *      no duplicate (the idempotent producer); brokers down for longer than
- *      properties.message.timeout.ms: every record counted `failed`.
+ *      properties.message.timeout.ms: every record counted `failed`; a
+ *      fatal error of the idempotent producer: replaced at the next send.
  */
 #include <jansson.h>
 #include <librdkafka/rdkafka.h>
@@ -511,6 +512,41 @@ static void test_brokers_down_timeout(void)
 	free_records(recs, n);
 }
 
+/*
+ * 3d. a fatal error of the idempotent producer (the broker reports a gap in
+ * its sequence numbers): the next send replaces the producer; every record
+ * is delivered or counted failed, none lost silently.
+ */
+static void test_fatal(void)
+{
+	struct iovec *recs = make_records(10, 20, "fatal");
+	size_t n = 200;
+	void *priv;
+
+	rd_kafka_mock_topic_create(mc, "mk-fatal", 1, 1);
+	priv = create("mk-fatal", NULL, NULL);
+	send_all(priv, recs, 10, 10);
+	wait_reports(priv, 10, 30);
+	rd_kafka_mock_push_request_errors(mc, 0, 1, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER);
+	send_all(priv, recs + 10, 90, 90);
+	wait_reports(priv, 100, 10);
+	send_all(priv, recs + 100, 100, 100);
+	wait_reports(priv, n, 30);
+	CHECK(stat_of(priv, "restarts") == 1 && stat_of(priv, "produced") == (long long)n &&
+		      stat_of(priv, "delivered") + stat_of(priv, "failed") == (long long)n &&
+		      stat_of(priv, "delivered") >= 110,
+	      "fatal error: restarts %lld produced %lld delivered %lld failed %lld",
+	      stat_of(priv, "restarts"), stat_of(priv, "produced"), stat_of(priv, "delivered"),
+	      stat_of(priv, "failed"));
+	if (stat_of(priv, "restarts") == 1)
+		printf("ok: a fatal producer error: restarts %lld, produced %lld = delivered %lld + "
+		       "failed %lld\n",
+		       stat_of(priv, "restarts"), stat_of(priv, "produced"),
+		       stat_of(priv, "delivered"), stat_of(priv, "failed"));
+	mk_out_kafka.destroy(priv, 5000);
+	free_records(recs, n);
+}
+
 int main(void)
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -538,6 +574,7 @@ int main(void)
 	test_request_errors();
 	test_brokers_down_up();
 	test_brokers_down_timeout();
+	test_fatal();
 
 	rd_kafka_mock_cluster_destroy(mc);
 	rd_kafka_destroy(owner);
