@@ -7,7 +7,8 @@
  *      the unix socket and over TCP, pipelined and not: the records read
  *      back (LRANGE, a SUBSCRIBE started before sending, XRANGE) equal
  *      those sent, byte for byte and in order;
- *   2. xadd with stream-maxlen trims the stream; a key of the wrong type
+ *   2. xadd with stream-maxlen trims the stream; publish without a
+ *      subscriber is counted `unheard`; a key of the wrong type
  *      makes Redis refuse every record: consumed and counted `rejected`;
  *   3. redis-server killed (SIGKILL) between sends and restarted: sends
  *      fail with -errno while it is down, succeed after with a reconnect
@@ -252,6 +253,25 @@ static void test_mode(const char *mode, bool tcp, const char *pipelining, const 
 	free_records(recs, n);
 }
 
+/* Until Redis has seen the subscriber go (PUBSUB NUMSUB), at most 5 s. */
+static void wait_no_subscriber(const char *chan)
+{
+	redisContext *c = reader();
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		redisReply *r = redisCommand(c, "PUBSUB NUMSUB %s", chan);
+		bool gone = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 &&
+			    r->element[1]->integer == 0;
+
+		freeReplyObject(r);
+		if (gone)
+			break;
+		usleep(50000);
+	}
+	redisFree(c);
+}
+
 /* 1. publish / channel: a subscriber listening before the first send */
 static void test_publish(const char *mode)
 {
@@ -260,21 +280,20 @@ static void test_publish(const char *mode)
 	struct iovec *recs;
 	size_t n = 1000, i;
 	redisReply *r;
-	char what[64];
+	char what[64], chan[64];
 	struct kvs s;
 	void *priv;
 
 	snprintf(what, sizeof(what), "mode %s (SUBSCRIBE)", mode);
-	r = redisCommand(sub, "SUBSCRIBE mk-chan-%s", mode);
+	snprintf(chan, sizeof(chan), "mk-chan-%s", mode);
+	r = redisCommand(sub, "SUBSCRIBE %s", chan);
 	CHECK(r && r->type == REDIS_REPLY_ARRAY, "%s: SUBSCRIBE failed", what);
 	freeReplyObject(r);
 	redisSetTimeout(sub, tv);
 
 	kv_server(&s, false);
 	kv_add(&s, "mode", mode);
-	snprintf(s.kv[s.n].val, sizeof(s.kv[s.n].val), "mk-chan-%s", mode);
-	snprintf(s.kv[s.n].key, sizeof(s.kv[s.n].key), "key");
-	s.n++;
+	kv_add(&s, "key", chan);
 	priv = create(&s);
 	recs = make_records(n, mode);
 	send_all(priv, recs, n, 100, what);
@@ -295,8 +314,16 @@ static void test_publish(const char *mode)
 	}
 	if (i == n)
 		printf("ok: %s: %zu messages received byte for byte, in order\n", what, n);
-	mk_out_redis.destroy(priv, 1000);
+	CHECK(stat_of(priv, "unheard") == 0, "%s: unheard %lld with a subscriber", what,
+	      stat_of(priv, "unheard"));
 	redisFree(sub);
+	wait_no_subscriber(chan);
+	/* nobody listens any more: Redis confirms, and says nobody heard */
+	send_all(priv, recs, 10, 10, what);
+	CHECK(stat_of(priv, "unheard") == 10 && stat_of(priv, "sent") == (long long)n + 10,
+	      "%s: unheard %lld sent %lld after 10 records without a subscriber", what,
+	      stat_of(priv, "unheard"), stat_of(priv, "sent"));
+	mk_out_redis.destroy(priv, 1000);
 	free_records(recs, n);
 }
 

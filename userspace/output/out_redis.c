@@ -224,7 +224,8 @@ struct redis_out {
 	bool ever_connected;
 	bool down_logged; /* the loss of the connection was logged once */
 	unsigned long long sent, rejected, errors, reconnects;
-	char target[300]; /* for messages: "127.0.0.1:6379" or the socket path */
+	unsigned long long unheard; /* published while no subscriber listened */
+	char target[300];	    /* for messages: "127.0.0.1:6379" or the socket path */
 	char maxlen[24];
 };
 
@@ -404,6 +405,10 @@ static int redis_send_batches(struct redis_out *r, const struct iovec *recs, siz
 				COUNT(r->rejected, 1);
 			} else {
 				COUNT(r->sent, 1);
+				/* PUBLISH answers how many subscribers got it */
+				if (r->cfg.mode == REDIS_MODE_PUBLISH &&
+				    reply->type == REDIS_REPLY_INTEGER && !reply->integer)
+					COUNT(r->unheard, 1);
 			}
 			freeReplyObject(reply);
 			done++;
@@ -451,6 +456,8 @@ static void redis_stats(void *priv, json_t *obj)
 	json_object_set_new(obj, "rejected", json_integer(READ(r->rejected)));
 	json_object_set_new(obj, "errors", json_integer(READ(r->errors)));
 	json_object_set_new(obj, "reconnects", json_integer(READ(r->reconnects)));
+	if (r->cfg.mode == REDIS_MODE_PUBLISH)
+		json_object_set_new(obj, "unheard", json_integer(READ(r->unheard)));
 }
 
 /* Every send waits for its replies: nothing is in flight between calls. */
