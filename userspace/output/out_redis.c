@@ -146,6 +146,7 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 	c->mode = REDIS_MODE_LPUSH;
 	strcpy(c->key, "meerkat");
 	strcpy(c->stream_field, "eve");
+	c->stream_maxlen = 100000; /* Suricata's: a stream nobody trims fills Redis */
 	c->pipelining = true;
 	c->batch_size = 64;
 	c->timeout_ms = 1000;
