@@ -100,6 +100,7 @@ Test(out_redis, keys)
 		{ "sever", "127.0.0.1", "not a redis key" },
 		{ "pipelining.size", "10", "not a redis key" },
 		{ "properties.acks", "all", "not a redis key" },
+		{ "async", "yes", "Suricata's key is not needed" },
 	};
 
 	run(&mk_out_redis, rows, sizeof(rows) / sizeof(rows[0]));

@@ -157,6 +157,10 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 
 		for (k = 0; k < REDIS_NKEYS && strcmp(key, redis_keys[k]); k++)
 			;
+		if (k == REDIS_NKEYS && !strcmp(key, "async"))
+			return bad(e, why, len,
+				   "Suricata's key is not needed: records are always sent from the "
+				   "output's writer thread, off the packet path");
 		if (k == REDIS_NKEYS)
 			return bad(
 				e, why, len,
