@@ -10,7 +10,7 @@ PKGS=(
 	libjansson-dev libpcap-dev nettle-dev libpcre2-dev libhyperscan-dev libyaml-dev libcap-ng-dev
 	libcriterion-dev libhtp-dev libssl-dev nginx-light unbound dnsutils openssl
 	libhiredis-dev librdkafka-dev libmicrohttpd-dev
-	redis-server kcat prometheus exabgp gobgpd bird2 curl socat
+	redis-server kcat jq sqlite3 prometheus exabgp gobgpd bird2 curl socat
 	iproute2 ethtool tcpreplay tshark python3-scapy python3-yaml
 	shellcheck
 )

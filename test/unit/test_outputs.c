@@ -507,8 +507,9 @@ Test(outputs, a_transport_gets_records_in_order_and_is_retried_when_down)
 	cr_expect_eq(counter(w, MK_OUT_RECONNECTS), 1);
 	cr_expect_eq(counter(w, MK_OUT_BYTES), 50 * 200);
 	j = mk_out_writer_json(w);
-	cr_expect_eq(json_integer_value(json_object_get(j, "fake_sends")), fake.sends,
-		     "the transport's own counters are in the output's");
+	cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "redis"), "fake_sends")),
+		     fake.sends,
+		     "the transport's own counters are in the output's, under its name");
 	cr_expect_str_eq(json_string_value(json_object_get(j, "filetype")), "redis");
 	json_decref(j);
 	mk_out_writer_free(w, 700);

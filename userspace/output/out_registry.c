@@ -5,7 +5,9 @@
 #include "out_registry.h"
 
 static const struct mk_out_transport *const transports[] = {
-	NULL, /* the end; a transport is a row above it: &mk_out_redis, */
+	&mk_out_redis,
+	&mk_out_kafka,
+	NULL,
 };
 
 const struct mk_out_transport *mk_out_transport_find(const char *name)

@@ -672,9 +672,16 @@ json_t *mk_out_writer_json(struct mk_out_writer *w)
 	mk_out_writer_counts(w, cnt);
 	for (k = 0; k < MK_OUT_CNT_MAX; k++)
 		json_object_set_new(o, mk_out_cnt_names[k], json_integer((json_int_t)cnt[k]));
-	/* the transport's own counters: its thread may be sending, it locks what it shares */
-	if (w->tr && w->tr->stats && w->tr_priv)
-		w->tr->stats(w->tr_priv, o);
+	/*
+	 * the transport's own counters, under its name ("redis": {...}): its
+	 * thread may be sending, it locks what it shares
+	 */
+	if (w->tr && w->tr->stats && w->tr_priv) {
+		json_t *t = json_object();
+
+		w->tr->stats(w->tr_priv, t);
+		json_object_set_new(o, w->tr->name, t);
+	}
 	return o;
 }
 

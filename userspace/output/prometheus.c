@@ -318,6 +318,29 @@ static void table_rules_outputs(void)
 	    "eve.outputs[]." str, NULL, NULL, 1);
 	MK_OUT_COUNTERS(X)
 #undef X
+	/* the Redis and Kafka transports' own counters (output/out_redis.c, out_kafka.c) */
+	row("meerkat_eve_redis_sent_total", "records Redis confirmed", MK_PROM_COUNTER,
+	    "eve.outputs[].redis.sent", NULL, NULL, 1);
+	row("meerkat_eve_redis_rejected_total", "records Redis answered with an error",
+	    MK_PROM_COUNTER, "eve.outputs[].redis.rejected", NULL, NULL, 1);
+	row("meerkat_eve_redis_errors_total", "connection or protocol errors", MK_PROM_COUNTER,
+	    "eve.outputs[].redis.errors", NULL, NULL, 1);
+	row("meerkat_eve_redis_reconnects_total", "connections to Redis made again",
+	    MK_PROM_COUNTER, "eve.outputs[].redis.reconnects", NULL, NULL, 1);
+	row("meerkat_eve_redis_unheard_total", "published records no subscriber received",
+	    MK_PROM_COUNTER, "eve.outputs[].redis.unheard", NULL, NULL, 1);
+	row("meerkat_eve_kafka_produced_total", "records handed to librdkafka", MK_PROM_COUNTER,
+	    "eve.outputs[].kafka.produced", NULL, NULL, 1);
+	row("meerkat_eve_kafka_delivered_total", "records the brokers acknowledged",
+	    MK_PROM_COUNTER, "eve.outputs[].kafka.delivered", NULL, NULL, 1);
+	row("meerkat_eve_kafka_failed_total", "records whose delivery failed", MK_PROM_COUNTER,
+	    "eve.outputs[].kafka.failed", NULL, NULL, 1);
+	row("meerkat_eve_kafka_queue_full_total", "sends refused by a full producer queue",
+	    MK_PROM_COUNTER, "eve.outputs[].kafka.queue_full", NULL, NULL, 1);
+	row("meerkat_eve_kafka_unkeyed_total", "records sent without a partition key",
+	    MK_PROM_COUNTER, "eve.outputs[].kafka.unkeyed", NULL, NULL, 1);
+	row("meerkat_eve_kafka_restarts_total", "producers replaced after a fatal error",
+	    MK_PROM_COUNTER, "eve.outputs[].kafka.restarts", NULL, NULL, 1);
 	/* the configuration reload (runmode/reload.c) */
 	row("meerkat_reload_generation",
 	    "the configuration's generation: 1 at start, +1 per reload", MK_PROM_GAUGE,
