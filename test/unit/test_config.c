@@ -220,6 +220,15 @@ static const char *const custom_keys[] = {
 	"capture.interfaces",
 	"capture.cpu-affinity",
 	"bypass.cidr",
+	/* test_advise.c: advise::config_* */
+	"advise-router.socket-mode",
+	"advise-router.next-hop",
+	"advise-router.next-hop-v6",
+	"advise-router.communities",
+	"advise-router.sids",
+	"advise-router.classtypes",
+	"advise-router.metadata",
+	"advise-router.allow",
 	/* bits of one field: config::tunnel_decoders */
 	"decoder.gtpu.enabled",
 	"decoder.l2tp.enabled",
