@@ -15,7 +15,10 @@
 #      after the TTL, the extended one stays, then goes too;
 #   5. at shutdown the sensor withdraws what is active; the router loses it;
 #   6. the EVE bgp_advise records and the advise counters of the final stats
-#      say the same.
+#      say the same;
+#   7. mode flowspec: the alert's 5-tuple as a discard rule at the router;
+#      meerkat killed (SIGKILL, no withdrawal of its own): the pipe withdraws
+#      what it announced, the router holds nothing.
 # Everything it creates (three namespaces, two veth pairs, the XDP program,
 # bpffs, meerkat, exabgp and its pipe, gobgpd, the socket, the scratch
 # directory) is removed when it ends, pass or fail.
@@ -106,6 +109,9 @@ cat >"$TB_TMP/gobgpd.toml" <<EOF
   [[neighbors.afi-safis]]
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv4-unicast"
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
+      afi-safi-name = "ipv4-flowspec"
 EOF
 ip netns exec "$NS_RTR" gobgpd -f "$TB_TMP/gobgpd.toml" --api-hosts 127.0.0.1:50051 \
 	</dev/null >"$TB_TMP/gobgpd.log" 2>&1 {TB_STDOUT_FD}>&- {TB_STDERR_FD}>&- &
@@ -143,7 +149,7 @@ neighbor $BGP_RTR_IP {
     local-address $BGP_SENSOR_IP;
     local-as 65001;
     peer-as 65002;
-    family { ipv4 unicast; }
+    family { ipv4 unicast; ipv4 flow; }
     api { processes [ meerkat ]; }
 }
 EOF
@@ -298,3 +304,29 @@ case "$verdict" in
 ok*) tb_ok "EVE: 8 bgp_advise records as expected; final stats ${verdict#ok }" ;;
 *) tb_fail "$verdict" ;;
 esac
+
+# 7. flowspec, and a sensor that dies without withdrawing
+sed 's/^  enabled: yes$/  enabled: yes\n  mode: flowspec/' "$TB_TMP/advise.yaml" >"$TB_TMP/flow.yaml"
+tb_meerkat_start flow -i "$TB_SENSOR_IF" -c "$TB_TMP/flow.yaml" -S "$TB_TMP/advise.rules" --workers 1 ||
+	tb_fail "meerkat (flowspec) exited ($TB_MK_RC) before answering: $(cat "$TB_MK_DIR/err")"
+tb_wait 10 piped || tb_fail "meerkat-exabgp-pipe did not connect to the second meerkat"
+FLOW_RULE="[destination: 198.18.255.1/32][source: 198.18.99.5/32][protocol: ==udp][destination-port: ==9999][source-port: ==40000]"
+flow_has() {
+	local out
+	out="$(rtr global rib -a ipv4-flowspec 2>/dev/null)" || return 1
+	grep -F "$FLOW_RULE" <<<"$out" | grep -q "discard"
+}
+flow_lacks() {
+	local out
+	out="$(rtr global rib -a ipv4-flowspec 2>/dev/null)" || return 1
+	! grep -qF "source: 198.18.99.5/32" <<<"$out"
+}
+frames "$TB_TMP/flow.pcap" 198.18.99.5:9999
+t0="$(now_ms)"
+tb_replay "$TB_TMP/flow.pcap" 100 >/dev/null
+tb_wait 5 flow_has || tb_fail "no flowspec rule $FLOW_RULE with discard at the router: $(rtr global rib -a ipv4-flowspec 2>&1)"
+t1="$(now_ms)"
+tb_ok "flowspec: alert -> $FLOW_RULE discard at the router in $((t1 - t0)) ms"
+tb_meerkat_stop KILL
+tb_wait 5 flow_lacks || tb_fail "the flowspec rule outlived the killed sensor by 5 s"
+tb_ok "meerkat killed: the pipe withdrew its flowspec rule, the router holds nothing"
