@@ -555,4 +555,14 @@ Test(advise, announcer_refuses_a_file_in_the_socket_s_place)
 	cr_expect_eq(access(path, F_OK), 0, "the file is left alone");
 	unlink(path);
 	mk_config_free(&c);
+
+	/* socket-group: a group that does not exist is refused by name */
+	snprintf(yaml, sizeof(yaml),
+		 "advise-router:\n  enabled: yes\n  socket: %s\n  socket-group: no-such-group-x\n",
+		 path);
+	cr_assert_eq(cfg_load(&c, yaml), 0);
+	mk_log_set_level(MK_LOG_ERROR - 1);
+	cr_expect_eq(mk_advisor_new(&adv, &c.advise, 1, sink_record, NULL), -ENOENT);
+	mk_log_set_level(MK_LOG_INFO);
+	mk_config_free(&c);
 }

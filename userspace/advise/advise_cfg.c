@@ -383,6 +383,7 @@ static const struct mk_cfg_key advise_keys[] = {
 	MK_CFG_ENUM("advise-router.mode", C, mode, mode_names),
 	MK_CFG_STRING_NONEMPTY("advise-router.socket", C, socket),
 	MK_CFG_CUSTOM("advise-router.socket-mode", mode_parse, mode_dump),
+	MK_CFG_STRING("advise-router.socket-group", C, socket_group),
 	MK_CFG_CUSTOM("advise-router.next-hop", nh4_parse, nh4_dump),
 	MK_CFG_CUSTOM("advise-router.next-hop-v6", nh6_parse, nh6_dump),
 	MK_CFG_CUSTOM("advise-router.communities", communities_parse, communities_dump),

@@ -36,6 +36,7 @@ struct mk_advise_cfg {
 	uint32_t queue_size;  /* alerts per worker queue, a power of two */
 	uint32_t socket_mode; /* permission bits of the socket (octal in the file: 0660) */
 	char socket[MK_ADVISE_PATH_MAX];
+	char socket_group[64]; /* the socket's group ("" = meerkat's): ExaBGP's user's group */
 	char next_hop[MK_ADVISE_TEXT_MAX];    /* IPv4 blackhole next hop */
 	char next_hop_v6[MK_ADVISE_TEXT_MAX]; /* IPv6 blackhole next hop */
 	char communities[MK_ADVISE_TEXT_MAX]; /* "65535:666 no-export": ExaBGP's list */

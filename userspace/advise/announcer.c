@@ -4,6 +4,7 @@
  * active announcements, the unix socket and its pipes, the stats.
  */
 #include <errno.h>
+#include <grp.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -331,6 +332,7 @@ static int socket_open(struct mk_advisor *a)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const char *path = a->cfg->socket;
 	char dir[sizeof(sa.sun_path)], *slash;
+	gid_t gid = (gid_t)-1;
 	struct stat st;
 	int err;
 
@@ -359,9 +361,19 @@ static int socket_open(struct mk_advisor *a)
 		}
 		unlink(path);
 	}
+	if (a->cfg->socket_group[0]) {
+		struct group *g = getgrnam(a->cfg->socket_group);
+
+		if (!g) {
+			mk_err("advise-router.socket-group: no group '%s'", a->cfg->socket_group);
+			return -ENOENT;
+		}
+		gid = g->gr_gid;
+	}
 	a->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a->lfd < 0 || bind(a->lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(path, a->cfg->socket_mode) || listen(a->lfd, MAX_PIPES)) {
+	    chmod(path, a->cfg->socket_mode) || (gid != (gid_t)-1 && chown(path, -1, gid)) ||
+	    listen(a->lfd, MAX_PIPES)) {
 		err = -errno;
 		mk_err("advise-router.socket: %s: %s", path, strerror(-err));
 		return err;
