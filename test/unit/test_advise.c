@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -565,4 +566,91 @@ Test(advise, announcer_refuses_a_file_in_the_socket_s_place)
 	cr_expect_eq(mk_advisor_new(&adv, &c.advise, 1, sink_record, NULL), -ENOENT);
 	mk_log_set_level(MK_LOG_INFO);
 	mk_config_free(&c);
+}
+
+/* ---- meerkat-exabgp-pipe ------------------------------------------------------------------ */
+
+/*
+ * The pipe between a listening socket (the test plays meerkat) and pipes
+ * for its stdin and stdout (the test plays ExaBGP): only announce and
+ * withdraw lines pass, an overlong line is dropped whole, and what was
+ * announced and not withdrawn is withdrawn when the connection ends.
+ */
+Test(advise, exabgp_pipe_lines_and_withdrawal_on_loss)
+{
+	const char *bin = getenv("MK_EXABGP_PIPE");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/mk-advise-pipe.XXXXXX", buf[8192], longline[3000];
+	int lfd, cfd, in[2], out[2];
+	pid_t pid;
+
+	cr_assert_not_null(bin, "MK_EXABGP_PIPE is set by meson");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/s", dir);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	cr_assert_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(lfd, 1), 0);
+	cr_assert_eq(pipe(in), 0);
+	cr_assert_eq(pipe(out), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		close(in[1]); /* or its stdin never ends */
+		close(out[0]);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execl(bin, bin, sa.sun_path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	cfd = accept(lfd, NULL, NULL);
+	cr_assert_geq(cfd, 0);
+
+	memset(longline, 'x', sizeof(longline) - 2);
+	memcpy(longline, "announce ", 9);
+	longline[sizeof(longline) - 2] = '\n';
+	longline[sizeof(longline) - 1] = '\0';
+	dprintf(cfd, "announce route 198.51.100.1/32 next-hop 192.0.2.1\n"
+		     "shutdown\n");
+	cr_assert_eq(write(cfd, longline, strlen(longline)), (ssize_t)strlen(longline));
+	dprintf(cfd, "announce route 198.51.100.2/32 next-hop 192.0.2.1\n"
+		     "announce route 198.51.100.3/32 next-hop 192.0.2.1\n"
+		     "withdraw route 198.51.100.2/32 next-hop 192.0.2.1\n");
+	/* ExaBGP's acknowledgements are read and dropped */
+	cr_assert_eq(write(in[1], "done\ndone\n", 10), 10);
+	cr_expect(read_until(out[0], "withdraw route 198.51.100.2/32 next-hop 192.0.2.1\n", buf,
+			     sizeof(buf)),
+		  "got: %s", buf);
+	cr_expect_str_eq(buf, "announce route 198.51.100.1/32 next-hop 192.0.2.1\n"
+			      "announce route 198.51.100.2/32 next-hop 192.0.2.1\n"
+			      "announce route 198.51.100.3/32 next-hop 192.0.2.1\n"
+			      "withdraw route 198.51.100.2/32 next-hop 192.0.2.1\n");
+
+	/* the connection ends without withdrawals: the pipe withdraws .1 and .3 */
+	close(cfd);
+	cr_expect(read_until(out[0], "withdraw route 198.51.100.3/32 next-hop 192.0.2.1\n", buf,
+			     sizeof(buf)),
+		  "got: %s", buf);
+	cr_expect(strstr(buf, "withdraw route 198.51.100.1/32 next-hop 192.0.2.1\n"), "got: %s",
+		  buf);
+	cr_expect_null(strstr(buf, "198.51.100.2/"), "got: %s", buf);
+
+	/* and connects again */
+	cfd = accept(lfd, NULL, NULL);
+	cr_expect_geq(cfd, 0, "the pipe reconnects");
+	close(cfd);
+
+	/* ExaBGP closes its stdin: the pipe exits 0 */
+	close(in[1]);
+	{
+		int status = -1;
+
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	}
+	close(out[0]);
+	close(lfd);
+	unlink(sa.sun_path);
+	rmdir(dir);
 }

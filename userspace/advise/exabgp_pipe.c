@@ -227,7 +227,8 @@ int main(int argc, char **argv)
 			have -= (size_t)(start - buf);
 			memmove(buf, start, have);
 			if (have == LINE_MAX_LEN) {
-				say("%s", "a line longer than 1024 bytes: dropped");
+				if (!skipping)
+					say("%s", "a line longer than 1024 bytes: dropped");
 				have = 0;
 				skipping = 1;
 			}
