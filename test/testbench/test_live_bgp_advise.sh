@@ -13,7 +13,9 @@
 #   3. max-active 2: a third source is refused (limit) and not announced;
 #   4. a second alert extends a route's time to live: the other route goes
 #      after the TTL, the extended one stays, then goes too;
-#   5. at shutdown the sensor withdraws what is active; the router loses it;
+#   5. an IPv6 source: 2001:db8:99::1/128 with next hop 100::1 and the
+#      community; at shutdown the sensor withdraws what is active; the router
+#      loses it;
 #   6. the EVE bgp_advise records and the advise counters of the final stats
 #      say the same;
 #   7. mode flowspec: the alert's 5-tuple as a discard rule at the router;
@@ -111,6 +113,9 @@ cat >"$TB_TMP/gobgpd.toml" <<EOF
       afi-safi-name = "ipv4-unicast"
   [[neighbors.afi-safis]]
     [neighbors.afi-safis.config]
+      afi-safi-name = "ipv6-unicast"
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
       afi-safi-name = "ipv4-flowspec"
 EOF
 ip netns exec "$NS_RTR" gobgpd -f "$TB_TMP/gobgpd.toml" --api-hosts 127.0.0.1:50051 \
@@ -149,7 +154,7 @@ neighbor $BGP_RTR_IP {
     local-address $BGP_SENSOR_IP;
     local-as 65001;
     peer-as 65002;
-    family { ipv4 unicast; ipv4 flow; }
+    family { ipv4 unicast; ipv6 unicast; ipv4 flow; }
     api { processes [ meerkat ]; }
 }
 EOF
@@ -180,7 +185,7 @@ tb_ok "BGP established: exabgp $BGP_SENSOR_IP (AS 65001) -> gobgpd $BGP_RTR_IP (
 # frames.pcap SRC:DPORT ...: one frame each, payload "attack"
 frames() {
 	/usr/bin/python3 - "$@" <<'PY'
-import struct, sys
+import socket, struct, sys
 def csum(b):
     s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
     while s >> 16:
@@ -190,32 +195,41 @@ out = sys.argv[1]
 with open(out, "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for i, spec in enumerate(sys.argv[2:]):
-        src, dport = spec.split(":")
+        src, dport = spec.rsplit(":", 1)
         q = b"attack"
         udp = struct.pack("!HHHH", 40000 + i, int(dport), 8 + len(q), 0) + q
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
-                         bytes(int(x) for x in src.split(".")), bytes([198, 18, 255, 1]))
-        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-        frame = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + ip + udp
+        if ":" in src:  # IPv6 (UDP checksum required)
+            s6, d6 = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, "2001:db8:255::1")
+            pseudo = s6 + d6 + struct.pack("!IxxxB", len(udp), 17)
+            udp = udp[:6] + struct.pack("!H", csum(pseudo + udp + b"\0" * (len(udp) % 2)) or 0xffff) + udp[8:]
+            ip = struct.pack("!IHBB", 6 << 28, len(udp), 17, 64) + s6 + d6
+            frame = bytes.fromhex("020000000002020000000001") + b"\x86\xdd" + ip + udp
+        else:
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                             bytes(int(x) for x in src.split(".")), bytes([198, 18, 255, 1]))
+            ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+            frame = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + ip + udp
         f.write(struct.pack("<IIII", 1796270000, i, len(frame), len(frame)) + frame)
 PY
 }
 
-# rib_has PREFIX: the router holds PREFIX with next hop 192.0.2.1 and community 65535:666
+# rib_has PREFIX [FAMILY NEXTHOP]: the router holds PREFIX with the next hop
+# (192.0.2.1) and community 65535:666
 rib_has() {
 	local out
-	out="$(rtr global rib -a ipv4 -j 2>/dev/null)" || return 1
+	out="$(rtr global rib -a "${2:-ipv4}" -j 2>/dev/null)" || return 1
 	/usr/bin/python3 -c '
 import json, sys
 rib = json.loads(sys.argv[1] or "{}")
 for p in rib.get(sys.argv[2], []):
     attrs = {a["type"]: a for a in p["attrs"]}
     comms = attrs.get(8, {}).get("communities", [])
-    if attrs.get(3, {}).get("nexthop") == "192.0.2.1" and (65535 << 16 | 666) in comms:
+    nh = attrs.get(3, {}).get("nexthop") or attrs.get(14, {}).get("nexthop")
+    if nh == sys.argv[3] and (65535 << 16 | 666) in comms:
         sys.exit(0)
-sys.exit(1)' "$out" "$1"
+sys.exit(1)' "$out" "$1" "${3:-192.0.2.1}"
 }
-rib_lacks() { ! rib_has "$1"; }
+rib_lacks() { ! rib_has "$@"; }
 rib_count() {
 	rtr global rib -a ipv4 -j 2>/dev/null | /usr/bin/python3 -c 'import json,sys; t=sys.stdin.read().strip(); print(len(json.loads(t)) if t else 0)'
 }
@@ -260,17 +274,21 @@ tb_wait $((TTL + 5)) rib_lacks 198.18.99.1/32 || tb_fail "198.18.99.1/32 still h
 t5="$(now_ms)"
 tb_ok "TTL: 198.18.99.1/32 withdrawn $((t5 - t3)) ms after its last alert"
 
-# 5. shutdown withdraws what is active
-frames "$TB_TMP/last.pcap" 198.18.99.4:9999
+# 5. IPv6: a /128 with the IPv6 next hop; then shutdown withdraws what is active
+frames "$TB_TMP/last.pcap" 198.18.99.4:9999 2001:db8:99::1:9999
 tb_replay "$TB_TMP/last.pcap" 100 >/dev/null
 tb_wait 5 rib_has 198.18.99.4/32 || tb_fail "198.18.99.4/32 not announced"
+tb_wait 5 rib_has 2001:db8:99::1/128 ipv6 100::1 ||
+	tb_fail "the router has no 2001:db8:99::1/128 with next hop 100::1 and community 65535:666: $(rtr global rib -a ipv6 2>&1)"
+tb_ok "IPv6: 2001:db8:99::1/128 next-hop 100::1 community 65535:666 at the router"
 stats="$(tb_ctl stats --json)"
-[ "$(json_get advise.active <<<"$stats")" -eq 1 ] || tb_fail "live stats: advise.active $(json_get advise.active <<<"$stats"), want 1"
+[ "$(json_get advise.active <<<"$stats")" -eq 2 ] || tb_fail "live stats: advise.active $(json_get advise.active <<<"$stats"), want 2"
 tb_meerkat_stop TERM
 [ "$TB_MK_RC" -eq 0 ] || tb_fail "meerkat exited $TB_MK_RC after SIGTERM"
 tb_wait 5 rib_lacks 198.18.99.4/32 || tb_fail "198.18.99.4/32 still held 5 s after meerkat stopped"
+tb_wait 5 rib_lacks 2001:db8:99::1/128 ipv6 100::1 || tb_fail "2001:db8:99::1/128 still held 5 s after meerkat stopped"
 [ "$(rib_count)" -eq 0 ] || tb_fail "the router holds $(rib_count) routes after the sensor stopped"
-tb_ok "shutdown: the active 198.18.99.4/32 withdrawn, the router holds nothing"
+tb_ok "shutdown: the active 198.18.99.4/32 and 2001:db8:99::1/128 withdrawn, the router holds nothing"
 kill -0 "$PIPE_PID" 2>/dev/null || tb_fail "meerkat-exabgp-pipe exited when meerkat stopped (it must wait for the next one)"
 
 # 6. the EVE records and the final counters
@@ -288,20 +306,21 @@ want = collections.Counter([
     ("announce", "alert", "198.18.99.1"), ("refused", "allowlist", "198.18.77.5"),
     ("announce", "alert", "198.18.99.2"), ("refused", "limit", "198.18.99.3"),
     ("withdraw", "expired", "198.18.99.2"), ("withdraw", "expired", "198.18.99.1"),
-    ("announce", "alert", "198.18.99.4"), ("withdraw", "shutdown", "198.18.99.4")])
+    ("announce", "alert", "198.18.99.4"), ("withdraw", "shutdown", "198.18.99.4"),
+    ("announce", "alert", "2001:db8:99::1"), ("withdraw", "shutdown", "2001:db8:99::1")])
 got = collections.Counter(recs)
 if got != want:
     print("records differ: missing %s extra %s" % (dict(want - got), dict(got - want)))
     sys.exit()
 c = {k: stats[k] for k in ("selected", "announced", "extended", "withdrawn", "active",
                            "refused_allowlist", "refused_limit", "queue_dropped", "write_errors")}
-exp = {"selected": 6, "announced": 3, "extended": 1, "withdrawn": 3, "active": 0,
+exp = {"selected": 7, "announced": 4, "extended": 1, "withdrawn": 4, "active": 0,
        "refused_allowlist": 1, "refused_limit": 1, "queue_dropped": 0, "write_errors": 0}
 print("ok %s" % c if c == exp else "counters %s, want %s" % (c, exp))
 PY
 )"
 case "$verdict" in
-ok*) tb_ok "EVE: 8 bgp_advise records as expected; final stats ${verdict#ok }" ;;
+ok*) tb_ok "EVE: 10 bgp_advise records as expected; final stats ${verdict#ok }" ;;
 *) tb_fail "$verdict" ;;
 esac
 
