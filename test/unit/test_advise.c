@@ -521,6 +521,18 @@ Test(advise, announcer_socket_resync_and_shutdown)
 	cr_expect_eq(json_integer_value(json_object_get(st, "connections")), 2);
 	json_decref(st);
 
+	/* a second advisor on the same socket is refused; the first one's socket stays */
+	mk_log_set_level(MK_LOG_ERROR - 1);
+	{
+		struct mk_advisor *second;
+
+		cr_expect_eq(mk_advisor_new(&second, &c.advise, 1, sink_record, &recs),
+			     -EADDRINUSE);
+	}
+	mk_log_set_level(MK_LOG_INFO);
+	snprintf(buf, sizeof(buf), "%s/sub/exabgp.sock", dir);
+	close(pipe_connect(buf));
+
 	/* stop: both pipes are told to withdraw */
 	mk_advisor_stop(adv);
 	cr_expect(read_until(p1, "withdraw route 203.0.113.9/32 ", buf, sizeof(buf)), "%s", buf);

@@ -49,6 +49,7 @@ struct mk_advisor {
 	struct worker_cnt *wcnt;
 	unsigned int nworkers;
 	int lfd;
+	int bound; /* the socket file is ours: removed at the end */
 	struct pipe_conn pipes[MAX_PIPES];
 	struct mk_cidr *own;
 	unsigned int nown;
@@ -353,12 +354,24 @@ static int socket_open(struct mk_advisor *a)
 			return err;
 		}
 	}
-	/* a socket left by a previous run goes; anything else there is not ours */
+	/* a socket left by a previous run goes; a live one or anything else is not ours */
 	if (!lstat(path, &st)) {
+		int probe;
+
 		if (!S_ISSOCK(st.st_mode)) {
 			mk_err("advise-router.socket: %s exists and is not a socket", path);
 			return -EEXIST;
 		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			mk_err("advise-router.socket: %s is in use by another process (a second "
+			       "meerkat?)",
+			       path);
+			return -EADDRINUSE;
+		}
+		if (probe >= 0)
+			close(probe);
 		unlink(path);
 	}
 	if (a->cfg->socket_group[0]) {
@@ -371,9 +384,10 @@ static int socket_open(struct mk_advisor *a)
 		gid = g->gr_gid;
 	}
 	a->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (a->lfd < 0 || bind(a->lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    chmod(path, a->cfg->socket_mode) || (gid != (gid_t)-1 && chown(path, -1, gid)) ||
-	    listen(a->lfd, MAX_PIPES)) {
+	if (a->lfd >= 0 && !bind(a->lfd, (struct sockaddr *)&sa, sizeof(sa)))
+		a->bound = 1;
+	if (!a->bound || chmod(path, a->cfg->socket_mode) ||
+	    (gid != (gid_t)-1 && chown(path, -1, gid)) || listen(a->lfd, MAX_PIPES)) {
 		err = -errno;
 		mk_err("advise-router.socket: %s: %s", path, strerror(-err));
 		return err;
@@ -482,10 +496,10 @@ void mk_advisor_free(struct mk_advisor *a)
 	mk_advisor_stop(a);
 	for (i = 0; i < MAX_PIPES; i++)
 		pipe_close(a, &a->pipes[i], NULL);
-	if (a->lfd >= 0) {
+	if (a->lfd >= 0)
 		close(a->lfd);
+	if (a->bound)
 		unlink(a->cfg->socket);
-	}
 	for (i = 0; a->rings && i < a->nworkers; i++)
 		mk_spsc_destroy(&a->rings[i]);
 	free(a->rings);
