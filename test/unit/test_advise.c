@@ -666,3 +666,102 @@ Test(advise, exabgp_pipe_lines_and_withdrawal_on_loss)
 	unlink(sa.sun_path);
 	rmdir(dir);
 }
+
+/* Stats counter @name of @a. */
+static long long stat_of(struct mk_advisor *a, const char *name)
+{
+	json_t *st = mk_advisor_stats_json(a);
+	long long v = json_integer_value(json_object_get(st, name));
+
+	json_decref(st);
+	return v;
+}
+
+/* A running advisor on a fresh socket, selecting sid 102's alerts. */
+static struct mk_advisor *advisor_up(struct mk_config *c, char *dir, const char *extra, char *path,
+				     size_t len)
+{
+	static struct rec_sink recs;
+	struct mk_advisor *adv;
+	char yaml[512];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, len, "%s/s", dir);
+	snprintf(yaml, sizeof(yaml), "advise-router:\n  enabled: yes\n  socket: %s\n%s", path,
+		 extra);
+	cr_assert_eq(cfg_load(c, yaml), 0);
+	recs.len = 0;
+	cr_assert_eq(mk_advisor_new(&adv, &c->advise, 1, sink_record, &recs), 0);
+	cr_assert_eq(mk_advisor_start(adv), 0);
+	return adv;
+}
+
+/* A full worker queue drops and counts: selected = dropped + what the announcer took. */
+Test(advise, announcer_full_queue_counted)
+{
+	struct mk_config c;
+	struct mk_detect_alert a = { .family = MK_FAMILY_IPV4, .proto = 6, .has_ports = 1 };
+	char dir[] = "/tmp/mk-advise-queue.XXXXXX", path[256];
+	struct mk_advisor *adv = advisor_up(&c, dir, "  queue-size: 16\n", path, sizeof(path));
+	unsigned int i;
+
+	a.rule = mk_detect_engine_rule(engine, 1, 102);
+	inet_pton(AF_INET, "198.51.100.1", a.dst);
+	for (i = 0; i < 64; i++) {
+		a.src[0] = htonl(0x0a000000u | (i + 1));
+		mk_advisor_alert(adv, 0, &a);
+	}
+	usleep(200000);
+	cr_expect_eq(stat_of(adv, "selected"), 64);
+	cr_expect_geq(stat_of(adv, "queue_dropped"), 48, "64 at once into a queue of 16");
+	cr_expect_eq(stat_of(adv, "queue_dropped") + stat_of(adv, "announced"), 64);
+	cr_expect_eq(stat_of(adv, "undelivered"), stat_of(adv, "announced"), "no pipe yet");
+	mk_advisor_free(adv);
+	rmdir(dir);
+	mk_config_free(&c);
+}
+
+/*
+ * A pipe that stops reading is closed once it is 1 MiB behind
+ * (write_errors), while a pipe that reads gets everything.
+ */
+Test(advise, announcer_stalled_pipe_closed)
+{
+	struct mk_config c;
+	struct mk_detect_alert a = { .family = MK_FAMILY_IPV4, .proto = 6, .has_ports = 1 };
+	char dir[] = "/tmp/mk-advise-stall.XXXXXX", path[256], buf[65536];
+	struct mk_advisor *adv = advisor_up(&c, dir, "  max-active: 30000\n  queue-size: 4096\n",
+					    path, sizeof(path));
+	int stalled = pipe_connect(path), reader = pipe_connect(path);
+	size_t got = 0, stalled_bytes = 0;
+	unsigned int i;
+	ssize_t n;
+
+	a.rule = mk_detect_engine_rule(engine, 1, 102);
+	inet_pton(AF_INET, "198.51.100.1", a.dst);
+	for (i = 0; i < 24576; i++) {
+		a.src[0] = htonl(0x0a000000u | (i + 1));
+		mk_advisor_alert(adv, 0, &a);
+		if ((i & 4095) != 4095)
+			continue;
+		while (stat_of(adv, "announced") < (long long)i + 1)
+			usleep(1000);
+		usleep(100000); /* a tick: the lines are written */
+		while ((n = recv(reader, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+	}
+	cr_expect_eq(stat_of(adv, "queue_dropped"), 0);
+	cr_expect_eq(stat_of(adv, "write_errors"), 1, "the stalled pipe closed, once");
+	cr_expect_eq(stat_of(adv, "pipes"), 1, "the reading pipe still there");
+	cr_expect_gt(got, 1u << 20, "the reader got %zu bytes", got);
+	/* the stalled pipe reads what the socket holds, then the end */
+	while ((n = read(stalled, buf, sizeof(buf))) > 0)
+		stalled_bytes += (size_t)n;
+	cr_expect_eq(n, 0, "closed by meerkat");
+	cr_expect_gt(stalled_bytes, 0);
+	close(stalled);
+	close(reader);
+	mk_advisor_free(adv);
+	rmdir(dir);
+	mk_config_free(&c);
+}
