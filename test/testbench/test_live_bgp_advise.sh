@@ -18,7 +18,8 @@
 #      loses it;
 #   6. the EVE bgp_advise records and the advise counters of the final stats
 #      say the same;
-#   7. mode flowspec: the alert's 5-tuple as a discard rule at the router;
+#   7. mode flowspec: the alert's 5-tuple as a discard rule at the router
+#      (IPv4 and IPv6);
 #      meerkat killed (SIGKILL, no withdrawal of its own): the pipe withdraws
 #      what it announced, the router holds nothing.
 # Everything it creates (three namespaces, two veth pairs, the XDP program,
@@ -117,6 +118,9 @@ cat >"$TB_TMP/gobgpd.toml" <<EOF
   [[neighbors.afi-safis]]
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv4-flowspec"
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
+      afi-safi-name = "ipv6-flowspec"
 EOF
 ip netns exec "$NS_RTR" gobgpd -f "$TB_TMP/gobgpd.toml" --api-hosts 127.0.0.1:50051 \
 	</dev/null >"$TB_TMP/gobgpd.log" 2>&1 {TB_STDOUT_FD}>&- {TB_STDERR_FD}>&- &
@@ -154,7 +158,7 @@ neighbor $BGP_RTR_IP {
     local-address $BGP_SENSOR_IP;
     local-as 65001;
     peer-as 65002;
-    family { ipv4 unicast; ipv6 unicast; ipv4 flow; }
+    family { ipv4 unicast; ipv6 unicast; ipv4 flow; ipv6 flow; }
     api { processes [ meerkat ]; }
 }
 EOF
@@ -340,12 +344,26 @@ flow_lacks() {
 	out="$(rtr global rib -a ipv4-flowspec 2>/dev/null)" || return 1
 	! grep -qF "source: 198.18.99.5/32" <<<"$out"
 }
-frames "$TB_TMP/flow.pcap" 198.18.99.5:9999
+FLOW6_RULE="[destination: 2001:db8:255::1/128/0][source: 2001:db8:99::5/128/0][protocol: ==udp][destination-port: ==9999][source-port: ==40001]"
+flow6_has() {
+	local out
+	out="$(rtr global rib -a ipv6-flowspec 2>/dev/null)" || return 1
+	grep -F "$FLOW6_RULE" <<<"$out" | grep -q "discard"
+}
+flow6_lacks() {
+	local out
+	out="$(rtr global rib -a ipv6-flowspec 2>/dev/null)" || return 1
+	! grep -qF "source: 2001:db8:99::5/128" <<<"$out"
+}
+frames "$TB_TMP/flow.pcap" 198.18.99.5:9999 2001:db8:99::5:9999
 t0="$(now_ms)"
 tb_replay "$TB_TMP/flow.pcap" 100 >/dev/null
 tb_wait 5 flow_has || tb_fail "no flowspec rule $FLOW_RULE with discard at the router: $(rtr global rib -a ipv4-flowspec 2>&1)"
 t1="$(now_ms)"
 tb_ok "flowspec: alert -> $FLOW_RULE discard at the router in $((t1 - t0)) ms"
+tb_wait 5 flow6_has || tb_fail "no IPv6 flowspec rule from 2001:db8:99::5/128 with discard at the router: $(rtr global rib -a ipv6-flowspec 2>&1)"
+tb_ok "flowspec IPv6: $FLOW6_RULE discard at the router"
 tb_meerkat_stop KILL
 tb_wait 5 flow_lacks || tb_fail "the flowspec rule outlived the killed sensor by 5 s"
-tb_ok "meerkat killed: the pipe withdrew its flowspec rule, the router holds nothing"
+tb_wait 5 flow6_lacks || tb_fail "the IPv6 flowspec rule outlived the killed sensor by 5 s"
+tb_ok "meerkat killed: the pipe withdrew its flowspec rules, the router holds nothing"

@@ -189,6 +189,28 @@ Test(advise, offender_and_route_text)
 	mk_advise_route(&c.advise, &r, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "flow route { match { source 203.0.113.9/32; destination "
 			      "198.51.100.1/32; protocol icmp; } then { discard; } }");
+	r.proto = 47;
+	mk_advise_route(&c.advise, &r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "flow route { match { source 203.0.113.9/32; destination "
+			      "198.51.100.1/32; protocol =47; } then { discard; } }");
+	/* IPv6: next-header instead of protocol */
+	memset(&r, 0, sizeof(r));
+	r.family = MK_FAMILY_IPV6;
+	r.proto = 17;
+	r.has_ports = 1;
+	r.sport = 1;
+	r.dport = 53;
+	inet_pton(AF_INET6, "2001:db8:1::5", r.src);
+	inet_pton(AF_INET6, "2001:db8:2::6", r.dst);
+	mk_advise_route(&c.advise, &r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "flow route { match { source 2001:db8:1::5/128; destination "
+			      "2001:db8:2::6/128; next-header udp; source-port =1; "
+			      "destination-port =53; } then { discard; } }");
+	r.proto = 58;
+	r.has_ports = 0;
+	mk_advise_route(&c.advise, &r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "flow route { match { source 2001:db8:1::5/128; destination "
+			      "2001:db8:2::6/128; next-header =58; } then { discard; } }");
 	mk_config_free(&c);
 }
 

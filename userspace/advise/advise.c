@@ -163,6 +163,7 @@ static int route_of(const struct mk_advise_cfg *c, const struct advise_key *k, c
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], proto[32] = "", ports[48] = "";
 	unsigned int plen = k->family == MK_FAMILY_IPV4 ? 32 : 128;
+	const char *field;
 	int n;
 
 	addr_str(k->family, k->src, a, sizeof(a));
@@ -174,20 +175,21 @@ static int route_of(const struct mk_advise_cfg *c, const struct advise_key *k, c
 		return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 	}
 	addr_str(k->family, k->dst, b, sizeof(b));
+	/* IPv6 flowspec names the protocol next-header (RFC 8956) */
+	field = k->family == MK_FAMILY_IPV4 ? "protocol" : "next-header";
 	if (k->proto == 6 || k->proto == 17)
-		snprintf(proto, sizeof(proto), " protocol %s;", k->proto == 6 ? "tcp" : "udp");
-	else if (k->proto == 1 || k->proto == 58)
-		snprintf(proto, sizeof(proto), " protocol %s;",
-			 k->proto == 1 ? "icmp" : "ipv6-icmp");
+		snprintf(proto, sizeof(proto), " %s %s;", field, k->proto == 6 ? "tcp" : "udp");
+	else if (k->proto == 1 && k->family == MK_FAMILY_IPV4)
+		snprintf(proto, sizeof(proto), " protocol icmp;");
 	else
-		snprintf(proto, sizeof(proto), " protocol =%u;", k->proto);
+		snprintf(proto, sizeof(proto), " %s =%u;", field, k->proto);
 	if (k->has_ports)
 		snprintf(ports, sizeof(ports), " source-port =%u; destination-port =%u;", k->sport,
 			 k->dport);
 	n = snprintf(buf, len,
 		     "flow route { match { source %s/%u; destination %s/%u;%s%s } then { discard; "
 		     "} }",
-		     a, plen, b, plen, k->family == MK_FAMILY_IPV4 ? proto : "", ports);
+		     a, plen, b, plen, proto, ports);
 	return n < 0 || (size_t)n >= len ? -ENOSPC : n;
 }
 
