@@ -410,7 +410,7 @@ static void advise_defaults(void *base)
 	c->max_active = 1000;
 	c->queue_size = 1024;
 	c->socket_mode = 0660;
-	strcpy(c->socket, "/run/meerkat/exabgp.sock");
+	strcpy(c->socket, "/run/meerkat-exabgp/exabgp.sock");
 	strcpy(c->next_hop, "192.0.2.1");    /* RFC 5635's discard next hop, TEST-NET-1 */
 	strcpy(c->next_hop_v6, "100::1");    /* RFC 6666's discard prefix */
 	strcpy(c->communities, "65535:666"); /* RFC 7999 BLACKHOLE */
