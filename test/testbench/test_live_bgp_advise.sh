@@ -19,9 +19,8 @@
 #   6. the EVE bgp_advise records and the advise counters of the final stats
 #      say the same;
 #   7. mode flowspec: the alert's 5-tuple as a discard rule at the router
-#      (IPv4 and IPv6);
-#      meerkat killed (SIGKILL, no withdrawal of its own): the pipe withdraws
-#      what it announced, the router holds nothing.
+#      (IPv4 and IPv6); meerkat killed (SIGKILL, no withdrawal of its own):
+#      the pipe withdraws what it announced, the router holds nothing.
 # Everything it creates (three namespaces, two veth pairs, the XDP program,
 # bpffs, meerkat, exabgp and its pipe, gobgpd, the socket, the scratch
 # directory) is removed when it ends, pass or fail.
