@@ -226,6 +226,15 @@ static const char *const custom_keys[] = {
 	"bypass.cidr",
 	/* test_prometheus.c: prometheus::listen_forms, config_keys */
 	"stats.prometheus.listen",
+	/* test_advise.c: advise::config_* */
+	"advise-router.socket-mode",
+	"advise-router.next-hop",
+	"advise-router.next-hop-v6",
+	"advise-router.communities",
+	"advise-router.sids",
+	"advise-router.classtypes",
+	"advise-router.metadata",
+	"advise-router.allow",
 	/* bits of one field: config::tunnel_decoders */
 	"decoder.gtpu.enabled",
 	"decoder.l2tp.enabled",

@@ -48,6 +48,7 @@ static const struct mk_cfg_module modules[] = {
 	{ &mk_bypass_cfg_table, offsetof(struct mk_config, bypass_cfg) },
 	{ &mk_app_cfg_table, offsetof(struct mk_config, app) },
 	{ &bypass_table, 0 },
+	{ &mk_advise_cfg_table, offsetof(struct mk_config, advise) },
 };
 
 /* ---- bypass.cidr -------------------------------------------------------------------------- */

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "advise_cfg.h"
 #include "bypass_cfg.h"
 #include "applayer.h"
 #include "capture_cfg.h"
@@ -46,8 +47,9 @@ struct mk_config {
 	struct mk_prom_cfg prometheus;	/* stats.prometheus: the metrics endpoint (live) */
 	struct mk_rules_cfg rules;	/* vars:, default-rule-path:, rule-files:, ... */
 	struct mk_bypass_cfg
-		bypass_cfg;	/* stream.bypass, flow.bypass-*, detect.pass-bypass, bypass.* */
-	struct mk_cidr *bypass; /* bypass.cidr */
+		bypass_cfg; /* stream.bypass, flow.bypass-*, detect.pass-bypass, bypass.* */
+	struct mk_advise_cfg advise; /* advise-router: (advise/) */
+	struct mk_cidr *bypass;	     /* bypass.cidr */
 	unsigned int nbypass;
 	void *mem; /* what the file's lists and strings live in; mk_config_free releases it */
 };

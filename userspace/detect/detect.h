@@ -400,6 +400,7 @@ struct mk_detect_rule_info {
 	int severity;		  /* the rule's priority, or its classtype's, or 3 */
 	const char *msg;	  /* "" when none */
 	const char *category;	  /* the classtype's description, "" when none */
+	const char *classtype;	  /* the classtype's name, "" when none */
 	const struct mk_kv *meta; /* in rule order */
 	uint32_t nmeta;
 	uint8_t target;	    /* enum mk_detect_target */

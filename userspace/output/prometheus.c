@@ -30,6 +30,7 @@
 #include "live.h"
 #include "manager.h"
 #include "out_writer.h"
+#include "advise.h"
 #include "prometheus.h"
 #include "stats.h"
 #include "stream.h"
@@ -341,6 +342,15 @@ static void table_rules_outputs(void)
 	    MK_PROM_COUNTER, "eve.outputs[].kafka.unkeyed", NULL, NULL, 1);
 	row("meerkat_eve_kafka_restarts_total", "producers replaced after a fatal error",
 	    MK_PROM_COUNTER, "eve.outputs[].kafka.restarts", NULL, NULL, 1);
+	/* the router advisor (advise/): its counters, active announcements, connected pipes */
+#define X(id, str, doc) \
+	row("meerkat_advise_" str "_total", doc, MK_PROM_COUNTER, "advise." str, NULL, NULL, 1);
+	MK_ADVISE_COUNTERS(X)
+#undef X
+	row("meerkat_advise_active", "announcements active now", MK_PROM_GAUGE, "advise.active",
+	    NULL, NULL, 1);
+	row("meerkat_advise_pipes", "meerkat-exabgp-pipe connections open now", MK_PROM_GAUGE,
+	    "advise.pipes", NULL, NULL, 1);
 	/* the configuration reload (runmode/reload.c) */
 	row("meerkat_reload_generation",
 	    "the configuration's generation: 1 at start, +1 per reload", MK_PROM_GAUGE,

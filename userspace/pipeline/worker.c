@@ -430,6 +430,8 @@ static void worker_detect_end(struct mk_worker *w)
 			w->cnt[MK_WORKER_EVE_LOST]++;
 			if (!w->err)
 				w->err = err;
+		} else if (w->ops->advise) {
+			w->ops->advise(w->ops_ctx, &a[i]);
 		}
 	}
 	w->detect_flow = NULL;

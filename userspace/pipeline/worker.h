@@ -154,6 +154,12 @@ struct mk_worker_ops {
 	 * NULL (offline, no driver): every bypass is local.
 	 */
 	int (*bypass)(void *ctx, const struct mk_flow *f);
+	/*
+	 * Alert @a, right after alert() took it (0): the router advisor's
+	 * selection and queue (advise/announcer.h). Never a syscall.
+	 * NULL: no advice (offline).
+	 */
+	void (*advise)(void *ctx, const struct mk_detect_alert *a);
 };
 
 /* What the bypass manager tells the worker that owns a capture-bypassed flow. */

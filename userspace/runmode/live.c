@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "announcer.h"
 #include "ctlsock.h"
 #include "eve.h"
 #include "eve_sink.h"
@@ -167,6 +168,7 @@ struct live_worker {
 	uint64_t wset_gen;    /* the reloaded settings this worker took (struct live_wset) */
 	pthread_mutex_t snap_lock;
 	struct live_snap snap;
+	int alert_kept; /* the last alert passed the filters (live_alert), for live_advise */
 };
 
 struct live {
@@ -192,6 +194,7 @@ struct live {
 	pthread_mutex_t thresh_lock; /* the alert filters see every worker's alerts */
 	struct mk_detect_thresh *thresh;
 	struct mk_bypass_mgr *bypass; /* the one writer of the bypass maps */
+	struct mk_advisor *advise;    /* advise-router: the announcer, or NULL */
 	char ctl_why[256];	      /* a control command's NOK message */
 	sigset_t old_sigmask;	      /* the caller's, restored at the end */
 	struct mk_reload reload;      /* the configuration reload (reload.h) */
@@ -284,7 +287,26 @@ static int live_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const 
 		keep = mk_detect_thresh_filter(w->lv->thresh, key, NULL);
 		pthread_mutex_unlock(&w->lv->thresh_lock);
 	}
+	w->alert_kept = keep;
 	return keep ? live_record(ctx, f, ts_us, line, len) : 0;
+}
+
+/* ops.advise: a kept alert the advise-router selects goes on this worker's queue. */
+static void live_advise(void *ctx, const struct mk_detect_alert *a)
+{
+	struct live_worker *w = ctx;
+
+	if (w->alert_kept && w->lv->advise)
+		mk_advisor_alert(w->lv->advise, w->id, a);
+}
+
+/* The announcer's bgp_advise records (a line each, its newline included), to every output. */
+static void advise_record(void *ctx, const char *line, size_t len)
+{
+	struct live *lv = ctx;
+
+	if (lv->eve_open)
+		mk_outputs_write(lv->outs, line, len, 1);
 }
 
 /* ops.bypass: a request on this worker's queue to the bypass manager, no syscall. */
@@ -300,6 +322,7 @@ static const struct mk_worker_ops live_ops = {
 	.record = live_record,
 	.alert = live_alert,
 	.bypass = live_bypass,
+	.advise = live_advise,
 };
 
 /* ---- worker ------------------------------------------------------------- */
@@ -849,6 +872,8 @@ static json_t *live_stats(struct live *lv, struct live_totals *t)
 	o = mk_reload_stats_json(&lv->reload);
 	json_set_u64(o, "swap_stall_max_us", swap_max_ns / 1000);
 	json_object_set_new(root, "reload", o);
+	if (lv->advise)
+		json_object_set_new(root, "advise", mk_advisor_stats_json(lv->advise));
 	if (lv->eve_open) {
 		/* the first output's, as before several outputs; each one's in `outputs` */
 		mk_outputs_first_counts(lv->outs, &written, &lost);
@@ -1564,6 +1589,10 @@ static int live_setup(struct live *lv)
 	/* bound now, as root and before anything is attached; served once privileges are dropped */
 	if (!err && lv->conf->prometheus.enabled)
 		err = mk_metrics_http_new(&lv->metrics, &lv->conf->prometheus);
+	/* its socket before the privileges go */
+	if (!err && lv->conf->advise.enabled)
+		err = mk_advisor_new(&lv->advise, &lv->conf->advise, lv->nworkers, advise_record,
+				     lv);
 	return err;
 }
 
@@ -1691,6 +1720,8 @@ static void live_stop(struct live *lv)
 			pthread_join(lv->ws[i].thread, NULL);
 	if (lv->bypass)
 		mk_bypass_mgr_stop(lv->bypass);
+	/* no more alerts: every announcement is withdrawn */
+	mk_advisor_stop(lv->advise);
 	if (lv->ctl_open)
 		mk_ctl_server_close(&lv->ctl);
 	if (lv->links_open)
@@ -1706,6 +1737,8 @@ static void live_close(struct live *lv)
 	lv->metrics = NULL;
 	mk_bypass_mgr_free(lv->bypass);
 	lv->bypass = NULL;
+	mk_advisor_free(lv->advise);
+	lv->advise = NULL;
 	for (i = 0; i < lv->nifaces; i++)
 		iface_close(lv, &lv->ifaces[i]);
 	workers_free(lv);
@@ -1758,6 +1791,8 @@ int mk_live_run(const struct mk_config *c, const struct mk_live_opts *o)
 	err = mk_outputs_start(lv->outs);
 	if (!err)
 		err = mk_bypass_mgr_start(lv->bypass);
+	if (!err && lv->advise)
+		err = mk_advisor_start(lv->advise);
 	if (!err)
 		err = workers_start(lv);
 	if (err)

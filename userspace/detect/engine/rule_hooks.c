@@ -55,6 +55,7 @@ void mk_detect_rule_info(const struct mk_rule *r, struct mk_detect_rule_info *ou
 		.severity = r->priority,
 		.msg = r->msg ? r->msg : "",
 		.category = r->cls ? r->cls->desc : "",
+		.classtype = r->cls ? r->cls->name : "",
 		.meta = r->meta,
 		.nmeta = r->nmeta,
 		.target = r->flags & MK_RF_TARGET_SRC ? MK_TARGET_SRC :
