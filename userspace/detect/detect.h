@@ -203,7 +203,9 @@ struct mk_detect_engine *mk_detect_master_engine(struct mk_detect_master *m);
 	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
 	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window") \
 	X(REACH_LIMITED, "reach_limited",                                                          \
-	  "windows kept plain for an armed rule: worker budget full")
+	  "windows kept plain for an armed rule: worker budget full")                              \
+	X(XFORM_BUILT, "xform_buffers",                                                            \
+	  "transformed buffers built (once per transaction inspection)")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };

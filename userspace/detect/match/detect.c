@@ -111,6 +111,7 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 		return;
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
+	mk_xform_cache_free(t);
 	free(t->cand_bits);
 	free(t->cand);
 	free(t->arena);
@@ -1058,6 +1059,7 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 
 	if (!e->app_rules.n || t->stop || flow_stopped(f))
 		return;
+	mk_xform_cache_reset(t); /* buffers derived from another transaction */
 	if (st->gen != t->gen || st->nwords < words) {
 		uint64_t *d = calloc(words, sizeof(*d));
 
