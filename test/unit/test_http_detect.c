@@ -171,8 +171,6 @@ static const struct {
 	  "flag 'H' selects http.header, another flag already selected http.uri" },
 	{ "alert http any any -> any any (pcre:\"/x/K\"; sid:1;)", "flag 'K' (raw cookie)" },
 	{ "alert dns any any -> any any (pcre:\"/x/U\"; sid:1;)", "protocol 'dns' not supported" },
-	{ "alert tcp any any -> any any (content:\"a\"; pcre:\"/x/U\"; sid:1;)",
-	  "payload keywords and HTTP buffers in one rule" },
 };
 
 Test(transform, parse_errors_name_the_keyword)
@@ -214,6 +212,7 @@ Test(transform, accepted_forms)
 		"alert http any any -> any any (http.start; content:\"GET\"; http.accept_enc; "
 		"content:\"gzip\"; http.accept_lang; content:\"en\"; http.connection; "
 		"content:\"close\"; sid:1;)",
+		"alert tcp any any -> any any (content:\"a\"; pcre:\"/x/U\"; sid:1;)",
 		"alert http any any -> any any (http_start; content:\"x\"; http_accept_enc; "
 		"content:\"x\"; http_accept_lang; content:\"x\"; http_connection; content:\"x\"; "
 		"sid:1;)",
@@ -279,6 +278,13 @@ static const struct {
 	{ 32, 1, H "flow:to_client; pcre:\"/^Server: nginx/mD\"; sid:32;)" },
 	{ 33, 1, H "flow:to_client; file.data; pcre:\"/hello/Q\"; sid:33;)" },
 	{ 34, 0, H "http.accept_lang; bsize:<5; sid:34;)" },
+	/* payload keywords in an HTTP rule: the stream of the rule's direction */
+	{ 35, 1, H "content:\"|0d 0a 0d 0a|\"; http.method; content:\"GET\"; sid:35;)" },
+	{ 36, 0, H "content:\"nosuchthing\"; http.method; content:\"GET\"; sid:36;)" },
+	{ 37, 1, H "flow:to_client; content:\"hello\"; http.stat_code; content:\"200\"; sid:37;)" },
+	{ 38, 0, H "flow:to_server; content:\"hello\"; http.method; content:\"GET\"; sid:38;)" },
+	{ 39, 1,
+	  H "content:\"Cookie: session=\"; depth:400; http.uri; content:\"/index\"; sid:39;)" },
 };
 
 static void conversation(struct harness *h)

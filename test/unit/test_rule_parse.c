@@ -445,8 +445,6 @@ static const struct reject rejects[] = {
 	  "keyword 'http.request_header': not supported (app-layer keyword" },
 	{ "alert tcp any any -> any any (content:\"/x\"; http_raw_cookie; sid:1;)",
 	  MK_DETECT_FAIL_KEYWORD, "keyword 'http_raw_cookie': not supported (no raw cookie" },
-	{ "alert tcp any any -> any any (content:\"/x\"; http.uri; content:\"y\"; sid:1;)",
-	  MK_DETECT_FAIL_KEYWORD, "payload keywords and HTTP buffers in one rule" },
 	{ "alert udp any any -> any 53 (dns.query; content:\"evil\"; sid:1;)",
 	  MK_DETECT_FAIL_KEYWORD, "keyword 'dns.query': not supported (app-layer" },
 	{ "alert tcp any any -> any any (tls.sni; content:\"x\"; sid:1;)", MK_DETECT_FAIL_KEYWORD,

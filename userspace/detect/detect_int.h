@@ -899,6 +899,10 @@ struct mk_detect_thread {
 	uint8_t *arena; /* payload copies of this packet's alerts */
 	size_t arena_used, arena_cap;
 	uint64_t cnt[MK_DETECT_CNT_MAX];
+	/* the chunk the application layer parses now (mk_detect_stream_app()) */
+	const struct mk_stream_chunk *app_chunk;
+	const struct mk_flow *app_chunk_flow;
+	int app_chunk_dir;
 	/* transformed buffers of the transaction being inspected (match/buffers.c) */
 	struct mk_xform_cached *xcache;
 	uint32_t nxcache, capxcache;

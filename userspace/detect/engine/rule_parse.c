@@ -611,7 +611,8 @@ static int check_bsize_xforms(struct mk_rule_build *rb, uint32_t id)
  * A rule reading HTTP buffers (or urilen, or an `alert http` rule without
  * payload keywords) is inspected on transactions: which parts it waits for
  * (its buffers' sides, flipped by its direction) and in which direction.
- * Payload and packet keywords cannot join it.
+ * Its payload keywords read that direction's stream (match/detect.c
+ * tx_payload()); packet keywords cannot join it.
  */
 static int app_rule(struct mk_rule_build *rb)
 {
@@ -625,9 +626,6 @@ static int app_rule(struct mk_rule_build *rb)
 	if (r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 				    "HTTP keywords need an http, tcp or ip rule");
-	if (r->buf_mask & (1u << MK_BUF_PAYLOAD))
-		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
-				    "payload keywords and HTTP buffers in one rule: not supported");
 	if (r->flags & MK_RF_PKT_KW)
 		return mk_rule_fail(
 			rb, MK_DETECT_FAIL_KEYWORD,

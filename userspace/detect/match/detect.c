@@ -938,6 +938,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	uint8_t *buf;
 	int dir;
 
+	t->app_chunk = NULL; /* the application layer is done with it */
 	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
 		return;
 	fs = mk_detect_flow_state(&mc);
@@ -1035,6 +1036,48 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 
 /* ---- per application transaction ---------------------------------------------------------- */
 
+void mk_detect_stream_app(struct mk_detect_thread *t, struct mk_flow *f,
+			  const struct mk_stream_chunk *c)
+{
+	t->app_chunk = c;
+	t->app_chunk_flow = f;
+	t->app_chunk_dir = (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1;
+}
+
+/*
+ * The payload buffer of a transaction rule in direction @dir: the stream
+ * window of that direction and, when the application layer is parsing a
+ * chunk of it, that chunk after it (the bytes that made the transaction
+ * progress). Empty when neither is there.
+ */
+static struct mk_buf tx_payload(struct mk_detect_thread *t, const struct mk_flow *f, int dir)
+{
+	const struct mk_detect_flow *fs = f->detect;
+	const struct mk_stream_win *w = fs ? &fs->win[dir] : NULL;
+	const struct mk_stream_chunk *c =
+		t->app_chunk && t->app_chunk_flow == f && t->app_chunk_dir == dir ? t->app_chunk :
+										    NULL;
+	uint32_t wl = w && w->started ? w->len : 0;
+	uint64_t base = w ? w->base : 0;
+
+	/* a chunk that does not continue the window stands alone */
+	if (c && (c->gap || c->offset != base + wl)) {
+		wl = 0;
+		base = c->offset;
+	}
+	if (!c && !wl)
+		return (struct mk_buf){ 0 };
+	if (!c)
+		return (struct mk_buf){ .data = w->buf, .len = wl, .abs_base = base };
+	if (!wl)
+		return (struct mk_buf){ .data = c->data, .len = c->len, .abs_base = c->offset };
+	if (buf_reserve(&t->sbuf, &t->sbuf_cap, wl + c->len))
+		return (struct mk_buf){ 0 };
+	memcpy(t->sbuf, w->buf, wl);
+	memcpy(t->sbuf + wl, c->data, c->len);
+	return (struct mk_buf){ .data = t->sbuf, .len = wl + c->len, .abs_base = base };
+}
+
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 {
 	free(s->done);
@@ -1090,6 +1133,9 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 			continue;
 		mc.fs = f->detect;
 		mc.to_client = dir;
+		mc.payload = (struct mk_buf){ 0 };
+		if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
+			mc.payload = tx_payload(t, f, dir);
 		if (!run_match(&mc, r, 0, match_split(r)) || !mk_buffers_inspect(&mc, r, NULL) ||
 		    !run_match(&mc, r, match_split(r), r->nmatch))
 			continue;
