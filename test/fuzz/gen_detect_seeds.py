@@ -31,6 +31,21 @@ CORNERS = [
     'alert http any any -> any any (http.uri; content:"x"; sid:10;)',
     'alert tcp any any -> any any (msg:"unterminated; sid:11;)',
     'alert tcp any any -> any any (pcre:"/(a+)+$/"; content:"aaaa"; sid:12;)',
+    # bsize, transforms, pcre buffer flags, the newer HTTP buffers, stream payload in HTTP rules
+    'alert http any any -> any any (http.uri; to_lowercase; url_decode; content:"/a b"; bsize:<100; '
+    'http.host; dotprefix; content:".x.example"; endswith; sid:13;)',
+    'alert http any any -> any any (http.request_body; strip_whitespace; compress_whitespace; '
+    'to_uppercase; content:"AB"; http.header; header_lowercase; strip_pseudo_headers; '
+    'content:"host: "; sid:14;)',
+    'alert http any any -> any any (http.uri.raw; to_md5; to_sha1; to_sha256; bsize:32; '
+    'http.method; xor:"0d0ac8ff"; content:"|4a 4f|"; sid:15;)',
+    'alert http any any -> any any (content:"|0d 0a 0d 0a|"; pcre:"/a/UI"; pcre:"/b/PQHDMCSYVWZ"; '
+    'http.start; bsize:1<>9; http.accept_enc; bsize:!3; http.accept_lang; bsize:>=2; '
+    'http.connection; bsize:0; sid:16;)',
+    'alert http any any -> any any (http.uri; bsize:15; bsize:27; xor:"0"; dotprefix; '
+    'to_lowercase; content:"A"; http.uri; dotprefix; sid:17;)',
+    'alert http any any -> any any (http.user_agent; dotprefix; dotprefix; dotprefix; dotprefix; '
+    'dotprefix; dotprefix; dotprefix; dotprefix; content:"........x"; bsize:>1; sid:18;)',
 ]
 
 

@@ -324,3 +324,27 @@ Test(transform, rules_fire_exactly_where_expected)
 	h_free(&h);
 	free(rules);
 }
+
+/* fast_pattern (plain, only, a chop) on a content of every buffer; with and without transforms. */
+Test(transform, fast_pattern_on_every_buffer)
+{
+	static const char *const forms[] = { "fast_pattern;", "fast_pattern:only;",
+					     "fast_pattern:0,1;" };
+	char rule[256];
+	unsigned int id, k;
+
+	for (id = 1; id < MK_BUF_COUNT; id++) {
+		for (k = 0; k < MK_ARRAY_SIZE(forms); k++) {
+			snprintf(rule, sizeof(rule),
+				 "alert http any any -> any any (%s; content:\"ab\"; %s sid:1;)",
+				 mk_buf_names[id], forms[k]);
+			mk_rule_free(rule_ok(rule));
+			snprintf(
+				rule, sizeof(rule),
+				"alert http any any -> any any (%s; to_lowercase; content:\"ab\"; %s "
+				"bsize:>1; sid:1;)",
+				mk_buf_names[id], forms[k]);
+			mk_rule_free(rule_ok(rule));
+		}
+	}
+}
