@@ -455,6 +455,7 @@ struct mk_rule {
 	uint8_t app_need;      /* MK_RF_APP_TX: MK_BUF_SIDE_* the transaction must have */
 	uint8_t app_to_client; /* ... and the direction it is inspected in */
 	uint32_t app_idx;      /* ... and its bit in struct mk_detect_tx_state */
+	uint32_t tx_pf;	       /* ... and its transaction prefilter + 1 (anchor[0]); 0: none */
 	uint32_t flags;	       /* MK_RF_* */
 	int priority;	       /* rule's priority, or the classtype's, or 3 */
 	struct mk_addr_set src, dst;
@@ -832,6 +833,18 @@ struct mk_sid_entry {
 	uint32_t rule;
 };
 
+/*
+ * A transaction prefilter (engine/tx_prefilter.c): the anchors of the
+ * transaction rules whose anchor is a content of buffer @id, with
+ * transforms @xf, read in direction @to_client; scanned when the
+ * transaction has @side.
+ */
+struct mk_tx_pf {
+	uint8_t id, to_client, side;
+	const struct mk_xform_chain *xf; /* a rule's chain, compared by value */
+	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
+};
+
 struct mk_detect_engine {
 	_Atomic uint32_t refcnt;
 	struct mk_rule **rules;
@@ -854,12 +867,26 @@ struct mk_detect_engine {
 	uint32_t has_iponly;
 	struct mk_iponly *iponly;      /* the address-only rules, out of the packet groups */
 	struct mk_rule_list app_rules; /* transaction rules (HTTP), in rule order */
+	struct mk_tx_pf *txpf;	       /* their prefilters, one per buffer, chain and direction */
+	uint32_t ntxpf;
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
+/* A new rule group in the engine's list (engine/engine.c); NULL when out of memory. */
+struct mk_group *mk_detect_group_new(struct mk_detect_engine *e);
+/* Anchors the transaction rules in per-buffer databases (engine/tx_prefilter.c). 0 or -errno. */
+int mk_tx_prefilter_build(struct mk_detect_engine *e);
+/*
+ * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
+ * anchor the transaction's buffers hold, scanning only the buffers some
+ * rule not in @done can use at @progress; returns 0 when it could not scan
+ * (every rule stays a candidate) (match/buffers.c).
+ */
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress, const uint64_t *done,
+			 uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);
@@ -903,6 +930,8 @@ struct mk_detect_thread {
 	const struct mk_stream_chunk *app_chunk;
 	const struct mk_flow *app_chunk_flow;
 	int app_chunk_dir;
+	uint64_t *txcand; /* transaction rules the prefilter found, by app_idx */
+	uint32_t txcand_words;
 	/* transformed buffers of the transaction being inspected (match/buffers.c) */
 	struct mk_xform_cached *xcache;
 	uint32_t nxcache, capxcache;

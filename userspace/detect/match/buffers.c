@@ -117,6 +117,73 @@ found:
 	return 1;
 }
 
+/* ---- the transaction prefilter (engine/tx_prefilter.c) ---------------------------------- */
+
+struct tx_hit_ctx {
+	const struct mk_detect_engine *e;
+	const struct mk_pf_db *pf;
+	uint64_t *bits;
+};
+
+static void tx_hit(void *arg, uint32_t pattern)
+{
+	struct tx_hit_ctx *h = arg;
+	uint32_t i;
+
+	for (i = h->pf->off[pattern]; i < h->pf->off[pattern + 1]; i++) {
+		uint32_t a = h->e->rules[h->pf->rules[i]]->app_idx;
+
+		h->bits[a / 64] |= 1ull << (a % 64);
+	}
+}
+
+/* Some rule of @s waits for this transaction and has every part it needs now. */
+static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *s, uint8_t progress,
+		       const uint64_t *done)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->g->all.n; i++) {
+		const struct mk_rule *r = e->rules[s->g->all.rules[i]];
+
+		if (!(done[r->app_idx / 64] & 1ull << (r->app_idx % 64)) &&
+		    (progress & r->app_need) == r->app_need)
+			return 1;
+	}
+	return 0;
+}
+
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const uint64_t *done,
+			 uint64_t *bits)
+{
+	struct mk_detect_thread *t = mc0->t;
+	const struct mk_detect_engine *e = t->eng;
+	struct mk_match_ctx mc = *mc0;
+	struct tx_hit_ctx h = { .e = e, .bits = bits };
+	struct mk_buf b;
+	uint32_t k;
+
+	for (k = 0; k < e->ntxpf; k++) {
+		const struct mk_tx_pf *s = &e->txpf[k];
+
+		if (!s->g->pf || (progress & s->side) != s->side ||
+		    !slot_wanted(e, s, progress, done))
+			continue;
+		mc.to_client = s->to_client;
+		if (!mk_buf_getters[s->id](&mc, &b))
+			continue; /* no such buffer: its rules cannot match */
+		if (s->xf && !xform_get(&mc, s->id, s->xf, &b))
+			return 0;
+		if (!b.len)
+			continue;
+		h.pf = s->g->pf;
+		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+		if (mk_prefilter_scan(s->g->pf, t->scratch, b.data, b.len, tx_hit, &h))
+			return 0;
+	}
+	return 1;
+}
+
 /* The buffer's length against every bsize of its list. */
 static int bsize_ok(const struct mk_sm_list *l, uint32_t len)
 {

@@ -112,6 +112,7 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
 	mk_xform_cache_free(t);
+	free(t->txcand);
 	free(t->cand_bits);
 	free(t->cand);
 	free(t->arena);
@@ -1088,7 +1089,9 @@ void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 /*
  * The transaction rules whose parts @tx now has, in rule order, each once
  * per transaction: the header in the rule's direction, its flow keywords,
- * every buffer read from the transaction. Verified without the prefilter.
+ * every buffer read from the transaction. A rule anchored in a transaction
+ * prefilter (engine/tx_prefilter.c) is verified only when the scan of its
+ * buffer found its anchor.
  */
 void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx)
 {
@@ -1099,6 +1102,7 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	const uint32_t *cli, *srv;
 	uint16_t cport, srv_port;
 	uint32_t i, words = e->app_rules.n / 64 + 1;
+	int pf = 0;
 
 	if (!e->app_rules.n || t->stop || flow_stopped(f))
 		return;
@@ -1112,6 +1116,19 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		st->done = d;
 		st->nwords = words;
 		st->gen = t->gen;
+	}
+	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
+	if (e->ntxpf && t->txcand_words < words) {
+		uint64_t *c = realloc(t->txcand, words * sizeof(*c));
+
+		if (c) {
+			t->txcand = c;
+			t->txcand_words = words;
+		}
+	}
+	if (e->ntxpf && t->txcand_words >= words) {
+		memset(t->txcand, 0, words * sizeof(*t->txcand));
+		pf = mk_tx_prefilter_scan(&mc, tx->progress, st->done, t->txcand);
 	}
 	cli = f->client_hi ? k->addr_hi : k->addr_lo;
 	srv = f->client_hi ? k->addr_lo : k->addr_hi;
@@ -1127,6 +1144,8 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		    (tx->progress & r->app_need) != r->app_need)
 			continue;
 		st->done[i / 64] |= 1ull << (i % 64);
+		if (pf && r->tx_pf && !(t->txcand[i / 64] & 1ull << (i % 64)))
+			continue; /* its anchor is not in the transaction */
 		t->cnt[MK_DETECT_CNT_CANDIDATES]++;
 		if (!mk_rule_header_match(r, k->family, dir ? srv : cli, dir ? cli : srv,
 					  dir ? srv_port : cport, dir ? cport : srv_port, 1))
