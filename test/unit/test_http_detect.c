@@ -386,3 +386,15 @@ Test(transform, tx_prefilter_verifies_fewer_and_loses_nothing)
 	h_free(&h[1]);
 	free(rules);
 }
+
+/* A later error of the rule is not blamed on a bsize that was fine. */
+Test(transform, later_errors_name_their_own_keyword)
+{
+	const char *err;
+	struct mk_rule *r = rule_parse(
+		"alert udp any any -> any any (http.uri; content:\"a\"; bsize:>0; sid:1;)", &err,
+		NULL);
+
+	cr_assert_null(r);
+	cr_assert_str_eq(err, "HTTP keywords need an http, tcp or ip rule", "got '%s'", err);
+}

@@ -565,12 +565,13 @@ static int check_bsize_xforms(struct mk_rule_build *rb, uint32_t id)
 			lo = blo;
 		if (bhi < hi)
 			hi = bhi;
-		rb->kw = "bsize";
-		if (lo > hi)
+		if (lo > hi) {
+			rb->kw = "bsize";
 			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 					    "the bsize values of %s exclude each other: no length "
 					    "satisfies them all",
 					    mk_buf_names[id]);
+		}
 		/* Suricata's bound: N of bsize:N and bsize:<N, M of N<>M */
 		if (((const struct mk_bsize *)sm->ctx)->u.mode == MK_U_EQ ||
 		    ((const struct mk_bsize *)sm->ctx)->u.mode == MK_U_LT ||
@@ -603,7 +604,6 @@ static int check_bsize_xforms(struct mk_rule_build *rb, uint32_t id)
 				    mk_buf_names[id], (unsigned long long)need,
 				    (unsigned long long)tight->u.a);
 	}
-	rb->kw = NULL;
 	return 0;
 }
 
