@@ -5,7 +5,7 @@ Seed corpora for the detection fuzz targets (OUTDIR/fuzz_<name>_corpus, where
 run-tests.sh looks): fuzz_rules gets every rule of the given rule files, one
 file each and each file whole, plus rules that stress the parser's corners;
 fuzz_eve_alert gets alerts with hostile strings in the layout its target
-documents. Plain Python, no scapy.
+documents; fuzz_xform gets transform chains over HTTP-like bytes. Plain Python, no scapy.
 
 usage: gen_detect_seeds.py OUTDIR STAMP RULEFILE...
 """
@@ -87,10 +87,23 @@ def eve_seeds(d):
     write(d, 'ipv6', alert_seed(b'v6', b'c', b'k', b'v', b'', v6, b'x' * 3000))
 
 
+def xform_seeds(d):
+    # chain length, ops (1 dotprefix .. 12 xor; xor: key length - 1, key), then the buffer
+    # (op numbers: enum mk_xform_op in userspace/detect/detect_int.h)
+    http = b'GET /a%20b+c%ZZ%4 HTTP/1.1\r\nHost: A.Example\r\n:path: /x\r\nX:  y\t\tz\r\n\r\n'
+    for op in range(1, 12):
+        write(d, 'op_%02d' % op, bytes([1, op - 1]) + http)
+    write(d, 'xor', bytes([1, 11, 3, 1, 2, 3, 4]) + http)
+    write(d, 'chain', bytes([4, 5, 1, 0, 10]) + http)
+    write(d, 'empty', bytes([3, 0, 5, 8]))
+    write(d, 'long', bytes([8, 0, 0, 0, 0, 0, 0, 0, 0]) + b'x' * 3000)
+
+
 def main():
     out, stamp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     rule_seeds(os.path.join(out, 'fuzz_rules_corpus'), files)
     eve_seeds(os.path.join(out, 'fuzz_eve_alert_corpus'))
+    xform_seeds(os.path.join(out, 'fuzz_xform_corpus'))
     with open(stamp, 'w') as f:
         f.write('ok\n')
 
