@@ -398,3 +398,38 @@ Test(transform, later_errors_name_their_own_keyword)
 	cr_assert_null(r);
 	cr_assert_str_eq(err, "HTTP keywords need an http, tcp or ip rule", "got '%s'", err);
 }
+
+/*
+ * Payload keywords of an HTTP rule read the rule direction's stream window
+ * and the chunk that made the transaction progress: a content spanning the
+ * header block and a body sent in a later segment is found when the engine
+ * keeps windows (it has a stream rule), not when it keeps none.
+ */
+Test(transform, stream_payload_spans_the_window_and_the_chunk)
+{
+	static const char *const mix =
+		"alert http any any -> any any (flow:to_server; content:\"|0d 0a 0d 0a|user=admin\"; "
+		"http.method; content:\"POST\"; http.request_body; content:\"pass=\"; sid:1;)\n";
+	static const char *const stream_rule =
+		"alert tcp any any -> any any (content:\"never-in-this-traffic\"; sid:2;)\n";
+	unsigned int m;
+
+	for (m = 0; m < 2; m++) {
+		char rules[1024];
+		struct harness h;
+		struct conv c;
+
+		snprintf(rules, sizeof(rules), "%s%s", mix, m ? stream_rule : "");
+		cr_assert_eq(h_init_rules(&h, rules), 0);
+		conv_open(&c, &h, "10.0.0.1", 40001, "192.0.2.9", 80, T0);
+		conv_data(&c, 1,
+			  "POST /login HTTP/1.1\r\nHost: a.example\r\nContent-Length: 22\r\n\r\n");
+		conv_data(&c, 1, "user=admin&pass=hunter");
+		conv_data(&c, 0, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+		conv_close(&c);
+		h_finish(&h);
+		cr_expect_eq(h_count(&h, 1), m, "with%s a stream rule: %u alerts", m ? "" : "out",
+			     h_count(&h, 1));
+		h_free(&h);
+	}
+}
