@@ -174,6 +174,8 @@ static int reserve(uint8_t **buf, uint32_t *cap, uint32_t need)
 
 	if (need <= *cap && *buf)
 		return 0;
+	if (need > 1u << 31)
+		return -ENOMEM; /* no buffer is this large; c would overflow */
 	while (c < need)
 		c *= 2;
 	p = realloc(*buf, c);
@@ -283,14 +285,19 @@ static uint32_t xform_one(const struct mk_xform *x, const uint8_t *in, uint32_t 
 int mk_xform_apply(const struct mk_xform_chain *c, const uint8_t *in, uint32_t len, uint8_t **buf,
 		   uint32_t *cap, uint32_t *olen)
 {
-	uint8_t *tmp = NULL, *src;
+	const uint8_t *src;
+	uint8_t *tmp = NULL;
 	uint32_t tcap = 0, i, n = len, need;
 
 	for (i = 0; i < c->n; i++) {
 		/* the output never exceeds the input plus one, or a digest */
+		if (n >= 1u << 31) {
+			free(tmp);
+			return -ENOMEM;
+		}
 		need = (n + 1 > SHA256_DIGEST_SIZE ? n + 1 : SHA256_DIGEST_SIZE);
 		if (i == 0) {
-			src = (uint8_t *)in;
+			src = in;
 		} else {
 			/* the previous output moves to tmp, the next one goes to *buf */
 			if (reserve(&tmp, &tcap, n ? n : 1)) {
