@@ -402,8 +402,8 @@ Test(transform, later_errors_name_their_own_keyword)
 /*
  * Payload keywords of an HTTP rule read the rule direction's stream window
  * and the chunk that made the transaction progress: a content spanning the
- * header block and a body sent in a later segment is found when the engine
- * keeps windows (it has a stream rule), not when it keeps none.
+ * header block and a body sent in a later segment is found, whether the
+ * engine has other stream rules or not (such a rule keeps the windows).
  */
 Test(transform, stream_payload_spans_the_window_and_the_chunk)
 {
@@ -428,7 +428,7 @@ Test(transform, stream_payload_spans_the_window_and_the_chunk)
 		conv_data(&c, 0, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
 		conv_close(&c);
 		h_finish(&h);
-		cr_expect_eq(h_count(&h, 1), m, "with%s a stream rule: %u alerts", m ? "" : "out",
+		cr_expect_eq(h_count(&h, 1), 1, "with%s a stream rule: %u alerts", m ? "" : "out",
 			     h_count(&h, 1));
 		h_free(&h);
 	}

@@ -558,6 +558,12 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 		for (i = 0, n = 0; i < e->nrules; i++) {
 			const struct mk_rule *r = e->rules[i];
 
+			/* HTTP rules with payload keywords read the windows too (mk_detect_tx()) */
+			if ((r->flags & MK_RF_APP_TX) && (r->buf_mask & 1u << MK_BUF_PAYLOAD)) {
+				e->has_stream = 1;
+				if (r->abs_extent > e->stream_head)
+					e->stream_head = r->abs_extent;
+			}
 			if (!rule_in_class(r, MK_PC_TCP) || !rule_in_dir(r, d) ||
 			    !(r->inspect_tcp & MK_INSPECT_STREAM))
 				continue;
