@@ -285,6 +285,11 @@ static const struct {
 	{ 38, 0, H "flow:to_server; content:\"hello\"; http.method; content:\"GET\"; sid:38;)" },
 	{ 39, 1,
 	  H "content:\"Cookie: session=\"; depth:400; http.uri; content:\"/index\"; sid:39;)" },
+	{ 40, 1,
+	  H
+	  "http.uri; content:\"/index\"; pkt_data; content:\"Cookie: session=\"; pcre:\"/kw-test/V\"; "
+	  "sid:40;)" },
+	{ 41, 0, H "http.uri; content:\"/index\"; pkt_data; content:\"hello\"; sid:41;)" },
 };
 
 static void conversation(struct harness *h)

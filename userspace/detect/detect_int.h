@@ -182,7 +182,7 @@ struct mk_sm {
 #define MK_KW_FAMILY_ISDATAAT(X) X(isdataat)
 #define MK_KW_FAMILY_PCRE(X) X(pcre)
 #define MK_KW_FAMILY_TRANSFORM(X)                                                                  \
-	X(bsize) X(dotprefix) X(to_lowercase) X(to_uppercase) X(strip_whitespace)                  \
+	X(pkt_data) X(bsize) X(dotprefix) X(to_lowercase) X(to_uppercase) X(strip_whitespace)      \
 	X(compress_whitespace) X(url_decode) X(header_lowercase) X(strip_pseudo_headers)           \
 	X(to_md5) X(to_sha1) X(to_sha256) X(xor)
 #define MK_KW_FAMILY_BYTES(X) X(byte_test) X(byte_jump) X(byte_extract)

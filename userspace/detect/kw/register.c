@@ -70,7 +70,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "base64_decode", "base64 decoding: not supported" },
 	{ "base64_data", "base64 decoding: not supported" },
 	{ "byte_math", "not supported (byte_test, byte_jump and byte_extract are)" },
-	{ "pkt_data", "buffer selection: the raw payload is the only buffer" },
 	{ "tag", "tagging: not supported" },
 	{ "replace", "payload rewriting: not supported" },
 	{ "asn1", "ASN.1 decoding: not supported" },

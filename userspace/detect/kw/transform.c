@@ -54,6 +54,25 @@ const struct mk_kw mk_kw_bsize = {
 	       ">=N, !N, N<>M (exclusive)",
 };
 
+/* pkt_data: the payload keywords after it read the payload (packet or stream) again. */
+static int setup_pkt_data(struct mk_rule_build *rb, const char *value)
+{
+	(void)value;
+	rb->cur_buf = MK_BUF_PAYLOAD;
+	rb->sticky_open = 0;
+	rb->last_content = NULL;
+	rb->last_payload = NULL;
+	return 0;
+}
+
+const struct mk_kw mk_kw_pkt_data = {
+	.name = "pkt_data",
+	.type = MK_KWT_META,
+	.flags = MK_KWF_NOVALUE,
+	.setup = setup_pkt_data,
+	.doc = "the keywords after it read the payload again (after a sticky buffer)",
+};
+
 /* ---- transforms: setup ---------------------------------------------------------------- */
 
 static const struct {
