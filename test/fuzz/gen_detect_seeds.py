@@ -46,6 +46,8 @@ CORNERS = [
     'to_lowercase; content:"A"; http.uri; dotprefix; sid:17;)',
     'alert http any any -> any any (http.user_agent; dotprefix; dotprefix; dotprefix; dotprefix; '
     'dotprefix; dotprefix; dotprefix; dotprefix; content:"........x"; bsize:>1; sid:18;)',
+    'alert http any any -> any any (http.uri; content:"/x"; pkt_data; content:"GET"; depth:3; '
+    'pcre:"/a/V"; pkt_data; to_lowercase; sid:19;)',
 ]
 
 
