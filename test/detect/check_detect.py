@@ -237,10 +237,10 @@ def main():
     with open(bad, "w") as f:
         f.write("alert tcp any any -> any any (msg:\"ok\"; content:\"x\"; sid:1;)\n"
                 "# a comment\n"
-                "alert tcp any any -> any 80 (msg:\"app\"; http.start; content:\"/x\"; sid:2;)\n")
+                "alert tcp any any -> any 80 (msg:\"app\"; http.request_header; content:\"/x\"; sid:2;)\n")
     p = run([MEERKAT, "-T", "-S", bad], expect_ok=False)
     check(p.returncode != 0, "-T with a bad rule exits non-zero")
-    check("bad.rules:3: sid 2: keyword 'http.start': not supported" in p.stderr,
+    check("bad.rules:3: sid 2: keyword 'http.request_header': not supported" in p.stderr,
           "-T names file, line, sid and keyword: %r" % p.stderr)
     check("1 rules loaded from 1 file(s), 1 failed (unsupported_keyword 1)" in p.stdout,
           "-T prints the totals: %r" % p.stdout)

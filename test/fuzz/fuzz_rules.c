@@ -7,6 +7,9 @@
  * rule that loaded has a sid, a precomputed EVE fragment that is valid JSON,
  * and survives payload inspection of the input's own bytes (so hostile
  * depth/offset/byte_jump values meet real buffers) and an EVE alert record.
+ * Every buffer list of the rule (http.uri, ...) is inspected on the input
+ * too, through the buffer's transforms (dotprefix, url_decode, to_sha256,
+ * xor, ...) when it has them, with bsize checked on the result.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -46,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mk_detect_engine *e;
 	struct mk_detect_thread *t;
 	char *text, line[MK_EVE_ALERT_MAX];
-	uint32_t i;
+	uint8_t *xbuf = NULL;
+	uint32_t i, b, xcap = 0, xlen;
 	int err;
 
 	if (size > 1 << 16)
@@ -93,6 +97,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		in.abs_base = size & 0xff;
 		in.min_end = (uint32_t)(size / 2);
 		mk_payload_inspect(&in, r);
+		/* each named buffer's list on the input, transformed as the rule says */
+		for (b = 1; b < MK_BUF_COUNT; b++) {
+			struct mk_insp bi = {
+				.t = t, .buf = data, .len = (uint32_t)size, .buf_id = b
+			};
+
+			if (!(r->buf_mask & 1u << b))
+				continue;
+			if (r->xf && r->xf[b]) {
+				if (mk_xform_apply(r->xf[b], data, (uint32_t)size, &xbuf, &xcap,
+						   &xlen))
+					continue;
+				/* no transform grows a buffer by more than its '.' */
+				CHECK(xlen <= size + r->xf[b]->n || xlen <= 32u * r->xf[b]->n);
+				bi.buf = xbuf;
+				bi.len = xlen;
+			}
+			mk_payload_inspect(&bi, r);
+		}
 		a.payload_len = size > 4096 ? 4096 : (uint32_t)size;
 		if (mk_eve_alert_maxlen(&a, NULL) <= sizeof(line)) {
 			n = mk_eve_alert(line, sizeof(line), &a, NULL);
@@ -102,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			json_decref(j);
 		}
 	}
+	free(xbuf);
 	mk_detect_thread_free(t);
 	mk_detect_engine_put(e);
 	free(text);

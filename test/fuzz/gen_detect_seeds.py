@@ -5,7 +5,7 @@ Seed corpora for the detection fuzz targets (OUTDIR/fuzz_<name>_corpus, where
 run-tests.sh looks): fuzz_rules gets every rule of the given rule files, one
 file each and each file whole, plus rules that stress the parser's corners;
 fuzz_eve_alert gets alerts with hostile strings in the layout its target
-documents. Plain Python, no scapy.
+documents; fuzz_xform gets transform chains over HTTP-like bytes. Plain Python, no scapy.
 
 usage: gen_detect_seeds.py OUTDIR STAMP RULEFILE...
 """
@@ -31,6 +31,23 @@ CORNERS = [
     'alert http any any -> any any (http.uri; content:"x"; sid:10;)',
     'alert tcp any any -> any any (msg:"unterminated; sid:11;)',
     'alert tcp any any -> any any (pcre:"/(a+)+$/"; content:"aaaa"; sid:12;)',
+    # bsize, transforms, pcre buffer flags, the newer HTTP buffers, stream payload in HTTP rules
+    'alert http any any -> any any (http.uri; to_lowercase; url_decode; content:"/a b"; bsize:<100; '
+    'http.host; dotprefix; content:".x.example"; endswith; sid:13;)',
+    'alert http any any -> any any (http.request_body; strip_whitespace; compress_whitespace; '
+    'to_uppercase; content:"AB"; http.header; header_lowercase; strip_pseudo_headers; '
+    'content:"host: "; sid:14;)',
+    'alert http any any -> any any (http.uri.raw; to_md5; to_sha1; to_sha256; bsize:32; '
+    'http.method; xor:"0d0ac8ff"; content:"|4a 4f|"; sid:15;)',
+    'alert http any any -> any any (content:"|0d 0a 0d 0a|"; pcre:"/a/UI"; pcre:"/b/PQHDMCSYVWZ"; '
+    'http.start; bsize:1<>9; http.accept_enc; bsize:!3; http.accept_lang; bsize:>=2; '
+    'http.connection; bsize:0; sid:16;)',
+    'alert http any any -> any any (http.uri; bsize:15; bsize:27; xor:"0"; dotprefix; '
+    'to_lowercase; content:"A"; http.uri; dotprefix; sid:17;)',
+    'alert http any any -> any any (http.user_agent; dotprefix; dotprefix; dotprefix; dotprefix; '
+    'dotprefix; dotprefix; dotprefix; dotprefix; content:"........x"; bsize:>1; sid:18;)',
+    'alert http any any -> any any (http.uri; content:"/x"; pkt_data; content:"GET"; depth:3; '
+    'pcre:"/a/V"; pkt_data; to_lowercase; sid:19;)',
 ]
 
 
@@ -72,10 +89,23 @@ def eve_seeds(d):
     write(d, 'ipv6', alert_seed(b'v6', b'c', b'k', b'v', b'', v6, b'x' * 3000))
 
 
+def xform_seeds(d):
+    # chain length, ops (1 dotprefix .. 12 xor; xor: key length - 1, key), then the buffer
+    # (op numbers: enum mk_xform_op in userspace/detect/detect_int.h)
+    http = b'GET /a%20b+c%ZZ%4 HTTP/1.1\r\nHost: A.Example\r\n:path: /x\r\nX:  y\t\tz\r\n\r\n'
+    for op in range(1, 12):
+        write(d, 'op_%02d' % op, bytes([1, op - 1]) + http)
+    write(d, 'xor', bytes([1, 11, 3, 1, 2, 3, 4]) + http)
+    write(d, 'chain', bytes([4, 5, 1, 0, 10]) + http)
+    write(d, 'empty', bytes([3, 0, 5, 8]))
+    write(d, 'long', bytes([8, 0, 0, 0, 0, 0, 0, 0, 0]) + b'x' * 3000)
+
+
 def main():
     out, stamp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     rule_seeds(os.path.join(out, 'fuzz_rules_corpus'), files)
     eve_seeds(os.path.join(out, 'fuzz_eve_alert_corpus'))
+    xform_seeds(os.path.join(out, 'fuzz_xform_corpus'))
     with open(stamp, 'w') as f:
         f.write('ok\n')
 

@@ -12,7 +12,11 @@ import re
 import subprocess
 import sys
 
-FLOOR = 1700
+# 1708 before bsize, transforms, the pcre buffer flags, http.start/accept_enc/
+# accept_lang/connection and stream payload in HTTP rules; 1834 with them. Still
+# refused: 2 xbits (global variables); the 1 `alert dns` rule counted is not HTTP
+# (its text holds "servehttp").
+FLOOR = 1834
 meerkat, d = sys.argv[1:3]
 files = sorted(glob.glob(os.path.join(d, "*.rules")))
 if not files:

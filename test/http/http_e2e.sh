@@ -87,7 +87,7 @@ tb_peer curl -s -m 10 -o /dev/null -A "meerkat-test/1.0" -b "session=abc123" -e 
 tb_peer curl -s -m 10 -o /dev/null --compressed -A "meerkat-gzip" "$U/big.txt"
 tb_peer curl -s -m 10 -o /dev/null -L -A "meerkat-redirect" "$U/old"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-post" -b "token=s3cret" -d "user=admin&pass=hunter2" "$U/post"
-tb_peer curl -s -m 10 -o /dev/null -A "meerkat-404" "$U/missing.php"
+tb_peer curl -s -m 10 -o /dev/null -A "meerkat-404" -H "Accept-Language: de-CH" "$U/missing.php"
 # two requests in one segment: pipelining
 tb_peer python3 - "$TB_SENSOR_IP" <<'PY'
 import socket, sys, time

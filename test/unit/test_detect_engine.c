@@ -50,7 +50,7 @@ Test(engine, files_continuations_duplicates_summary)
 		"alert tcp any any -> any any (msg:\"dup lower\"; sid:1; rev:0;)\n"
 		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"x\"; sid:2; rev:1;)\n"
 		"alert tcp any any -> any any (msg:\"dup higher\"; content:\"y\"; sid:2; rev:5;)\n"
-		"alert tcp any any -> any any (http.start; content:\"/x\"; sid:3;)\n"
+		"alert tcp any any -> any any (http.request_header; content:\"/x\"; sid:3;)\n"
 		"alert tcp any any -> any any (msg:\"bad\" sid:4;)\n"
 		"alert udp any any -> any any (content:!\"x\"; sid:5;)\n"
 		"alert ip any any -> any any (sid:6;)\n"

@@ -23,6 +23,8 @@
  *	mk_detect_begin(t, &pkt);      packet context; adopts a reloaded engine
  *	mk_detect_packet(t);           packet rules
  *	... feed TCP to the stream engine; its data callback calls
+ *	mk_detect_stream_app(t, flow, chunk);  before the application layer
+ *	    sees the chunk: the HTTP rules with payload keywords read it
  *	mk_detect_stream(t, flow, chunk);
  *	n = mk_detect_end(t, &alerts); this packet's alerts, in output order
  *
@@ -210,7 +212,9 @@ unsigned int mk_detect_master_reap(struct mk_detect_master *m);
 	X(STREAM_RESET, "stream_gap", "stream windows restarted after a gap")                      \
 	X(ARMED_DROPPED, "armed_overflow", "rules disarmed early: too many anchors in one window") \
 	X(REACH_LIMITED, "reach_limited",                                                          \
-	  "windows kept plain for an armed rule: worker budget full")
+	  "windows kept plain for an armed rule: worker budget full")                              \
+	X(XFORM_BUILT, "xform_buffers",                                                            \
+	  "transformed buffers built (once per transaction inspection)")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };
@@ -297,6 +301,13 @@ void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt
 void mk_detect_packet(struct mk_detect_thread *t);
 void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 		      const struct mk_stream_chunk *chunk);
+/*
+ * The chunk the application layer is about to parse: transaction rules
+ * with payload keywords (mk_detect_tx()) read it after the stream window
+ * of its direction, until mk_detect_stream() on it.
+ */
+void mk_detect_stream_app(struct mk_detect_thread *t, struct mk_flow *f,
+			  const struct mk_stream_chunk *chunk);
 unsigned int mk_detect_end(struct mk_detect_thread *t, const struct mk_detect_alert **alerts);
 unsigned int mk_detect_verdict(const struct mk_detect_thread *t);
 /* Releases the flow's detection state (flowbits, stream windows). */

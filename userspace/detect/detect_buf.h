@@ -44,6 +44,7 @@
 	X(HTTP_METHOD, "http.method", MK_BUF_SIDE_REQ)                                \
 	X(HTTP_PROTOCOL, "http.protocol", MK_BUF_SIDE_REQ)                            \
 	X(HTTP_REQUEST_LINE, "http.request_line", MK_BUF_SIDE_REQ)                    \
+	X(HTTP_START, "http.start", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP)               \
 	X(HTTP_HOST, "http.host", MK_BUF_SIDE_REQ)                                    \
 	X(HTTP_HOST_RAW, "http.host.raw", MK_BUF_SIDE_REQ)                            \
 	X(HTTP_USER_AGENT, "http.user_agent", MK_BUF_SIDE_REQ)                        \
@@ -53,6 +54,9 @@
 	X(HTTP_COOKIE, "http.cookie", MK_BUF_SIDE_REQ)                                \
 	X(HTTP_REFERER, "http.referer", MK_BUF_SIDE_REQ)                              \
 	X(HTTP_ACCEPT, "http.accept", MK_BUF_SIDE_REQ)                                \
+	X(HTTP_ACCEPT_ENC, "http.accept_enc", MK_BUF_SIDE_REQ)                        \
+	X(HTTP_ACCEPT_LANG, "http.accept_lang", MK_BUF_SIDE_REQ)                      \
+	X(HTTP_CONNECTION, "http.connection", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP)     \
 	X(HTTP_CONTENT_TYPE, "http.content_type", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP) \
 	X(HTTP_CONTENT_LEN, "http.content_len", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP)   \
 	X(HTTP_REQUEST_BODY, "http.request_body", MK_BUF_SIDE_REQ_BODY)               \

@@ -79,6 +79,7 @@ enum mk_kw_type {
 	MK_KWT_BYTE_TEST,
 	MK_KWT_BYTE_JUMP,
 	MK_KWT_BYTE_EXTRACT,
+	MK_KWT_BSIZE, /* the length of the buffer (checked before the list is walked) */
 	MK_KWT_MATCH, /* non-payload match with a match() callback */
 	MK_KWT_POST,  /* action after a match (flowbits set, flowint +) */
 };
@@ -180,6 +181,10 @@ struct mk_sm {
 	X(fast_pattern) X(rawbytes)
 #define MK_KW_FAMILY_ISDATAAT(X) X(isdataat)
 #define MK_KW_FAMILY_PCRE(X) X(pcre)
+#define MK_KW_FAMILY_TRANSFORM(X)                                                                  \
+	X(pkt_data) X(bsize) X(dotprefix) X(to_lowercase) X(to_uppercase) X(strip_whitespace)      \
+	X(compress_whitespace) X(url_decode) X(header_lowercase) X(strip_pseudo_headers)           \
+	X(to_md5) X(to_sha1) X(to_sha256) X(xor)
 #define MK_KW_FAMILY_BYTES(X) X(byte_test) X(byte_jump) X(byte_extract)
 #define MK_KW_FAMILY_DSIZE(X) X(dsize)
 #define MK_KW_FAMILY_FLOW(X) X(flow)
@@ -191,10 +196,13 @@ struct mk_sm {
 /* K, not X: the counter check reads X lists as counters */
 #define MK_KW_FAMILY_HTTP(K)                                                                       \
 	K(sb_http_uri) K(sb_http_uri_raw) K(sb_http_method) K(sb_http_protocol)                    \
-	K(sb_http_protocol_) K(sb_http_request_line) K(sb_http_request_line_) K(sb_http_host)      \
-	K(sb_http_host_raw) K(sb_http_user_agent) K(sb_http_header) K(sb_http_header_raw)          \
+	K(sb_http_protocol_) K(sb_http_request_line) K(sb_http_request_line_) K(sb_http_start)     \
+	K(sb_http_start_) K(sb_http_host) K(sb_http_host_raw) K(sb_http_user_agent)                \
+	K(sb_http_header) K(sb_http_header_raw)                                                    \
 	K(sb_http_header_names) K(sb_http_header_names_) K(sb_http_cookie) K(sb_http_referer)      \
-	K(sb_http_referer_) K(sb_http_accept) K(sb_http_accept_) K(sb_http_content_type)           \
+	K(sb_http_referer_) K(sb_http_accept) K(sb_http_accept_) K(sb_http_accept_enc)             \
+	K(sb_http_accept_enc_) K(sb_http_accept_lang) K(sb_http_accept_lang_)                      \
+	K(sb_http_connection) K(sb_http_connection_) K(sb_http_content_type)                       \
 	K(sb_http_content_type_) K(sb_http_content_len) K(sb_http_content_len_)                    \
 	K(sb_http_request_body) K(sb_http_stat_code) K(sb_http_stat_msg) K(sb_http_response_line) \
 	K(sb_http_response_line_) K(sb_http_server) K(sb_http_location) K(sb_http_response_body)  \
@@ -206,6 +214,7 @@ struct mk_sm {
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
 	F(isdataat, MK_KW_FAMILY_ISDATAAT) F(pcre, MK_KW_FAMILY_PCRE)                               \
+	F(transform, MK_KW_FAMILY_TRANSFORM)                                                        \
 	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
@@ -334,6 +343,51 @@ struct mk_byte {
 int mk_byte_read(const struct mk_byte *b, const uint8_t *p, uint32_t avail, uint64_t *val,
 		 uint32_t *used);
 
+/* ---- bsize and transforms (kw/transform.c) ------------------------------------ */
+
+enum mk_xform_op {
+	MK_XF_DOTPREFIX = 1,
+	MK_XF_TO_LOWER,
+	MK_XF_TO_UPPER,
+	MK_XF_STRIP_WS,
+	MK_XF_COMPRESS_WS,
+	MK_XF_URL_DECODE,
+	MK_XF_HEADER_LOWER,
+	MK_XF_STRIP_PSEUDO,
+	MK_XF_MD5,
+	MK_XF_SHA1,
+	MK_XF_SHA256,
+	MK_XF_XOR,
+};
+
+#define MK_XFORM_MAX 8	  /* transforms per sticky buffer (Suricata: 16) */
+#define MK_XOR_KEY_MAX 32 /* bytes of an xor key */
+
+struct mk_xform {
+	uint8_t op; /* enum mk_xform_op */
+	uint8_t klen;
+	uint8_t key[MK_XOR_KEY_MAX];
+};
+
+/* A sticky buffer's transforms, applied in order; compared with memcmp (zeroed). */
+struct mk_xform_chain {
+	uint32_t n;
+	struct mk_xform x[MK_XFORM_MAX];
+};
+
+/*
+ * Applies @c to in[0, len): the result is in *@buf (grown as needed, the
+ * caller's) for *@olen bytes. 0 or -ENOMEM.
+ */
+int mk_xform_apply(const struct mk_xform_chain *c, const uint8_t *in, uint32_t len, uint8_t **buf,
+		   uint32_t *cap, uint32_t *olen);
+/* The transform of @c a content can never match after (Suricata's check), or NULL. */
+const char *mk_xform_content_check(const struct mk_xform_chain *c, const uint8_t *pat,
+				   uint32_t len);
+/* The transformed buffers of the transaction being inspected, each built once (match/buffers.c). */
+void mk_xform_cache_reset(struct mk_detect_thread *t);
+void mk_xform_cache_free(struct mk_detect_thread *t);
+
 /* ---- rule ------------------------------------------------------------------ */
 
 /* Flow keyword bits. */
@@ -401,6 +455,7 @@ struct mk_rule {
 	uint8_t app_need;      /* MK_RF_APP_TX: MK_BUF_SIDE_* the transaction must have */
 	uint8_t app_to_client; /* ... and the direction it is inspected in */
 	uint32_t app_idx;      /* ... and its bit in struct mk_detect_tx_state */
+	uint32_t tx_pf;	       /* ... and its transaction prefilter + 1 (anchor[0]); 0: none */
 	uint32_t flags;	       /* MK_RF_* */
 	int priority;	       /* rule's priority, or the classtype's, or 3 */
 	struct mk_addr_set src, dst;
@@ -420,7 +475,9 @@ struct mk_rule {
 			uint32_t npmatch;
 		};
 	};
-	uint32_t buf_mask;	    /* 1 << enum mk_buf_id of each list in use */
+	uint32_t buf_mask; /* 1 << enum mk_buf_id of each list in use */
+	/* per buffer id, its transforms or NULL; the array is NULL without any */
+	struct mk_xform_chain **xf;
 	struct mk_sm *match, *post; /* packet, post-match lists */
 	uint32_t nmatch, npost;
 	struct mk_content *fp; /* fast pattern, or NULL */
@@ -482,6 +539,8 @@ struct mk_rule_build {
 	int seen_rev, seen_gid, seen_classtype, seen_priority, seen_target, seen_dsize;
 	uint32_t cap_m, cap_post;
 	uint8_t cur_buf;	    /* enum mk_buf_id payload keywords join */
+	uint8_t sticky_open;	    /* a sticky buffer was just selected: transforms may follow */
+	struct mk_xform_chain xf;   /* ... the transforms given since */
 	const char *kw;		    /* keyword being set up, for errors */
 	const struct mk_kw *cur_kw; /* ... and its descriptor */
 	int reason;		    /* enum mk_detect_fail */
@@ -494,6 +553,8 @@ int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx);
 /* MK_LIST_PMATCH: the current buffer's list (rb->cur_buf). */
 enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
+/* Makes the rule an HTTP one (kw/http.c); -1 when it is of another protocol. */
+int mk_kw_http_rule(struct mk_rule_build *rb);
 /* byte_extract variable by name: slot index or -1. */
 int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
 
@@ -536,6 +597,11 @@ struct mk_uint {
 
 int mk_uint_parse(const char *s, uint64_t max, struct mk_uint *out);
 bool mk_uint_match(const struct mk_uint *u, uint64_t v);
+
+/* bsize (kw/transform.c): the current sticky buffer's length. */
+struct mk_bsize {
+	struct mk_uint u;
+};
 
 /* Text helpers shared by keyword setup functions. */
 #define MK_QUOTE_HINT "(a ';' inside a value must be escaped as '\\;')"
@@ -767,6 +833,18 @@ struct mk_sid_entry {
 	uint32_t rule;
 };
 
+/*
+ * A transaction prefilter (engine/tx_prefilter.c): the anchors of the
+ * transaction rules whose anchor is a content of buffer @id, with
+ * transforms @xf, read in direction @to_client; scanned when the
+ * transaction has @side.
+ */
+struct mk_tx_pf {
+	uint8_t id, to_client, side;
+	const struct mk_xform_chain *xf; /* a rule's chain, compared by value */
+	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
+};
+
 struct mk_detect_engine {
 	_Atomic uint32_t refcnt;
 	struct mk_rule **rules;
@@ -789,12 +867,26 @@ struct mk_detect_engine {
 	uint32_t has_iponly;
 	struct mk_iponly *iponly;      /* the address-only rules, out of the packet groups */
 	struct mk_rule_list app_rules; /* transaction rules (HTTP), in rule order */
+	struct mk_tx_pf *txpf;	       /* their prefilters, one per buffer, chain and direction */
+	uint32_t ntxpf;
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
+/* A new rule group in the engine's list (engine/engine.c); NULL when out of memory. */
+struct mk_group *mk_detect_group_new(struct mk_detect_engine *e);
+/* Anchors the transaction rules in per-buffer databases (engine/tx_prefilter.c). 0 or -errno. */
+int mk_tx_prefilter_build(struct mk_detect_engine *e);
+/*
+ * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
+ * anchor the transaction's buffers hold, scanning only the buffers some
+ * rule not in @done can use at @progress; returns 0 when it could not scan
+ * (every rule stays a candidate) (match/buffers.c).
+ */
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress, const uint64_t *done,
+			 uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);
@@ -850,6 +942,15 @@ struct mk_detect_thread {
 	size_t arena_used, arena_cap;
 	uint64_t swap_max_ns; /* longest adoption of a reloaded engine (one packet's delay) */
 	uint64_t cnt[MK_DETECT_CNT_MAX];
+	/* the chunk the application layer parses now (mk_detect_stream_app()) */
+	const struct mk_stream_chunk *app_chunk;
+	const struct mk_flow *app_chunk_flow;
+	int app_chunk_dir;
+	uint64_t *txcand; /* transaction rules the prefilter found, by app_idx */
+	uint32_t txcand_words;
+	/* transformed buffers of the transaction being inspected (match/buffers.c) */
+	struct mk_xform_cached *xcache;
+	uint32_t nxcache, capxcache;
 };
 
 /* ---- per-flow state ---------------------------------------------------------- */

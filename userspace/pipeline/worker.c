@@ -238,6 +238,8 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 	struct mk_flow *f = flow_of_session(ssn);
 
 	/* the application layer first: rules on this data may need its protocol */
+	if (w->detect)
+		mk_detect_stream_app(w->detect, f, c);
 	mk_app_stream(w->app, f,
 		      (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1, c->data,
 		      c->len, c->gap != 0, f->last_us);

@@ -93,8 +93,14 @@ static void build(const htp_tx_t *tx, unsigned int id, int d, struct sbuf *s)
 			sb_bstr(s, tx->request_uri);
 		}
 		break;
+	case MK_BUF_HTTP_START:
 	case MK_BUF_HTTP_HEADER:
 	case MK_BUF_HTTP_HEADER_RAW:
+		/* the start: the request (response) line first, as Suricata's */
+		if (id == MK_BUF_HTTP_START) {
+			sb_bstr(s, d ? tx->response_line : tx->request_line);
+			sb_add(s, "\r\n", 2);
+		}
 		/* "Name: value\r\n" each; the normalized one without cookies, as Suricata's */
 		for (i = 0; i < n; i++) {
 			const htp_header_t *h = htp_table_get_index(hdrs, i, NULL);
@@ -106,7 +112,7 @@ static void build(const htp_tx_t *tx, unsigned int id, int d, struct sbuf *s)
 			sb_bstr(s, h->value);
 			sb_add(s, "\r\n", 2);
 		}
-		if (id == MK_BUF_HTTP_HEADER_RAW)
+		if (id != MK_BUF_HTTP_HEADER)
 			sb_add(s, "\r\n", 2);
 		break;
 	case MK_BUF_HTTP_HEADER_NAMES:
@@ -193,12 +199,23 @@ int mk_http_tx_buffer(const void *txp, unsigned int id, int to_client, const uin
 		return header_value(tx->request_headers, "referer", data, len);
 	case MK_BUF_HTTP_ACCEPT:
 		return header_value(tx->request_headers, "accept", data, len);
+	case MK_BUF_HTTP_ACCEPT_ENC:
+		return header_value(tx->request_headers, "accept-encoding", data, len);
+	case MK_BUF_HTTP_ACCEPT_LANG:
+		return header_value(tx->request_headers, "accept-language", data, len);
+	case MK_BUF_HTTP_CONNECTION:
+		return header_value(d ? tx->response_headers : tx->request_headers, "connection",
+				    data, len);
 	case MK_BUF_HTTP_CONTENT_TYPE:
 		return header_value(d ? tx->response_headers : tx->request_headers, "content-type",
 				    data, len);
 	case MK_BUF_HTTP_CONTENT_LEN:
 		return header_value(d ? tx->response_headers : tx->request_headers,
 				    "content-length", data, len);
+	case MK_BUF_HTTP_START:
+		if (!(d ? tx->response_line : tx->request_line))
+			return 0;
+		/* fall through */
 	case MK_BUF_HTTP_HEADER:
 	case MK_BUF_HTTP_HEADER_RAW:
 	case MK_BUF_HTTP_HEADER_NAMES:

@@ -302,7 +302,7 @@ static int rule_order(const void *x, const void *y)
 
 /* ---- groups ------------------------------------------------------------------------------ */
 
-static struct mk_group *group_new(struct mk_detect_engine *e)
+struct mk_group *mk_detect_group_new(struct mk_detect_engine *e)
 {
 	struct mk_group *g = calloc(1, sizeof(*g)), **n;
 
@@ -455,12 +455,12 @@ static int build_set(struct mk_detect_engine *e, struct mk_group_set *gs, const 
 		if (err)
 			return err;
 		for (i = 0; i < gs->nports; i++) {
-			gs->port_groups[i] = group_new(e);
+			gs->port_groups[i] = mk_detect_group_new(e);
 			if (!gs->port_groups[i])
 				return -ENOMEM;
 		}
 	}
-	gs->other = group_new(e);
+	gs->other = mk_detect_group_new(e);
 	if (!gs->other)
 		return -ENOMEM;
 	for (i = 0; i < nsel; i++) {
@@ -558,6 +558,12 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 		for (i = 0, n = 0; i < e->nrules; i++) {
 			const struct mk_rule *r = e->rules[i];
 
+			/* HTTP rules with payload keywords read the windows too (mk_detect_tx()) */
+			if ((r->flags & MK_RF_APP_TX) && (r->buf_mask & 1u << MK_BUF_PAYLOAD)) {
+				e->has_stream = 1;
+				if (r->abs_extent > e->stream_head)
+					e->stream_head = r->abs_extent;
+			}
 			if (!rule_in_class(r, MK_PC_TCP) || !rule_in_dir(r, d) ||
 			    !(r->inspect_tcp & MK_INSPECT_STREAM))
 				continue;
@@ -684,6 +690,7 @@ static void engine_free(struct mk_detect_engine *e)
 	for (i = 0; i < e->ngroups; i++)
 		group_free(e->groups[i]);
 	free(e->groups);
+	free(e->txpf);
 	for (pc = 0; pc < MK_PC_MAX; pc++)
 		for (d = 0; d < 2; d++)
 			set_free(&e->pkt[pc][d]);
@@ -860,7 +867,7 @@ static int index_rules(struct mk_detect_engine *e)
 		e->sids[i].key = (uint64_t)r->gid << 32 | r->sid;
 		e->sids[i].rule = i;
 		count_rule(e, r);
-		/* transaction rules: one list, verified without the prefilter */
+		/* transaction rules: one list (their prefilter: engine/tx_prefilter.c) */
 		if (r->flags & MK_RF_APP_TX) {
 			r->app_idx = e->app_rules.n;
 			if (mk_rule_list_add(&e->app_rules, i))
@@ -889,6 +896,8 @@ static int build_matching(struct build *b)
 		err = build_groups(e, max_groups);
 	if (!err)
 		err = build_iponly(e);
+	if (!err && !e->no_prefilter)
+		err = mk_tx_prefilter_build(e);
 	if (!err)
 		err = mk_prefilter_compile(e->groups, e->ngroups, b->cfg->prefilter_cache,
 					   &e->stats);

@@ -32,6 +32,42 @@ int mk_rule_fail(struct mk_rule_build *rb, int reason, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * The first payload keyword after a sticky buffer fixes that buffer's
+ * transforms: a buffer selected again must come with the same ones (one
+ * chain per buffer and rule).
+ */
+static int commit_xforms(struct mk_rule_build *rb)
+{
+	struct mk_rule *r = rb->r;
+	const struct mk_xform_chain *old = r->xf ? r->xf[rb->cur_buf] : NULL;
+	struct mk_xform_chain *c;
+
+	rb->sticky_open = 0;
+	if (r->bufs[rb->cur_buf].n) {
+		if ((old ? old->n : 0) != rb->xf.n ||
+		    (old && memcmp(old->x, rb->xf.x, old->n * sizeof(old->x[0]))))
+			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+					    "%s is used again with other transforms: not supported "
+					    "(one transform chain per buffer and rule)",
+					    mk_buf_names[rb->cur_buf]);
+		return 0;
+	}
+	if (!rb->xf.n)
+		return 0;
+	if (!r->xf) {
+		r->xf = calloc(MK_BUF_COUNT, sizeof(*r->xf));
+		if (!r->xf)
+			return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	*c = rb->xf;
+	r->xf[rb->cur_buf] = c;
+	return 0;
+}
+
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx)
 {
 	struct mk_rule *r = rb->r;
@@ -46,6 +82,11 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 			list == MK_LIST_MATCH  ? &rb->cap_m :
 						 &rb->cap_post;
 
+	if (list == MK_LIST_PMATCH && rb->sticky_open && commit_xforms(rb)) {
+		if (kw->free)
+			kw->free(ctx);
+		return -1;
+	}
 	if (*n == *cap) {
 		uint32_t c = *cap ? *cap * 2 : 4;
 		struct mk_sm *a = realloc(*arr, c * sizeof(*a));
@@ -107,8 +148,12 @@ void mk_rule_free(struct mk_rule *r)
 		free(r->meta[i].value);
 	}
 	free(r->meta);
-	for (i = 0; i < MK_BUF_COUNT; i++)
+	for (i = 0; i < MK_BUF_COUNT; i++) {
 		free_list(r->bufs[i].sm, r->bufs[i].n);
+		if (r->xf)
+			free(r->xf[i]);
+	}
+	free(r->xf);
 	free_list(r->match, r->nmatch);
 	free_list(r->post, r->npost);
 	free(r->file);
@@ -438,11 +483,136 @@ static void finalize_buffer(struct mk_rule *r, const struct mk_sm_list *l, struc
 	}
 }
 
+/* The interval of lengths one bsize allows, [*lo, *hi]; 0 when it is not one (!N). */
+static int bsize_interval(const struct mk_uint *u, uint64_t *lo, uint64_t *hi)
+{
+	*lo = 0;
+	*hi = UINT64_MAX;
+	switch (u->mode) {
+	case MK_U_EQ:
+		*lo = *hi = u->a;
+		return 1;
+	case MK_U_LT:
+		*hi = u->a - 1; /* the parser refuses <0 */
+		return 1;
+	case MK_U_LE:
+		*hi = u->a;
+		return 1;
+	case MK_U_GT:
+		*lo = u->a + 1;
+		return 1;
+	case MK_U_GE:
+		*lo = u->a;
+		return 1;
+	case MK_U_RANGE:
+		*lo = u->a + 1;
+		*hi = u->b - 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * One buffer's bsize keywords and transforms against its contents, as
+ * Suricata's checks: bsize values that exclude each other, contents longer
+ * (with their distances and the largest offset) than the largest size
+ * allowed, contents a transform makes unmatchable.
+ */
+static int check_bsize_xforms(struct mk_rule_build *rb, uint32_t id)
+{
+	const struct mk_sm_list *l = &rb->r->bufs[id];
+	const struct mk_xform_chain *xf = rb->r->xf ? rb->r->xf[id] : NULL;
+	const struct mk_bsize *tight = NULL;
+	uint64_t lo = 0, hi = UINT64_MAX, bound = UINT64_MAX, blo, bhi, total = 0, max_off = 0;
+	uint32_t i;
+	const char *why;
+
+	for (i = 0; i < l->n; i++) {
+		const struct mk_sm *sm = &l->sm[i];
+
+		if (sm->kw->type == MK_KWT_CONTENT && xf) {
+			const struct mk_content *c = sm->ctx;
+
+			why = mk_xform_content_check(xf, c->pat, c->len);
+			if (why) {
+				rb->kw = "content";
+				return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+						    "content \"%.*s\" can never match after the "
+						    "%s transform of %s",
+						    (int)(c->len < 40 ? c->len : 40),
+						    (const char *)c->pat, why, mk_buf_names[id]);
+			}
+		}
+		if (sm->kw->type == MK_KWT_CONTENT) {
+			const struct mk_content *c = sm->ctx;
+
+			if ((c->flags & MK_CF_NEGATED) && (c->flags & MK_CF_WITHIN) &&
+			    !(c->flags & MK_CF_WITHIN_VAR) && (uint32_t)c->within == c->len)
+				continue;
+			total += c->len;
+			if ((c->flags & MK_CF_DISTANCE) && !(c->flags & MK_CF_DISTANCE_VAR))
+				total += (uint64_t)(int64_t)c->distance;
+			if ((c->flags & MK_CF_OFFSET) && !(c->flags & MK_CF_OFFSET_VAR) &&
+			    (uint64_t)c->offset > max_off)
+				max_off = (uint64_t)c->offset;
+		}
+		if (sm->kw->type != MK_KWT_BSIZE)
+			continue;
+		if (!bsize_interval(&((const struct mk_bsize *)sm->ctx)->u, &blo, &bhi))
+			continue;
+		if (blo > lo)
+			lo = blo;
+		if (bhi < hi)
+			hi = bhi;
+		if (lo > hi) {
+			rb->kw = "bsize";
+			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+					    "the bsize values of %s exclude each other: no length "
+					    "satisfies them all",
+					    mk_buf_names[id]);
+		}
+		/* Suricata's bound: N of bsize:N and bsize:<N, M of N<>M */
+		if (((const struct mk_bsize *)sm->ctx)->u.mode == MK_U_EQ ||
+		    ((const struct mk_bsize *)sm->ctx)->u.mode == MK_U_LT ||
+		    ((const struct mk_bsize *)sm->ctx)->u.mode == MK_U_RANGE) {
+			const struct mk_bsize *b = sm->ctx;
+			uint64_t v = b->u.mode == MK_U_RANGE ? b->u.b : b->u.a;
+
+			if (v < bound) {
+				bound = v;
+				tight = b;
+			}
+		}
+	}
+	if (!tight || (int64_t)total < 0)
+		return 0;
+	if (total > bound || total + max_off > bound) {
+		uint64_t need = total > bound ? total : total + max_off;
+
+		rb->kw = "bsize";
+		if (tight->u.mode == MK_U_RANGE)
+			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+					    "can't match: the contents of %s need %llu bytes, more "
+					    "than the bsize range %llu<>%llu",
+					    mk_buf_names[id], (unsigned long long)need,
+					    (unsigned long long)tight->u.a,
+					    (unsigned long long)tight->u.b);
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "can't match: the contents of %s need %llu bytes, more than "
+				    "bsize %llu",
+				    mk_buf_names[id], (unsigned long long)need,
+				    (unsigned long long)tight->u.a);
+	}
+	return 0;
+}
+
 /*
  * A rule reading HTTP buffers (or urilen, or an `alert http` rule without
  * payload keywords) is inspected on transactions: which parts it waits for
  * (its buffers' sides, flipped by its direction) and in which direction.
- * Payload and packet keywords cannot join it.
+ * Its payload keywords read that direction's stream (match/detect.c
+ * tx_payload()); packet keywords cannot join it.
  */
 static int app_rule(struct mk_rule_build *rb)
 {
@@ -456,9 +626,6 @@ static int app_rule(struct mk_rule_build *rb)
 	if (r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 				    "HTTP keywords need an http, tcp or ip rule");
-	if (r->buf_mask & (1u << MK_BUF_PAYLOAD))
-		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
-				    "payload keywords and HTTP buffers in one rule: not supported");
 	if (r->flags & MK_RF_PKT_KW)
 		return mk_rule_fail(
 			rb, MK_DETECT_FAIL_KEYWORD,
@@ -516,8 +683,11 @@ static int finalize(struct mk_rule_build *rb)
 				    "threshold and detection_filter cannot be used in one rule");
 	}
 
-	for (i = 0; i < MK_BUF_COUNT; i++)
+	for (i = 0; i < MK_BUF_COUNT; i++) {
 		finalize_buffer(r, &r->bufs[i], i == MK_BUF_PAYLOAD ? &best : NULL, &ext);
+		if (check_bsize_xforms(rb, i))
+			return -1;
+	}
 	r->abs_extent = ext > MK_STREAM_HEAD_MAX ? MK_STREAM_HEAD_MAX : ext;
 	r->fp = best;
 	if (best && (best->flags & MK_CF_FP_ONLY) &&

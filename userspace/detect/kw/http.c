@@ -26,6 +26,8 @@ static const struct {
 	{ "http_protocol", MK_BUF_HTTP_PROTOCOL },
 	{ "http.request_line", MK_BUF_HTTP_REQUEST_LINE },
 	{ "http_request_line", MK_BUF_HTTP_REQUEST_LINE },
+	{ "http.start", MK_BUF_HTTP_START },
+	{ "http_start", MK_BUF_HTTP_START },
 	{ "http.host", MK_BUF_HTTP_HOST },
 	{ "http.host.raw", MK_BUF_HTTP_HOST_RAW },
 	{ "http.user_agent", MK_BUF_HTTP_USER_AGENT },
@@ -38,6 +40,12 @@ static const struct {
 	{ "http_referer", MK_BUF_HTTP_REFERER },
 	{ "http.accept", MK_BUF_HTTP_ACCEPT },
 	{ "http_accept", MK_BUF_HTTP_ACCEPT },
+	{ "http.accept_enc", MK_BUF_HTTP_ACCEPT_ENC },
+	{ "http_accept_enc", MK_BUF_HTTP_ACCEPT_ENC },
+	{ "http.accept_lang", MK_BUF_HTTP_ACCEPT_LANG },
+	{ "http_accept_lang", MK_BUF_HTTP_ACCEPT_LANG },
+	{ "http.connection", MK_BUF_HTTP_CONNECTION },
+	{ "http_connection", MK_BUF_HTTP_CONNECTION },
 	{ "http.content_type", MK_BUF_HTTP_CONTENT_TYPE },
 	{ "http_content_type", MK_BUF_HTTP_CONTENT_TYPE },
 	{ "http.content_len", MK_BUF_HTTP_CONTENT_LEN },
@@ -78,7 +86,7 @@ static int kw_buf(const struct mk_rule_build *rb)
 	return -1;
 }
 
-static int http_rule(struct mk_rule_build *rb)
+int mk_kw_http_rule(struct mk_rule_build *rb)
 {
 	if (rb->r->app_proto && rb->r->app_proto != MK_APP_HTTP)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
@@ -94,11 +102,14 @@ static int setup_sticky(struct mk_rule_build *rb, const char *value)
 	int id = kw_buf(rb);
 
 	(void)value;
-	if (id < 0 || http_rule(rb))
+	if (id < 0 || mk_kw_http_rule(rb))
 		return -1;
 	rb->cur_buf = (uint8_t)id;
 	rb->last_content = NULL;
 	rb->last_payload = NULL;
+	/* transforms may follow, up to the first payload keyword (rule_parse.c) */
+	rb->sticky_open = 1;
+	memset(&rb->xf, 0, sizeof(rb->xf));
 	return 0;
 }
 
@@ -111,10 +122,14 @@ static int setup_modifier(struct mk_rule_build *rb, const char *value)
 	uint32_t b, i;
 
 	(void)value;
-	if (id < 0 || http_rule(rb))
+	if (id < 0 || mk_kw_http_rule(rb))
 		return -1;
 	if (!c)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "needs a preceding content");
+	if (r->xf && r->xf[id] && rb->cur_buf != id)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "%s has transforms in this rule: use the sticky buffer",
+				    mk_buf_names[id]);
 	for (b = 0; b < MK_BUF_COUNT; b++) {
 		struct mk_sm_list *l = &r->bufs[b];
 
@@ -152,7 +167,7 @@ static int setup_uricontent(struct mk_rule_build *rb, const char *value)
 	uint8_t save = rb->cur_buf;
 	int err;
 
-	if (http_rule(rb))
+	if (mk_kw_http_rule(rb))
 		return -1;
 	rb->cur_buf = MK_BUF_HTTP_URI;
 	err = mk_kw_content.setup(rb, value);
@@ -194,7 +209,7 @@ static int setup_urilen(struct mk_rule_build *rb, const char *value)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "'%.40s' is not a length", value);
 	}
 	free(v);
-	if (http_rule(rb)) {
+	if (mk_kw_http_rule(rb)) {
 		free(ul);
 		return -1;
 	}
@@ -233,6 +248,10 @@ STICKY(sb_http_protocol, "http.protocol", "the request's protocol (HTTP/1.1)");
 STICKY(sb_http_protocol_, "http_protocol", "http.protocol");
 STICKY(sb_http_request_line, "http.request_line", "the request line");
 STICKY(sb_http_request_line_, "http_request_line", "http.request_line");
+STICKY(sb_http_start, "http.start",
+       "the request line and headers as 'Name: value\\r\\n' lines and the blank line (the "
+       "response's in to_client rules)");
+STICKY(sb_http_start_, "http_start", "http.start");
 STICKY(sb_http_host, "http.host", "the host name, lowercased, without port");
 STICKY(sb_http_host_raw, "http.host.raw", "the Host header (or URI host) as sent");
 STICKY(sb_http_user_agent, "http.user_agent", "the User-Agent header's value");
@@ -247,6 +266,13 @@ STICKY(sb_http_referer, "http.referer", "the Referer header");
 STICKY(sb_http_referer_, "http_referer", "http.referer");
 STICKY(sb_http_accept, "http.accept", "the Accept header");
 STICKY(sb_http_accept_, "http_accept", "http.accept");
+STICKY(sb_http_accept_enc, "http.accept_enc", "the Accept-Encoding header");
+STICKY(sb_http_accept_enc_, "http_accept_enc", "http.accept_enc");
+STICKY(sb_http_accept_lang, "http.accept_lang", "the Accept-Language header");
+STICKY(sb_http_accept_lang_, "http_accept_lang", "http.accept_lang");
+STICKY(sb_http_connection, "http.connection",
+       "the Connection header (the response's in to_client rules)");
+STICKY(sb_http_connection_, "http_connection", "http.connection");
 STICKY(sb_http_content_type, "http.content_type", "the Content-Type header of the side");
 STICKY(sb_http_content_type_, "http_content_type", "http.content_type");
 STICKY(sb_http_content_len, "http.content_len", "the Content-Length header of the side");

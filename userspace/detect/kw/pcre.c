@@ -3,8 +3,11 @@
  * pcre:[!]"/regex/flags", compiled with PCRE2 and its JIT. Flags: i s m x
  * (PCRE's), A (anchored), E (dollar at the very end only), G (ungreedy),
  * R (relative to the previous payload match), B and O (accepted, no
- * effect). The HTTP buffer flags (U, I, P, Q, H, D, M, C, K, S, Y, V, W, Z)
- * and captures into variables are app-layer features and rejected.
+ * effect). The HTTP buffer flags put the pcre in a buffer, as Suricata's:
+ * U http.uri, I http.uri.raw, P http.request_body, Q http.response_body,
+ * H http.header, D http.header.raw, M http.method, C http.cookie,
+ * S http.stat_code, Y http.stat_msg, V http.user_agent, W http.host,
+ * Z http.host.raw. Captures into variables are rejected.
  *
  * '^' without m anchors at the start of the buffer: for a TCP stream rule
  * the start of that direction's stream, for UDP the datagram. '$' also
@@ -31,63 +34,87 @@ static void pcre_free_ctx(void *ctx)
 	free(p);
 }
 
-/* The /regex/FLAGS letters: PCRE2 options, R (relative); HTTP buffer letters are refused. */
-static int parse_flags(struct mk_rule_build *rb, struct mk_pcre *p, const char *flags)
+/* The HTTP buffer flags, as Suricata's (raw variants: I, D, Z). */
+static const struct {
+	char flag;
+	uint8_t buf;
+} buf_flags[] = {
+	{ 'U', MK_BUF_HTTP_URI },	   { 'I', MK_BUF_HTTP_URI_RAW },
+	{ 'P', MK_BUF_HTTP_REQUEST_BODY }, { 'Q', MK_BUF_HTTP_RESPONSE_BODY },
+	{ 'H', MK_BUF_HTTP_HEADER },	   { 'D', MK_BUF_HTTP_HEADER_RAW },
+	{ 'M', MK_BUF_HTTP_METHOD },	   { 'C', MK_BUF_HTTP_COOKIE },
+	{ 'S', MK_BUF_HTTP_STAT_CODE },	   { 'Y', MK_BUF_HTTP_STAT_MSG },
+	{ 'V', MK_BUF_HTTP_USER_AGENT },   { 'W', MK_BUF_HTTP_HOST },
+	{ 'Z', MK_BUF_HTTP_HOST_RAW },
+};
+
+/* The /regex/FLAGS letters: PCRE2 options, R (relative), *@buf an HTTP buffer's or -1. */
+static int parse_flags(struct mk_rule_build *rb, struct mk_pcre *p, const char *flags, int *buf)
 {
+	size_t i;
+
 	p->opts = 0;
+	*buf = -1;
 	for (; *flags; flags++) {
 		switch (*flags) {
 		case 'i':
 			p->opts |= PCRE2_CASELESS;
-			break;
+			continue;
 		case 's':
 			p->opts |= PCRE2_DOTALL;
-			break;
+			continue;
 		case 'm':
 			p->opts |= PCRE2_MULTILINE;
-			break;
+			continue;
 		case 'x':
 			p->opts |= PCRE2_EXTENDED;
-			break;
+			continue;
 		case 'A':
 			p->opts |= PCRE2_ANCHORED;
-			break;
+			continue;
 		case 'E':
 			p->opts |= PCRE2_DOLLAR_ENDONLY;
-			break;
+			continue;
 		case 'G':
 			p->opts |= PCRE2_UNGREEDY;
-			break;
+			continue;
 		case 'R':
 			p->flags |= MK_PF_RELATIVE;
-			break;
+			continue;
 		case 'B':
 		case 'O':
-			break;
-		case 'U':
-		case 'I':
-		case 'P':
-		case 'Q':
-		case 'H':
-		case 'D':
-		case 'M':
-		case 'C':
+			continue;
 		case 'K':
-		case 'S':
-		case 'Y':
-		case 'V':
-		case 'W':
-		case 'Z':
-			mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
-				     "flag '%c' selects an HTTP buffer: not supported (app-layer)",
-				     *flags);
+			mk_rule_fail(
+				rb, MK_DETECT_FAIL_KEYWORD,
+				"flag 'K' (raw cookie): not supported, no such buffer (use C)");
 			return -1;
 		default:
+			break;
+		}
+		for (i = 0; i < MK_ARRAY_SIZE(buf_flags); i++)
+			if (buf_flags[i].flag == *flags)
+				break;
+		if (i == MK_ARRAY_SIZE(buf_flags)) {
 			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "unknown flag '%c'", *flags);
 			return -1;
 		}
+		if (*buf >= 0 && *buf != buf_flags[i].buf) {
+			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				     "flag '%c' selects %s, another flag already selected %s",
+				     *flags, mk_buf_names[buf_flags[i].buf], mk_buf_names[*buf]);
+			return -1;
+		}
+		*buf = buf_flags[i].buf;
 	}
 	return 0;
+}
+
+/* Q (the response body) also fits file.data, whose response side it is. */
+static int flag_fits(int flag_buf, int cur)
+{
+	return flag_buf == cur ||
+	       (flag_buf == MK_BUF_HTTP_RESPONSE_BODY && cur == MK_BUF_FILE_DATA);
 }
 
 static int setup_pcre(struct mk_rule_build *rb, const char *value)
@@ -96,7 +123,8 @@ static int setup_pcre(struct mk_rule_build *rb, const char *value)
 	const char *v = value;
 	char *s = NULL, *re, *flags, *slash;
 	PCRE2_SIZE erroff;
-	int errcode;
+	int errcode, buf;
+	uint8_t save;
 
 	while (*v == ' ')
 		v++;
@@ -127,7 +155,17 @@ static int setup_pcre(struct mk_rule_build *rb, const char *value)
 	*slash = '\0';
 	flags = slash + 1;
 	re++;
-	if (parse_flags(rb, p, flags))
+	if (parse_flags(rb, p, flags, &buf))
+		goto err;
+	/* as Suricata: a buffer flag under another sticky buffer is a mistake */
+	if (buf >= 0 && rb->cur_buf != MK_BUF_PAYLOAD && !flag_fits(buf, rb->cur_buf)) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "a buffer flag (%s) with the sticky buffer %s still set: select %s "
+			     "with its sticky buffer instead",
+			     mk_buf_names[buf], mk_buf_names[rb->cur_buf], mk_buf_names[buf]);
+		goto err;
+	}
+	if (buf >= 0 && mk_kw_http_rule(rb))
 		goto err;
 	if (strstr(re, "?P<pkt_") || strstr(re, "?P<flow_") || strstr(re, "?P<alert_") ||
 	    strstr(re, "?<pkt_") || strstr(re, "?<flow_") || strstr(re, "?<alert_")) {
@@ -150,8 +188,14 @@ static int setup_pcre(struct mk_rule_build *rb, const char *value)
 	/* no JIT (unsupported CPU): the interpreter still works, only slower */
 	pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE);
 	free(s);
-	if (mk_rule_add_sm(rb, MK_LIST_PMATCH, &mk_kw_pcre, p))
+	save = rb->cur_buf;
+	if (buf >= 0 && rb->cur_buf == MK_BUF_PAYLOAD)
+		rb->cur_buf = (uint8_t)buf; /* this pcre only: the flag's buffer */
+	if (mk_rule_add_sm(rb, MK_LIST_PMATCH, &mk_kw_pcre, p)) {
+		rb->cur_buf = save;
 		return -1;
+	}
+	rb->cur_buf = save;
 	return 0;
 nomem:
 	mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
@@ -206,7 +250,7 @@ const struct mk_kw mk_kw_pcre = {
 	.flags = MK_KWF_VALUE,
 	.setup = setup_pcre,
 	.free = pcre_free_ctx,
-	.doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\"",
+	.doc = "Perl regular expression (PCRE2, JIT): [!]\"/regex/ismxAEGR\" and HTTP buffer flags UIPQHDMCSYVWZ",
 };
 
 MK_KW_FAMILY_TABLE(pcre, MK_KW_FAMILY_PCRE);

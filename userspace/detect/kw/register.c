@@ -20,13 +20,12 @@ const struct mk_kw *const mk_keywords[] = { MK_KW_FAMILIES(FAMILY_KWS) };
 const unsigned int mk_nkeywords = MK_ARRAY_SIZE(mk_keywords);
 
 #define APP "app-layer keyword: meerkat inspects packets and streams, no protocol parsers"
-#define HTTP "HTTP keyword: not supported yet"
 #define XFORM "buffer transform: not supported"
 
 const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	/* sticky buffers and legacy content modifiers of the app-layer */
-	{ "http_raw_cookie", HTTP },
-	{ "http_start", HTTP },
+	{ "http_raw_cookie",
+	  "no raw cookie buffer (as Suricata): use http.cookie or http.header.raw" },
 	{ "dns_query", APP },
 	{ "tls_sni", APP },
 	{ "tls_cert_subject", APP },
@@ -71,7 +70,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "base64_decode", "base64 decoding: not supported" },
 	{ "base64_data", "base64 decoding: not supported" },
 	{ "byte_math", "not supported (byte_test, byte_jump and byte_extract are)" },
-	{ "pkt_data", "buffer selection: the raw payload is the only buffer" },
 	{ "tag", "tagging: not supported" },
 	{ "replace", "payload rewriting: not supported" },
 	{ "asn1", "ASN.1 decoding: not supported" },
@@ -91,7 +89,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "icmpv4.hdr", "header buffers: not supported" },
 	{ "icmpv6.hdr", "header buffers: not supported" },
 	{ "entropy", "not supported" },
-	{ "bsize", "buffer size of app-layer buffers: not supported (dsize is)" },
 	{ "absent", "app-layer buffers: not supported" },
 	{ "prefilter", "explicit prefilter choice: not supported (fast_pattern is)" },
 	{ "config", "not supported" },
@@ -99,19 +96,7 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "decode-event", "decoder events: not supported" },
 	{ "stream-event", "stream events: not supported" },
 	{ "engine-event", "engine events: not supported" },
-	{ "to_lowercase", XFORM },
-	{ "to_uppercase", XFORM },
-	{ "to_md5", XFORM },
-	{ "to_sha1", XFORM },
-	{ "to_sha256", XFORM },
-	{ "strip_whitespace", XFORM },
-	{ "compress_whitespace", XFORM },
-	{ "url_decode", XFORM },
-	{ "dotprefix", XFORM },
-	{ "xor", XFORM },
 	{ "pcrexform", XFORM },
-	{ "header_lowercase", XFORM },
-	{ "strip_pseudo_headers", XFORM },
 	{ "from_base64", XFORM },
 };
 const unsigned int mk_nunsupported_keywords = MK_ARRAY_SIZE(mk_unsupported_keywords);

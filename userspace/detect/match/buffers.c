@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The named buffers' getters and the one loop that inspects a rule's
- * buffers (detect_buf.h).
+ * buffers (detect_buf.h): each buffer fetched, transformed when the rule
+ * gives it transforms (kw/transform.c), its length checked against the
+ * rule's bsize keywords, then its keyword list walked.
+ *
+ * A transformed buffer is built once per transaction inspection
+ * (mk_detect_tx() resets the cache) and shared by every rule that gives
+ * the same buffer the same transforms; the cache keeps its allocations
+ * from one transaction to the next.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "detect_int.h"
 #include "http.h"
@@ -43,6 +51,162 @@ const char *const mk_buf_names[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_NAME) };
 const uint8_t mk_buf_sides[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_SIDE) };
 #undef MK_BUF_SIDE
 
+/* One derived buffer of the transaction being inspected. */
+struct mk_xform_cached {
+	const struct mk_xform_chain *chain; /* a rule's: compared by value */
+	uint8_t id, to_client;
+	uint8_t *data;
+	uint32_t len, cap;
+};
+
+void mk_xform_cache_reset(struct mk_detect_thread *t)
+{
+	t->nxcache = 0;
+}
+
+void mk_xform_cache_free(struct mk_detect_thread *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->capxcache; i++)
+		free(t->xcache[i].data);
+	free(t->xcache);
+	t->xcache = NULL;
+	t->nxcache = t->capxcache = 0;
+}
+
+static int same_chain(const struct mk_xform_chain *a, const struct mk_xform_chain *b)
+{
+	return a == b || (a->n == b->n && !memcmp(a->x, b->x, a->n * sizeof(a->x[0])));
+}
+
+/* @b transformed by @c, from the cache or built into it; 0 when out of memory. */
+static int xform_get(const struct mk_match_ctx *mc, uint32_t id, const struct mk_xform_chain *c,
+		     struct mk_buf *b)
+{
+	struct mk_detect_thread *t = mc->t;
+	struct mk_xform_cached *e;
+	uint32_t i;
+
+	for (i = 0; i < t->nxcache; i++) {
+		e = &t->xcache[i];
+		if (e->id == id && e->to_client == mc->to_client && same_chain(e->chain, c))
+			goto found;
+	}
+	if (t->nxcache == t->capxcache) {
+		uint32_t cap = t->capxcache ? t->capxcache * 2 : 8;
+		struct mk_xform_cached *n = realloc(t->xcache, cap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		memset(n + t->capxcache, 0, (cap - t->capxcache) * sizeof(*n));
+		t->xcache = n;
+		t->capxcache = cap;
+	}
+	e = &t->xcache[t->nxcache];
+	if (mk_xform_apply(c, b->data, b->len, &e->data, &e->cap, &e->len))
+		return 0;
+	e->chain = c;
+	e->id = (uint8_t)id;
+	e->to_client = (uint8_t)mc->to_client;
+	t->nxcache++;
+	t->cnt[MK_DETECT_CNT_XFORM_BUILT]++;
+found:
+	b->data = e->data;
+	b->len = e->len;
+	return 1;
+}
+
+/* ---- the transaction prefilter (engine/tx_prefilter.c) ---------------------------------- */
+
+struct tx_hit_ctx {
+	const struct mk_detect_engine *e;
+	const struct mk_pf_db *pf;
+	uint64_t *bits;
+};
+
+static void tx_hit(void *arg, uint32_t pattern)
+{
+	struct tx_hit_ctx *h = arg;
+	uint32_t i;
+
+	for (i = h->pf->off[pattern]; i < h->pf->off[pattern + 1]; i++) {
+		uint32_t a = h->e->rules[h->pf->rules[i]]->app_idx;
+
+		h->bits[a / 64] |= 1ull << (a % 64);
+	}
+}
+
+/* Some rule of @s waits for this transaction and has every part it needs now. */
+static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *s, uint8_t progress,
+		       const uint64_t *done)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->g->all.n; i++) {
+		const struct mk_rule *r = e->rules[s->g->all.rules[i]];
+
+		if (!(done[r->app_idx / 64] & 1ull << (r->app_idx % 64)) &&
+		    (progress & r->app_need) == r->app_need)
+			return 1;
+	}
+	return 0;
+}
+
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const uint64_t *done,
+			 uint64_t *bits)
+{
+	struct mk_detect_thread *t = mc0->t;
+	const struct mk_detect_engine *e = t->eng;
+	struct mk_match_ctx mc = *mc0;
+	struct tx_hit_ctx h = { .e = e, .bits = bits };
+	struct mk_buf b;
+	uint32_t k;
+
+	for (k = 0; k < e->ntxpf; k++) {
+		const struct mk_tx_pf *s = &e->txpf[k];
+
+		if (!s->g->pf || (progress & s->side) != s->side ||
+		    !slot_wanted(e, s, progress, done))
+			continue;
+		mc.to_client = s->to_client;
+		if (!mk_buf_getters[s->id](&mc, &b))
+			continue; /* no such buffer: its rules cannot match */
+		if (s->xf && !xform_get(&mc, s->id, s->xf, &b))
+			return 0;
+		if (!b.len)
+			continue;
+		h.pf = s->g->pf;
+		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+		if (mk_prefilter_scan(s->g->pf, t->scratch, b.data, b.len, tx_hit, &h))
+			return 0;
+	}
+	return 1;
+}
+
+/* The buffer's length against every bsize of its list. */
+static int bsize_ok(const struct mk_sm_list *l, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->sm[i].kw->type == MK_KWT_BSIZE &&
+		    !mk_uint_match(&((const struct mk_bsize *)l->sm[i].ctx)->u, len))
+			return 0;
+	return 1;
+}
+
+/* An empty buffer matches a list of bsize keywords only (bsize:0). */
+static int only_bsize(const struct mk_sm_list *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->sm[i].kw->type != MK_KWT_BSIZE)
+			return 0;
+	return 1;
+}
+
 int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
 		       uint32_t *payload_end)
 {
@@ -55,6 +219,12 @@ int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
 			continue;
 		if (!mk_buf_getters[id](mc, &b))
 			return 0;
+		if (r->xf && r->xf[id] && !xform_get(mc, id, r->xf[id], &b))
+			return 0;
+		if (!bsize_ok(&r->bufs[id], b.len))
+			return 0;
+		if (!b.len && only_bsize(&r->bufs[id]))
+			continue;
 		memset(&in, 0, sizeof(in));
 		in.t = mc->t;
 		in.buf = b.data;

@@ -135,6 +135,8 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 		mk_detect_master_threads(t->m, -1);
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
+	mk_xform_cache_free(t);
+	free(t->txcand);
 	free(t->cand_bits);
 	free(t->cand);
 	free(t->arena);
@@ -975,6 +977,7 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	uint8_t *buf;
 	int dir;
 
+	t->app_chunk = NULL; /* the application layer is done with it */
 	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
 		return;
 	fs = mk_detect_flow_state(&mc);
@@ -1072,6 +1075,48 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 
 /* ---- per application transaction ---------------------------------------------------------- */
 
+void mk_detect_stream_app(struct mk_detect_thread *t, struct mk_flow *f,
+			  const struct mk_stream_chunk *c)
+{
+	t->app_chunk = c;
+	t->app_chunk_flow = f;
+	t->app_chunk_dir = (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1;
+}
+
+/*
+ * The payload buffer of a transaction rule in direction @dir: the stream
+ * window of that direction and, when the application layer is parsing a
+ * chunk of it, that chunk after it (the bytes that made the transaction
+ * progress). Empty when neither is there.
+ */
+static struct mk_buf tx_payload(struct mk_detect_thread *t, const struct mk_flow *f, int dir)
+{
+	const struct mk_detect_flow *fs = f->detect;
+	const struct mk_stream_win *w = fs ? &fs->win[dir] : NULL;
+	const struct mk_stream_chunk *c =
+		t->app_chunk && t->app_chunk_flow == f && t->app_chunk_dir == dir ? t->app_chunk :
+										    NULL;
+	uint32_t wl = w && w->started ? w->len : 0;
+	uint64_t base = w ? w->base : 0;
+
+	/* a chunk that does not continue the window stands alone */
+	if (c && (c->gap || c->offset != base + wl)) {
+		wl = 0;
+		base = c->offset;
+	}
+	if (!c && !wl)
+		return (struct mk_buf){ 0 };
+	if (!c)
+		return (struct mk_buf){ .data = w->buf, .len = wl, .abs_base = base };
+	if (!wl)
+		return (struct mk_buf){ .data = c->data, .len = c->len, .abs_base = c->offset };
+	if (buf_reserve(&t->sbuf, &t->sbuf_cap, wl + c->len))
+		return (struct mk_buf){ 0 };
+	memcpy(t->sbuf, w->buf, wl);
+	memcpy(t->sbuf + wl, c->data, c->len);
+	return (struct mk_buf){ .data = t->sbuf, .len = wl + c->len, .abs_base = base };
+}
+
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 {
 	free(s->done);
@@ -1082,7 +1127,9 @@ void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 /*
  * The transaction rules whose parts @tx now has, in rule order, each once
  * per transaction: the header in the rule's direction, its flow keywords,
- * every buffer read from the transaction. Verified without the prefilter.
+ * every buffer read from the transaction. A rule anchored in a transaction
+ * prefilter (engine/tx_prefilter.c) is verified only when the scan of its
+ * buffer found its anchor.
  */
 void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx)
 {
@@ -1093,9 +1140,11 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	const uint32_t *cli, *srv;
 	uint16_t cport, srv_port;
 	uint32_t i, words = e->app_rules.n / 64 + 1;
+	int pf = 0;
 
 	if (!e->app_rules.n || t->stop || flow_stopped(f))
 		return;
+	mk_xform_cache_reset(t); /* buffers derived from another transaction */
 	if (st->gen != t->gen || st->nwords < words) {
 		uint64_t *d = calloc(words, sizeof(*d));
 
@@ -1105,6 +1154,19 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		st->done = d;
 		st->nwords = words;
 		st->gen = t->gen;
+	}
+	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
+	if (e->ntxpf && t->txcand_words < words) {
+		uint64_t *c = realloc(t->txcand, words * sizeof(*c));
+
+		if (c) {
+			t->txcand = c;
+			t->txcand_words = words;
+		}
+	}
+	if (e->ntxpf && t->txcand_words >= words) {
+		memset(t->txcand, 0, words * sizeof(*t->txcand));
+		pf = mk_tx_prefilter_scan(&mc, tx->progress, st->done, t->txcand);
 	}
 	cli = f->client_hi ? k->addr_hi : k->addr_lo;
 	srv = f->client_hi ? k->addr_lo : k->addr_hi;
@@ -1120,12 +1182,17 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		    (tx->progress & r->app_need) != r->app_need)
 			continue;
 		st->done[i / 64] |= 1ull << (i % 64);
+		if (pf && r->tx_pf && !(t->txcand[i / 64] & 1ull << (i % 64)))
+			continue; /* its anchor is not in the transaction */
 		t->cnt[MK_DETECT_CNT_CANDIDATES]++;
 		if (!mk_rule_header_match(r, k->family, dir ? srv : cli, dir ? cli : srv,
 					  dir ? srv_port : cport, dir ? cport : srv_port, 1))
 			continue;
 		mc.fs = f->detect;
 		mc.to_client = dir;
+		mc.payload = (struct mk_buf){ 0 };
+		if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
+			mc.payload = tx_payload(t, f, dir);
 		if (!run_match(&mc, r, 0, match_split(r)) || !mk_buffers_inspect(&mc, r, NULL) ||
 		    !run_match(&mc, r, match_split(r), r->nmatch))
 			continue;
