@@ -6,16 +6,21 @@ usage: bench_outputs.py [BUILD_DIR] [--flows N] [--records N] [--rounds R]
 
 1. Records per second through one writer thread, per sink (bench_outputs):
    a regular file, unix_stream, unix_dgram and syslog (their readers are
-   socat processes writing to /dev/null), N records of a real eve.json.
+   socat processes writing to /dev/null), Redis (a redis-server on a unix
+   socket, list mode, pipelined) and Kafka (librdkafka's mock cluster,
+   build/test/outputs/mock_kafka), N records of a real eve.json.
 2. The offline run's cost with each sink (the packet path: the workers
    render, the outputs take): meerkat -r on a pcap of --flows one-packet UDP
-   flows (one flow record each), with a file, a unix_stream socket, and
-   both, R rounds interleaved; the median wall time and CPU time (user +
-   sys of meerkat) and their ratios to the file's, measured in the same run.
+   flows (one flow record each), with a file, a unix_stream socket, both,
+   Redis and Kafka, R rounds interleaved; the median wall time and CPU time
+   (user + sys of meerkat) and their ratios to the file's, measured in the
+   same run. Redis and Kafka are left out when redis-server or mock_kafka
+   is missing (said in the output).
 
 More sinks are rows of SINKS below: a name, the eve-log settings (YAML,
-indented 6) with {dir} for the scratch directory, and the reader or
-service to start first (a command, or None). Redis and Kafka rows go there.
+indented 6) with {dir} for the scratch directory and {boot} for the Kafka
+cluster's servers, and the reader or service to start first (a command
+whose socket argument it waits for, or None).
 """
 import json
 import os
@@ -36,6 +41,7 @@ RECORDS = int(opts.get("--records", 500000))
 ROUNDS = int(opts.get("--rounds", 3))
 MEERKAT = os.path.join(build, "userspace", "meerkat")
 BENCH = os.path.join(build, "test", "bench", "bench_outputs")
+MOCK_KAFKA = os.path.join(build, "test", "outputs", "mock_kafka")
 
 # name, eve-log settings, reader command (None: none)
 SINKS = [
@@ -46,6 +52,12 @@ SINKS = [
      ["socat", "-u", "UNIX-RECV:{dir}/d.sock", "OPEN:/dev/null"]),
     ("syslog", "filetype: syslog\n      syslog-socket: {dir}/l.sock",
      ["socat", "-u", "UNIX-RECV:{dir}/l.sock", "OPEN:/dev/null"]),
+    ("redis", "filetype: redis\n      redis:\n        socket: {dir}/r.sock\n"
+     "        mode: list\n        key: bench",
+     ["redis-server", "--port", "0", "--unixsocket", "UNIX-{dir}/r.sock", "--save", "",
+      "--appendonly", "no"]),
+    ("kafka", "filetype: kafka\n      kafka:\n        brokers: {boot}\n        topic: eve\n"
+     "        partition-by: community_id", None),
 ]
 
 
@@ -67,8 +79,13 @@ def write_pcap(path, n):
 def start(cmd, d):
     if not cmd:
         return None
-    p = subprocess.Popen([c.format(dir=d) for c in cmd])
-    sock = [c for c in cmd if c.startswith("UNIX-")][0].split(":", 1)[1].format(dir=d)
+    sockarg = [c for c in cmd if c.startswith("UNIX-")][0]
+    # socat takes UNIX-LISTEN:PATH; redis-server the bare path (UNIX- marks it here)
+    sock = (sockarg.split(":", 1)[1] if ":" in sockarg else sockarg[5:]).format(dir=d)
+    argv = [c.format(dir=d) for c in cmd]
+    if ":" not in sockarg:
+        argv[cmd.index(sockarg)] = sock
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
     for _ in range(100):
         if os.path.exists(sock):
             break
@@ -82,10 +99,13 @@ def stop(p):
         p.wait()
 
 
+BOOT = ""  # the mock Kafka cluster's bootstrap servers, once started
+
+
 def config(d, rows, logdir):
     text = "default-log-dir: %s\nstats:\n  enabled: no\noutputs:\n" % logdir
     for _, yaml, _ in rows:
-        text += "  - eve-log:\n      " + yaml.format(dir=d) + "\n"
+        text += "  - eve-log:\n      " + yaml.format(dir=d, boot=BOOT) + "\n"
     path = os.path.join(d, "c%d.yaml" % abs(hash(text)))
     with open(path, "w") as f:
         f.write(text)
@@ -93,11 +113,23 @@ def config(d, rows, logdir):
 
 
 def main():
+    global BOOT
     for p in (MEERKAT, BENCH):
         if not os.access(p, os.X_OK):
             sys.exit("%s: not built" % p)
     if not shutil.which("socat"):
         sys.exit("skipped: socat not installed")
+    sinks = [r for r in SINKS if r[0] != "redis" or shutil.which("redis-server")]
+    kafka = None
+    if os.access(MOCK_KAFKA, os.X_OK):
+        kafka = subprocess.Popen([MOCK_KAFKA, "3", "eve", "6"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True)
+        BOOT = kafka.stdout.readline().strip()
+    if not BOOT:
+        sinks = [r for r in sinks if r[0] != "kafka"]
+    if len(sinks) < len(SINKS):
+        print("# left out (not installed or not built): %s"
+              % ", ".join(r[0] for r in SINKS if r not in sinks))
     d = tempfile.mkdtemp(prefix="bench-outputs.")
     try:
         pcap = os.path.join(d, "flows.pcap")
@@ -111,7 +143,7 @@ def main():
         print("# 1. records/s through one writer thread (%d records of %.0f bytes), median of %d"
               % (RECORDS, size, ROUNDS))
         print("%-12s %12s %9s %8s %8s" % ("sink", "records/s", "MB/s", "dropped", "lost"))
-        for row in SINKS:
+        for row in sinks:
             runs = []
             for _ in range(ROUNDS):
                 reader = start(row[2], d)
@@ -128,6 +160,7 @@ def main():
         print("# 2. meerkat -r (%d flows, one record each): median of %d rounds" % (FLOWS, ROUNDS))
         setups = [("file", [SINKS[0]]), ("unix_stream", [SINKS[1]]),
                   ("file+unix_stream", [SINKS[0], SINKS[1]])]
+        setups += [(r[0], [r]) for r in sinks if r[0] in ("redis", "kafka")]
         res = {name: [] for name, _ in setups}
         for _ in range(ROUNDS):
             for name, rows in setups:
@@ -152,6 +185,9 @@ def main():
                                                       cpu / base[1]))
     finally:
         shutil.rmtree(d, ignore_errors=True)
+        if kafka:
+            kafka.terminate()
+            kafka.wait()
 
 
 main()
