@@ -4,7 +4,7 @@
 
 Usage: check_http_live.py LIVE_EVE_JSON OFFLINE_EVE_JSON
 
-Every `http` event (per flow tuple and tx_id) and every alert (per flow
+Every `http` and `fileinfo` event (per flow tuple and tx_id) and every alert (per flow
 tuple, tx_id and sid) of the live run equals the offline run's, field by
 field, but for what a live record cannot share with an offline one:
 timestamp, flow_id (mixes in the flow's start time), in_iface (live only)
@@ -25,20 +25,23 @@ def norm(e):
 
 
 def load(path):
-    http, alerts = collections.Counter(), collections.Counter()
+    http, alerts, files = collections.Counter(), collections.Counter(), collections.Counter()
     for line in open(path):
         e = json.loads(line)
         if e.get("event_type") == "http":
             http[norm(e)] += 1
         elif e.get("event_type") == "alert":
             alerts[norm(e)] += 1
-    return http, alerts
+        elif e.get("event_type") == "fileinfo":
+            files[norm(e)] += 1
+    return http, alerts, files
 
 
 def main():
     live, offline = load(sys.argv[1]), load(sys.argv[2])
     bad = 0
-    for what, lv, of in (("http", live[0], offline[0]), ("alert", live[1], offline[1])):
+    for what, lv, of in (("http", live[0], offline[0]), ("alert", live[1], offline[1]),
+                         ("fileinfo", live[2], offline[2])):
         if not of:
             print("FAIL: the offline run has no %s events" % what)
             bad += 1

@@ -19,6 +19,7 @@ MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
 RULES="$(readlink -f "$3")"
 LIVE_CHECK="$(dirname "$CHECK")/check_http_live.py"
+FILES_CHECK="$(dirname "$CHECK")/check_http_files.py"
 # shellcheck source=../testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 TB_WANT_QUEUES=1
@@ -44,6 +45,8 @@ W="$TB_TMP/www"
 mkdir -p "$W/site" "$W/tmp"
 printf '<html><body>hello meerkat</body></html>\n' >"$W/site/index.html"
 python3 -c 'import sys; sys.stdout.write("".join("line %d of the big text: zebra\n" % i for i in range(4000)))' >"$W/site/big.txt"
+# a binary file larger than the response-body-limit: fileinfo hashes all of it
+head -c 300000 /dev/urandom >"$W/site/blob.bin"
 cat >"$W/nginx.conf" <<CONF
 daemon off;
 master_process off;
@@ -88,6 +91,7 @@ tb_peer curl -s -m 10 -o /dev/null --compressed -A "meerkat-gzip" "$U/big.txt"
 tb_peer curl -s -m 10 -o /dev/null -L -A "meerkat-redirect" "$U/old"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-post" -b "token=s3cret" -d "user=admin&pass=hunter2" "$U/post"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-404" "$U/missing.php"
+tb_peer curl -s -m 10 -o /dev/null -A "meerkat-blob" "$U/blob.bin"
 # two requests in one segment: pipelining
 tb_peer python3 - "$TB_SENSOR_IP" <<'PY'
 import socket, sys, time
@@ -113,13 +117,15 @@ outputs:
   - eve-log:
       enabled: yes
       filename: eve.json
-      types: [alert, flow, http]
+      types: [alert, flow, http, files]
 CONF
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -r "$PCAP" -S "$RULES" -l "$OUT" >"$TB_TMP/mk.out" 2>&1 ||
 	tb_fail "meerkat -r failed: $(tail -5 "$TB_TMP/mk.out")"
 [ -z "${KEEP_PCAP:-}" ] || cp "$PCAP" "$KEEP_PCAP"
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" "$RULES" || tb_fail "see above"
 tb_ok "http events agree with the dissector; rules fired where expected"
+python3 "$FILES_CHECK" "$PCAP" "$OUT/eve.json" "$W/site" || tb_fail "see above"
+tb_ok "fileinfo events agree with the dissector's bodies and sha256sum"
 
 # The same capture replayed into the live sensor (the server is gone: the
 # program hands every frame to the workers), with the same rules: the same
@@ -134,4 +140,4 @@ tb_meerkat_stop TERM
 [ "$TB_MK_RC" = 0 ] || tb_fail "the live sensor exited with $TB_MK_RC"
 [ -z "${KEEP_LIVE:-}" ] || cp "$TB_MK_DIR/eve.json" "$KEEP_LIVE"
 python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" || tb_fail "live and offline differ (see above)"
-tb_ok "live and offline: the same http events and alerts"
+tb_ok "live and offline: the same http and fileinfo events and alerts"

@@ -11,15 +11,19 @@
 #include "applayer.h"
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "eve_http.h"
 #include "http.h"
 
 struct seen {
-	int ntx_updates, nlogged;
+	int ntx_updates, nlogged, nfiles;
 	char urls[8][64];
 	int status[8];
 	uint8_t body[4096];
 	uint32_t body_len;
+	struct mk_eve_fileinfo files[8];
+	char filenames[8][64];
+	char lines[8][4096];
 };
 
 static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
@@ -56,7 +60,24 @@ static void on_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 	s->nlogged++;
 }
 
-static const struct mk_app_ops ops = { .tx = on_tx, .http_log = on_log };
+static void on_file(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+		    const struct mk_eve_fileinfo *file)
+{
+	struct seen *s = ctx;
+	char line[4096];
+
+	cr_assert(mk_eve_fileinfo(line, sizeof(line), NULL, f, 1, h, file) > 0);
+	if (s->nfiles < 8) {
+		s->files[s->nfiles] = *file;
+		snprintf(s->filenames[s->nfiles], sizeof(s->filenames[0]), "%.*s",
+			 (int)file->filename.len,
+			 file->filename.p ? (const char *)file->filename.p : "");
+		strcpy(s->lines[s->nfiles], line);
+	}
+	s->nfiles++;
+}
+
+static const struct mk_app_ops ops = { .tx = on_tx, .http_log = on_log, .file_log = on_file };
 
 struct run {
 	struct mk_app_thread *a;
@@ -161,6 +182,57 @@ Test(http, chunked_gzip_body_reaches_file_data)
 	cr_assert_eq(r.s.nlogged, 1);
 	cr_assert_eq(r.s.body_len, strlen(text));
 	cr_assert_eq(memcmp(r.s.body, text, r.s.body_len), 0);
+	/* the file: the decompressed bytes, hashed (sha256sum of the text) */
+	cr_assert_eq(r.s.nfiles, 1);
+	cr_assert_eq(r.s.files[0].size, strlen(text));
+	cr_assert_eq(r.s.files[0].state, MK_EVE_FILE_CLOSED);
+	cr_assert_str_eq(r.s.filenames[0], "/a");
+	cr_assert_str_eq(r.s.files[0].sha256,
+			 "ca8cebdc1f5283e62e7ebc47ce1308cbe7a9956b856d8cb699cbebe6209a8b0e");
+	cr_assert_str_empty(r.s.files[0].md5);
+	run_free(&r);
+}
+
+Test(http, fileinfo_names_hashes_and_truncation)
+{
+	static const char put[] =
+		"PUT /up/a.bin HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc";
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Disposition: attachment; "
+				   "filename=\"r e.txt\"\r\nContent-Length: 3\r\n\r\nabc";
+	struct mk_app_cfg c;
+	struct run r;
+
+	mk_app_cfg_default(&c);
+	c.file_hashes = MK_APP_HASH_MD5 | MK_APP_HASH_SHA1 | MK_APP_HASH_SHA256;
+	run_new(&r, &c);
+	run_data(&r, 0, put, strlen(put));
+	run_data(&r, 1, resp, strlen(resp));
+	cr_assert_eq(r.s.nfiles, 2);
+	cr_assert_str_eq(r.s.filenames[0], "/up/a.bin");
+	cr_assert_eq(r.s.files[0].to_client, 0);
+	cr_assert_str_eq(r.s.filenames[1], "r e.txt");
+	cr_assert_eq(r.s.files[1].to_client, 1);
+	cr_assert_str_eq(r.s.files[1].md5, "900150983cd24fb0d6963f7d28e17f72");
+	cr_assert_str_eq(r.s.files[1].sha1, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	cr_assert_str_eq(r.s.files[1].sha256,
+			 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	cr_assert(strstr(r.s.lines[1], "\"event_type\":\"fileinfo\""));
+	cr_assert(strstr(r.s.lines[1],
+			 "\"app_proto\":\"http\",\"fileinfo\":{\"filename\":"
+			 "\"r e.txt\",\"sid\":[],\"gaps\":false,\"state\":\"CLOSED\""));
+	cr_assert(strstr(r.s.lines[1], "\"stored\":false,\"size\":3,\"tx_id\":0}}"));
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_FILES], 2);
+	run_free(&r);
+	/* the flow ends inside the body: TRUNCATED, counted */
+	run_new(&r, NULL);
+	run_data(&r, 0, REQ1, strlen(REQ1));
+	run_data(&r, 1, resp, strlen(resp) - 1);
+	cr_assert_eq(r.s.nfiles, 0);
+	mk_app_flow_end(r.a, &r.f, 2000);
+	cr_assert_eq(r.s.nfiles, 1);
+	cr_assert_eq(r.s.files[0].state, MK_EVE_FILE_TRUNCATED);
+	cr_assert_eq(r.s.files[0].size, 2);
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_FILES_TRUNCATED], 1);
 	run_free(&r);
 }
 

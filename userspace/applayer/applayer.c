@@ -47,11 +47,70 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->max_tx = 512;
 	c->request_body_limit = 100ull << 10;
 	c->response_body_limit = 100ull << 10;
+	c->file_hashes = MK_APP_HASH_SHA256;
 }
 
 static void app_cfg_defaults_any(void *base)
 {
 	mk_app_cfg_default(base);
+}
+
+static const struct {
+	const char *name;
+	uint8_t bit;
+} hash_names[] = {
+	{ "md5", MK_APP_HASH_MD5 },
+	{ "sha1", MK_APP_HASH_SHA1 },
+	{ "sha256", MK_APP_HASH_SHA256 },
+};
+
+/* file-hashes: [md5, sha1, sha256], any of them (an empty list: none) */
+static int hashes_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
+{
+	struct mk_app_cfg *c = base;
+	enum mk_cfg_kind kind = mk_cfg_node_kind(x, node);
+	unsigned int i, h, n = 0;
+	char item[96];
+	uint8_t bits = 0;
+	int err;
+
+	if (kind == MK_CFG_NODE_SEQUENCE)
+		n = mk_cfg_node_len(x, node);
+	else if (kind != MK_CFG_NODE_NULL)
+		return mk_cfg_error(x, node, path, -EINVAL,
+				    "expected a list of digests ([md5, sha1, sha256]), found %s",
+				    mk_cfg_kind_name(kind));
+	for (i = 0; i < n; i++) {
+		int it = mk_cfg_seq_item(x, node, i);
+		const char *name;
+
+		snprintf(item, sizeof(item), "%s[%u]", path, i);
+		err = mk_cfg_scalar(x, it, item, &name);
+		if (err)
+			return err;
+		for (h = 0; h < MK_ARRAY_SIZE(hash_names) && strcmp(name, hash_names[h].name); h++)
+			;
+		if (h == MK_ARRAY_SIZE(hash_names))
+			return mk_cfg_error(
+				x, it, item, -EINVAL,
+				"'%.32s' is not a digest meerkat computes (md5, sha1, sha256)",
+				name);
+		bits |= hash_names[h].bit;
+	}
+	c->file_hashes = bits;
+	return 0;
+}
+
+static void hashes_dump(FILE *out, const char *path, const void *base)
+{
+	const struct mk_app_cfg *c = base;
+	unsigned int h, n = 0;
+
+	fprintf(out, "%s = [", path);
+	for (h = 0; h < MK_ARRAY_SIZE(hash_names); h++)
+		if (c->file_hashes & hash_names[h].bit)
+			fprintf(out, "%s%s", n++ ? ", " : "", hash_names[h].name);
+	fputs("]\n", out);
 }
 
 #define C struct mk_app_cfg
@@ -64,6 +123,7 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_UINT(LIBHTP "max-tx", C, max_tx, 1, 1u << 20),
 	MK_CFG_SIZE(LIBHTP "request-body-limit", C, request_body_limit, 0, 1u << 30),
 	MK_CFG_SIZE(LIBHTP "response-body-limit", C, response_body_limit, 0, 1u << 30),
+	MK_CFG_CUSTOM("app-layer.protocols.http.file-hashes", hashes_parse, hashes_dump),
 };
 #undef LIBHTP
 #undef C

@@ -41,7 +41,13 @@ struct mk_app_cfg {
 	uint32_t max_tx;	      /* open transactions per flow */
 	uint64_t request_body_limit;  /* request body bytes kept for inspection */
 	uint64_t response_body_limit; /* response body bytes kept for inspection */
+	uint8_t file_hashes;	      /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
 };
+
+/* The digests of a file's bytes fileinfo records carry. */
+#define MK_APP_HASH_MD5 (1u << 0)
+#define MK_APP_HASH_SHA1 (1u << 1)
+#define MK_APP_HASH_SHA256 (1u << 2)
 
 void mk_app_cfg_default(struct mk_app_cfg *c);
 extern const struct mk_cfg_table mk_app_cfg_table;
@@ -61,7 +67,10 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "HTTP flows no longer parsed: app-layer.protocols.http.flow-memcap")                    \
 	X(TX_LIMIT, "app_tx_limit", "HTTP flows no longer parsed: too many open transactions")    \
 	X(REQ_BODY_LIMIT, "request_body_limit", "request bodies cut at request-body-limit")       \
-	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")
+	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")   \
+	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
+	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
+	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
 enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
@@ -71,6 +80,7 @@ extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
 
 struct mk_detect_tx;
 struct mk_eve_http;
+struct mk_eve_fileinfo;
 
 /* Where the application layer hands over what it found (the worker). */
 struct mk_app_ops {
@@ -78,6 +88,9 @@ struct mk_app_ops {
 	void (*tx)(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx);
 	/* an HTTP transaction is finished: its EVE facts (output/eve_http.h) */
 	void (*http_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_eve_http *h);
+	/* a file (an HTTP body) of a finished transaction (output/eve_file.h); may be NULL */
+	void (*file_log)(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+			 const struct mk_eve_fileinfo *file);
 };
 
 struct mk_app_thread;

@@ -17,10 +17,9 @@ static const struct {
 	const char *name;
 	uint32_t bit;
 } eve_types[] = {
-	{ "alert", MK_EVE_TYPE_ALERT },
-	{ "flow", MK_EVE_TYPE_FLOW },
-	{ "stats", MK_EVE_TYPE_STATS },
-	{ "http", MK_EVE_TYPE_HTTP },
+	{ "alert", MK_EVE_TYPE_ALERT }, { "flow", MK_EVE_TYPE_FLOW },
+	{ "stats", MK_EVE_TYPE_STATS }, { "http", MK_EVE_TYPE_HTTP },
+	{ "files", MK_EVE_TYPE_FILES }, { "fileinfo", MK_EVE_TYPE_FILES },
 };
 
 /* outputs: - eve-log: {...}; other outputs of Suricata's are refused by name. */

@@ -24,6 +24,7 @@ enum mk_eve_filetype {
 #define MK_EVE_TYPE_FLOW (1u << 1)
 #define MK_EVE_TYPE_STATS (1u << 2)
 #define MK_EVE_TYPE_HTTP (1u << 3)
+#define MK_EVE_TYPE_FILES (1u << 4) /* fileinfo records */
 
 /*
  * outputs.eve-log.types.flow.unreplied: what becomes of the flow record of

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "eve.h"
+#include "eve_file.h"
 #include "eve_http.h"
 #include "icmp_error.h"
 #include "log.h"
@@ -334,6 +335,28 @@ static void worker_http_log(void *ctx, struct mk_flow *f, uint64_t tx_id,
 			w->err = err;
 	}
 out:
+	free(line);
+}
+
+/* A file of a finished HTTP transaction: its `fileinfo` record. */
+static void worker_file_log(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+			    const struct mk_eve_fileinfo *file)
+{
+	struct mk_worker *w = ctx;
+	size_t need = mk_eve_fileinfo_maxlen(h, file);
+	char *line;
+	int n, err;
+
+	if (!w->cfg.log_files)
+		return;
+	line = malloc(need);
+	n = line ? mk_eve_fileinfo(line, need, &w->cfg.eve, f, f->last_us, h, file) : -ENOMEM;
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+	}
 	free(line);
 }
 
@@ -758,7 +781,8 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 {
 	static const struct mk_stream_cbs cbs = { .data = stream_cb_data };
 	static const struct mk_app_ops app_ops = { .tx = worker_app_tx,
-						   .http_log = worker_http_log };
+						   .http_log = worker_http_log,
+						   .file_log = worker_file_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 

@@ -181,6 +181,7 @@ struct mk_worker_cfg {
 	int log_flows;		  /* format an EVE flow record when a flow ends */
 	int log_alerts;		  /* format EVE alert records (the flow is marked alerted anyway) */
 	int log_http;		  /* format EVE http records (outputs.eve-log.types: http) */
+	int log_files;		  /* format EVE fileinfo records (types: files) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */

@@ -1171,6 +1171,7 @@ static int workers_create(struct live *lv)
 			.log_flows = (lv->conf->output.eve.types & MK_EVE_TYPE_FLOW) != 0,
 			.log_alerts = (lv->conf->output.eve.types & MK_EVE_TYPE_ALERT) != 0,
 			.log_http = (lv->conf->output.eve.types & MK_EVE_TYPE_HTTP) != 0,
+			.log_files = (lv->conf->output.eve.types & MK_EVE_TYPE_FILES) != 0,
 			.app = &lv->conf->app,
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,

@@ -973,6 +973,7 @@ static int workers_init(struct offline_run *run)
 			.log_flows = run->eve && (c->output.eve.types & MK_EVE_TYPE_FLOW),
 			.log_alerts = run->eve && (c->output.eve.types & MK_EVE_TYPE_ALERT),
 			.log_http = run->eve && (c->output.eve.types & MK_EVE_TYPE_HTTP),
+			.log_files = run->eve && (c->output.eve.types & MK_EVE_TYPE_FILES),
 			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,

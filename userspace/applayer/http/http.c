@@ -20,9 +20,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <htp/htp.h>
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "http.h"
 #include "http_int.h"
 
@@ -110,6 +112,8 @@ static void tx_free(struct mk_http_flow *h, struct mk_http_tx *t)
 			free(t->cache[i][d]);
 	free(t->body[0].buf);
 	free(t->body[1].buf);
+	free(t->file[0]);
+	free(t->file[1]);
 	mk_detect_tx_state_free(&t->dstate);
 	mem_give(h, t->mem);
 	h->live--;
@@ -144,7 +148,141 @@ static struct mk_http_tx *tx_get(struct mk_http_flow *h, htp_tx_t *tx)
 	return t;
 }
 
-/* Keeps body bytes for inspection, up to the direction's limit. */
+/* ---- files (fileinfo) ------------------------------------------------------------------- */
+
+/* Bodies that are files, as Suricata's: every response body, PUT request bodies. */
+static int is_file(const htp_tx_t *tx, int to_client)
+{
+	return to_client || tx->request_method_number == HTP_M_PUT;
+}
+
+/* Hashes @len bytes (@p NULL: a gap) of side @d of @t into its file, made on first sight. */
+static void file_add(struct mk_http_flow *h, struct mk_http_tx *t, int d, const uint8_t *p,
+		     size_t len)
+{
+	struct mk_http_file *f = t->file[d];
+	uint8_t hashes = h->a->cfg.file_hashes;
+
+	if (!f) {
+		if (mem_take(h, sizeof(*f)))
+			return;
+		f = calloc(1, sizeof(*f));
+		if (!f) {
+			mem_give(h, sizeof(*f));
+			return;
+		}
+		t->mem += sizeof(*f);
+		md5_init(&f->md5);
+		sha1_init(&f->sha1);
+		sha256_init(&f->sha256);
+		t->file[d] = f;
+		h->a->cnt[MK_APP_CNT_HTTP_FILES]++;
+	}
+	f->size += len;
+	if (!p) {
+		f->gaps = 1;
+		return;
+	}
+	if (hashes & MK_APP_HASH_MD5)
+		md5_update(&f->md5, len, p);
+	if (hashes & MK_APP_HASH_SHA1)
+		sha1_update(&f->sha1, len, p);
+	if (hashes & MK_APP_HASH_SHA256)
+		sha256_update(&f->sha256, len, p);
+}
+
+static void hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* Content-Disposition's filename parameter (quoted or not) in @out; 0 when there is none. */
+static int disposition_filename(const htp_table_t *hdrs, struct mk_eve_str *out)
+{
+	const htp_header_t *hd = hdrs ? htp_table_get_c(hdrs, "content-disposition") : NULL;
+	const uint8_t *p, *end, *s;
+	size_t i, n;
+
+	if (!hd || !hd->value)
+		return 0;
+	p = bstr_ptr(hd->value);
+	n = bstr_len(hd->value);
+	for (i = 0; i + 9 <= n; i++) {
+		if (strncasecmp((const char *)p + i, "filename=", 9) ||
+		    (i && p[i - 1] != ' ' && p[i - 1] != ';' && p[i - 1] != '\t'))
+			continue;
+		s = p + i + 9;
+		end = p + n;
+		if (s < end && *s == '"') {
+			const uint8_t *q = memchr(s + 1, '"', (size_t)(end - s - 1));
+
+			out->p = s + 1;
+			out->len = (uint32_t)((q ? q : end) - s - 1);
+		} else {
+			const uint8_t *q = memchr(s, ';', (size_t)(end - s));
+
+			out->p = s;
+			out->len = (uint32_t)((q ? q : end) - s);
+		}
+		return out->len > 0;
+	}
+	return 0;
+}
+
+/* The fileinfo records of @t's files (the transaction is finished). */
+static void files_log(struct mk_app_thread *a, struct mk_http_flow *h, struct mk_http_tx *t,
+		      const struct mk_eve_http *ev)
+{
+	const htp_tx_t *tx = t->htx;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		struct mk_http_file *f = t->file[d];
+		struct mk_eve_fileinfo out = { .tx_id = t->id, .to_client = (uint8_t)d };
+		uint8_t dg[SHA256_DIGEST_SIZE];
+		int done;
+
+		if (!f)
+			continue;
+		done = !t->unfinished[d] && (d ? tx->response_progress >= HTP_RESPONSE_COMPLETE :
+						 tx->request_progress >= HTP_REQUEST_COMPLETE);
+		out.size = f->size;
+		out.gaps = f->gaps;
+		out.state = done && !f->gaps ? MK_EVE_FILE_CLOSED : MK_EVE_FILE_TRUNCATED;
+		if (out.state != MK_EVE_FILE_CLOSED)
+			a->cnt[MK_APP_CNT_HTTP_FILES_TRUNCATED]++;
+		if (!disposition_filename(d ? tx->response_headers : tx->request_headers,
+					  &out.filename) &&
+		    tx->parsed_uri && tx->parsed_uri->path) {
+			out.filename.p = bstr_ptr(tx->parsed_uri->path);
+			out.filename.len = (uint32_t)bstr_len(tx->parsed_uri->path);
+		}
+		/* digests of what was seen only: none over a file with holes */
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_MD5)) {
+			md5_digest(&f->md5, MD5_DIGEST_SIZE, dg);
+			hex(out.md5, dg, MD5_DIGEST_SIZE);
+		}
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA1)) {
+			sha1_digest(&f->sha1, SHA1_DIGEST_SIZE, dg);
+			hex(out.sha1, dg, SHA1_DIGEST_SIZE);
+		}
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA256)) {
+			sha256_digest(&f->sha256, SHA256_DIGEST_SIZE, dg);
+			hex(out.sha256, dg, SHA256_DIGEST_SIZE);
+		}
+		if (a->ops && a->ops->file_log)
+			a->ops->file_log(a->ctx, h->flow, ev, &out);
+	}
+}
+
+/* Keeps body bytes for inspection, up to the direction's limit; files see them all. */
 static int on_body(htp_tx_data_t *d, int to_client)
 {
 	struct mk_http_flow *h = htp_connp_get_user_data(d->tx->connp);
@@ -154,11 +292,15 @@ static int on_body(htp_tx_data_t *d, int to_client)
 	uint32_t take, cap;
 	uint8_t *n;
 
-	if (!h || !d->data || !d->len)
+	if (!h || !d->len)
 		return HTP_OK;
 	t = tx_get(h, d->tx);
 	if (!t)
 		return HTP_OK;
+	if (is_file(d->tx, to_client))
+		file_add(h, t, to_client, d->data, d->len);
+	if (!d->data)
+		return HTP_OK; /* a gap: nothing to inspect */
 	b = &t->body[to_client];
 	limit = to_client ? h->a->cfg.response_body_limit : h->a->cfg.request_body_limit;
 	if (b->cut)
@@ -259,16 +401,18 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 			if (a->ops && a->ops->tx)
 				a->ops->tx(a->ctx, h->flow, &dt);
 		}
-		if (p == ALL_SIDES) {
+		/* logged when done, not when a body reached its limit: files see every byte */
+		if (p == ALL_SIDES && (force || (tx->request_progress >= HTP_REQUEST_COMPLETE &&
+						 tx->response_progress >= HTP_RESPONSE_COMPLETE))) {
 			struct mk_eve_http ev;
 
 			t->logged = 1;
 			t->logged_epoch = a->epoch;
 			a->cnt[MK_APP_CNT_HTTP_LOGGED]++;
-			if (a->ops && a->ops->http_log) {
-				mk_http_tx_eve(t, &ev);
+			mk_http_tx_eve(t, &ev);
+			if (a->ops && a->ops->http_log)
 				a->ops->http_log(a->ctx, h->flow, t->id, &ev);
-			}
+			files_log(a, h, t, &ev);
 		}
 	}
 }
@@ -493,6 +637,26 @@ void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flo
 		stop(h, h->stop_reason);
 }
 
+/* Before libhtp closes the connection (which completes what is open): what was not done. */
+static void mark_unfinished(struct mk_http_flow *h)
+{
+	htp_conn_t *conn = htp_connp_get_connection(h->connp);
+	size_t i, n;
+
+	if (!conn || !conn->transactions)
+		return;
+	n = htp_list_size(conn->transactions);
+	for (i = h->first; i < n; i++) {
+		htp_tx_t *tx = htp_list_get(conn->transactions, i);
+		struct mk_http_tx *t = tx ? htp_tx_get_user_data(tx) : NULL;
+
+		if (!t)
+			continue;
+		t->unfinished[0] = tx->request_progress < HTP_REQUEST_COMPLETE;
+		t->unfinished[1] = tx->response_progress < HTP_RESPONSE_COMPLETE;
+	}
+}
+
 void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h,
 		      uint64_t ts_us)
 {
@@ -501,6 +665,7 @@ void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http
 	(void)f;
 	tx_gc(a, h);
 	tv_of(ts_us, &tv);
+	mark_unfinished(h);
 	if (!h->stopped)
 		htp_connp_close(h->connp, &tv);
 	tx_poll(a, h, 1, 1);

@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 #include <htp/htp.h>
+#include <nettle/md5.h>
+#include <nettle/sha1.h>
+#include <nettle/sha2.h>
 #include "detect.h"
 #include "detect_buf.h"
 #include "eve_http.h"
@@ -18,6 +21,15 @@ struct mk_http_body {
 	uint8_t *buf;
 	uint32_t len, cap;
 	uint8_t cut; /* the limit was reached */
+};
+
+/* A body seen as a file (fileinfo): its size and digests, over every byte (no limit). */
+struct mk_http_file {
+	struct md5_ctx md5;
+	struct sha1_ctx sha1;
+	struct sha256_ctx sha256;
+	uint64_t size;
+	uint8_t gaps; /* bytes of it were lost */
 };
 
 struct mk_http_tx {
@@ -34,6 +46,8 @@ struct mk_http_tx {
 	uint32_t cache_len[MK_BUF_COUNT][2];
 	uint8_t cached[MK_BUF_COUNT][2];
 	struct mk_detect_tx_state dstate;
+	struct mk_http_file *file[2]; /* [0] request (PUT), [1] response; NULL: none */
+	uint8_t unfinished[2];	      /* the side was incomplete when the flow ended */
 };
 
 struct mk_http_flow {
