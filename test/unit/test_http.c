@@ -247,12 +247,118 @@ Test(http, limits_stop_parsing_and_count)
 	run_data(&r, 0, REQ1 REQ2 REQ1, strlen(REQ1 REQ2 REQ1));
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TX_LIMIT], 1);
 	run_free(&r);
-	/* a gap stops the flow's parsing */
+	/* a gap inside a request line stops the flow's parsing */
 	run_new(&r, NULL);
-	run_data(&r, 0, REQ1, strlen(REQ1));
+	run_data(&r, 0, REQ1, 5);
 	mk_app_stream(r.a, &r.f, 0, (const uint8_t *)REQ2, strlen(REQ2), 1, 1000);
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_GAP], 1);
 	run_free(&r);
+}
+
+/*
+ * A gap of 1, 7 or 25 bytes at every offset of one direction of a
+ * three-transaction dialogue (the middle one with a 20-byte body): never a
+ * crash; a gap wholly inside the body is skipped (all three logged, the
+ * file marked), one between messages resynchronises on the next message
+ * line, one in a line or headers stops the flow; every gap is counted once.
+ */
+static void gap_at_every_offset(int d)
+{
+	static const char req[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n"
+				  "PUT /b HTTP/1.1\r\nHost: h\r\nContent-Length: 20\r\n\r\n"
+				  "0123456789abcdefghij"
+				  "GET /c HTTP/1.1\r\nHost: h\r\n\r\n";
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+				   "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"
+				   "0123456789abcdefghij"
+				   "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+	static const size_t gaps[] = { 1, 7, 25 };
+	const char *m = d ? resp : req, *other = d ? req : resp;
+	size_t n = strlen(m), body_end = (size_t)(strstr(m, "ghij") + 4 - m);
+	size_t body_start = body_end - 20, s, gi;
+
+	for (gi = 0; gi < MK_ARRAY_SIZE(gaps); gi++) {
+		for (s = 0; s + gaps[gi] <= n; s++) {
+			size_t g = gaps[gi];
+			const uint64_t *c;
+			struct run r;
+			int i;
+
+			run_new(&r, NULL);
+			if (d)
+				run_data(&r, 0, other, strlen(other));
+			run_data(&r, d, m, s);
+			mk_app_stream(r.a, &r.f, d, (const uint8_t *)m + s + g,
+				      (uint32_t)(n - s - g), g, 1000);
+			mk_app_packet_end(r.a);
+			if (!d)
+				run_data(&r, 1, other, strlen(other));
+			c = mk_app_thread_counters(r.a);
+			if (s == 0) {
+				/* the gap came first: recognition (requests) or parsing starts
+				 * at the next message line */
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP_RESYNC], d);
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP], 0);
+			} else if (s >= body_start && s + g <= body_end) {
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP_BODY], 1, "d %d s %zu g %zu", d,
+					     s, g);
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP], 0);
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP_RESYNC], s + g == body_end,
+					     "d %d s %zu g %zu", d, s, g);
+				if (s + g < body_end) {
+					cr_assert_eq(r.s.nlogged, 3, "d %d s %zu g %zu", d, s, g);
+					cr_assert_str_eq(r.s.urls[2], "/c");
+				}
+				cr_assert(r.s.nfiles >= 1);
+				for (i = 0; i < r.s.nfiles && i < 8; i++)
+					if (r.s.files[i].tx_id == 1 &&
+					    r.s.files[i].to_client == d) {
+						cr_assert(r.s.files[i].gaps);
+						cr_assert_eq(r.s.files[i].state,
+							     MK_EVE_FILE_TRUNCATED);
+						cr_assert_str_empty(r.s.files[i].sha256);
+					}
+			} else {
+				cr_assert_eq(c[MK_APP_CNT_HTTP_GAP] + c[MK_APP_CNT_HTTP_GAP_BODY] +
+						     c[MK_APP_CNT_HTTP_GAP_RESYNC],
+					     /* before "GET " decided, recognition restarts */
+					     !d && s < 4 ? 0 :
+							   1 + (s >= body_start && s < body_end &&
+								s + g > body_end),
+					     "d %d s %zu g %zu", d, s, g);
+			}
+			run_free(&r);
+		}
+	}
+}
+
+Test(http, gap_between_requests_resumes_at_the_next_request_line)
+{
+	static const char junk[] = "e: x\r\n\r\nmore junk\r\n";
+	struct run r;
+
+	run_new(&r, NULL);
+	run_data(&r, 0, REQ1, strlen(REQ1));
+	/* a lost request, and its last bytes seen after the gap: dropped up to REQ2 */
+	mk_app_stream(r.a, &r.f, 0, (const uint8_t *)junk, strlen(junk), 40, 1000);
+	run_data(&r, 0, REQ2, strlen(REQ2));
+	run_data(&r, 1, RESP1 RESP2, strlen(RESP1 RESP2));
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_GAP_RESYNC], 1);
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_GAP_SKIPPED], strlen(junk));
+	cr_assert_eq(r.s.nlogged, 2);
+	cr_assert_str_eq(r.s.urls[0], "/a");
+	cr_assert_str_eq(r.s.urls[1], "/b?q=1");
+	run_free(&r);
+}
+
+Test(http, gap_in_requests_at_every_offset)
+{
+	gap_at_every_offset(0);
+}
+
+Test(http, gap_in_responses_at_every_offset)
+{
+	gap_at_every_offset(1);
 }
 
 /* Every split point of a dialogue, cut short at every length: no crash, no leak. */

@@ -242,7 +242,7 @@ static struct mk_app_flow *app_flow(struct mk_flow *f)
 }
 
 void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
-		   uint32_t len, int gap, uint64_t ts_us)
+		   uint32_t len, uint64_t gap, uint64_t ts_us)
 {
 	struct mk_app_flow *af;
 	uint32_t held;

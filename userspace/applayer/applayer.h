@@ -60,7 +60,17 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(HTTP_TX, "http_tx", "HTTP transactions parsed")                                         \
 	X(HTTP_LOGGED, "http_logged", "HTTP transactions handed to the EVE writer")               \
 	X(HTTP_PARSE_ERROR, "http_parse_error", "HTTP flows no longer parsed: malformed data")    \
-	X(HTTP_GAP, "http_gap", "HTTP flows no longer parsed: a gap in the stream")               \
+	X(HTTP_GAP, "http_gap",                                                                   \
+	  "HTTP flows no longer parsed: a gap in a request or response line, headers, "           \
+	  "a chunked body or a body of unknown length")                                           \
+	X(HTTP_GAP_BODY, "http_gap_body",                                                         \
+	  "gaps inside an HTTP body of known length: skipped, the body marked, parsing went on")  \
+	X(HTTP_GAP_RESYNC, "http_gap_resync",                                                     \
+	  "gaps between HTTP messages: parsing resumed at the next request or response line")     \
+	X(HTTP_GAP_SKIPPED, "http_gap_skipped_bytes",                                             \
+	  "bytes after a gap dropped before the next request or response line")                   \
+	X(HTTP_GAP_RESYNC_LIMIT, "http_gap_resync_limit",                                         \
+	  "HTTP flows no longer parsed: no message line within 64 KiB after a gap")               \
 	X(HTTP_TUNNEL, "http_tunnel", "HTTP flows no longer parsed: CONNECT or protocol upgrade") \
 	X(MEMCAP, "app_memcap", "HTTP flows no longer parsed: app-layer.protocols.http.memcap")   \
 	X(FLOW_MEMCAP, "app_flow_memcap",                                                         \
@@ -102,10 +112,11 @@ void mk_app_thread_free(struct mk_app_thread *a);
 
 /*
  * Reassembled bytes of @f travelling to the client (@to_client) or to the
- * server, in stream order; @gap: bytes were lost just before them.
+ * server, in stream order; @gap: that many bytes were lost just before them
+ * (0: none).
  */
 void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
-		   uint32_t len, int gap, uint64_t ts_us);
+		   uint32_t len, uint64_t gap, uint64_t ts_us);
 /* A UDP payload of @f (no UDP protocol is parsed yet: nothing is recognised). */
 void mk_app_udp(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
 		uint32_t len, uint64_t ts_us);

@@ -238,7 +238,7 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 	/* the application layer first: rules on this data may need its protocol */
 	mk_app_stream(w->app, f,
 		      (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1, c->data,
-		      c->len, c->gap != 0, f->last_us);
+		      c->len, c->gap, f->last_us);
 	if (w->detect)
 		mk_detect_stream(w->detect, f, c);
 	if (!w->cfg.dump_streams || !c->len)

@@ -568,6 +568,10 @@ static void feed(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len,
 		stop(h, MK_APP_CNT_HTTP_TUNNEL);
 		break;
 	case HTP_STREAM_DATA_OTHER:
+		if (!p) {
+			stop(h, MK_APP_CNT_HTTP_GAP); /* a gap cannot be held */
+			break;
+		}
 		used = d ? htp_connp_res_data_consumed(h->connp) :
 			   htp_connp_req_data_consumed(h->connp);
 		if (used < len)
@@ -578,8 +582,96 @@ static void feed(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len,
 	}
 }
 
+/* ---- gaps ------------------------------------------------------------------------------- */
+
+#define RESYNC_MAX (64u << 10) /* bytes dropped after a gap before giving up */
+
+/*
+ * A gap of @gap bytes in direction @d. Inside a body of known length
+ * (identity coding, Content-Length) libhtp skips it and the body is marked
+ * (its file has gaps); past the body's end, or between messages, the
+ * direction resynchronises: bytes are dropped until a line that starts a
+ * request (or a response). Anywhere else (a request or status line,
+ * headers, a chunked body, a body that ends with the connection, bytes
+ * held for the other side) the framing is lost: the flow stops.
+ */
+static void gap_handle(struct mk_http_flow *h, int d, uint64_t gap, const struct timeval *tv)
+{
+	htp_tx_t *tx = d ? htp_connp_get_out_tx(h->connp) : htp_connp_get_in_tx(h->connp);
+	int64_t cl, seen;
+	int progress, coding;
+
+	if (h->pend[d]) {
+		stop(h, MK_APP_CNT_HTTP_GAP);
+		return;
+	}
+	if (h->resync[d]) {
+		return; /* still looking for a message: the gap changes nothing */
+	}
+	progress = !tx ? 0 : d ? (int)tx->response_progress : (int)tx->request_progress;
+	if (!tx || progress == 0) {
+		/* between messages: libhtp holds nothing */
+		h->resync[d] = 1;
+		h->a->cnt[MK_APP_CNT_HTTP_GAP_RESYNC]++;
+		return;
+	}
+	coding = d ? tx->response_transfer_coding : tx->request_transfer_coding;
+	cl = d ? tx->response_content_length : tx->request_content_length;
+	seen = d ? tx->response_message_len : tx->request_message_len;
+	if (progress != (d ? HTP_RESPONSE_BODY : HTP_REQUEST_BODY) ||
+	    coding != HTP_CODING_IDENTITY || cl < 0 || seen >= cl) {
+		/* (a body at its end: libhtp may hold the start of the next line) */
+		stop(h, MK_APP_CNT_HTTP_GAP);
+		return;
+	}
+	h->a->cnt[MK_APP_CNT_HTTP_GAP_BODY]++;
+	if ((uint64_t)(cl - seen) > gap) {
+		feed(h, d, NULL, (uint32_t)(gap > UINT32_MAX ? UINT32_MAX : gap), tv);
+		return;
+	}
+	/* the body ends inside the gap: what follows it starts somewhere unknown */
+	feed(h, d, NULL, (uint32_t)(cl - seen), tv);
+	if (!h->stopped) {
+		h->resync[d] = 1;
+		h->a->cnt[MK_APP_CNT_HTTP_GAP_RESYNC]++;
+	}
+}
+
+/* Where in @p a line starts that starts a message of direction @d; -1: none. */
+static int64_t message_start(int d, const uint8_t *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		if (i && p[i - 1] != '\n')
+			continue;
+		if ((d ? mk_http_probe_response(p + i, len - i) :
+			 mk_http_probe_request(p + i, len - i)) == 1)
+			return i;
+	}
+	return -1;
+}
+
+/* Drops bytes until a message starts; the offset to parse from, or -1 (all dropped). */
+static int64_t resync(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len)
+{
+	int64_t at = message_start(d, p, len);
+	uint32_t drop = at < 0 ? len : (uint32_t)at;
+
+	h->a->cnt[MK_APP_CNT_HTTP_GAP_SKIPPED] += drop;
+	h->resync_skipped[d] += drop;
+	if (at >= 0) {
+		h->resync[d] = 0;
+		h->resync_skipped[d] = 0;
+		return at;
+	}
+	if (h->resync_skipped[d] > RESYNC_MAX)
+		stop(h, MK_APP_CNT_HTTP_GAP_RESYNC_LIMIT);
+	return -1;
+}
+
 void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h, int to_client,
-		  const uint8_t *data, uint32_t len, int gap, uint64_t ts_us)
+		  const uint8_t *data, uint32_t len, uint64_t gap, uint64_t ts_us)
 {
 	struct timeval tv;
 	int d = !!to_client;
@@ -588,11 +680,23 @@ void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flo
 	tx_gc(a, h);
 	if (h->stopped)
 		return;
-	if (gap) {
-		stop(h, MK_APP_CNT_HTTP_GAP);
-		return;
-	}
 	tv_of(ts_us, &tv);
+	if (gap) {
+		gap_handle(h, d, gap, &tv);
+		tx_poll(a, h, d, 0);
+		if (h->stopped)
+			return;
+	}
+	if (h->resync[d] && len) {
+		int64_t at = resync(h, d, data, len);
+
+		if (at < 0)
+			return;
+		data += at;
+		len -= (uint32_t)at;
+	}
+	if (!len)
+		return;
 	if (h->pend[d]) {
 		/* behind what libhtp did not take yet */
 		uint8_t *n;

@@ -25,8 +25,9 @@ void mk_http_thread_free(struct mk_app_thread *a);
 
 /* NULL when out of memory or over the memcap (counted). */
 struct mk_http_flow *mk_http_flow_new(struct mk_app_thread *a, struct mk_flow *f);
+/* @gap: bytes lost just before @data (docs/applayer.md: parsing resumes when it is safe). */
 void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h, int to_client,
-		  const uint8_t *data, uint32_t len, int gap, uint64_t ts_us);
+		  const uint8_t *data, uint32_t len, uint64_t gap, uint64_t ts_us);
 void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h,
 		      uint64_t ts_us);
 void mk_http_flow_free(struct mk_app_thread *a, struct mk_http_flow *h);

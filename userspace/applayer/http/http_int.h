@@ -61,6 +61,9 @@ struct mk_http_flow {
 	int stop_reason;  /* a limit hit inside a callback: enum mk_app_counter, 0 none */
 	uint8_t *pend[2]; /* bytes libhtp did not take yet, per direction */
 	uint32_t pend_len[2];
+	/* after a gap between messages: bytes dropped so far looking for the next one */
+	uint8_t resync[2];
+	uint32_t resync_skipped[2];
 };
 
 #endif /* MK_HTTP_INT_H */
