@@ -45,8 +45,9 @@ W="$TB_TMP/www"
 mkdir -p "$W/site" "$W/tmp"
 printf '<html><body>hello meerkat</body></html>\n' >"$W/site/index.html"
 python3 -c 'import sys; sys.stdout.write("".join("line %d of the big text: zebra\n" % i for i in range(4000)))' >"$W/site/big.txt"
-# a binary file larger than the response-body-limit: fileinfo hashes all of it
-head -c 300000 /dev/urandom >"$W/site/blob.bin"
+# a binary file larger than the inspect windows: fileinfo hashes all of it, a rule on a
+# marker at 50 kB fires while it downloads (progressive inspection)
+{ head -c 50000 /dev/urandom; printf 'MEERKAT-MARK-50K'; head -c 250000 /dev/urandom; } >"$W/site/blob.bin"
 cat >"$W/nginx.conf" <<CONF
 daemon off;
 master_process off;
@@ -118,6 +119,12 @@ outputs:
       enabled: yes
       filename: eve.json
       types: [alert, flow, http, files]
+app-layer:
+  protocols:
+    http:
+      libhtp:
+        default-config:
+          response-body-limit: 1mb
 CONF
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -r "$PCAP" -S "$RULES" -l "$OUT" >"$TB_TMP/mk.out" 2>&1 ||
 	tb_fail "meerkat -r failed: $(tail -5 "$TB_TMP/mk.out")"

@@ -17,6 +17,8 @@
 
 struct seen {
 	int ntx_updates, nlogged, nfiles;
+	int npartial;		 /* updates with a partial response body */
+	uint32_t partial_len[8]; /* its length each time */
 	char urls[8][64];
 	int status[8];
 	uint8_t body[4096];
@@ -34,6 +36,13 @@ static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 
 	(void)f;
 	s->ntx_updates++;
+	if ((tx->partial & MK_BUF_SIDE_RESP_BODY) &&
+	    mk_http_tx_buffer(tx->tx, MK_BUF_FILE_DATA, 1, &p, &len)) {
+		cr_assert(tx->progress & MK_BUF_SIDE_RESP_BODY);
+		if (s->npartial < 8)
+			s->partial_len[s->npartial] = len;
+		s->npartial++;
+	}
 	/* every buffer of every side: never a crash, whatever the progress */
 	for (unsigned int id = 1; id < MK_BUF_COUNT; id++)
 		for (int d = 0; d < 2; d++)
@@ -233,6 +242,34 @@ Test(http, fileinfo_names_hashes_and_truncation)
 	cr_assert_eq(r.s.files[0].state, MK_EVE_FILE_TRUNCATED);
 	cr_assert_eq(r.s.files[0].size, 2);
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_HTTP_FILES_TRUNCATED], 1);
+	run_free(&r);
+}
+
+/* A 72 KiB response body in 4 KiB pieces: inspected at 40, 56 and 72 KiB before it ends. */
+Test(http, response_body_inspected_as_it_arrives)
+{
+	static char piece[4096];
+	char head[128];
+	struct run r;
+	int i;
+
+	memset(piece, 'z', sizeof(piece));
+	run_new(&r, NULL);
+	run_data(&r, 0, REQ1, strlen(REQ1));
+	snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n",
+		 18 * 4096 + 1);
+	run_data(&r, 1, head, strlen(head));
+	for (i = 0; i < 18; i++)
+		run_data(&r, 1, piece, sizeof(piece));
+	cr_assert_eq(r.s.nlogged, 0);
+	cr_assert_eq(r.s.npartial, 3);
+	cr_assert_eq(r.s.partial_len[0], 40 * 1024);
+	cr_assert_eq(r.s.partial_len[1], 56 * 1024);
+	cr_assert_eq(r.s.partial_len[2], 72 * 1024);
+	run_data(&r, 1, "!", 1);
+	cr_assert_eq(r.s.nlogged, 1);
+	cr_assert_eq(r.s.npartial, 3, "the complete body is not partial");
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_RESP_BODY_PARTIAL], 3);
 	run_free(&r);
 }
 

@@ -47,6 +47,10 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->max_tx = 512;
 	c->request_body_limit = 100ull << 10;
 	c->response_body_limit = 100ull << 10;
+	c->request_body_min_inspect = 32ull << 10;
+	c->request_body_window = 4ull << 10;
+	c->response_body_min_inspect = 40ull << 10;
+	c->response_body_window = 16ull << 10;
 	c->file_hashes = MK_APP_HASH_SHA256;
 }
 
@@ -123,6 +127,12 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_UINT(LIBHTP "max-tx", C, max_tx, 1, 1u << 20),
 	MK_CFG_SIZE(LIBHTP "request-body-limit", C, request_body_limit, 0, 1u << 30),
 	MK_CFG_SIZE(LIBHTP "response-body-limit", C, response_body_limit, 0, 1u << 30),
+	MK_CFG_SIZE(LIBHTP "request-body-minimal-inspect-size", C, request_body_min_inspect, 0,
+		    1u << 30),
+	MK_CFG_SIZE(LIBHTP "request-body-inspect-window", C, request_body_window, 0, 1u << 30),
+	MK_CFG_SIZE(LIBHTP "response-body-minimal-inspect-size", C, response_body_min_inspect, 0,
+		    1u << 30),
+	MK_CFG_SIZE(LIBHTP "response-body-inspect-window", C, response_body_window, 0, 1u << 30),
 	MK_CFG_CUSTOM("app-layer.protocols.http.file-hashes", hashes_parse, hashes_dump),
 };
 #undef LIBHTP

@@ -41,7 +41,10 @@ struct mk_app_cfg {
 	uint32_t max_tx;	      /* open transactions per flow */
 	uint64_t request_body_limit;  /* request body bytes kept for inspection */
 	uint64_t response_body_limit; /* response body bytes kept for inspection */
-	uint8_t file_hashes;	      /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
+	/* progressive body inspection: first at this many bytes, then every window more */
+	uint64_t request_body_min_inspect, request_body_window;
+	uint64_t response_body_min_inspect, response_body_window;
+	uint8_t file_hashes; /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
 };
 
 /* The digests of a file's bytes fileinfo records carry. */
@@ -78,6 +81,10 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(TX_LIMIT, "app_tx_limit", "HTTP flows no longer parsed: too many open transactions")    \
 	X(REQ_BODY_LIMIT, "request_body_limit", "request bodies cut at request-body-limit")       \
 	X(RESP_BODY_LIMIT, "response_body_limit", "response bodies cut at response-body-limit")   \
+	X(REQ_BODY_PARTIAL, "request_body_partial_inspections",                                   \
+	  "request bodies inspected before they were complete (inspect window)")                  \
+	X(RESP_BODY_PARTIAL, "response_body_partial_inspections",                                 \
+	  "response bodies inspected before they were complete (inspect window)")                 \
 	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
 	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
 	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")

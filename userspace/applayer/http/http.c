@@ -331,6 +331,12 @@ static int on_body(htp_tx_data_t *d, int to_client)
 	}
 	memcpy(b->buf + b->len, d->data, take);
 	b->len += take;
+	/* progressive inspection: at the minimal size, then every window more */
+	if (b->len >= (to_client ? h->a->cfg.response_body_min_inspect :
+				   h->a->cfg.request_body_min_inspect) &&
+	    (!b->inspected || b->len - b->inspected >= (to_client ? h->a->cfg.response_body_window :
+								    h->a->cfg.request_body_window)))
+		b->ready = 1;
 	return HTP_OK;
 }
 
@@ -378,7 +384,8 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 	for (i = h->first; i < n; i++) {
 		htp_tx_t *tx = htp_list_get(conn->transactions, i);
 		struct mk_http_tx *t;
-		uint8_t p;
+		uint8_t p, partial;
+		int d;
 
 		if (!tx)
 			continue;
@@ -386,11 +393,18 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 		if (!t || t->logged)
 			continue;
 		p = tx_progress(tx, t, force);
+		/* bodies not complete yet with enough new bytes: inspected as they are */
+		partial = 0;
+		if (t->body[0].ready && !(p & MK_BUF_SIDE_REQ_BODY))
+			partial |= MK_BUF_SIDE_REQ_BODY;
+		if (t->body[1].ready && !(p & MK_BUF_SIDE_RESP_BODY))
+			partial |= MK_BUF_SIDE_RESP_BODY;
 		/* the request line at least: a response alone is finished by the flow's end */
-		if (p != t->progress && (p & MK_BUF_SIDE_REQ || force)) {
+		if ((p != t->progress || partial) && (p & MK_BUF_SIDE_REQ || force)) {
 			struct mk_detect_tx dt = {
 				.app_proto = MK_APP_HTTP,
-				.progress = p,
+				.progress = p | partial,
+				.partial = partial,
 				.to_client = (uint8_t)to_client,
 				.tx_id = t->id,
 				.tx = t,
@@ -398,6 +412,15 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 			};
 
 			t->progress = p;
+			for (d = 0; d < 2; d++)
+				if (t->body[d].ready) {
+					t->body[d].ready = 0;
+					t->body[d].inspected = t->body[d].len;
+					if (partial &
+					    (d ? MK_BUF_SIDE_RESP_BODY : MK_BUF_SIDE_REQ_BODY))
+						a->cnt[d ? MK_APP_CNT_RESP_BODY_PARTIAL :
+							   MK_APP_CNT_REQ_BODY_PARTIAL]++;
+				}
 			if (a->ops && a->ops->tx)
 				a->ops->tx(a->ctx, h->flow, &dt);
 		}

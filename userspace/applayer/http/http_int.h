@@ -20,7 +20,9 @@
 struct mk_http_body {
 	uint8_t *buf;
 	uint32_t len, cap;
-	uint8_t cut; /* the limit was reached */
+	uint8_t cut;	    /* the limit was reached */
+	uint8_t ready;	    /* enough new bytes for a progressive inspection */
+	uint32_t inspected; /* bytes when it was last inspected progressively */
 };
 
 /* A body seen as a file (fileinfo): its size and digests, over every byte (no limit). */
