@@ -17,6 +17,8 @@
 
 struct seen {
 	int ntx_updates, nlogged, nfiles;
+	uint8_t req_body[4096];
+	uint32_t req_body_len;
 	int npartial;		 /* updates with a partial response body */
 	uint32_t partial_len[8]; /* its length each time */
 	char urls[8][64];
@@ -48,6 +50,12 @@ static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 		for (int d = 0; d < 2; d++)
 			if (mk_http_tx_buffer(tx->tx, id, d, &p, &len) && len)
 				cr_assert_not_null(p);
+	if ((tx->progress & MK_BUF_SIDE_REQ_BODY) &&
+	    mk_http_tx_buffer(tx->tx, MK_BUF_HTTP_REQUEST_BODY, 0, &p, &len) &&
+	    len <= sizeof(s->req_body)) {
+		memcpy(s->req_body, p, len);
+		s->req_body_len = len;
+	}
 	if ((tx->progress & MK_BUF_SIDE_RESP_BODY) &&
 	    mk_http_tx_buffer(tx->tx, MK_BUF_FILE_DATA, 1, &p, &len) && len <= sizeof(s->body)) {
 		memcpy(s->body, p, len);
@@ -270,6 +278,54 @@ Test(http, response_body_inspected_as_it_arrives)
 	cr_assert_eq(r.s.nlogged, 1);
 	cr_assert_eq(r.s.npartial, 3, "the complete body is not partial");
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_RESP_BODY_PARTIAL], 3);
+	run_free(&r);
+}
+
+/* gzip and deflate request bodies reach http.request_body decompressed; a bomb is cut, counted. */
+Test(http, request_bodies_decompressed_and_bombs_cut)
+{
+	static const char text[] = "user=admin&pass=hunter2&note=the quick brown fox";
+	static uint8_t zeros[4 << 20], out[64 << 10];
+	uint8_t gz[512], req[1024];
+	size_t n = gzip(text, strlen(text), gz, sizeof(gz)), o;
+	const uint64_t *c;
+	struct mk_app_cfg cfg;
+	struct run r;
+
+	o = (size_t)snprintf((char *)req, sizeof(req),
+			     "POST /p HTTP/1.1\r\nHost: h\r\nContent-Encoding: gzip\r\n"
+			     "Content-Length: %zu\r\n\r\n",
+			     n);
+	memcpy(req + o, gz, n);
+	run_new(&r, NULL);
+	run_data(&r, 0, req, o + n);
+	run_data(&r, 1, RESP1, strlen(RESP1));
+	cr_assert_eq(r.s.req_body_len, strlen(text));
+	cr_assert_eq(memcmp(r.s.req_body, text, r.s.req_body_len), 0);
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_REQ_DECOMPRESSED], 1);
+	run_free(&r);
+	/* off: the bytes as sent */
+	mk_app_cfg_default(&cfg);
+	cfg.request_decompression = 0;
+	run_new(&r, &cfg);
+	run_data(&r, 0, req, o + n);
+	run_data(&r, 1, RESP1, strlen(RESP1));
+	cr_assert_eq(r.s.req_body_len, n);
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_REQ_DECOMPRESSED], 0);
+	run_free(&r);
+	/* 4 MiB of zeros in a few kB: decompression stops at the 1 MiB bomb limit */
+	n = gzip((const char *)zeros, sizeof(zeros), out, sizeof(out));
+	o = (size_t)snprintf((char *)req, sizeof(req),
+			     "POST /bomb HTTP/1.1\r\nHost: h\r\nContent-Encoding: gzip\r\n"
+			     "Content-Length: %zu\r\n\r\n",
+			     n);
+	run_new(&r, NULL);
+	run_data(&r, 0, req, o);
+	run_data(&r, 0, out, n);
+	run_data(&r, 1, RESP1, strlen(RESP1));
+	c = mk_app_thread_counters(r.a);
+	cr_assert_eq(c[MK_APP_CNT_COMPRESSION_BOMB], 1);
+	cr_assert_eq(c[MK_APP_CNT_REQ_DECOMPRESSED], 1);
 	run_free(&r);
 }
 

@@ -51,6 +51,8 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->request_body_window = 4ull << 10;
 	c->response_body_min_inspect = 40ull << 10;
 	c->response_body_window = 16ull << 10;
+	c->compression_bomb_limit = 1ull << 20;
+	c->request_decompression = 1;
 	c->file_hashes = MK_APP_HASH_SHA256;
 }
 
@@ -127,6 +129,8 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_UINT(LIBHTP "max-tx", C, max_tx, 1, 1u << 20),
 	MK_CFG_SIZE(LIBHTP "request-body-limit", C, request_body_limit, 0, 1u << 30),
 	MK_CFG_SIZE(LIBHTP "response-body-limit", C, response_body_limit, 0, 1u << 30),
+	MK_CFG_SIZE(LIBHTP "compression-bomb-limit", C, compression_bomb_limit, 1u << 10, 1u << 30),
+	MK_CFG_BOOL(LIBHTP "request-decompression", C, request_decompression),
 	MK_CFG_SIZE(LIBHTP "request-body-minimal-inspect-size", C, request_body_min_inspect, 0,
 		    1u << 30),
 	MK_CFG_SIZE(LIBHTP "request-body-inspect-window", C, request_body_window, 0, 1u << 30),

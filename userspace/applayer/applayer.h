@@ -44,7 +44,9 @@ struct mk_app_cfg {
 	/* progressive body inspection: first at this many bytes, then every window more */
 	uint64_t request_body_min_inspect, request_body_window;
 	uint64_t response_body_min_inspect, response_body_window;
-	uint8_t file_hashes; /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
+	uint64_t compression_bomb_limit; /* bytes one compressed body may decompress to */
+	uint8_t request_decompression;	 /* gunzip/inflate request bodies as responses */
+	uint8_t file_hashes;		 /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
 };
 
 /* The digests of a file's bytes fileinfo records carry. */
@@ -85,6 +87,10 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "request bodies inspected before they were complete (inspect window)")                  \
 	X(RESP_BODY_PARTIAL, "response_body_partial_inspections",                                 \
 	  "response bodies inspected before they were complete (inspect window)")                 \
+	X(REQ_DECOMPRESSED, "request_bodies_decompressed",                                        \
+	  "request bodies with a gzip or deflate Content-Encoding, decompressed")                 \
+	X(COMPRESSION_BOMB, "compression_bomb",                                                   \
+	  "bodies whose decompression stopped at compression-bomb-limit (or 100 ms)")             \
 	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
 	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
 	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")

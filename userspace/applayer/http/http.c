@@ -350,6 +350,30 @@ static int on_resp_body(htp_tx_data_t *d)
 	return on_body(d, 1);
 }
 
+/* libhtp's messages: what they say of the transaction is counted (and kept as its events). */
+static int on_log(htp_log_t *l)
+{
+	struct mk_http_flow *h = l->connp ? htp_connp_get_user_data(l->connp) : NULL;
+
+	if (!h || !l->msg)
+		return HTP_OK;
+	if (!strncmp(l->msg, "Compression bomb", 16))
+		h->a->cnt[MK_APP_CNT_COMPRESSION_BOMB]++;
+	return HTP_OK;
+}
+
+/* Request headers done: a compressed body is decompressed (counted once). */
+static int on_req_headers(htp_tx_t *tx)
+{
+	struct mk_http_flow *h = htp_connp_get_user_data(tx->connp);
+
+	if (h && h->a->cfg.request_decompression &&
+	    (tx->request_content_encoding == HTP_COMPRESSION_GZIP ||
+	     tx->request_content_encoding == HTP_COMPRESSION_DEFLATE))
+		h->a->cnt[MK_APP_CNT_REQ_DECOMPRESSED]++;
+	return HTP_OK;
+}
+
 /* What of @tx is complete, as detection counts it (MK_BUF_SIDE_*). */
 static uint8_t tx_progress(const htp_tx_t *tx, const struct mk_http_tx *t, int force)
 {
@@ -485,11 +509,13 @@ int mk_http_thread_new(struct mk_app_thread *a)
 	}
 	htp_config_set_server_personality(cfg, HTP_SERVER_IDS);
 	htp_config_register_request_body_data(cfg, on_req_body);
+	htp_config_register_request_headers(cfg, on_req_headers);
 	htp_config_register_response_body_data(cfg, on_resp_body);
 	htp_config_set_response_decompression(cfg, 1);
-	htp_config_set_request_decompression(cfg, 0);
+	htp_config_set_request_decompression(cfg, a->cfg.request_decompression);
 	htp_config_set_lzma_memlimit(cfg, 1u << 20);
-	htp_config_set_compression_bomb_limit(cfg, 1u << 20);
+	htp_config_set_compression_bomb_limit(cfg, (size_t)a->cfg.compression_bomb_limit);
+	htp_config_register_log(cfg, on_log);
 	htp_config_set_tx_auto_destroy(cfg, 0);
 	ht->cfg = cfg;
 	a->http = ht;
