@@ -20,6 +20,7 @@ struct seen {
 	uint8_t req_body[4096];
 	uint32_t req_body_len;
 	int npartial;		 /* updates with a partial response body */
+	uint64_t events[8];	 /* app-layer events by tx_id, as last handed to detection */
 	uint32_t partial_len[8]; /* its length each time */
 	char urls[8][64];
 	int status[8];
@@ -38,6 +39,8 @@ static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 
 	(void)f;
 	s->ntx_updates++;
+	if (tx->tx_id < 8)
+		s->events[tx->tx_id] = mk_http_tx_events(tx->tx);
 	if ((tx->partial & MK_BUF_SIDE_RESP_BODY) &&
 	    mk_http_tx_buffer(tx->tx, MK_BUF_FILE_DATA, 1, &p, &len)) {
 		cr_assert(tx->progress & MK_BUF_SIDE_RESP_BODY);
@@ -327,6 +330,64 @@ Test(http, request_bodies_decompressed_and_bombs_cut)
 	cr_assert_eq(c[MK_APP_CNT_COMPRESSION_BOMB], 1);
 	cr_assert_eq(c[MK_APP_CNT_REQ_DECOMPRESSED], 1);
 	run_free(&r);
+}
+
+static uint64_t ev_bit(const char *name)
+{
+	uint8_t side;
+	int id = mk_http_event_lookup(name, &side);
+
+	cr_assert_geq(id, 0, "%s", name);
+	return 1ull << id;
+}
+
+/* libhtp's anomalies become the transaction's events (app-layer-event). */
+Test(http, anomalies_are_transaction_events)
+{
+	static const struct {
+		const char *req, *resp, *event;
+	} cases[] = {
+		{ "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: "
+		  "chunked\r\n\r\n0\r\n\r\n",
+		  RESP1, "request_smuggling" },
+		{ "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n"
+		  "12345",
+		  RESP1, "duplicate_content_length_field_in_request" },
+		{ "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: xchunked\r\n\r\n", RESP1,
+		  "invalid_transfer_encoding_value_in_request" },
+		{ "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", RESP1,
+		  "invalid_request_chunk_len" },
+		{ "GET /a HTTP/1.1\r\n\r\n", RESP1, "missing_host_header" },
+		{ "GET /a HTTP/1.1\r\nHost h\r\n\r\n", RESP1, "request_field_missing_colon" },
+		{ "XYZ\r\n\r\n", RESP1, "request_line_invalid" },
+		{ REQ1, "HTTP/1.1 200 OK\r\nServer x\r\nContent-Length: 0\r\n\r\n",
+		  "response_field_missing_colon" },
+		{ REQ1, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		  "invalid_response_chunk_len" },
+	};
+	size_t i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(cases); i++) {
+		struct run r;
+
+		run_new(&r, NULL);
+		run_data(&r, 0, cases[i].req, strlen(cases[i].req));
+		run_data(&r, 1, cases[i].resp, strlen(cases[i].resp));
+		mk_app_flow_end(r.a, &r.f, 2000);
+		cr_assert(r.s.events[0] & ev_bit(cases[i].event), "case %zu: no %s (events %llx)",
+			  i, cases[i].event, (unsigned long long)r.s.events[0]);
+		run_free(&r);
+	}
+	/* a clean transaction has none */
+	{
+		struct run r;
+
+		run_new(&r, NULL);
+		run_data(&r, 0, REQ1, strlen(REQ1));
+		run_data(&r, 1, RESP1, strlen(RESP1));
+		cr_assert_eq(r.s.events[0], 0);
+		run_free(&r);
+	}
 }
 
 Test(http, limits_stop_parsing_and_count)

@@ -91,6 +91,8 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "request bodies with a gzip or deflate Content-Encoding, decompressed")                 \
 	X(COMPRESSION_BOMB, "compression_bomb",                                                   \
 	  "bodies whose decompression stopped at compression-bomb-limit (or 100 ms)")             \
+	X(HTTP_EVENTS, "http_events",                                                             \
+	  "HTTP app-layer events from libhtp's messages (app-layer-event)")                       \
 	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
 	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
 	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")

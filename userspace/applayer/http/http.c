@@ -350,15 +350,44 @@ static int on_resp_body(htp_tx_data_t *d)
 	return on_body(d, 1);
 }
 
-/* libhtp's messages: what they say of the transaction is counted (and kept as its events). */
+/* The transaction of direction @dir libhtp is parsing (-1: the request's if any). */
+static htp_tx_t *current_tx(htp_connp_t *connp, int dir)
+{
+	htp_conn_t *conn = htp_connp_get_connection(connp);
+	htp_tx_t *tx = dir == 1 ? htp_connp_get_out_tx(connp) : htp_connp_get_in_tx(connp);
+	size_t n;
+
+	if (!tx && dir < 0)
+		tx = htp_connp_get_out_tx(connp);
+	if (!tx && conn && conn->transactions && (n = htp_list_size(conn->transactions)))
+		tx = htp_list_get(conn->transactions, n - 1);
+	return tx;
+}
+
+/* libhtp's messages: counted, and kept as events of the transaction they are about. */
 static int on_log(htp_log_t *l)
 {
 	struct mk_http_flow *h = l->connp ? htp_connp_get_user_data(l->connp) : NULL;
+	struct mk_http_tx *t;
+	htp_tx_t *tx;
+	int ev, dir;
 
 	if (!h || !l->msg)
 		return HTP_OK;
 	if (!strncmp(l->msg, "Compression bomb", 16))
 		h->a->cnt[MK_APP_CNT_COMPRESSION_BOMB]++;
+	ev = mk_http_event_of_message(l->msg, &dir);
+	if (ev < 0)
+		return HTP_OK;
+	tx = l->tx ? l->tx : current_tx(l->connp, dir);
+	if (ev == MK_HTTP_EV_REQ_HEADER_REPEAT && tx && tx == htp_connp_get_out_tx(l->connp) &&
+	    tx != htp_connp_get_in_tx(l->connp))
+		ev = MK_HTTP_EV_RESP_HEADER_REPEAT;
+	t = tx ? tx_get(h, tx) : NULL;
+	if (t && !(t->events & 1ull << ev)) {
+		t->events |= 1ull << ev;
+		h->a->cnt[MK_APP_CNT_HTTP_EVENTS]++;
+	}
 	return HTP_OK;
 }
 

@@ -49,7 +49,9 @@ struct mk_http_tx {
 	uint8_t cached[MK_BUF_COUNT][2];
 	struct mk_detect_tx_state dstate;
 	struct mk_http_file *file[2]; /* [0] request (PUT), [1] response; NULL: none */
-	uint8_t unfinished[2];	      /* the side was incomplete when the flow ended */
+	uint8_t unfinished[2];
+	uint64_t events;
+	/* from libhtp's messages, one bit per enum mk_http_event */ /* the side was incomplete when the flow ended */
 };
 
 struct mk_http_flow {
@@ -67,5 +69,8 @@ struct mk_http_flow {
 	uint8_t resync[2];
 	uint32_t resync_skipped[2];
 };
+
+/* The event libhtp's message @msg reports, its direction in *dir (-1: either); -1: none. */
+int mk_http_event_of_message(const char *msg, int *dir);
 
 #endif /* MK_HTTP_INT_H */
