@@ -484,6 +484,9 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 
 			t->logged = 1;
 			t->logged_epoch = a->epoch;
+			/* a request line cut by a gap or the flow's end: nothing to log */
+			if (!tx->request_line && !tx->response_line)
+				continue;
 			a->cnt[MK_APP_CNT_HTTP_LOGGED]++;
 			mk_http_tx_eve(t, &ev);
 			if (a->ops && a->ops->http_log)
