@@ -105,6 +105,16 @@ for head, inside in ((b"CONNECT tunnel.example:443 HTTP/1.1\r\nHost: tunnel.exam
     drain(s, 0.5)
     s.close()
 
+# not HTTP at all: an SSH banner each way, then more bytes (app-layer-protocol: unknown
+# before the server's banner, failed after it)
+s = conn(8081)
+s.sendall(b"SSH-2.0-raw_client\r\n")
+s.settimeout(2)
+s.recv(4096)
+s.sendall(b"KEXINIT-raw-after\r\n")
+drain(s, 0.5)
+s.close()
+
 # request smuggling variants
 one(b"POST /post HTTP/1.1\r\nHost: raw.example\r\nUser-Agent: raw-clte\r\n"
     b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n")
