@@ -11,6 +11,7 @@
 #include "applayer.h"
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "eve_http.h"
 #include "fuzz.h"
 #include "http.h"
@@ -44,7 +45,21 @@ static void on_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 	CHECK(n > 0 && (size_t)n < need);
 }
 
-static const struct mk_app_ops ops = { .tx = on_tx, .http_log = on_log };
+static void on_file(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+		    const struct mk_eve_fileinfo *file)
+{
+	char line[8192];
+	size_t need = mk_eve_fileinfo_maxlen(h, file);
+	int n;
+
+	(void)ctx;
+	if (need > sizeof(line))
+		return;
+	n = mk_eve_fileinfo(line, need, NULL, f, 1, h, file);
+	CHECK(n > 0 && (size_t)n < need);
+}
+
+static const struct mk_app_ops ops = { .tx = on_tx, .http_log = on_log, .file_log = on_file };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -67,7 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (len > (uint32_t)(c.end - c.p))
 			len = (uint32_t)(c.end - c.p);
-		mk_app_stream(a, &f, how & 1, c.p, len, (how & 0x80) && (how & 0x40), 1000);
+		/* bits 6-7 set: a gap before the chunk, of 1 to 16 bytes (bits 2-5) */
+		mk_app_stream(a, &f, how & 1, c.p, len,
+			      (how & 0xc0) == 0xc0 ? 1u + ((how >> 2) & 15) : 0, 1000);
 		c.p += len;
 		if (how & 2)
 			mk_app_packet_end(a);

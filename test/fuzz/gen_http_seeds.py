@@ -38,6 +38,15 @@ seeds = {
     "connect": rec(0, b"CONNECT h:443 HTTP/1.1\r\n\r\n") +
     rec(1, b"HTTP/1.1 200 Established\r\n\r\n\x16\x03\x01"),
     "gap": rec(0, b"GET / HTTP/1.1\r\n") + rec(0, b"Host: h\r\n\r\n", 0xc2),
+    # gaps the parser goes past: inside a body of known length (4 bytes), then between
+    # messages (resynchronised on the next request line)
+    "gap_body": rec(0, b"PUT /f HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n012") +
+    rec(0, b"789GET /n HTTP/1.1\r\nHost: h\r\n\r\n", 0xce) +
+    rec(1, b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nab") + rec(1, b"f", 0xcf) +
+    rec(1, b"junk\r\nHTTP/1.1 404 NF\r\nContent-Length: 0\r\n\r\n", 0xcf),
+    "file_disposition": rec(0, b"GET /d HTTP/1.1\r\nHost: h\r\n\r\n") +
+    rec(1, b"HTTP/1.1 200 OK\r\nContent-Disposition: attachment; filename=\"x.exe\"\r\n"
+        b"Content-Length: 3\r\n\r\nMZ\x90"),
 }
 for name, b in seeds.items():
     open(os.path.join(out, name), "wb").write(b)

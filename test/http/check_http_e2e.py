@@ -49,15 +49,20 @@ for stream, rq in reqs.items():
 
 got = collections.Counter()
 alerts = collections.Counter()
+alert_at = {}  # sid -> (flow_id, tx_id, timestamp) of its first alert
+http_at = {}   # (flow_id, tx_id) -> timestamp of the http event (the transaction's last packet)
 for line in open(eve):
     ev = json.loads(line)
     if ev["event_type"] == "alert":
         alerts[ev["alert"]["signature_id"]] += 1
+        alert_at.setdefault(ev["alert"]["signature_id"],
+                            (ev["flow_id"], ev.get("tx_id"), ev["timestamp"]))
         if "tx_id" in ev and ev.get("app_proto") != "http":
             bad.append("alert %d with tx_id has no app_proto http" % ev["alert"]["signature_id"])
         if "tx_id" in ev and "http" not in ev:
             bad.append("alert %d on a transaction has no http object" % ev["alert"]["signature_id"])
     elif ev["event_type"] == "http":
+        http_at[(ev["flow_id"], ev["tx_id"])] = ev["timestamp"]
         h = ev["http"]
         got[(h.get("http_method", ""), h.get("url", ""), h.get("hostname", ""),
              h.get("http_user_agent", ""), str(h.get("status", "")),
@@ -74,6 +79,15 @@ for k in sorted(set(want) | set(got)):
 print("%d transactions, %d http events" % (sum(want.values()), sum(got.values())))
 
 for line in open(rules):
+    if line.startswith("# early "):
+        # the alert came from a packet before the one that completed its transaction
+        sid = int(line.split()[2])
+        flow, tx, ts = alert_at.get(sid, (None, None, None))
+        end = http_at.get((flow, tx))
+        if ts is None or end is None or not ts < end:
+            bad.append("sid %d: alert at %s, its transaction ended at %s: not earlier" % (sid, ts, end))
+        else:
+            print("sid %d: alert at %s, before its transaction ended at %s" % (sid, ts, end))
     if line.startswith("# expect "):
         sid, n = map(int, line.split()[2:4])
         if alerts[sid] != n:

@@ -19,7 +19,8 @@ MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
 RULES="$(readlink -f "$3")"
 LIVE_CHECK="$(dirname "$CHECK")/../lib/check_live_events.py"
-# shellcheck source=../testbench/lib.sh
+FILES_CHECK="$(dirname "$CHECK")/check_http_files.py"
+# shellcheck source=test/testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 TB_WANT_QUEUES=1
 
@@ -27,60 +28,22 @@ tb_require_root
 for c in nginx curl dumpcap tshark; do
 	command -v "$c" >/dev/null || tb_skip "$c is not installed"
 done
-SRV_PID=""
-CAP_PID=""
-http_stop() {
-	[ -n "$CAP_PID" ] && kill -INT "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
-	[ -n "$SRV_PID" ] && kill -TERM "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
-	CAP_PID=""
-	SRV_PID=""
-	return 0
-}
+# shellcheck source=test/http/http_lib.sh
+. "$(dirname "$(readlink -f "$0")")/http_lib.sh"
 tb_setup
 trap 'rc=$?; set +e; http_stop; (exit $rc); tb_cleanup' EXIT
 tb_wire_frames
 
 W="$TB_TMP/www"
-mkdir -p "$W/site" "$W/tmp"
+mkdir -p "$W/site"
 printf '<html><body>hello meerkat</body></html>\n' >"$W/site/index.html"
 python3 -c 'import sys; sys.stdout.write("".join("line %d of the big text: zebra\n" % i for i in range(4000)))' >"$W/site/big.txt"
-cat >"$W/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $W/nginx.pid;
-error_log $W/error.log;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path $W/tmp;
-	proxy_temp_path $W/tmp;
-	fastcgi_temp_path $W/tmp;
-	uwsgi_temp_path $W/tmp;
-	scgi_temp_path $W/tmp;
-	types { text/html html; text/plain txt; }
-	gzip on;
-	gzip_types text/plain;
-	gzip_min_length 100;
-	server {
-		listen $TB_SENSOR_IP:8080;
-		root $W/site;
-		location = /old { return 301 /index.html; }
-		location = /post { return 200 "posted\n"; }
-	}
-}
-CONF
-# started without a shell function around them, so $! is the server and the capture
-ip netns exec "$TB_NS_SENSOR" nginx -c "$W/nginx.conf" -e "$W/error.log" &
-SRV_PID=$!
+# a binary file larger than the inspect windows: fileinfo hashes all of it, a rule on a
+# marker at 50 kB fires while it downloads (progressive inspection)
+{ head -c 50000 /dev/urandom; printf 'MEERKAT-MARK-50K'; head -c 250000 /dev/urandom; } >"$W/site/blob.bin"
+http_nginx_start "$W"
 PCAP="$TB_TMP/http.pcap"
-ready() { tb_peer curl -s -m 2 -o /dev/null "http://$TB_SENSOR_IP:8080/ready"; }
-tb_wait 10 ready || tb_fail "the web server did not answer"
-ip netns exec "$TB_NS_PEER" dumpcap -q -P -i "$TB_PEER_IF" -w "$PCAP" 2>"$TB_TMP/dumpcap.err" &
-CAP_PID=$!
-capturing() { kill -0 "$CAP_PID" && [ -s "$PCAP" ]; }
-tb_wait 10 capturing || tb_fail "the capture did not start: $(cat "$TB_TMP/dumpcap.err")"
-sleep 1
+http_capture_start "$PCAP"
 U="http://$TB_SENSOR_IP:8080"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-test/1.0" -b "session=abc123" -e "http://ref.example/start" \
 	-H "X-Custom-One: alpha" -H "X-Custom-Two: beta" -H "Accept: text/html" "$U/index.html?q=one%20two"
@@ -88,6 +51,7 @@ tb_peer curl -s -m 10 -o /dev/null --compressed -A "meerkat-gzip" "$U/big.txt"
 tb_peer curl -s -m 10 -o /dev/null -L -A "meerkat-redirect" "$U/old"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-post" -b "token=s3cret" -d "user=admin&pass=hunter2" "$U/post"
 tb_peer curl -s -m 10 -o /dev/null -A "meerkat-404" -H "Accept-Language: de-CH" "$U/missing.php"
+tb_peer curl -s -m 10 -o /dev/null -A "meerkat-blob" "$U/blob.bin"
 # two requests in one segment: pipelining
 tb_peer python3 - "$TB_SENSOR_IP" <<'PY'
 import socket, sys, time
@@ -113,13 +77,21 @@ outputs:
   - eve-log:
       enabled: yes
       filename: eve.json
-      types: [alert, flow, http]
+      types: [alert, flow, http, files]
+app-layer:
+  protocols:
+    http:
+      libhtp:
+        default-config:
+          response-body-limit: 1mb
 CONF
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -r "$PCAP" -S "$RULES" -l "$OUT" >"$TB_TMP/mk.out" 2>&1 ||
 	tb_fail "meerkat -r failed: $(tail -5 "$TB_TMP/mk.out")"
 [ -z "${KEEP_PCAP:-}" ] || cp "$PCAP" "$KEEP_PCAP"
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" "$RULES" || tb_fail "see above"
 tb_ok "http events agree with the dissector; rules fired where expected"
+python3 "$FILES_CHECK" "$PCAP" "$OUT/eve.json" "$W/site" || tb_fail "see above"
+tb_ok "fileinfo events agree with the dissector's bodies and sha256sum"
 
 # The same capture replayed into the live sensor (the server is gone: the
 # program hands every frame to the workers), with the same rules: the same
@@ -133,5 +105,5 @@ sleep 1
 tb_meerkat_stop TERM
 [ "$TB_MK_RC" = 0 ] || tb_fail "the live sensor exited with $TB_MK_RC"
 [ -z "${KEEP_LIVE:-}" ] || cp "$TB_MK_DIR/eve.json" "$KEEP_LIVE"
-python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" http alert || tb_fail "live and offline differ (see above)"
-tb_ok "live and offline: the same http events and alerts"
+python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" http alert fileinfo || tb_fail "live and offline differ (see above)"
+tb_ok "live and offline: the same http and fileinfo events and alerts"

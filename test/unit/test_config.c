@@ -235,6 +235,7 @@ static const char *const custom_keys[] = {
 	"advise-router.classtypes",
 	"advise-router.metadata",
 	"advise-router.allow",
+	"app-layer.protocols.http.file-hashes",
 	/* bits of one field: config::tunnel_decoders */
 	"decoder.gtpu.enabled",
 	"decoder.l2tp.enabled",
@@ -879,6 +880,23 @@ Test(config, several_eve_outputs)
 		     "  - eve-log: {filename: g}\n  - eve-log: {filename: h}\n"
 		     "  - eve-log: {filename: i}\n",
 		     -EINVAL, NAME ":10:5: outputs[8]: more than 8 eve-log outputs");
+}
+
+Test(config, file_hashes)
+{
+	struct mk_config c;
+
+	expect_ok(&c, "app-layer:\n  protocols:\n    http:\n      file-hashes: [md5, sha256]\n");
+	cr_expect_eq(c.app.file_hashes, MK_APP_HASH_MD5 | MK_APP_HASH_SHA256);
+	expect_ok(&c, "app-layer:\n  protocols:\n    http:\n      file-hashes: []\n");
+	cr_expect_eq(c.app.file_hashes, 0);
+	expect_error(
+		"app-layer:\n  protocols:\n    http:\n      file-hashes: [crc32]\n", -EINVAL,
+		NAME
+		":4:21: app-layer.protocols.http.file-hashes[0]: 'crc32' is not a digest meerkat computes (md5, sha1, sha256)");
+	expect_error("app-layer:\n  protocols:\n    http:\n      file-hashes: sha1\n", -EINVAL,
+		     NAME ":4:20: app-layer.protocols.http.file-hashes: expected a list of digests "
+			  "([md5, sha1, sha256]), found a value");
 }
 
 Test(config, bypass_cidrs)

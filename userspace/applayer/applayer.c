@@ -61,6 +61,13 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->dns_udp_enabled = 1;
 	c->dns_tcp_enabled = 1;
 	c->tls_enabled = 1;
+	c->request_body_min_inspect = 32ull << 10;
+	c->request_body_window = 4ull << 10;
+	c->response_body_min_inspect = 40ull << 10;
+	c->response_body_window = 16ull << 10;
+	c->compression_bomb_limit = 1ull << 20;
+	c->request_decompression = 1;
+	c->file_hashes = MK_APP_HASH_SHA256;
 }
 
 static void app_cfg_defaults_any(void *base)
@@ -73,6 +80,64 @@ static const struct mk_cfg_name tls_encryption_names[] = {
 	{ "bypass", MK_TLS_ENC_BYPASS },
 	{ NULL, 0 },
 };
+
+static const struct {
+	const char *name;
+	uint8_t bit;
+} hash_names[] = {
+	{ "md5", MK_APP_HASH_MD5 },
+	{ "sha1", MK_APP_HASH_SHA1 },
+	{ "sha256", MK_APP_HASH_SHA256 },
+};
+
+/* file-hashes: [md5, sha1, sha256], any of them (an empty list: none) */
+static int hashes_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
+{
+	struct mk_app_cfg *c = base;
+	enum mk_cfg_kind kind = mk_cfg_node_kind(x, node);
+	unsigned int i, h, n = 0;
+	char item[96];
+	uint8_t bits = 0;
+	int err;
+
+	if (kind == MK_CFG_NODE_SEQUENCE)
+		n = mk_cfg_node_len(x, node);
+	else if (kind != MK_CFG_NODE_NULL)
+		return mk_cfg_error(x, node, path, -EINVAL,
+				    "expected a list of digests ([md5, sha1, sha256]), found %s",
+				    mk_cfg_kind_name(kind));
+	for (i = 0; i < n; i++) {
+		int it = mk_cfg_seq_item(x, node, i);
+		const char *name;
+
+		snprintf(item, sizeof(item), "%s[%u]", path, i);
+		err = mk_cfg_scalar(x, it, item, &name);
+		if (err)
+			return err;
+		for (h = 0; h < MK_ARRAY_SIZE(hash_names) && strcmp(name, hash_names[h].name); h++)
+			;
+		if (h == MK_ARRAY_SIZE(hash_names))
+			return mk_cfg_error(
+				x, it, item, -EINVAL,
+				"'%.32s' is not a digest meerkat computes (md5, sha1, sha256)",
+				name);
+		bits |= hash_names[h].bit;
+	}
+	c->file_hashes = bits;
+	return 0;
+}
+
+static void hashes_dump(FILE *out, const char *path, const void *base)
+{
+	const struct mk_app_cfg *c = base;
+	unsigned int h, n = 0;
+
+	fprintf(out, "%s = [", path);
+	for (h = 0; h < MK_ARRAY_SIZE(hash_names); h++)
+		if (c->file_hashes & hash_names[h].bit)
+			fprintf(out, "%s%s", n++ ? ", " : "", hash_names[h].name);
+	fputs("]\n", out);
+}
 
 #define C struct mk_app_cfg
 #define LIBHTP "app-layer.protocols.http.libhtp.default-config."
@@ -89,6 +154,15 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_BOOL("app-layer.protocols.tls.enabled", C, tls_enabled),
 	MK_CFG_ENUM("app-layer.protocols.tls.encryption-handling", C, tls_encryption,
 		    tls_encryption_names),
+	MK_CFG_SIZE(LIBHTP "compression-bomb-limit", C, compression_bomb_limit, 1u << 10, 1u << 30),
+	MK_CFG_BOOL(LIBHTP "request-decompression", C, request_decompression),
+	MK_CFG_SIZE(LIBHTP "request-body-minimal-inspect-size", C, request_body_min_inspect, 0,
+		    1u << 30),
+	MK_CFG_SIZE(LIBHTP "request-body-inspect-window", C, request_body_window, 0, 1u << 30),
+	MK_CFG_SIZE(LIBHTP "response-body-minimal-inspect-size", C, response_body_min_inspect, 0,
+		    1u << 30),
+	MK_CFG_SIZE(LIBHTP "response-body-inspect-window", C, response_body_window, 0, 1u << 30),
+	MK_CFG_CUSTOM("app-layer.protocols.http.file-hashes", hashes_parse, hashes_dump),
 };
 #undef LIBHTP
 #undef C
@@ -270,7 +344,7 @@ static struct mk_app_flow *app_flow(struct mk_flow *f)
 }
 
 void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
-		   uint32_t len, int gap, uint64_t ts_us)
+		   uint32_t len, uint64_t gap, uint64_t ts_us)
 {
 	struct mk_app_flow *af;
 	uint32_t held;
@@ -290,12 +364,12 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 	}
 	if (f->app_proto == MK_APP_DNS) {
 		if (af->dns)
-			mk_dns_tcp(a, f, af->dns, to_client, data, len, gap);
+			mk_dns_tcp(a, f, af->dns, to_client, data, len, gap != 0);
 		return;
 	}
 	if (f->app_proto == MK_APP_TLS) {
 		if (af->tls)
-			mk_tls_data(a, f, af->tls, to_client, data, len, gap);
+			mk_tls_data(a, f, af->tls, to_client, data, len, gap != 0);
 		return;
 	}
 	to_client = !!to_client;

@@ -47,6 +47,12 @@ struct mk_app_cfg {
 	uint8_t dns_tcp_enabled;      /* app-layer.protocols.dns.tcp.enabled */
 	uint8_t tls_enabled;	      /* app-layer.protocols.tls.enabled */
 	uint8_t tls_encryption;	      /* enum mk_tls_encryption */
+	/* progressive body inspection: first at this many bytes, then every window more */
+	uint64_t request_body_min_inspect, request_body_window;
+	uint64_t response_body_min_inspect, response_body_window;
+	uint64_t compression_bomb_limit; /* bytes one compressed body may decompress to */
+	uint8_t request_decompression;	 /* gunzip/inflate request bodies as responses */
+	uint8_t file_hashes;		 /* MK_APP_HASH_*: app-layer.protocols.http.file-hashes */
 };
 
 /* app-layer.protocols.tls.encryption-handling: what becomes of a session once encrypted. */
@@ -54,6 +60,11 @@ enum mk_tls_encryption {
 	MK_TLS_ENC_DEFAULT = 0, /* its packets still go through stream and packet rules */
 	MK_TLS_ENC_BYPASS,	/* the flow is handed to the bypass decisions (docs/bypass.md) */
 };
+
+/* The digests of a file's bytes fileinfo records carry. */
+#define MK_APP_HASH_MD5 (1u << 0)
+#define MK_APP_HASH_SHA1 (1u << 1)
+#define MK_APP_HASH_SHA256 (1u << 2)
 
 void mk_app_cfg_default(struct mk_app_cfg *c);
 extern const struct mk_cfg_table mk_app_cfg_table;
@@ -66,7 +77,17 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(HTTP_TX, "http_tx", "HTTP transactions parsed")                                         \
 	X(HTTP_LOGGED, "http_logged", "HTTP transactions handed to the EVE writer")               \
 	X(HTTP_PARSE_ERROR, "http_parse_error", "HTTP flows no longer parsed: malformed data")    \
-	X(HTTP_GAP, "http_gap", "HTTP flows no longer parsed: a gap in the stream")               \
+	X(HTTP_GAP, "http_gap",                                                                   \
+	  "HTTP flows no longer parsed: a gap in a request or response line, headers, "           \
+	  "a chunked body or a body of unknown length")                                           \
+	X(HTTP_GAP_BODY, "http_gap_body",                                                         \
+	  "gaps inside an HTTP body of known length: skipped, the body marked, parsing went on")  \
+	X(HTTP_GAP_RESYNC, "http_gap_resync",                                                     \
+	  "gaps between HTTP messages: parsing resumed at the next request or response line")     \
+	X(HTTP_GAP_SKIPPED, "http_gap_skipped_bytes",                                             \
+	  "bytes after a gap dropped before the next request or response line")                   \
+	X(HTTP_GAP_RESYNC_LIMIT, "http_gap_resync_limit",                                         \
+	  "HTTP flows no longer parsed: no message line within 64 KiB after a gap")               \
 	X(HTTP_TUNNEL, "http_tunnel", "HTTP flows no longer parsed: CONNECT or protocol upgrade") \
 	X(MEMCAP, "app_memcap", "HTTP flows no longer parsed: app-layer.protocols.http.memcap")   \
 	X(FLOW_MEMCAP, "app_flow_memcap",                                                         \
@@ -90,7 +111,20 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(TLS_GAP, "tls_gap", "TLS directions no longer parsed: a gap in the stream")             \
 	X(TLS_HS_LIMIT, "tls_handshake_limit",                                                    \
 	  "TLS directions no longer parsed: a handshake message over 256 KiB")                    \
-	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")
+	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")             \
+	X(REQ_BODY_PARTIAL, "request_body_partial_inspections",                                   \
+	  "request bodies inspected before they were complete (inspect window)")                  \
+	X(RESP_BODY_PARTIAL, "response_body_partial_inspections",                                 \
+	  "response bodies inspected before they were complete (inspect window)")                 \
+	X(REQ_DECOMPRESSED, "request_bodies_decompressed",                                        \
+	  "request bodies with a gzip or deflate Content-Encoding, decompressed")                 \
+	X(COMPRESSION_BOMB, "compression_bomb",                                                   \
+	  "bodies whose decompression stopped at compression-bomb-limit (or 100 ms)")             \
+	X(HTTP_EVENTS, "http_events",                                                             \
+	  "HTTP app-layer events from libhtp's messages (app-layer-event)")                       \
+	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
+	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
+	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
 enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
@@ -102,6 +136,7 @@ struct mk_detect_tx;
 struct mk_eve_http;
 struct mk_dns_msg;
 struct mk_tls_info;
+struct mk_eve_fileinfo;
 
 /* Where the application layer hands over what it found (the worker). */
 struct mk_app_ops {
@@ -113,6 +148,9 @@ struct mk_app_ops {
 	void (*dns_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_dns_msg *m);
 	/* a TLS session's facts, once encrypted or at the flow's end (applayer/tls/tls.h) */
 	void (*tls_log)(void *ctx, struct mk_flow *f, const struct mk_tls_info *t);
+	/* a file (an HTTP body) of a finished transaction (output/eve_file.h); may be NULL */
+	void (*file_log)(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+			 const struct mk_eve_fileinfo *file);
 };
 
 struct mk_app_thread;
@@ -124,10 +162,11 @@ void mk_app_thread_free(struct mk_app_thread *a);
 
 /*
  * Reassembled bytes of @f travelling to the client (@to_client) or to the
- * server, in stream order; @gap: bytes were lost just before them.
+ * server, in stream order; @gap: that many bytes were lost just before them
+ * (0: none).
  */
 void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
-		   uint32_t len, int gap, uint64_t ts_us);
+		   uint32_t len, uint64_t gap, uint64_t ts_us);
 /* A UDP payload of @f. */
 void mk_app_udp(struct mk_app_thread *a, struct mk_flow *f, int to_client, const uint8_t *data,
 		uint32_t len, uint64_t ts_us);

@@ -339,6 +339,13 @@ void mk_detect_tx_state_free(struct mk_detect_tx_state *s);
 struct mk_detect_tx {
 	uint8_t app_proto; /* enum mk_app_proto */
 	uint8_t progress;  /* MK_BUF_SIDE_* (detect_buf.h) parts it has complete */
+	/*
+	 * Of @progress, the body parts (MK_BUF_SIDE_*_BODY) handed over before
+	 * they are complete (progressive body inspection, docs/applayer.md): a
+	 * rule that needs one is inspected on what is there and, unless it
+	 * matched, again on a later call.
+	 */
+	uint8_t partial;
 	uint8_t to_client; /* the direction whose data made it progress */
 	uint64_t tx_id;	   /* its number in the flow, from 0 */
 	const void *tx;	   /* the protocol's transaction: its buffer getters read it */

@@ -210,6 +210,8 @@ struct mk_sm {
 	K(http_header) K(http_raw_header) K(http_cookie) K(http_user_agent) K(http_host)           \
 	K(http_raw_host) K(http_client_body) K(http_server_body) K(http_stat_code)                 \
 	K(http_stat_msg) K(uricontent) K(urilen)
+/* kw/applayer_kw.c: app-layer-protocol, app-layer-event */
+#define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
@@ -218,7 +220,8 @@ struct mk_sm {
 	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
-	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)
+	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)                             \
+	F(applayer, MK_KW_FAMILY_APPLAYER)
 
 /* clang-format on */
 

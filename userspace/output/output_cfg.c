@@ -31,6 +31,7 @@ static const struct {
 	{ "alert", MK_EVE_TYPE_ALERT }, { "flow", MK_EVE_TYPE_FLOW },
 	{ "stats", MK_EVE_TYPE_STATS }, { "http", MK_EVE_TYPE_HTTP },
 	{ "dns", MK_EVE_TYPE_DNS },	{ "tls", MK_EVE_TYPE_TLS },
+	{ "files", MK_EVE_TYPE_FILES }, { "fileinfo", MK_EVE_TYPE_FILES },
 };
 
 /*

@@ -36,6 +36,7 @@ enum mk_eve_filetype {
 #define MK_EVE_TYPE_HTTP (1u << 3)
 #define MK_EVE_TYPE_DNS (1u << 4)
 #define MK_EVE_TYPE_TLS (1u << 5)
+#define MK_EVE_TYPE_FILES (1u << 6) /* fileinfo records */
 
 /*
  * outputs.eve-log.types.flow.unreplied: what becomes of the flow record of

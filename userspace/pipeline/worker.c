@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "eve.h"
 #include "eve_dns.h"
+#include "eve_file.h"
 #include "eve_http.h"
 #include "eve_tls.h"
 #include "dns_msg.h"
@@ -242,7 +243,7 @@ static void stream_cb_data(void *user, struct mk_tcp_session *ssn, const struct 
 		mk_detect_stream_app(w->detect, f, c);
 	mk_app_stream(w->app, f,
 		      (c->dir ^ f->first_to_client ^ mk_tcp_session_swapped(&f->tcp)) & 1, c->data,
-		      c->len, c->gap != 0, f->last_us);
+		      c->len, c->gap, f->last_us);
 	if (w->detect)
 		mk_detect_stream(w->detect, f, c);
 	if (!w->cfg.dump_streams || !c->len)
@@ -379,6 +380,28 @@ static void worker_tls_log(void *ctx, struct mk_flow *f, const struct mk_tls_inf
 		return;
 	line = malloc(need);
 	n = line ? mk_eve_tls(line, need, &w->cfg.eve, f, f->last_us, t) : -ENOMEM;
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+	}
+	free(line);
+}
+
+/* A file of a finished HTTP transaction: its `fileinfo` record. */
+static void worker_file_log(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
+			    const struct mk_eve_fileinfo *file)
+{
+	struct mk_worker *w = ctx;
+	size_t need = mk_eve_fileinfo_maxlen(h, file);
+	char *line;
+	int n, err;
+
+	if (!w->cfg.log_files)
+		return;
+	line = malloc(need);
+	n = line ? mk_eve_fileinfo(line, need, &w->cfg.eve, f, f->last_us, h, file) : -ENOMEM;
 	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
 	if (err) {
 		w->cnt[MK_WORKER_EVE_LOST]++;
@@ -818,7 +841,8 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	static const struct mk_app_ops app_ops = { .tx = worker_app_tx,
 						   .http_log = worker_http_log,
 						   .dns_log = worker_dns_log,
-						   .tls_log = worker_tls_log };
+						   .tls_log = worker_tls_log,
+						   .file_log = worker_file_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
 
@@ -894,6 +918,7 @@ void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r
 	w->cfg.log_http = r->log_http;
 	w->cfg.log_dns = r->log_dns;
 	w->cfg.log_tls = r->log_tls;
+	w->cfg.log_files = r->log_files;
 	w->unreplied = r->unreplied;
 	w->cfg.alert_opts.payload = r->payload;
 	w->cfg.alert_opts.payload_printable = r->payload_printable;

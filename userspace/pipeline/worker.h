@@ -191,6 +191,7 @@ struct mk_worker_cfg {
 	int log_http;		  /* format EVE http records (outputs.eve-log.types: http) */
 	int log_dns;		  /* format EVE dns records (outputs.eve-log.types: dns) */
 	int log_tls;		  /* format EVE tls records (outputs.eve-log.types: tls) */
+	int log_files;		  /* format EVE fileinfo records (types: files) */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */
@@ -254,7 +255,7 @@ void mk_worker_free(struct mk_worker *w);
 struct mk_worker_reload {
 	const struct mk_flow_cfg *flow;	    /* timeouts, emergency-recovery */
 	const struct mk_bypass_cfg *bypass; /* bypass triggers */
-	int log_flows, log_alerts, log_http, log_dns, log_tls;
+	int log_flows, log_alerts, log_http, log_dns, log_tls, log_files;
 	int unreplied;			/* enum mk_eve_unreplied */
 	int payload, payload_printable; /* outputs.eve-log.types.alert */
 };

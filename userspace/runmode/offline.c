@@ -1000,6 +1000,7 @@ static int workers_init(struct offline_run *run)
 			.log_http = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_HTTP),
 			.log_dns = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_DNS),
 			.log_tls = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_TLS),
+			.log_files = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_FILES),
 			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,

@@ -20,9 +20,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <htp/htp.h>
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "http.h"
 #include "http_int.h"
 
@@ -110,6 +112,8 @@ static void tx_free(struct mk_http_flow *h, struct mk_http_tx *t)
 			free(t->cache[i][d]);
 	free(t->body[0].buf);
 	free(t->body[1].buf);
+	free(t->file[0]);
+	free(t->file[1]);
 	mk_detect_tx_state_free(&t->dstate);
 	mem_give(h, t->mem);
 	h->live--;
@@ -144,7 +148,141 @@ static struct mk_http_tx *tx_get(struct mk_http_flow *h, htp_tx_t *tx)
 	return t;
 }
 
-/* Keeps body bytes for inspection, up to the direction's limit. */
+/* ---- files (fileinfo) ------------------------------------------------------------------- */
+
+/* Bodies that are files, as Suricata's: every response body, PUT request bodies. */
+static int is_file(const htp_tx_t *tx, int to_client)
+{
+	return to_client || tx->request_method_number == HTP_M_PUT;
+}
+
+/* Hashes @len bytes (@p NULL: a gap) of side @d of @t into its file, made on first sight. */
+static void file_add(struct mk_http_flow *h, struct mk_http_tx *t, int d, const uint8_t *p,
+		     size_t len)
+{
+	struct mk_http_file *f = t->file[d];
+	uint8_t hashes = h->a->cfg.file_hashes;
+
+	if (!f) {
+		if (mem_take(h, sizeof(*f)))
+			return;
+		f = calloc(1, sizeof(*f));
+		if (!f) {
+			mem_give(h, sizeof(*f));
+			return;
+		}
+		t->mem += sizeof(*f);
+		md5_init(&f->md5);
+		sha1_init(&f->sha1);
+		sha256_init(&f->sha256);
+		t->file[d] = f;
+		h->a->cnt[MK_APP_CNT_HTTP_FILES]++;
+	}
+	f->size += len;
+	if (!p) {
+		f->gaps = 1;
+		return;
+	}
+	if (hashes & MK_APP_HASH_MD5)
+		md5_update(&f->md5, len, p);
+	if (hashes & MK_APP_HASH_SHA1)
+		sha1_update(&f->sha1, len, p);
+	if (hashes & MK_APP_HASH_SHA256)
+		sha256_update(&f->sha256, len, p);
+}
+
+static void hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* Content-Disposition's filename parameter (quoted or not) in @out; 0 when there is none. */
+static int disposition_filename(const htp_table_t *hdrs, struct mk_eve_str *out)
+{
+	const htp_header_t *hd = hdrs ? htp_table_get_c(hdrs, "content-disposition") : NULL;
+	const uint8_t *p, *end, *s;
+	size_t i, n;
+
+	if (!hd || !hd->value)
+		return 0;
+	p = bstr_ptr(hd->value);
+	n = bstr_len(hd->value);
+	for (i = 0; i + 9 <= n; i++) {
+		if (strncasecmp((const char *)p + i, "filename=", 9) ||
+		    (i && p[i - 1] != ' ' && p[i - 1] != ';' && p[i - 1] != '\t'))
+			continue;
+		s = p + i + 9;
+		end = p + n;
+		if (s < end && *s == '"') {
+			const uint8_t *q = memchr(s + 1, '"', (size_t)(end - s - 1));
+
+			out->p = s + 1;
+			out->len = (uint32_t)((q ? q : end) - s - 1);
+		} else {
+			const uint8_t *q = memchr(s, ';', (size_t)(end - s));
+
+			out->p = s;
+			out->len = (uint32_t)((q ? q : end) - s);
+		}
+		return out->len > 0;
+	}
+	return 0;
+}
+
+/* The fileinfo records of @t's files (the transaction is finished). */
+static void files_log(struct mk_app_thread *a, struct mk_http_flow *h, struct mk_http_tx *t,
+		      const struct mk_eve_http *ev)
+{
+	const htp_tx_t *tx = t->htx;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		struct mk_http_file *f = t->file[d];
+		struct mk_eve_fileinfo out = { .tx_id = t->id, .to_client = (uint8_t)d };
+		uint8_t dg[SHA256_DIGEST_SIZE];
+		int done;
+
+		if (!f)
+			continue;
+		done = !t->unfinished[d] && (d ? tx->response_progress >= HTP_RESPONSE_COMPLETE :
+						 tx->request_progress >= HTP_REQUEST_COMPLETE);
+		out.size = f->size;
+		out.gaps = f->gaps;
+		out.state = done && !f->gaps ? MK_EVE_FILE_CLOSED : MK_EVE_FILE_TRUNCATED;
+		if (out.state != MK_EVE_FILE_CLOSED)
+			a->cnt[MK_APP_CNT_HTTP_FILES_TRUNCATED]++;
+		if (!disposition_filename(d ? tx->response_headers : tx->request_headers,
+					  &out.filename) &&
+		    tx->parsed_uri && tx->parsed_uri->path) {
+			out.filename.p = bstr_ptr(tx->parsed_uri->path);
+			out.filename.len = (uint32_t)bstr_len(tx->parsed_uri->path);
+		}
+		/* digests of what was seen only: none over a file with holes */
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_MD5)) {
+			md5_digest(&f->md5, MD5_DIGEST_SIZE, dg);
+			hex(out.md5, dg, MD5_DIGEST_SIZE);
+		}
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA1)) {
+			sha1_digest(&f->sha1, SHA1_DIGEST_SIZE, dg);
+			hex(out.sha1, dg, SHA1_DIGEST_SIZE);
+		}
+		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA256)) {
+			sha256_digest(&f->sha256, SHA256_DIGEST_SIZE, dg);
+			hex(out.sha256, dg, SHA256_DIGEST_SIZE);
+		}
+		if (a->ops && a->ops->file_log)
+			a->ops->file_log(a->ctx, h->flow, ev, &out);
+	}
+}
+
+/* Keeps body bytes for inspection, up to the direction's limit; files see them all. */
 static int on_body(htp_tx_data_t *d, int to_client)
 {
 	struct mk_http_flow *h = htp_connp_get_user_data(d->tx->connp);
@@ -154,11 +292,15 @@ static int on_body(htp_tx_data_t *d, int to_client)
 	uint32_t take, cap;
 	uint8_t *n;
 
-	if (!h || !d->data || !d->len)
+	if (!h || !d->len)
 		return HTP_OK;
 	t = tx_get(h, d->tx);
 	if (!t)
 		return HTP_OK;
+	if (is_file(d->tx, to_client))
+		file_add(h, t, to_client, d->data, d->len);
+	if (!d->data)
+		return HTP_OK; /* a gap: nothing to inspect */
 	b = &t->body[to_client];
 	limit = to_client ? h->a->cfg.response_body_limit : h->a->cfg.request_body_limit;
 	if (b->cut)
@@ -189,6 +331,12 @@ static int on_body(htp_tx_data_t *d, int to_client)
 	}
 	memcpy(b->buf + b->len, d->data, take);
 	b->len += take;
+	/* progressive inspection: at the minimal size, then every window more */
+	if (b->len >= (to_client ? h->a->cfg.response_body_min_inspect :
+				   h->a->cfg.request_body_min_inspect) &&
+	    (!b->inspected || b->len - b->inspected >= (to_client ? h->a->cfg.response_body_window :
+								    h->a->cfg.request_body_window)))
+		b->ready = 1;
 	return HTP_OK;
 }
 
@@ -200,6 +348,59 @@ static int on_req_body(htp_tx_data_t *d)
 static int on_resp_body(htp_tx_data_t *d)
 {
 	return on_body(d, 1);
+}
+
+/* The transaction of direction @dir libhtp is parsing (-1: the request's if any). */
+static htp_tx_t *current_tx(htp_connp_t *connp, int dir)
+{
+	htp_conn_t *conn = htp_connp_get_connection(connp);
+	htp_tx_t *tx = dir == 1 ? htp_connp_get_out_tx(connp) : htp_connp_get_in_tx(connp);
+	size_t n;
+
+	if (!tx && dir < 0)
+		tx = htp_connp_get_out_tx(connp);
+	if (!tx && conn && conn->transactions && (n = htp_list_size(conn->transactions)))
+		tx = htp_list_get(conn->transactions, n - 1);
+	return tx;
+}
+
+/* libhtp's messages: counted, and kept as events of the transaction they are about. */
+static int on_log(htp_log_t *l)
+{
+	struct mk_http_flow *h = l->connp ? htp_connp_get_user_data(l->connp) : NULL;
+	struct mk_http_tx *t;
+	htp_tx_t *tx;
+	int ev, dir;
+
+	if (!h || !l->msg)
+		return HTP_OK;
+	if (!strncmp(l->msg, "Compression bomb", 16))
+		h->a->cnt[MK_APP_CNT_COMPRESSION_BOMB]++;
+	ev = mk_http_event_of_message(l->msg, &dir);
+	if (ev < 0)
+		return HTP_OK;
+	tx = l->tx ? l->tx : current_tx(l->connp, dir);
+	if (ev == MK_HTTP_EV_REQ_HEADER_REPEAT && tx && tx == htp_connp_get_out_tx(l->connp) &&
+	    tx != htp_connp_get_in_tx(l->connp))
+		ev = MK_HTTP_EV_RESP_HEADER_REPEAT;
+	t = tx ? tx_get(h, tx) : NULL;
+	if (t && !(t->events & 1ull << ev)) {
+		t->events |= 1ull << ev;
+		h->a->cnt[MK_APP_CNT_HTTP_EVENTS]++;
+	}
+	return HTP_OK;
+}
+
+/* Request headers done: a compressed body is decompressed (counted once). */
+static int on_req_headers(htp_tx_t *tx)
+{
+	struct mk_http_flow *h = htp_connp_get_user_data(tx->connp);
+
+	if (h && h->a->cfg.request_decompression &&
+	    (tx->request_content_encoding == HTP_COMPRESSION_GZIP ||
+	     tx->request_content_encoding == HTP_COMPRESSION_DEFLATE))
+		h->a->cnt[MK_APP_CNT_REQ_DECOMPRESSED]++;
+	return HTP_OK;
 }
 
 /* What of @tx is complete, as detection counts it (MK_BUF_SIDE_*). */
@@ -236,7 +437,8 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 	for (i = h->first; i < n; i++) {
 		htp_tx_t *tx = htp_list_get(conn->transactions, i);
 		struct mk_http_tx *t;
-		uint8_t p;
+		uint8_t p, partial;
+		int d;
 
 		if (!tx)
 			continue;
@@ -244,11 +446,18 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 		if (!t || t->logged)
 			continue;
 		p = tx_progress(tx, t, force);
+		/* bodies not complete yet with enough new bytes: inspected as they are */
+		partial = 0;
+		if (t->body[0].ready && !(p & MK_BUF_SIDE_REQ_BODY))
+			partial |= MK_BUF_SIDE_REQ_BODY;
+		if (t->body[1].ready && !(p & MK_BUF_SIDE_RESP_BODY))
+			partial |= MK_BUF_SIDE_RESP_BODY;
 		/* the request line at least: a response alone is finished by the flow's end */
-		if (p != t->progress && (p & MK_BUF_SIDE_REQ || force)) {
+		if ((p != t->progress || partial) && (p & MK_BUF_SIDE_REQ || force)) {
 			struct mk_detect_tx dt = {
 				.app_proto = MK_APP_HTTP,
-				.progress = p,
+				.progress = p | partial,
+				.partial = partial,
 				.to_client = (uint8_t)to_client,
 				.tx_id = t->id,
 				.tx = t,
@@ -256,19 +465,33 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 			};
 
 			t->progress = p;
+			for (d = 0; d < 2; d++)
+				if (t->body[d].ready) {
+					t->body[d].ready = 0;
+					t->body[d].inspected = t->body[d].len;
+					if (partial &
+					    (d ? MK_BUF_SIDE_RESP_BODY : MK_BUF_SIDE_REQ_BODY))
+						a->cnt[d ? MK_APP_CNT_RESP_BODY_PARTIAL :
+							   MK_APP_CNT_REQ_BODY_PARTIAL]++;
+				}
 			if (a->ops && a->ops->tx)
 				a->ops->tx(a->ctx, h->flow, &dt);
 		}
-		if (p == ALL_SIDES) {
+		/* logged when done, not when a body reached its limit: files see every byte */
+		if (p == ALL_SIDES && (force || (tx->request_progress >= HTP_REQUEST_COMPLETE &&
+						 tx->response_progress >= HTP_RESPONSE_COMPLETE))) {
 			struct mk_eve_http ev;
 
 			t->logged = 1;
 			t->logged_epoch = a->epoch;
+			/* a request line cut by a gap or the flow's end: nothing to log */
+			if (!tx->request_line && !tx->response_line)
+				continue;
 			a->cnt[MK_APP_CNT_HTTP_LOGGED]++;
-			if (a->ops && a->ops->http_log) {
-				mk_http_tx_eve(t, &ev);
+			mk_http_tx_eve(t, &ev);
+			if (a->ops && a->ops->http_log)
 				a->ops->http_log(a->ctx, h->flow, t->id, &ev);
-			}
+			files_log(a, h, t, &ev);
 		}
 	}
 }
@@ -318,11 +541,13 @@ int mk_http_thread_new(struct mk_app_thread *a)
 	}
 	htp_config_set_server_personality(cfg, HTP_SERVER_IDS);
 	htp_config_register_request_body_data(cfg, on_req_body);
+	htp_config_register_request_headers(cfg, on_req_headers);
 	htp_config_register_response_body_data(cfg, on_resp_body);
 	htp_config_set_response_decompression(cfg, 1);
-	htp_config_set_request_decompression(cfg, 0);
+	htp_config_set_request_decompression(cfg, a->cfg.request_decompression);
 	htp_config_set_lzma_memlimit(cfg, 1u << 20);
-	htp_config_set_compression_bomb_limit(cfg, 1u << 20);
+	htp_config_set_compression_bomb_limit(cfg, (size_t)a->cfg.compression_bomb_limit);
+	htp_config_register_log(cfg, on_log);
 	htp_config_set_tx_auto_destroy(cfg, 0);
 	ht->cfg = cfg;
 	a->http = ht;
@@ -424,6 +649,10 @@ static void feed(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len,
 		stop(h, MK_APP_CNT_HTTP_TUNNEL);
 		break;
 	case HTP_STREAM_DATA_OTHER:
+		if (!p) {
+			stop(h, MK_APP_CNT_HTTP_GAP); /* a gap cannot be held */
+			break;
+		}
 		used = d ? htp_connp_res_data_consumed(h->connp) :
 			   htp_connp_req_data_consumed(h->connp);
 		if (used < len)
@@ -434,8 +663,96 @@ static void feed(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len,
 	}
 }
 
+/* ---- gaps ------------------------------------------------------------------------------- */
+
+#define RESYNC_MAX (64u << 10) /* bytes dropped after a gap before giving up */
+
+/*
+ * A gap of @gap bytes in direction @d. Inside a body of known length
+ * (identity coding, Content-Length) libhtp skips it and the body is marked
+ * (its file has gaps); past the body's end, or between messages, the
+ * direction resynchronises: bytes are dropped until a line that starts a
+ * request (or a response). Anywhere else (a request or status line,
+ * headers, a chunked body, a body that ends with the connection, bytes
+ * held for the other side) the framing is lost: the flow stops.
+ */
+static void gap_handle(struct mk_http_flow *h, int d, uint64_t gap, const struct timeval *tv)
+{
+	htp_tx_t *tx = d ? htp_connp_get_out_tx(h->connp) : htp_connp_get_in_tx(h->connp);
+	int64_t cl, seen;
+	int progress, coding;
+
+	if (h->pend[d]) {
+		stop(h, MK_APP_CNT_HTTP_GAP);
+		return;
+	}
+	if (h->resync[d]) {
+		return; /* still looking for a message: the gap changes nothing */
+	}
+	progress = !tx ? 0 : d ? (int)tx->response_progress : (int)tx->request_progress;
+	if (!tx || progress == 0) {
+		/* between messages: libhtp holds nothing */
+		h->resync[d] = 1;
+		h->a->cnt[MK_APP_CNT_HTTP_GAP_RESYNC]++;
+		return;
+	}
+	coding = d ? tx->response_transfer_coding : tx->request_transfer_coding;
+	cl = d ? tx->response_content_length : tx->request_content_length;
+	seen = d ? tx->response_message_len : tx->request_message_len;
+	if (progress != (d ? HTP_RESPONSE_BODY : HTP_REQUEST_BODY) ||
+	    coding != HTP_CODING_IDENTITY || cl < 0 || seen >= cl) {
+		/* (a body at its end: libhtp may hold the start of the next line) */
+		stop(h, MK_APP_CNT_HTTP_GAP);
+		return;
+	}
+	h->a->cnt[MK_APP_CNT_HTTP_GAP_BODY]++;
+	if ((uint64_t)(cl - seen) > gap) {
+		feed(h, d, NULL, (uint32_t)(gap > UINT32_MAX ? UINT32_MAX : gap), tv);
+		return;
+	}
+	/* the body ends inside the gap: what follows it starts somewhere unknown */
+	feed(h, d, NULL, (uint32_t)(cl - seen), tv);
+	if (!h->stopped) {
+		h->resync[d] = 1;
+		h->a->cnt[MK_APP_CNT_HTTP_GAP_RESYNC]++;
+	}
+}
+
+/* Where in @p a line starts that starts a message of direction @d; -1: none. */
+static int64_t message_start(int d, const uint8_t *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		if (i && p[i - 1] != '\n')
+			continue;
+		if ((d ? mk_http_probe_response(p + i, len - i) :
+			 mk_http_probe_request(p + i, len - i)) == 1)
+			return i;
+	}
+	return -1;
+}
+
+/* Drops bytes until a message starts; the offset to parse from, or -1 (all dropped). */
+static int64_t resync(struct mk_http_flow *h, int d, const uint8_t *p, uint32_t len)
+{
+	int64_t at = message_start(d, p, len);
+	uint32_t drop = at < 0 ? len : (uint32_t)at;
+
+	h->a->cnt[MK_APP_CNT_HTTP_GAP_SKIPPED] += drop;
+	h->resync_skipped[d] += drop;
+	if (at >= 0) {
+		h->resync[d] = 0;
+		h->resync_skipped[d] = 0;
+		return at;
+	}
+	if (h->resync_skipped[d] > RESYNC_MAX)
+		stop(h, MK_APP_CNT_HTTP_GAP_RESYNC_LIMIT);
+	return -1;
+}
+
 void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h, int to_client,
-		  const uint8_t *data, uint32_t len, int gap, uint64_t ts_us)
+		  const uint8_t *data, uint32_t len, uint64_t gap, uint64_t ts_us)
 {
 	struct timeval tv;
 	int d = !!to_client;
@@ -444,11 +761,23 @@ void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flo
 	tx_gc(a, h);
 	if (h->stopped)
 		return;
-	if (gap) {
-		stop(h, MK_APP_CNT_HTTP_GAP);
-		return;
-	}
 	tv_of(ts_us, &tv);
+	if (gap) {
+		gap_handle(h, d, gap, &tv);
+		tx_poll(a, h, d, 0);
+		if (h->stopped)
+			return;
+	}
+	if (h->resync[d] && len) {
+		int64_t at = resync(h, d, data, len);
+
+		if (at < 0)
+			return;
+		data += at;
+		len -= (uint32_t)at;
+	}
+	if (!len)
+		return;
 	if (h->pend[d]) {
 		/* behind what libhtp did not take yet */
 		uint8_t *n;
@@ -493,6 +822,26 @@ void mk_http_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flo
 		stop(h, h->stop_reason);
 }
 
+/* Before libhtp closes the connection (which completes what is open): what was not done. */
+static void mark_unfinished(struct mk_http_flow *h)
+{
+	htp_conn_t *conn = htp_connp_get_connection(h->connp);
+	size_t i, n;
+
+	if (!conn || !conn->transactions)
+		return;
+	n = htp_list_size(conn->transactions);
+	for (i = h->first; i < n; i++) {
+		htp_tx_t *tx = htp_list_get(conn->transactions, i);
+		struct mk_http_tx *t = tx ? htp_tx_get_user_data(tx) : NULL;
+
+		if (!t)
+			continue;
+		t->unfinished[0] = tx->request_progress < HTP_REQUEST_COMPLETE;
+		t->unfinished[1] = tx->response_progress < HTP_RESPONSE_COMPLETE;
+	}
+}
+
 void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http_flow *h,
 		      uint64_t ts_us)
 {
@@ -501,6 +850,7 @@ void mk_http_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_http
 	(void)f;
 	tx_gc(a, h);
 	tv_of(ts_us, &tv);
+	mark_unfinished(h);
 	if (!h->stopped)
 		htp_connp_close(h->connp, &tv);
 	tx_poll(a, h, 1, 1);

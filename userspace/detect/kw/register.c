@@ -37,8 +37,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "dce_iface", APP },
 	{ "dce_opnum", APP },
 	{ "dce_stub_data", APP },
-	{ "app-layer-protocol", APP },
-	{ "app-layer-event", APP },
 	{ "app-layer-state", APP },
 	{ "filename", APP },
 	{ "fileext", APP },

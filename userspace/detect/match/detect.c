@@ -1181,7 +1181,9 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
 		    (tx->progress & r->app_need) != r->app_need)
 			continue;
-		st->done[i / 64] |= 1ull << (i % 64);
+		/* on a partial body: done only if it matches (below) */
+		if (!(tx->partial & r->app_need))
+			st->done[i / 64] |= 1ull << (i % 64);
 		if (pf && r->tx_pf && !(t->txcand[i / 64] & 1ull << (i % 64)))
 			continue; /* its anchor is not in the transaction */
 		t->cnt[MK_DETECT_CNT_CANDIDATES]++;
@@ -1207,6 +1209,7 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 			.dport = dir ? cport : srv_port,
 			.to_client = dir,
 		};
+		st->done[i / 64] |= 1ull << (i % 64);
 		on_match(t, r, &mc, &as, -1, 0);
 		if (t->nalerts > before) {
 			struct mk_detect_alert *a = &t->alerts[t->nalerts - 1];

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The application layer's keywords (docs/rules.md):
+ *
+ * app-layer-protocol:[!]NAME[,MODE] — the protocol the application layer
+ * recognised for the flow: http, failed (data, nothing recognised) or
+ * unknown (not decided yet). Suricata's modes (to_server, to_client,
+ * either, direction, final, original) are accepted: a flow has one
+ * protocol here, so they all read it. A negation matches once the
+ * protocol is decided and differs.
+ *
+ * app-layer-event:http.NAME — an anomaly libhtp reported on the
+ * transaction (applayer/http/http.h: MK_HTTP_EVENTS); makes the rule an
+ * HTTP transaction rule that waits for the part the event belongs to.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "applayer.h"
+#include "detect_int.h"
+#include "http.h"
+
+/* ---- app-layer-protocol ----------------------------------------------------------------- */
+
+struct alproto {
+	uint8_t proto; /* enum mk_app_proto; MK_APP_NONE: unknown */
+	uint8_t neg;
+};
+
+static const struct {
+	const char *name;
+	uint8_t proto;
+} protos[] = {
+	{ "http", MK_APP_HTTP },
+	{ "http1", MK_APP_HTTP },
+	{ "failed", MK_APP_FAILED },
+	{ "unknown", MK_APP_NONE },
+};
+
+static const char *const modes[] = { "to_server", "to_client", "either",
+				     "direction", "final",     "original" };
+
+static int setup_app_layer_protocol(struct mk_rule_build *rb, const char *value)
+{
+	char *v = strdup(value), *name, *mode;
+	struct alproto *ap;
+	size_t i;
+	int neg;
+
+	if (!v)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	mode = strchr(v, ',');
+	if (mode) {
+		*mode++ = '\0';
+		mode = mk_strtrim(mode);
+		for (i = 0; i < MK_ARRAY_SIZE(modes) && strcmp(mode, modes[i]); i++)
+			;
+		if (i == MK_ARRAY_SIZE(modes)) {
+			mk_rule_fail(
+				rb, MK_DETECT_FAIL_VALUE,
+				"'%.40s' is not a mode (to_server, to_client, either, direction, "
+				"final, original)",
+				mode);
+			free(v);
+			return -1;
+		}
+	}
+	name = mk_strtrim(v);
+	neg = name[0] == '!';
+	if (neg)
+		name = mk_strtrim(name + 1);
+	for (i = 0; i < MK_ARRAY_SIZE(protos) && strcasecmp(name, protos[i].name); i++)
+		;
+	if (i == MK_ARRAY_SIZE(protos)) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "'%.40s' is not a protocol meerkat recognises (http, failed, unknown)",
+			     name);
+		free(v);
+		return -1;
+	}
+	free(v);
+	ap = malloc(sizeof(*ap));
+	if (!ap)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	ap->proto = protos[i].proto;
+	ap->neg = (uint8_t)neg;
+	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_app_layer_protocol, ap);
+}
+
+static int match_app_layer_protocol(const struct mk_match_ctx *mc, const struct mk_sm *sm)
+{
+	const struct alproto *ap = sm->ctx;
+	uint8_t cur = mc->flow ? mc->flow->app_proto : MK_APP_NONE;
+
+	if (!ap->neg)
+		return cur == ap->proto;
+	return cur != MK_APP_NONE && cur != ap->proto;
+}
+
+const struct mk_kw mk_kw_app_layer_protocol = {
+	.name = "app-layer-protocol",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_app_layer_protocol,
+	.match = match_app_layer_protocol,
+	.free = free,
+	.doc = "the flow's application protocol: [!]http|failed|unknown[,mode]",
+};
+
+/* ---- app-layer-event -------------------------------------------------------------------- */
+
+static int setup_app_layer_event(struct mk_rule_build *rb, const char *value)
+{
+	const char *name = value;
+	uint8_t side, *ev;
+	int id;
+
+	while (*name == ' ')
+		name++;
+	if (strncmp(name, "http.", 5))
+		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
+				    "'%.40s': only HTTP events (http.NAME) are raised", name);
+	id = mk_http_event_lookup(name + 5, &side);
+	if (id < 0)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "'%.60s' is not an HTTP event meerkat raises (docs/rules.md)",
+				    name);
+	if (rb->r->app_proto && rb->r->app_proto != MK_APP_HTTP)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "an HTTP event in a rule of another application protocol");
+	ev = malloc(1);
+	if (!ev)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	*ev = (uint8_t)id;
+	rb->r->app_proto = MK_APP_HTTP;
+	rb->r->app_need |= side;
+	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_app_layer_event, ev);
+}
+
+static int match_app_layer_event(const struct mk_match_ctx *mc, const struct mk_sm *sm)
+{
+	const uint8_t *ev = sm->ctx;
+
+	return mc->app_tx && (mk_http_tx_events(mc->app_tx) >> *ev & 1);
+}
+
+const struct mk_kw mk_kw_app_layer_event = {
+	.name = "app-layer-event",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_app_layer_event,
+	.match = match_app_layer_event,
+	.free = free,
+	.doc = "an anomaly the HTTP parser reported on the transaction: http.NAME",
+};
+
+MK_KW_FAMILY_TABLE(applayer, MK_KW_FAMILY_APPLAYER);
