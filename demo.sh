@@ -65,8 +65,12 @@ say "2/8 testbench: two namespaces joined by a veth pair"
 tb_setup
 
 RULES="$PWD/configs/rules/meerkat-demo.rules"
-say "3/8 the live sensor: meerkat -c configs/meerkat.yaml -i $TB_SENSOR_IF --workers 2 -S ${RULES#"$PWD"/} (in $TB_NS_SENSOR)"
-tb_meerkat_start demo -c "$PWD/configs/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 -S "$RULES" -v || {
+# the reference configuration with the application layer's events on (http, dns, tls)
+CONF="$TB_TMP/demo.yaml"
+sed -e 's/^        # - http /        - http   /' -e 's/^        # - dns /        - dns   /' \
+	-e 's/^        # - tls /        - tls   /' configs/meerkat.yaml >"$CONF"
+say "3/8 the live sensor: meerkat -c configs/meerkat.yaml (+ types http, dns, tls) -i $TB_SENSOR_IF --workers 2 -S ${RULES#"$PWD"/} (in $TB_NS_SENSOR)"
+tb_meerkat_start demo -c "$CONF" -i "$TB_SENSOR_IF" --workers 2 -S "$RULES" -v || {
 	cat "$TB_MK_DIR/err" >&2
 	tb_fail "meerkat did not start"
 }
@@ -134,6 +138,15 @@ for a in [a for a in alerts if "tunnel" in a][:2] + [a for a in alerts if "tunne
           a["proto"], a["src_ip"], a.get("src_port", ""), a["dest_ip"], a.get("dest_port", ""),
           a["alert"]["signature_id"], " (stream)" if a.get("stream") else "",
           "  [%s]" % t["type"] if t else ""))
+http_alert = [a for a in alerts if "http" in a]
+if http_alert:
+    a = http_alert[0]
+    print("  an HTTP alert (sid %d) carries its transaction: %s" % (a["alert"]["signature_id"],
+                                                              json.dumps(a["http"])))
+for t in ("http", "dns", "tls"):
+    e = [e for e in ev if e.get("event_type") == t]
+    if e:
+        print("  %s event: %s" % (t, json.dumps(e[0][t])))
 flows = [e for e in ev if e.get("event_type") == "flow"]
 for e in [e for e in flows if "tunnel" in e][:3] + [e for e in flows if "tunnel" not in e][:5]:
     f, t = e["flow"], e.get("tunnel")
@@ -150,7 +163,7 @@ summarise "$TB_MK_DIR/eve.json"
 echo
 echo "offline: meerkat -r on the same pcap with the same rules (same parser, decapsulation, hash and pipeline)"
 mkdir -p "$TB_TMP/offline"
-"$TB_MEERKAT" -r "$PCAP" -c configs/meerkat.yaml -S "$RULES" -l "$TB_TMP/offline" --workers 2 2>&1 |
+"$TB_MEERKAT" -r "$PCAP" -c "$CONF" -S "$RULES" -l "$TB_TMP/offline" --workers 2 2>&1 |
 	grep -E '^meerkat:|^  (read|non_ip|parse_error|dispatched|flow_created|dgram_reassembled) ' || true
 summarise "$TB_TMP/offline/eve.json"
 echo "(test/testbench/test_live_agreement.sh and test_live_alerts.sh check that live and offline write the same flow records and alerts)"
