@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_link.h>
@@ -170,6 +171,8 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_workers = opts->workers;
 	skel->rodata->mk_queues = opts->queues;
 	skel->rodata->mk_mode = opts->mode;
+	skel->rodata->mk_ips_unparsable = opts->ips_unparsable;
+	skel->rodata->mk_ips_failure = opts->ips_failure;
 	skel->rodata->mk_rx_stamp = opts->rx_stamp;
 	skel->rodata->mk_bench_restore = opts->bench_restore;
 
@@ -454,6 +457,21 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 	if (err)
 		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex, strerror(-err));
 	return err;
+}
+
+int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	__u64 now = (__u64)time(NULL);
+	int err = map_update(l->skel->maps.mk_flow_drop, key, &now, BPF_ANY);
+
+	if (err) {
+		mk_err("cannot put a flow in map mk_flow_drop: %s", strerror(-err));
+		return err;
+	}
+	/* a count the program only tests for zero: the LRU map may forget entries */
+	if (!l->skel->bss->mk_flow_drop_entries)
+		l->skel->bss->mk_flow_drop_entries = 1;
+	return 0;
 }
 
 /* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
@@ -1205,7 +1223,8 @@ static int detach_stale_one(int ifindex, __u32 id, __u32 mode_flag)
 		goto out;
 	}
 	err = 0;
-	if (strcmp(info.name, "meerkat_xdp"))
+	/* meerkat's own, or the fail-open forwarder a stop left (capture/ips.h) */
+	if (strcmp(info.name, "meerkat_xdp") && strcmp(info.name, "meerkat_fwd"))
 		goto out;
 	opts.old_prog_fd = fd;
 	err = bpf_xdp_attach(ifindex, -1, mode_flag | XDP_FLAGS_REPLACE, &opts);

@@ -29,6 +29,8 @@ struct mk_loader_opts {
 	__u32 workers;		/* 1..MK_MAX_WORKERS */
 	__u32 queues;		/* NIC queues the program serves, 1..MK_MAX_QUEUES */
 	__u32 mode;		/* enum mk_mode */
+	__u32 ips_unparsable;	/* IPS: enum mk_ips_policy for frames the parser refuses */
+	__u32 ips_failure;	/* IPS: enum mk_ips_policy while no socket is bound (crash) */
 	__u8 tunnel_depth;	/* 0..MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
@@ -99,6 +101,12 @@ int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd);
 int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot);
 /* IPS peer (DEVMAP slot 0); ifindex 0 removes it. */
 int mk_loader_set_peer(struct mk_loader *l, int ifindex);
+
+/*
+ * IPS: the flow's frames are dropped in the driver from now on (a drop
+ * verdict). The LRU map forgets the least recently hit flow when full.
+ */
+int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key);
 
 /* CIDR bypass; family is AF_INET or AF_INET6, addr in network byte order. */
 int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);
