@@ -9,8 +9,8 @@ through the sensor, whose bytes are compared at both ends.
       arrives, then answered "OK <sha256>") or "GET N" (N deterministic
       bytes are sent, then the connection is closed) or "SINK" (the rest
       of the stream is read and dropped, then its length is answered).
-  ips_peer.py put HOST PORT NAME FILE [TIMEOUT]
-      sends FILE, prints "OK <sha256>" as the server answered, or
+  ips_peer.py put HOST PORT NAME FILE [TIMEOUT [PACE_MS]]
+      sends FILE (64 KiB every PACE_MS when given), prints "OK <sha256>" as the server answered, or
       "ECONNRESET" (exit 3) or "TIMEOUT" (exit 4).
   ips_peer.py get HOST PORT N [TIMEOUT]
       prints the sha256 of what arrived and its length, or ECONNRESET/TIMEOUT.
@@ -87,11 +87,18 @@ def connect(host, port, timeout):
     return s
 
 
-def put(host, port, name, path, timeout):
+def put(host, port, name, path, timeout, pace_ms=0):
+    import time
     data = open(path, "rb").read()
     s = connect(host, port, timeout)
     s.sendall(("PUT %s\n" % name).encode())
-    s.sendall(data)
+    if pace_ms:
+        # a long-lived session: 64 KiB every pace_ms
+        for off in range(0, len(data), 65536):
+            s.sendall(data[off:off + 65536])
+            time.sleep(pace_ms / 1000)
+    else:
+        s.sendall(data)
     s.shutdown(socket.SHUT_WR)
     answer = b""
     while True:
@@ -141,7 +148,8 @@ def main(a):
         if a[0] == "serve":
             serve(int(a[1]), a[2])
         elif a[0] == "put":
-            return put(a[1], int(a[2]), a[3], a[4], float(a[5]) if len(a) > 5 else 20)
+            return put(a[1], int(a[2]), a[3], a[4], float(a[5]) if len(a) > 5 else 20,
+                       int(a[6]) if len(a) > 6 else 0)
         elif a[0] == "get":
             return get(a[1], int(a[2]), int(a[3]), float(a[4]) if len(a) > 4 else 20)
         elif a[0] == "blast":

@@ -163,8 +163,17 @@ s2="$(stats)"
 [ "$(jstat "$s2" capture ips_reject_sent)" -ge 1 ] || tb_fail "reject: no RST counted as sent"
 [ "$(jstat "$s2" bypass drops)" -ge 2 ] || tb_fail "drop/reject: the flows were not put in the driver's drop map"
 
+# a session that lives across the stop (about 3 s long): fail-open keeps it going
+head -c 3000000 /dev/urandom >"$TB_TMP/long.bin"
+long_want="$(sha256sum "$TB_TMP/long.bin" | cut -d' ' -f1)"
+put long.bin "$TB_TMP/long.bin" 30 60 >"$TB_TMP/long.out" 2>&1 &
+long_pid=$!
+sleep 1
 tb_meerkat_stop TERM
 [ "$TB_MK_RC" -eq 0 ] || tb_fail "meerkat exited with $TB_MK_RC"
+wait "$long_pid" || tb_fail "fail-open: the session across SIGTERM failed: $(cat "$TB_TMP/long.out")"
+[ "$(cat "$TB_TMP/long.out")" = "OK $long_want" ] ||
+	tb_fail "fail-open: the session across SIGTERM got '$(cat "$TB_TMP/long.out")'"
 /usr/bin/python3 - "$TB_MK_DIR/eve.json" <<'PY' || tb_fail "EVE: blocked alerts or drop records missing"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -181,11 +190,17 @@ tb_ok "EVE: drop and reject alerts say blocked, a plain alert allowed, drop reco
 [ "$(prog_names | sort -u)" = "meerkat_fwd" ] || tb_fail "fail-open: after SIGTERM the interfaces run '$(prog_names | tr '\n' ' ')', want the forwarder"
 for id in $(tb_ips_prog_ids); do TB_PROG_IDS+=" $id"; done
 out="$(get 1000000 10)" || tb_fail "fail-open: no traffic after SIGTERM: $out"
-tb_ok "fail-open: after SIGTERM the forwarder carries traffic"
+tb_ok "fail-open: after SIGTERM the forwarder carries traffic, a session across the stop completed byte-exact"
 start open2 open
 [ "$(prog_names | grep -c meerkat_fwd)" -eq 0 ] || tb_fail "fail-open: the restart left the forwarder attached"
 get 100000 10 >/dev/null || tb_fail "fail-open: no traffic after the restart"
+put long2.bin "$TB_TMP/long.bin" 30 60 >"$TB_TMP/long.out" 2>&1 &
+long_pid=$!
+sleep 1
 tb_meerkat_stop KILL
+wait "$long_pid" || tb_fail "fail-open: the session across SIGKILL failed: $(cat "$TB_TMP/long.out")"
+[ "$(cat "$TB_TMP/long.out")" = "OK $long_want" ] ||
+	tb_fail "fail-open: the session across SIGKILL got '$(cat "$TB_TMP/long.out")'"
 out="$(get 1000000 10)" || tb_fail "fail-open: no traffic after SIGKILL: $out"
 tb_ok "fail-open: a restart replaces the forwarder; after SIGKILL meerkat's program forwards"
 
