@@ -55,6 +55,7 @@ RULES="$TB_TMP/ips.rules"
 cat >"$RULES" <<'EOF2'
 drop tcp any any -> any 8080 (msg:"ips drop marker"; content:"MEERKAT-DROP-MARK"; sid:9300001;)
 reject tcp any any -> any 8080 (msg:"ips reject marker"; content:"MEERKAT-REJECT-MARK"; sid:9300002;)
+rejectdst tcp any any -> any 8080 (msg:"ips rejectdst marker"; content:"MEERKAT-REJDST-MARK"; sid:9300004;)
 alert tcp any any -> any 8080 (msg:"ips plain alert"; content:"GET "; depth:4; sid:9300003;)
 EOF2
 conf() {
@@ -176,8 +177,18 @@ fi
 tb_ok "reject: the client saw ECONNRESET"
 sleep 1.2
 s2="$(stats)"
-[ "$(jstat "$s2" capture ips_reject_sent)" -ge 1 ] || tb_fail "reject: no RST counted as sent"
-[ "$(jstat "$s2" bypass drops)" -ge 2 ] || tb_fail "drop/reject: the flows were not put in the driver's drop map"
+[ "$(jstat "$s2" capture ips_reject_sent)" -eq 2 ] ||
+	tb_fail "reject: $(jstat "$s2" capture ips_reject_sent) RSTs sent, want 2 (one each way)"
+# rejectdst: only the server is reset; the client's session just stops
+marked MEERKAT-REJDST-MARK >"$TB_TMP/rejdst.bin"
+out="$(put rejdst.bin "$TB_TMP/rejdst.bin" 5)" || true
+[ "$out" = "TIMEOUT" ] || tb_fail "rejectdst: the client got '$out', want a timeout (no RST toward it)"
+sleep 1.2
+s3="$(stats)"
+[ $(($(jstat "$s3" capture ips_reject_sent) - $(jstat "$s2" capture ips_reject_sent))) -eq 1 ] ||
+	tb_fail "rejectdst: $(($(jstat "$s3" capture ips_reject_sent) - $(jstat "$s2" capture ips_reject_sent))) RSTs sent, want 1"
+[ "$(jstat "$s3" bypass drops)" -ge 3 ] || tb_fail "drop/reject: the flows were not put in the driver's drop map"
+tb_ok "rejectdst: one RST, toward the server only"
 
 # a session that lives across the stop (about 3 s long): fail-open keeps it going
 head -c 3000000 /dev/urandom >"$TB_TMP/long.bin"

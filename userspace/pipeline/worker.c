@@ -695,6 +695,8 @@ static void worker_block(struct mk_worker *w, struct mk_flow *f, unsigned int ve
 	}
 	f->ips_drop = verdict & MK_DETECT_V_REJECT ? 2 : 1;
 	w->verdict = verdict & MK_DETECT_V_REJECT ? MK_VERDICT_REJECT : MK_VERDICT_DROP;
+	w->reject_dirs = (verdict & MK_DETECT_V_REJECT_SRC ? 1 : 0) |
+			 (verdict & MK_DETECT_V_REJECT_DST ? 2 : 0);
 	w->cnt[MK_WORKER_IPS_BLOCKED]++;
 	if (w->ops->block)
 		w->ops->block(w->ops_ctx, f); /* a full queue: the worker drops them itself */

@@ -237,9 +237,10 @@ struct mk_worker {
 	size_t alert_cap;
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flows_logged;
-	int unreplied;	 /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
-	int err;	 /* first error of a callback or of --dump-streams */
-	uint8_t verdict; /* enum mk_worker_verdict of the last frame (inline mode) */
+	int unreplied;	     /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
+	int err;	     /* first error of a callback or of --dump-streams */
+	uint8_t verdict;     /* enum mk_worker_verdict of the last frame (inline mode) */
+	uint8_t reject_dirs; /* MK_VERDICT_REJECT: 1 reset the frame's source, 2 its destination */
 };
 
 /* Everything the workers counted, summed. */

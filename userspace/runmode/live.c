@@ -296,8 +296,9 @@ static const struct mk_worker_ops live_ops = {
 /* ---- worker ------------------------------------------------------------- */
 
 /*
- * Inline: a reject verdict's frames, a RST each way for TCP (toward the
- * sender on the interface the frame came in by, onward on the peer), an
+ * Inline: a reject verdict's frames, for TCP a RST toward the sender (on
+ * the interface the frame came in by) and one onward (on the peer), as the
+ * rule asked (reject, rejectboth: both; rejectsrc, rejectdst: one); an
  * ICMP port unreachable toward the sender otherwise.
  */
 static void ips_reject(struct live_worker *w, struct live_sock *ls, const struct mk_parse *p,
@@ -308,6 +309,8 @@ static void ips_reject(struct live_worker *w, struct live_sock *ls, const struct
 	int dir;
 
 	for (dir = 1; dir >= 0; dir--) {
+		if (!(w->pipe.reject_dirs & (dir ? 1 : 2)))
+			continue;
 		n = mk_ips_reject_build(frame, len, p, dir, out, sizeof(out));
 		if (!n)
 			continue;
