@@ -44,16 +44,10 @@ tb_require_root
 tb_require_cmd bpftool ip ethtool
 for f in "$TB_MEERKAT" "$TB_CTL" "$PEER"; do tb_require_file "$f"; done
 tb_setup_ips
-SRV_PID=""
-stop_server() {
-	local rc=$?
-	[ -z "$SRV_PID" ] || kill "$SRV_PID" 2>/dev/null || true
-	return "$rc"
-}
-trap 'stop_server; tb_cleanup' EXIT
+# the server is stopped with the daemons by tb_cleanup, pass or fail
 ip netns exec "$TB_NS_SERVER" /usr/bin/python3 "$PEER" serve "$PORT" "$TB_TMP" </dev/null \
 	>"$TB_TMP/server.log" 2>&1 {TB_STDOUT_FD}>&- {TB_STDERR_FD}>&- &
-SRV_PID=$!
+TB_MK_PIDS+=" $!"
 printf 'ips:\n  failure: open\n' >"$TB_TMP/bypass.yaml"
 printf 'stream:\n  bypass: no\nips:\n  failure: open\n' >"$TB_TMP/nobypass.yaml"
 

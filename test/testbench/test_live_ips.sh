@@ -39,17 +39,10 @@ for f in "$TB_MEERKAT" "$TB_CTL" "$PEER"; do tb_require_file "$f"; done
 tb_setup_ips
 SRV_DIR="$TB_TMP/server"
 mkdir -p "$SRV_DIR"
-SRV_PID=""
-# keeps the status the test exits with, for tb_cleanup
-stop_server() {
-	local rc=$?
-	[ -z "$SRV_PID" ] || kill "$SRV_PID" 2>/dev/null || true
-	return "$rc"
-}
-trap 'stop_server; tb_cleanup' EXIT
+# the server is stopped with the daemons by tb_cleanup, pass or fail
 ip netns exec "$TB_NS_SERVER" /usr/bin/python3 "$PEER" serve "$PORT" "$SRV_DIR" </dev/null \
 	>"$TB_TMP/server.log" 2>&1 {TB_STDOUT_FD}>&- {TB_STDERR_FD}>&- &
-SRV_PID=$!
+TB_MK_PIDS+=" $!"
 
 RULES="$TB_TMP/ips.rules"
 cat >"$RULES" <<'EOF2'
@@ -79,7 +72,7 @@ put() { ip netns exec "$TB_NS_PEER" /usr/bin/python3 "$PEER" put "$TB_SERVER_IP"
 
 start() {
 	local id
-	tb_meerkat_start "$1" --ips -i "$TB_SENSOR_IF:$TB_SENSOR_IF2" --workers 1 -S "$RULES" \
+	tb_meerkat_start "$1" --ips -i "$TB_SENSOR_IF:$TB_SENSOR_IF2" --workers 1 -v -S "$RULES" \
 		-c "$TB_TMP/ips-$2.yaml" || {
 		cat "$TB_MK_DIR/err" >&2
 		tb_fail "meerkat --ips did not start (status $TB_MK_RC)"
@@ -220,6 +213,9 @@ out="$(get 1000000 10)" || tb_fail "fail-open: no traffic after SIGTERM: $out"
 tb_ok "fail-open: after SIGTERM the forwarder carries traffic, a session across the stop completed byte-exact"
 start open2 open
 [ "$(prog_names | grep -c meerkat_fwd)" -eq 0 ] || tb_fail "fail-open: the restart left the forwarder attached"
+# both ends of the forwarder's life are one atomic replace: never an interface without a program
+[ "$(grep -c "in place of the one a previous run left" "$TB_MK_DIR/err")" -eq 2 ] ||
+	tb_fail "fail-open: the restart did not replace the forwarder in one step"
 get 100000 10 >/dev/null || tb_fail "fail-open: no traffic after the restart"
 put long2.bin "$TB_TMP/long.bin" 30 60 >"$TB_TMP/long.out" 2>&1 &
 long_pid=$!
@@ -232,6 +228,8 @@ out="$(get 1000000 10)" || tb_fail "fail-open: no traffic after SIGKILL: $out"
 tb_ok "fail-open: a restart replaces the forwarder; after SIGKILL meerkat's program forwards"
 
 start closed closed
+[ "$(grep -c "in place of the one a previous run left" "$TB_MK_DIR/err")" -eq 2 ] ||
+	tb_fail "after SIGKILL the restart did not replace the killed program in one step"
 get 100000 10 >/dev/null || tb_fail "fail-closed: no traffic while meerkat runs"
 tb_meerkat_stop TERM
 [ -z "$(prog_names)" ] || tb_fail "fail-closed: after SIGTERM the interfaces still run $(prog_names | tr '\n' ' ')"

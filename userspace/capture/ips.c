@@ -141,42 +141,45 @@ uint32_t mk_ips_reject_build(const uint8_t *frame, uint32_t len, const struct mk
 	return l2 + iph + 8 + n;
 }
 
-static int forwarder_attach_one(int fd, int ifindex, int skb_mode)
+static int forwarder_attach_one(int fd, int ifindex, int skb_mode, int old_fd)
 {
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old_fd);
+	__u32 flags = skb_mode ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	char name[IF_NAMESIZE] = "?";
 	int err;
 
 	if_indextoname((unsigned int)ifindex, name);
-	err = bpf_xdp_attach(ifindex, fd, skb_mode ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, NULL);
+	err = bpf_xdp_attach(ifindex, fd, flags | (old_fd >= 0 ? XDP_FLAGS_REPLACE : 0),
+			     old_fd >= 0 ? &opts : NULL);
 	if (err)
-		mk_err("%s: cannot attach the fail-open forwarder: %s", name, strerror(-err));
+		mk_err("%s: cannot attach the fail-open forwarder%s: %s", name,
+		       old_fd >= 0 ? " in meerkat's place" : "", strerror(-err));
 	return err;
 }
 
-int mk_ips_forwarder_attach(int a, int b, int skb_mode)
+int mk_ips_forwarder_attach(int a, int b, int skb_mode, int old_a, int old_b)
 {
 	struct forward_bpf *skel = forward_bpf__open_and_load();
 	__u32 ka = (__u32)a, kb = (__u32)b;
-	int err, fd;
+	int fd, done = 0;
 
 	if (!skel) {
-		err = -errno;
-		mk_err("cannot load the fail-open forwarder: %s", strerror(-err));
-		return err;
+		mk_err("cannot load the fail-open forwarder: %s", strerror(errno));
+		return 0;
 	}
 	fd = bpf_map__fd(skel->maps.mk_fwd_peer);
 	if (bpf_map_update_elem(fd, &ka, &kb, BPF_ANY) ||
 	    bpf_map_update_elem(fd, &kb, &ka, BPF_ANY)) {
-		err = -errno;
-		mk_err("cannot fill the fail-open forwarder's map: %s", strerror(-err));
+		mk_err("cannot fill the fail-open forwarder's map: %s", strerror(errno));
 		goto out;
 	}
 	fd = bpf_program__fd(skel->progs.meerkat_fwd);
-	err = forwarder_attach_one(fd, a, skb_mode);
-	if (!err)
-		err = forwarder_attach_one(fd, b, skb_mode);
+	if (!forwarder_attach_one(fd, a, skb_mode, old_a))
+		done |= 1;
+	if (!forwarder_attach_one(fd, b, skb_mode, old_b))
+		done |= 2;
 out:
 	/* the attached program holds itself and its map: nothing of ours stays open */
 	forward_bpf__destroy(skel);
-	return err;
+	return done;
 }

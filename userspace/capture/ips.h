@@ -30,9 +30,12 @@ uint32_t mk_ips_reject_build(const uint8_t *frame, uint32_t len, const struct mk
 
 /*
  * Attaches the forwarder to @a and @b (native XDP unless @skb_mode), each
- * forwarding to the other. What was attached stays after this process ends.
- * 0 or -errno (logged).
+ * forwarding to the other. With @old_a, @old_b (program fds, -1: none) it
+ * replaces those programs atomically (XDP_FLAGS_REPLACE): no frame meets an
+ * interface without a program. What was attached stays after this process
+ * ends. Returns a bit per interface attached (1: @a, 2: @b); an interface
+ * that failed is logged.
  */
-int mk_ips_forwarder_attach(int a, int b, int skb_mode);
+int mk_ips_forwarder_attach(int a, int b, int skb_mode, int old_a, int old_b);
 
 #endif /* MK_IPS_H */

@@ -404,14 +404,32 @@ int mk_loader_detach(struct mk_loader *l)
 	if (!l->xdp_prog)
 		return 0;
 	if_indextoname(l->ifindex, ifname);
-	err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
+	if (l->raw_attach) {
+		/* as it was attached: libbpf, naming our program so that no other is removed */
+		LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = mk_loader_prog_fd(l));
+
+		err = bpf_xdp_attach(l->ifindex, -1, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &opts);
+	} else {
+		err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
+	}
 	if (err)
 		mk_err("cannot detach from %s: %s", ifname, strerror(-err));
 	/* from_bpf_obj borrowed the object: closing the handle leaves the skeleton's fds */
 	xdp_program__close(l->xdp_prog);
 	l->xdp_prog = NULL;
 	l->ifindex = 0;
+	l->raw_attach = false;
 	return err;
+}
+
+void mk_loader_forget_attach(struct mk_loader *l)
+{
+	if (!l->xdp_prog)
+		return;
+	xdp_program__close(l->xdp_prog);
+	l->xdp_prog = NULL;
+	l->ifindex = 0;
+	l->raw_attach = false;
 }
 
 int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
@@ -1280,6 +1298,54 @@ static int explain_busy(int ifindex, const char *ifname)
 	return said;
 }
 
+/*
+ * Inline mode's restart: the fail-open forwarder (or a killed meerkat's
+ * program) attached natively without a dispatcher is replaced by ours in
+ * one step (XDP_FLAGS_REPLACE naming it), so that the link never runs
+ * without a program. 1 when done, 0 when there was nothing to replace that
+ * way (the caller detaches and attaches), or -errno.
+ */
+static int replace_stale_native(struct mk_loader *l, int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct xdp_program *prog;
+	int fd, err;
+
+	if (bpf_xdp_query(ifindex, 0, &q) || !q.drv_prog_id || q.attach_mode != XDP_ATTACHED_DRV)
+		return 0;
+	fd = bpf_prog_get_fd_by_id(q.drv_prog_id);
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (err || (strcmp(info.name, "meerkat_fwd") && strcmp(info.name, "meerkat_xdp"))) {
+		close(fd);
+		return 0;
+	}
+	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_attach(ifindex, mk_loader_prog_fd(l), XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+			     &opts);
+	close(fd);
+	if (err) {
+		xdp_program__close(prog);
+		return 0; /* changed meanwhile: the caller's way */
+	}
+	l->xdp_prog = prog;
+	l->ifindex = ifindex;
+	l->attach_mode = XDP_MODE_NATIVE;
+	l->raw_attach = true;
+	return 1;
+}
+
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
 {
 	char ifname[IF_NAMESIZE] = "?";
@@ -1291,6 +1357,12 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
+	if (!skb_mode && replace_stale_native(l, ifindex) == 1) {
+		mk_info("%s: XDP program attached (native mode) in place of the one a previous run "
+			"left",
+			ifname);
+		return 0;
+	}
 	n = mk_loader_detach_stale(ifindex);
 	if (n < 0) {
 		mk_err("%s: cannot detach the meerkat program a previous run left: %s", ifname,

@@ -53,6 +53,7 @@ struct mk_loader {
 	struct xdp_program *xdp_prog; /* set while attached */
 	int ifindex;		      /* attached interface, 0 = none */
 	int attach_mode;	      /* enum xdp_attach_mode used to attach */
+	bool raw_attach; /* attached by libbpf in another program's place (not libxdp) */
 	__u32 workers;
 	__u32 queues;
 	__u32 xsk_slots;
@@ -76,6 +77,12 @@ void mk_loader_close(struct mk_loader *l);
 /* skb_mode: generic XDP instead of the driver hook. */
 int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode);
 int mk_loader_detach(struct mk_loader *l);
+/*
+ * The program was replaced on its interface by someone else's attach (the
+ * fail-open forwarder, capture/ips.h): forget the attachment without
+ * detaching anything.
+ */
+void mk_loader_forget_attach(struct mk_loader *l);
 
 int mk_loader_prog_fd(const struct mk_loader *l);
 /* The kernel's id of the loaded program (what xdp-loader status shows), 0 if unknown. */

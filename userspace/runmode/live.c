@@ -1679,23 +1679,34 @@ static void live_announce(struct live *lv)
 
 /*
  * Inline, ips.failure: open: the forwarder on both interfaces of every pair
- * (capture/ips.h), right after meerkat's program left them, so that the
- * link carries traffic while meerkat is not running. The next start
- * replaces it. Only a pair whose both programs were attached gets one.
+ * (capture/ips.h), in the place of meerkat's program, atomically, so that
+ * the link carries traffic while meerkat is not running; the workers still
+ * forward what their rings hold. The next start replaces it the same way.
+ * A pair whose programs were not both attached gets none.
  */
 static void ips_fail_open(struct live *lv)
 {
 	unsigned int i, j;
+	int done;
 
 	for (i = 0; i < lv->nifaces; i++) {
 		for (j = i + 1; j < lv->nifaces; j++) {
-			if (strcmp(lv->ifaces[j].name, lv->cap.ifaces[i].peer) ||
-			    !lv->ifaces[i].attached || !lv->ifaces[j].attached)
+			struct live_iface *a = &lv->ifaces[i], *b = &lv->ifaces[j];
+
+			if (strcmp(b->name, lv->cap.ifaces[i].peer) || !a->attached ||
+			    !b->attached || !a->loader.xdp_prog || !b->loader.xdp_prog)
 				continue;
-			if (!mk_ips_forwarder_attach(lv->ifaces[i].ifindex, lv->ifaces[j].ifindex,
-						     lv->cap.attach == MK_XDP_ATTACH_GENERIC))
-				mk_info("%s <-> %s: fail-open forwarder attached",
-					lv->ifaces[i].name, lv->ifaces[j].name);
+			done = mk_ips_forwarder_attach(
+				a->ifindex, b->ifindex,
+				!strcmp(mk_loader_attach_mode_name(&a->loader), "generic"),
+				mk_loader_prog_fd(&a->loader), mk_loader_prog_fd(&b->loader));
+			if (done & 1)
+				mk_loader_forget_attach(&a->loader);
+			if (done & 2)
+				mk_loader_forget_attach(&b->loader);
+			if (done == 3)
+				mk_info("%s <-> %s: fail-open forwarder attached", a->name,
+					b->name);
 		}
 	}
 }
@@ -1705,11 +1716,11 @@ static void live_stop(struct live *lv)
 {
 	unsigned int i;
 
+	if (lv->cap.ips && lv->cap.ips_failure == MK_IPS_FORWARD)
+		ips_fail_open(lv);
 	for (i = 0; i < lv->nifaces; i++)
 		if (lv->ifaces[i].loaded)
 			mk_loader_detach(&lv->ifaces[i].loader);
-	if (lv->cap.ips && lv->cap.ips_failure == MK_IPS_FORWARD)
-		ips_fail_open(lv);
 	/* the driver's counts of the bypassed flows go to their workers before the flows end */
 	if (lv->bypass)
 		mk_bypass_mgr_finish(lv->bypass);
