@@ -214,7 +214,7 @@ tb_ok "fail-open: after SIGTERM the forwarder carries traffic, a session across 
 start open2 open
 [ "$(prog_names | grep -c meerkat_fwd)" -eq 0 ] || tb_fail "fail-open: the restart left the forwarder attached"
 # both ends of the forwarder's life are one atomic replace: never an interface without a program
-[ "$(grep -c "in place of the one a previous run left" "$TB_MK_DIR/err")" -eq 2 ] ||
+[ "$(grep -c "a previous run left attached (in one step)" "$TB_MK_DIR/err")" -eq 2 ] ||
 	tb_fail "fail-open: the restart did not replace the forwarder in one step"
 get 100000 10 >/dev/null || tb_fail "fail-open: no traffic after the restart"
 put long2.bin "$TB_TMP/long.bin" 30 60 >"$TB_TMP/long.out" 2>&1 &
@@ -228,7 +228,7 @@ out="$(get 1000000 10)" || tb_fail "fail-open: no traffic after SIGKILL: $out"
 tb_ok "fail-open: a restart replaces the forwarder; after SIGKILL meerkat's program forwards"
 
 start closed closed
-[ "$(grep -c "in place of the one a previous run left" "$TB_MK_DIR/err")" -eq 2 ] ||
+[ "$(grep -c "a previous run left attached (in one step)" "$TB_MK_DIR/err")" -eq 2 ] ||
 	tb_fail "after SIGKILL the restart did not replace the killed program in one step"
 get 100000 10 >/dev/null || tb_fail "fail-closed: no traffic while meerkat runs"
 tb_meerkat_stop TERM

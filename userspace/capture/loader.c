@@ -1358,8 +1358,7 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 	}
 	if_indextoname(ifindex, ifname);
 	if (!skb_mode && replace_stale_native(l, ifindex) == 1) {
-		mk_info("%s: XDP program attached (native mode) in place of the one a previous run "
-			"left",
+		mk_warn("%s: replaced the meerkat program a previous run left attached (in one step)",
 			ifname);
 		return 0;
 	}
