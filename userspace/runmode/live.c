@@ -717,7 +717,8 @@ static void *worker_main(void *arg)
 		if (got) {
 			empty_passes = 0;
 			w->since_pause += got;
-			if (!full && !draining)
+			/* inline: a frame waiting in the ring is a frame delayed on the link */
+			if (!full && !draining && !w->lv->cap.ips)
 				worker_pause(w);
 			continue;
 		}
