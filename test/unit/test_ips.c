@@ -140,6 +140,58 @@ Test(ips_reject, udp_port_unreachable_to_the_sender)
 		     "nothing onward for UDP");
 }
 
+/* IPv6: the RST's checksum covers the IPv6 pseudo-header; ICMPv6 port unreachable for UDP. */
+Test(ips_reject, ipv6)
+{
+	uint8_t f[256], o[MK_IPS_REJECT_MAX], *ip = f + 14, *t = ip + 40;
+	struct mk_parse p;
+	uint32_t m, sum, l4len, k;
+	int udp;
+
+	for (udp = 0; udp < 2; udp++) {
+		size_t l4 = udp ? 8 : 20, n = 14 + 40 + l4 + 10;
+
+		memset(f, 0, sizeof(f));
+		memcpy(f, mac_srv, 6);
+		memcpy(f + 6, mac_cli, 6);
+		pb_put16(f + 12, 0x86dd);
+		ip[0] = 0x60;
+		pb_put16(ip + 4, (uint16_t)(l4 + 10));
+		ip[6] = udp ? MK_IPPROTO_UDP : MK_IPPROTO_TCP;
+		ip[7] = 64;
+		ip[8] = 0x20, ip[9] = 0x01, ip[10] = 0x0d, ip[11] = 0xb8, ip[23] = 1;
+		ip[24] = 0x20, ip[25] = 0x01, ip[26] = 0x0d, ip[27] = 0xb8, ip[39] = 2;
+		pb_put16(t, 40000);
+		pb_put16(t + 2, 8080);
+		if (udp) {
+			pb_put16(t + 4, 18);
+		} else {
+			pb_put32(t + 4, 1000);
+			pb_put32(t + 8, 5000);
+			t[12] = 5 << 4;
+			t[13] = 0x18;
+		}
+		cr_assert_eq(parse(f, n, &p), MK_PARSE_IP);
+		m = mk_ips_reject_build(f, (uint32_t)n, &p, 1, o, sizeof(o));
+		cr_assert_gt(m, 54);
+		cr_assert_eq(o[14] >> 4, 6);
+		cr_assert_eq(o[20], udp ? MK_IPPROTO_ICMPV6 : MK_IPPROTO_TCP);
+		cr_assert_arr_eq(o + 22, ip + 24, 16, "from the receiver");
+		cr_assert_arr_eq(o + 38, ip + 8, 16, "to the sender");
+		l4len = m - 54;
+		cr_assert_eq(rd16(o + 18), l4len);
+		sum = o[20] + l4len;
+		for (k = 0; k < 32; k += 2)
+			sum += rd16(o + 22 + k);
+		cr_assert_eq(pb_csum(sum, o + 54, l4len), 0,
+			     "L4 checksum over the IPv6 pseudo-header");
+		if (udp)
+			cr_assert_eq(o[54], 1, "ICMPv6 destination unreachable");
+		else
+			cr_assert_eq(rd32(o + 54 + 8), 1010, "acknowledges the sender's data");
+	}
+}
+
 /* Every prefix of the frame that still parses gets an answer built in bounds (ASan checks). */
 Test(ips_reject, truncation)
 {
