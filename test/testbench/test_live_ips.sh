@@ -58,6 +58,7 @@ stream:
     depth: 256kb
 flow-timeouts:
   tcp:
+    established: 4
     bypassed: 5
 ips:
   failure: $1
@@ -182,6 +183,10 @@ s3="$(stats)"
 	tb_fail "rejectdst: $(($(jstat "$s3" capture ips_reject_sent) - $(jstat "$s2" capture ips_reject_sent))) RSTs sent, want 1"
 [ "$(jstat "$s3" bypass drops)" -ge 3 ] || tb_fail "drop/reject: the flows were not put in the driver's drop map"
 tb_ok "rejectdst: one RST, toward the server only"
+# the blocked flows end at their idle timeout, and leave the driver's drop map with it
+drops_ended() { [ "$(jstat "$(stats)" bypass drop_ended)" -ge "$1" ]; }
+tb_wait 20 drops_ended 3 || tb_fail "blocked flows: $(jstat "$(stats)" bypass drop_ended) of 3 left the drop map at their end"
+tb_ok "blocked flows leave the driver's drop map when they end in the worker"
 
 # a session that lives across the stop (about 3 s long): fail-open keeps it going
 head -c 3000000 /dev/urandom >"$TB_TMP/long.bin"

@@ -492,6 +492,18 @@ int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key)
 	return 0;
 }
 
+int mk_loader_drop_del(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	/* gone already is fine: the LRU map forgets the least recently hit flow */
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_drop), key) && errno != ENOENT) {
+		int err = -errno;
+
+		mk_err("cannot delete a flow from map mk_flow_drop: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 /* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
 static int cidr_key(
 	struct mk_loader *l, int family, const void *addr, __u32 prefixlen,

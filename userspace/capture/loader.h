@@ -114,6 +114,8 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex);
  * verdict). The LRU map forgets the least recently hit flow when full.
  */
 int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key);
+/* The blocked flow ended: its frames reach the program's other checks again. 0 or -errno. */
+int mk_loader_drop_del(struct mk_loader *l, const struct mk_flow_key *key);
 
 /* CIDR bypass; family is AF_INET or AF_INET6, addr in network byte order. */
 int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);

@@ -415,6 +415,9 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 	char line[MK_EVE_LINE_MAX];
 	int n, err, unreplied = !f->pkts[0] || !f->pkts[1];
 
+	/* inline: a blocked flow that ended (timed out: the driver dropped all) is forgotten there */
+	if (f->ips_drop && w->ops->block)
+		w->ops->block(w->ops_ctx, f, 0);
 	/* what the stream engine still holds is inspected at the flow's last packet time */
 	if (w->detect)
 		worker_detect_begin(w, NULL, f, 0);
@@ -699,7 +702,7 @@ static void worker_block(struct mk_worker *w, struct mk_flow *f, unsigned int ve
 			 (verdict & MK_DETECT_V_REJECT_DST ? 2 : 0);
 	w->cnt[MK_WORKER_IPS_BLOCKED]++;
 	if (w->ops->block)
-		w->ops->block(w->ops_ctx, f); /* a full queue: the worker drops them itself */
+		w->ops->block(w->ops_ctx, f, 1); /* a full queue: the worker drops them itself */
 	mk_app_packet_end(w->app);
 }
 

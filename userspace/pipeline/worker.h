@@ -169,11 +169,12 @@ struct mk_worker_ops {
 	 */
 	int (*bypass)(void *ctx, const struct mk_flow *f);
 	/*
-	 * Inline: flow @f is blocked (a drop verdict): have the driver drop its
-	 * frames from now on. Never a syscall on this path. NULL: the worker
+	 * Inline: flow @f is blocked (a drop verdict, @on 1): have the driver
+	 * drop its frames from now on; @on 0: the blocked flow ended here, the
+	 * driver forgets it. Never a syscall on this path. NULL: the worker
 	 * drops them itself (counted as ips_blocked_pkt).
 	 */
-	int (*block)(void *ctx, const struct mk_flow *f);
+	int (*block)(void *ctx, const struct mk_flow *f, int on);
 };
 
 /* What the bypass manager tells the worker that owns a capture-bypassed flow. */

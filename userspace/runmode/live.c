@@ -277,12 +277,12 @@ static int live_bypass(void *ctx, const struct mk_flow *f)
 	return mk_bypass_mgr_request(w->lv->bypass, w->id, &f->key, f->flow_id);
 }
 
-/* ops.block (inline): the flow into the driver's drop maps, through the bypass manager. */
-static int live_block(void *ctx, const struct mk_flow *f)
+/* ops.block (inline): the flow into (or out of) the driver's drop maps, through the manager. */
+static int live_block(void *ctx, const struct mk_flow *f, int on)
 {
 	struct live_worker *w = ctx;
 
-	return mk_bypass_mgr_request_drop(w->lv->bypass, w->id, &f->key);
+	return mk_bypass_mgr_request_drop(w->lv->bypass, w->id, &f->key, on);
 }
 
 static const struct mk_worker_ops live_ops = {
