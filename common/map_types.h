@@ -171,6 +171,20 @@ enum mk_mode {
 	MK_MODE_IPS = 1, /* bypassed traffic is sent to the peer interface (DEVMAP slot 0) */
 };
 
+/*
+ * Inline (IPS) mode only (docs/bypass.md): what the program does with a frame
+ * it will not hand to a worker because it cannot parse it
+ * (ips.unparsable), and with a frame whose worker has no socket, i.e. while
+ * the daemon is gone after a crash (ips.failure).
+ */
+enum mk_ips_policy {
+	MK_IPS_FORWARD = 0, /* ips.unparsable: forward; ips.failure: open */
+	MK_IPS_DROP = 1,    /* ips.unparsable: drop; ips.failure: closed */
+};
+
+/* Flows a drop verdict blocked in the driver (IPS): at most this many, least recently hit go first. */
+#define MK_FLOW_DROP_ENTRIES 16384
+
 enum mk_l2tpv3_l2spec {
 	MK_L2SPEC_NONE = 0,
 	MK_L2SPEC_DEFAULT = 1, /* RFC 3931 default L2-Specific Sublayer, 4 bytes */

@@ -10,7 +10,8 @@
  * OUTCOME counter, and nothing else on the common path: one counter update
  * per frame. MK_STAT_RX is not written by the program; user space derives it
  * as the sum of the outcomes (mk_stat_derive). A frame with outcome
- * PASS_ERROR also increments exactly one ERR_ reason counter. INFO counters
+ * PASS_ERROR (IPS: FWD_ERROR or DROP_ERROR) also increments exactly one ERR_
+ * reason counter. INFO counters
  * describe frames further (tunnels stripped, fragments) and do not take part
  * in the equation.
  */
@@ -30,7 +31,17 @@
 	  "address in the CIDR bypass list: sent to peer (IPS)")                                  \
 	X(FWD_FLOW_BYPASS, "fwd_flow_bypass", "flow in the flow bypass map: sent to peer (IPS)")  \
 	X(PASS_NO_PEER, "pass_no_peer", "IPS bypass but no peer interface in the DEVMAP: passed") \
-	X(REDIRECT_XSK, "redirect_xsk", "redirected to the worker's AF_XDP socket")
+	X(REDIRECT_XSK, "redirect_xsk", "redirected to the worker's AF_XDP socket")               \
+	X(FWD_NON_IP, "fwd_non_ip", "non-IP frame (ARP, LLDP, ...) sent to the peer (IPS)")       \
+	X(FWD_ERROR, "fwd_error",                                                                 \
+	  "malformed frame sent to the peer (IPS, ips.unparsable: forward)")                      \
+	X(DROP_ERROR, "drop_error", "malformed frame dropped (IPS, ips.unparsable: drop)")        \
+	X(FWD_NO_SOCKET, "fwd_no_socket",                                                         \
+	  "no AF_XDP socket (daemon gone): sent to the peer (IPS, ips.failure: open)")            \
+	X(DROP_NO_SOCKET, "drop_no_socket",                                                       \
+	  "no AF_XDP socket (daemon gone): dropped (IPS, ips.failure: closed)")                   \
+	X(DROP_FLOW_BLOCKED, "drop_flow_blocked",                                                 \
+	  "flow in the drop map (a drop verdict): dropped (IPS)")
 
 #define MK_STAT_ERRORS(X)                                                                                   \
 	X(ERR_TRUNC_ETH, "err_trunc_eth", "frame shorter than an Ethernet header")                          \
@@ -74,7 +85,7 @@ enum mk_stat {
 #undef MK_STAT_ENUM
 
 #define MK_STAT_OUTCOME_FIRST MK_STAT_PASS_NON_IP
-#define MK_STAT_OUTCOME_LAST MK_STAT_REDIRECT_XSK
+#define MK_STAT_OUTCOME_LAST MK_STAT_DROP_FLOW_BLOCKED
 #define MK_STAT_ERR_FIRST MK_STAT_ERR_TRUNC_ETH
 #define MK_STAT_ERR_LAST MK_STAT_ERR_DECAP
 
@@ -160,11 +171,17 @@ static inline void mk_stat_derive(__u64 *v)
 	v[MK_STAT_RX] = mk_stat_sum(v).outcomes;
 }
 
+/* Frames with an error outcome: passed (IDS), or forwarded or dropped by ips.unparsable. */
+static inline __u64 mk_stat_error_frames(const __u64 *v)
+{
+	return v[MK_STAT_PASS_ERROR] + v[MK_STAT_FWD_ERROR] + v[MK_STAT_DROP_ERROR];
+}
+
 static inline int mk_stat_invariant_holds(const __u64 *v)
 {
 	struct mk_stat_sums s = mk_stat_sum(v);
 
-	return v[MK_STAT_RX] == s.outcomes && v[MK_STAT_PASS_ERROR] == s.errors;
+	return v[MK_STAT_RX] == s.outcomes && mk_stat_error_frames(v) == s.errors;
 }
 #endif
 

@@ -55,6 +55,7 @@ struct meerkat_params {
 	int no_cid;
 	int eve_truncate;
 	int strict_input;
+	int ips;
 	int test_config;
 	int dump_config;
 	int verbose;
@@ -76,7 +77,10 @@ static const struct mk_opt opts[] = {
 	{ "read", 'r', MK_OPT_STR, P(read_file), "FILE|DIR",
 	  "read a pcap/pcapng file, or every file of DIR in name order (offline mode)", 0, 0 },
 	{ "interface", 'i', MK_OPT_APPEND, P(iface), "IFACE",
-	  "capture live on IFACE, repeatable (overrides capture.interfaces)", 0, MK_MAX_IFACES },
+	  "capture live on IFACE, repeatable (overrides capture.interfaces); IN:OUT: an inline pair",
+	  0, MK_MAX_IFACES },
+	{ "ips", 0, MK_OPT_FLAG, P(ips), NULL,
+	  "inline (IPS) mode between the -i IN:OUT pairs (sets capture.ips)", 0, 0 },
 	{ "log-dir", 'l', MK_OPT_STR, P(log_dir), "DIR",
 	  "write eve.json into DIR, created with its parents (overrides default-log-dir)", 0, 0 },
 	{ "config", 'c', MK_OPT_STR, P(config), "FILE",
@@ -129,6 +133,7 @@ static const struct mk_cli cli_desc = {
 	.usage =
 		"-r FILE|DIR [-l LOGDIR] [-c CONFIG] [-S RULES ...] [-k none|all] [--workers N] [--reader-threads N] [--seed N] [-v] [BPF FILTER]\n"
 		"       meerkat [-i IFACE ...] [-c CONFIG] [-S RULES ...] [-l LOGDIR] [--workers N] [-v]   (live)\n"
+		"       meerkat --ips -i IN:OUT [-c CONFIG] [-S RULES ...] [-l LOGDIR]   (live, inline)\n"
 		"       meerkat -T [-c CONFIG] [-S RULES ...] [options]   (check the configuration and rules)",
 	.opts = opts,
 	.nopts = MK_ARRAY_SIZE(opts),
@@ -236,6 +241,8 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 		dc->default_rule_path = r->default_rule_path;
 	}
 	dc->strict = prm->strict_rules;
+	/* inline: drop and reject rules block (offline always alerts) */
+	dc->inline_mode = conf->capture.ips && !prm->read_file;
 	dc->prefilter_cache = r->prefilter_cache[0] ? r->prefilter_cache : NULL;
 	if (!dc->nrule_files)
 		return;
@@ -345,6 +352,7 @@ static int run_live(const struct meerkat_params *prm, const struct mk_config_cli
 	lo.checksum = !prm->checksum || strcmp(prm->checksum, "none");
 	lo.stats_stderr = prm->verbose > 0;
 	lo.alert_opts = alert_opts(conf);
+	lo.alert_opts.inline_mode = conf->capture.ips;
 	mk_log_route_libs();
 	err = detect_load(prm, conf, &dc, &lo.detect);
 	if (err)
@@ -455,6 +463,8 @@ int main(int argc, char **argv)
 	}
 	if (prm.reader_threads != READER_THREADS_UNSET)
 		conf.capture.reader_threads = prm.reader_threads;
+	if (prm.ips)
+		conf.capture.ips = 1;
 	if (prm.test_config) {
 		printf("configuration OK: %s\n", prm.config ? prm.config : "built-in defaults");
 		mk_output_print(stdout, &conf.output); /* several outputs: each one */

@@ -83,6 +83,17 @@ struct {
 	__type(value, struct mk_bypass_value);
 } mk_flow_bypass SEC(".maps");
 
+/*
+ * IPS: flows a drop or reject verdict blocked; their frames are dropped here
+ * (the value is the verdict's CLOCK_MONOTONIC time, for user space).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, MK_FLOW_DROP_ENTRIES);
+	__type(key, struct mk_flow_key);
+	__type(value, __u64);
+} mk_flow_drop SEC(".maps");
+
 /* Software indirection table: bucket (hash % 256) -> worker. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -42,6 +42,9 @@ const volatile struct mk_hash_key mk_hash_key = {
 const volatile __u32 mk_workers = 1;
 const volatile __u32 mk_queues = MK_MAX_QUEUES;
 const volatile __u32 mk_mode = MK_MODE_IDS;
+/* IPS only (enum mk_ips_policy): frames the parser refuses, and frames no socket waits for. */
+const volatile __u32 mk_ips_unparsable = MK_IPS_FORWARD;
+const volatile __u32 mk_ips_failure = MK_IPS_FORWARD;
 /*
  * Stamp every redirected frame with its arrival time (struct mk_meta): the
  * loader turns it on when a worker reads more than one socket and merges
@@ -57,6 +60,8 @@ __u64 mk_bench_save[MK_BENCH_SAVE_WORDS];
 /* Number of entries in the CIDR tries, kept by user space: an empty list costs no lookup. */
 __u32 mk_cidr_v4_entries = 0;
 __u32 mk_cidr_v6_entries = 0;
+/* Entries in mk_flow_drop, kept by user space (IPS): none costs no lookup. */
+__u32 mk_flow_drop_entries = 0;
 
 /*
  * Prefilters kept by user space (common/map_types.h): which ones, and their
@@ -168,6 +173,24 @@ static __always_inline int bypass_verdict(__u32 drop_stat, __u32 fwd_stat)
 	int ret;
 
 	if (mk_mode != MK_MODE_IPS)
+		return outcome(drop_stat, XDP_DROP);
+	ret = bpf_redirect_map(&mk_peer, 0, XDP_PASS);
+	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
+}
+
+/*
+ * IPS: a frame no worker will see (non-IP, malformed, or no socket because
+ * the daemon is gone) goes on to the peer, or is dropped, as configured;
+ * IDS: passed to the stack as before. The verifier prunes the other mode.
+ */
+static __always_inline int uninspected(__u32 pass_stat, __u32 fwd_stat, __u32 drop_stat,
+				       __u32 policy)
+{
+	int ret;
+
+	if (mk_mode != MK_MODE_IPS)
+		return outcome(pass_stat, XDP_PASS);
+	if (policy == MK_IPS_DROP)
 		return outcome(drop_stat, XDP_DROP);
 	ret = bpf_redirect_map(&mk_peer, 0, XDP_PASS);
 	return outcome(ret == XDP_REDIRECT ? fwd_stat : MK_STAT_PASS_NO_PEER, ret);
@@ -424,13 +447,21 @@ int meerkat_xdp(struct xdp_md *ctx)
 	/* one counter per frame, its outcome: rx is their sum, derived in user space */
 	ret = parse_frame(ctx, &p);
 	if (ret == MK_PARSE_NON_IP)
-		return outcome(MK_STAT_PASS_NON_IP, XDP_PASS);
+		/* a bridge forwards ARP whatever the policy: nothing works without it */
+		return uninspected(MK_STAT_PASS_NON_IP, MK_STAT_FWD_NON_IP, MK_STAT_FWD_NON_IP,
+				   MK_IPS_FORWARD);
 	if (ret != MK_PARSE_IP) {
 		stat_inc(mk_reason_stat(p.reason));
-		return outcome(MK_STAT_PASS_ERROR, XDP_PASS);
+		return uninspected(MK_STAT_PASS_ERROR, MK_STAT_FWD_ERROR, MK_STAT_DROP_ERROR,
+				   mk_ips_unparsable);
 	}
 	if ((p.flags & (MK_META_F_FRAGMENT | MK_META_F_DEPTH_EXCEEDED)) || p.tunnel_mask)
 		count_info(&p);
+
+	/* IPS: a flow a drop verdict blocked never reaches a worker again */
+	if (mk_mode == MK_MODE_IPS && mk_flow_drop_entries &&
+	    bpf_map_lookup_elem(&mk_flow_drop, &p.key))
+		return outcome(MK_STAT_DROP_FLOW_BLOCKED, XDP_DROP);
 
 	if (cidr_bypassed(&p))
 		return bypass_verdict(MK_STAT_DROP_CIDR_BYPASS, MK_STAT_FWD_CIDR_BYPASS);
@@ -445,11 +476,24 @@ int meerkat_xdp(struct xdp_md *ctx)
 	 * needed to leave the frame untouched when nobody will read it.
 	 */
 	if (ctx->rx_queue_index >= mk_queues)
-		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
+		return uninspected(MK_STAT_PASS_NO_SOCKET, MK_STAT_FWD_NO_SOCKET,
+				   MK_STAT_DROP_NO_SOCKET, mk_ips_failure);
 	ret = bpf_redirect_map(&mk_xsks, slot, XDP_PASS);
+	/*
+	 * No socket: the daemon is gone (a crash closes its sockets, which
+	 * leaves the slots empty); in IPS mode ips.failure decides, so that a
+	 * SIGKILL does not cut the link (fail-open) or does (fail-closed).
+	 */
 	if (ret != XDP_REDIRECT)
-		return outcome(MK_STAT_PASS_NO_SOCKET, XDP_PASS);
+		return uninspected(MK_STAT_PASS_NO_SOCKET, MK_STAT_FWD_NO_SOCKET,
+				   MK_STAT_DROP_NO_SOCKET, mk_ips_failure);
 
+	/*
+	 * IPS: the worker transmits the frame it got, so the frame keeps its
+	 * tunnels; without metadata the worker parses it itself (meta_missing).
+	 */
+	if (mk_mode == MK_MODE_IPS && p.tunnel_depth)
+		return outcome(MK_STAT_REDIRECT_XSK, XDP_REDIRECT);
 	if (p.tunnel_depth) {
 		ret = decap(ctx, &p, &strip, &save_off);
 		if (ret == -2)

@@ -119,6 +119,9 @@ struct harness {
 	struct mk_parse_cfg cfg;
 };
 
+/* Inline mode's policies for the next harness_up (enum mk_ips_policy). */
+static __u32 test_ips_unparsable, test_ips_failure;
+
 static void harness_up_restore(struct harness *h, const struct mk_fixture *fx, __u32 workers,
 			       __u32 mode, bool sockets, bool bench_restore, bool rx_stamp)
 {
@@ -138,6 +141,8 @@ static void harness_up_restore(struct harness *h, const struct mk_fixture *fx, _
 	o.geneve_port = fx->geneve_port;
 	o.bench_restore = bench_restore;
 	o.rx_stamp = rx_stamp;
+	o.ips_unparsable = test_ips_unparsable;
+	o.ips_failure = test_ips_failure;
 	h->cfg = fixture_cfg(fx);
 	err = mk_loader_open(&h->l, &o);
 	cr_assert_eq(err, 0, "loading meerkat (config of %s) failed: %s", fx->name, strerror(-err));
@@ -286,7 +291,7 @@ static int outcome_of(const struct run *r)
 	return found;
 }
 
-/* rx +1, exactly one outcome +1, and one reason exactly when the outcome is PASS_ERROR. */
+/* rx +1, exactly one outcome +1, and one reason exactly when the outcome is an error (PASS_ERROR, IPS: FWD_ERROR, DROP_ERROR). */
 static void assert_accounting(const struct run *r, const char *what, __u32 len)
 {
 	struct mk_stat_sums s = mk_stat_sum(r->delta);
@@ -296,9 +301,10 @@ static void assert_accounting(const struct run *r, const char *what, __u32 len)
 		     (unsigned long long)r->delta[MK_STAT_RX]);
 	cr_assert_eq(outcomes, 1, "%s (%u bytes): %llu outcome counters moved", what, len,
 		     (unsigned long long)outcomes);
-	cr_assert_eq(reasons, r->delta[MK_STAT_PASS_ERROR],
-		     "%s (%u bytes): %llu reason counters for %llu pass_error", what, len,
-		     (unsigned long long)reasons, (unsigned long long)r->delta[MK_STAT_PASS_ERROR]);
+	cr_assert_eq(reasons, mk_stat_error_frames(r->delta),
+		     "%s (%u bytes): %llu reason counters for %llu error outcomes", what, len,
+		     (unsigned long long)reasons,
+		     (unsigned long long)mk_stat_error_frames(r->delta));
 	cr_assert_eq(r->delta[MK_STAT_META_FAIL], 0, "%s: bpf_xdp_adjust_meta failed", what);
 }
 
@@ -963,6 +969,75 @@ Test(bpf, flow_bypass_ips)
 	cr_assert_eq(v.packets[0] + v.packets[1], 2);
 	cr_assert_eq(mk_loader_set_peer(&h.l, 0), 0);
 	harness_down(&h);
+}
+
+/*
+ * Inline mode: frames nobody inspects (non-IP, malformed, no socket bound:
+ * the daemon is gone) follow ips.unparsable and ips.failure, and a flow in
+ * the drop map is dropped; each with its outcome counter.
+ */
+static void ips_policy_case(__u32 policy)
+{
+	const struct mk_fixture *fx = plain_flow(4, false);
+	/* ARP request, and an IPv4 header cut short */
+	static const __u8 arp[42] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0,
+				      1,    0x08, 0x06, 0,    1,    8,	  0, 6, 4, 0, 1 };
+	static const __u8 cut[24] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 40
+	};
+	static struct run r;
+	static struct twin t;
+	struct harness h;
+	int lo = (int)if_nametoindex("lo");
+	int fwd = policy == MK_IPS_FORWARD ? XDP_REDIRECT : XDP_DROP;
+
+	need_root();
+	cr_assert_not_null(fx);
+	test_ips_unparsable = policy;
+	test_ips_failure = policy;
+	harness_up(&h, fx, 1, MK_MODE_IPS, false);
+	test_ips_unparsable = test_ips_failure = MK_IPS_FORWARD;
+	cr_assert_eq(mk_loader_set_peer(&h.l, lo), 0);
+
+	run_frame(&h, arp, sizeof(arp), &r);
+	cr_assert_eq(r.retval, XDP_REDIRECT, "ARP is forwarded whatever the policy");
+	cr_assert_eq(r.delta[MK_STAT_FWD_NON_IP], 1);
+	assert_accounting(&r, "arp", sizeof(arp));
+
+	run_frame(&h, cut, sizeof(cut), &r);
+	cr_assert_eq(r.retval, fwd);
+	cr_assert_eq(r.delta[policy == MK_IPS_FORWARD ? MK_STAT_FWD_ERROR : MK_STAT_DROP_ERROR], 1);
+	assert_accounting(&r, "cut", sizeof(cut));
+
+	/* no socket in the slot: what a killed daemon leaves */
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, fwd);
+	cr_assert_eq(
+		r.delta[policy == MK_IPS_FORWARD ? MK_STAT_FWD_NO_SOCKET : MK_STAT_DROP_NO_SOCKET],
+		1);
+	assert_accounting(&r, fx->name, fx->len);
+	if (policy == MK_IPS_FORWARD)
+		cr_assert_arr_eq(r.frame, fx->frame, fx->len, "forwarded frame was rewritten");
+
+	/* a blocked flow */
+	run_twin(&h, fx->frame, fx->len, &t);
+	cr_assert_eq(mk_loader_drop_add(&h.l, &t.p.key), 0);
+	run_frame(&h, fx->frame, fx->len, &r);
+	cr_assert_eq(r.retval, XDP_DROP);
+	cr_assert_eq(r.delta[MK_STAT_DROP_FLOW_BLOCKED], 1);
+	assert_accounting(&r, fx->name, fx->len);
+	cr_assert_eq(mk_loader_set_peer(&h.l, 0), 0);
+	harness_down(&h);
+}
+
+Test(bpf, ips_fail_open_forward)
+{
+	ips_policy_case(MK_IPS_FORWARD);
+}
+
+Test(bpf, ips_fail_closed_drop)
+{
+	ips_policy_case(MK_IPS_DROP);
 }
 
 static void cidr_case(const struct mk_fixture *fx, int af)

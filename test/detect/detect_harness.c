@@ -98,7 +98,8 @@ static int on_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const ch
 
 static const struct mk_worker_ops ops = { .record = on_record, .alert = on_alert };
 
-static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int midstream)
+static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int midstream,
+		     int inline_mode)
 {
 	struct mk_worker_cfg wc = {
 		.nworkers = 1,
@@ -113,6 +114,7 @@ static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int mid
 	mk_config_defaults(&h->conf);
 	if (midstream >= 0)
 		h->conf.stream.midstream = (uint8_t)midstream;
+	h->conf.stream.inline_mode = (uint8_t)inline_mode;
 	h->pcfg = h->conf.parse;
 	h->pcfg.seed = H_SEED;
 	err = mk_detect_master_new(cfg, &h->master);
@@ -141,12 +143,17 @@ static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int mid
 
 int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 {
-	return init_with(h, cfg, -1);
+	return init_with(h, cfg, -1, 0);
+}
+
+int h_init_inline(struct harness *h, const struct mk_detect_cfg *cfg)
+{
+	return init_with(h, cfg, -1, 1);
 }
 
 int h_init_midstream(struct harness *h, const struct mk_detect_cfg *cfg, int midstream)
 {
-	return init_with(h, cfg, midstream);
+	return init_with(h, cfg, midstream, 0);
 }
 
 int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg)

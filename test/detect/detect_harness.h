@@ -60,6 +60,8 @@ int h_init_rules(struct harness *h, const char *rules);
 int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg);
 /* The same; the master is the worker's either way (reload tests use h->master). */
 int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg);
+/* As h_init_master with the stream engine in inline mode (capture.ips; cfg->inline_mode is the engine's). */
+int h_init_inline(struct harness *h, const struct mk_detect_cfg *cfg);
 /* As h_init_cfg with stream.midstream set (0 or 1) instead of the default. */
 int h_init_midstream(struct harness *h, const struct mk_detect_cfg *cfg, int midstream);
 void h_free(struct harness *h);

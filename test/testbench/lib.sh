@@ -46,6 +46,13 @@ TB_MK_PIDS="" # meerkat daemons started by tb_meerkat_start, stopped at cleanup
 TB_MK_PID=""  # the last one
 TB_MK_DIR=""  # its directory: out, err, eve.json, ctl.sock
 TB_MK_RC=""   # exit status of the last daemon once it stopped
+# inline (IPS) testbench (tb_setup_ips): a third namespace, the server, behind
+# a second sensor interface; the peer namespace is the client
+TB_NS_SERVER=""
+TB_SENSOR_IF2=""
+TB_SERVER_IF=""
+TB_CLIENT_IP="198.18.254.1"
+TB_SERVER_IP="198.18.254.2"
 
 tb_log() { printf '%s: %s\n' "$TB_NAME" "$*"; }
 tb_ok() { printf '%s: ok: %s\n' "$TB_NAME" "$*"; }
@@ -117,11 +124,17 @@ tb_cleanup() {
 		fi
 		# detach first so a program never outlives the test even if a netns is held open
 		if grep -qw "$TB_NS_SENSOR" <<<"$(ip netns list)"; then
-			tb_sensor xdp-loader unload "$TB_SENSOR_IF" --all >/dev/null 2>&1
-			ip -n "$TB_NS_SENSOR" link set dev "$TB_SENSOR_IF" xdp off >/dev/null 2>&1
+			local dev
+			# the second interface of an inline pair, and what fail-open left on both
+			for dev in "$TB_SENSOR_IF" $TB_SENSOR_IF2; do
+				tb_sensor xdp-loader unload "$dev" --all >/dev/null 2>&1
+				ip -n "$TB_NS_SENSOR" link set dev "$dev" xdp off >/dev/null 2>&1
+				ip -n "$TB_NS_SENSOR" link set dev "$dev" xdpgeneric off >/dev/null 2>&1
+			done
 		fi
 		ip netns del "$TB_NS_SENSOR" >/dev/null 2>&1
 		ip netns del "$TB_NS_PEER" >/dev/null 2>&1
+		[ -z "$TB_NS_SERVER" ] || ip netns del "$TB_NS_SERVER" >/dev/null 2>&1
 		if mountpoint -q "$TB_BPFFS"; then
 			umount "$TB_BPFFS" >/dev/null 2>&1
 		fi
@@ -212,6 +225,82 @@ tb_setup() {
 	tb_wait 5 tb_link_up "$TB_NS_PEER" "$TB_PEER_IF" || tb_fail "$TB_PEER_IF has no carrier"
 	tb_log "testbench $TB_ID: $TB_NS_PEER/$TB_PEER_IF -> $TB_NS_SENSOR/$TB_SENSOR_IF," \
 		"$TB_QUEUES queue(s), IPv6 off, static neighbours"
+}
+
+# tb_setup_ips: the inline testbench. Three namespaces: the client (the peer
+# namespace, $TB_PEER_IF, $TB_CLIENT_IP), the sensor with two interfaces
+# ($TB_SENSOR_IF toward the client, $TB_SENSOR_IF2 toward the server) and the
+# server ($TB_NS_SERVER, $TB_SERVER_IF, $TB_SERVER_IP). Client and server
+# share a subnet and know each other's MAC: only a sensor that forwards
+# frames between its interfaces connects them (its own stack forwards
+# nothing). No offloads on the ends (MTU-sized frames, real checksums); GRO
+# on the client and server veths, which receive frames the sensor redirects
+# in the driver (veth takes XDP_REDIRECT frames only with its NAPI on).
+tb_setup_ips() {
+	trap tb_cleanup EXIT
+	trap 'tb_on_signal INT' INT
+	trap 'tb_on_signal TERM' TERM
+	TB_SETUP_STARTED=1
+	TB_NS_SERVER="mktb-${TB_ID}-v"
+	TB_SENSOR_IF2="mko-${TB_ID}"
+	TB_SERVER_IF="mkv-${TB_ID}"
+	local ns
+	for ns in "$TB_NS_SENSOR" "$TB_NS_PEER" "$TB_NS_SERVER"; do
+		ip netns add "$ns" || tb_fail "cannot create netns $ns"
+		if [ -d /proc/sys/net/ipv6 ]; then
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+				net.ipv6.conf.default.disable_ipv6=1 >/dev/null ||
+				tb_fail "cannot disable IPv6 in $ns"
+		fi
+	done
+	ip link add "$TB_SENSOR_IF" netns "$TB_NS_SENSOR" type veth \
+		peer name "$TB_PEER_IF" netns "$TB_NS_PEER" ||
+		tb_fail "cannot create veth pair $TB_SENSOR_IF/$TB_PEER_IF"
+	ip link add "$TB_SENSOR_IF2" netns "$TB_NS_SENSOR" type veth \
+		peer name "$TB_SERVER_IF" netns "$TB_NS_SERVER" ||
+		tb_fail "cannot create veth pair $TB_SENSOR_IF2/$TB_SERVER_IF"
+	TB_QUEUES=1
+	local client_mac server_mac
+	client_mac="$(ip -n "$TB_NS_PEER" -br link show "$TB_PEER_IF" | awk '{print $3}')"
+	server_mac="$(ip -n "$TB_NS_SERVER" -br link show "$TB_SERVER_IF" | awk '{print $3}')"
+	ip -n "$TB_NS_PEER" addr add "$TB_CLIENT_IP/24" dev "$TB_PEER_IF"
+	ip -n "$TB_NS_SERVER" addr add "$TB_SERVER_IP/24" dev "$TB_SERVER_IF"
+	ip -n "$TB_NS_PEER" neigh add "$TB_SERVER_IP" lladdr "$server_mac" dev "$TB_PEER_IF" nud permanent
+	ip -n "$TB_NS_SERVER" neigh add "$TB_CLIENT_IP" lladdr "$client_mac" dev "$TB_SERVER_IF" nud permanent
+	ip netns exec "$TB_NS_PEER" ethtool -K "$TB_PEER_IF" tx off tso off gso off gro on >/dev/null ||
+		tb_fail "ethtool -K $TB_PEER_IF failed"
+	ip netns exec "$TB_NS_SERVER" ethtool -K "$TB_SERVER_IF" tx off tso off gso off gro on >/dev/null ||
+		tb_fail "ethtool -K $TB_SERVER_IF failed"
+	ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF" tx off tso off gso off >/dev/null
+	ip netns exec "$TB_NS_SENSOR" ethtool -K "$TB_SENSOR_IF2" tx off tso off gso off >/dev/null
+	ip -n "$TB_NS_SENSOR" link set "$TB_SENSOR_IF" up
+	ip -n "$TB_NS_SENSOR" link set "$TB_SENSOR_IF2" up
+	ip -n "$TB_NS_PEER" link set "$TB_PEER_IF" up
+	ip -n "$TB_NS_SERVER" link set "$TB_SERVER_IF" up
+	ip -n "$TB_NS_PEER" link set lo up
+	ip -n "$TB_NS_SERVER" link set lo up
+
+	mkdir -p "$TB_BPFFS"
+	mount -t bpf bpf "$TB_BPFFS" || tb_fail "cannot mount bpffs on $TB_BPFFS"
+	TB_TMP="$(mktemp -d "/tmp/meerkat-tb-${TB_ID}.XXXXXX")" || tb_fail "cannot create a scratch directory"
+	tb_wait 5 tb_link_up "$TB_NS_SENSOR" "$TB_SENSOR_IF" || tb_fail "$TB_SENSOR_IF has no carrier"
+	tb_wait 5 tb_link_up "$TB_NS_SENSOR" "$TB_SENSOR_IF2" || tb_fail "$TB_SENSOR_IF2 has no carrier"
+	tb_wait 5 tb_link_up "$TB_NS_PEER" "$TB_PEER_IF" || tb_fail "$TB_PEER_IF has no carrier"
+	tb_wait 5 tb_link_up "$TB_NS_SERVER" "$TB_SERVER_IF" || tb_fail "$TB_SERVER_IF has no carrier"
+	tb_log "inline testbench $TB_ID: $TB_NS_PEER ($TB_CLIENT_IP) -- $TB_SENSOR_IF [sensor]" \
+		"$TB_SENSOR_IF2 -- $TB_NS_SERVER ($TB_SERVER_IP)"
+}
+
+# Runs a command in the server namespace.
+tb_server() { ip netns exec "$TB_NS_SERVER" "$@"; }
+
+# Prints the ids of the XDP programs attached to the inline pair (none: empty).
+tb_ips_prog_ids() {
+	local dev out
+	for dev in "$TB_SENSOR_IF" "$TB_SENSOR_IF2"; do
+		out="$(ip -n "$TB_NS_SENSOR" -d link show dev "$dev")"
+		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' <<<"$out" | sed -n 1p
+	done
 }
 
 # Prints the id of the XDP program attached to the sensor veth (empty when none).

@@ -43,6 +43,7 @@ struct mgr_req {
 	struct mk_flow_key key;
 	uint64_t flow_id;
 	uint64_t t_ns; /* CLOCK_MONOTONIC when queued */
+	uint64_t drop; /* IPS: 1 block the flow in the driver, 2 unblock (mk_bypass_mgr_request_drop) */
 };
 
 /* A flow in the driver's maps. */
@@ -301,6 +302,24 @@ static void latency(struct mk_bypass_mgr *m, uint64_t t_ns)
 		m->st.lat_max_ns = d;
 }
 
+/* IPS: a drop verdict's flow into every interface's drop map, or out when the flow ended. */
+static void request_drop(struct mk_bypass_mgr *m, const struct mgr_req *r)
+{
+	unsigned int i;
+	int err = 0;
+
+	if (r->drop == 2) {
+		for (i = 0; i < m->nloaders; i++)
+			mk_loader_drop_del(m->loaders[i], &r->key);
+		m->st.cnt[MK_BYPASS_MGR_DROP_ENDED]++;
+		return;
+	}
+	for (i = 0; i < m->nloaders; i++)
+		err |= mk_loader_drop_add(m->loaders[i], &r->key);
+	m->st.cnt[err ? MK_BYPASS_MGR_DROP_FAIL : MK_BYPASS_MGR_DROPS]++;
+	latency(m, r->t_ns);
+}
+
 static void request(struct mk_bypass_mgr *m, unsigned int worker, const struct mgr_req *r)
 {
 	struct mk_worker_bypass_msg msg;
@@ -308,6 +327,10 @@ static void request(struct mk_bypass_mgr *m, unsigned int worker, const struct m
 	bool in_map;
 	int why;
 
+	if (r->drop) {
+		request_drop(m, r);
+		return;
+	}
 	m->st.cnt[MK_BYPASS_MGR_REQUESTS]++;
 	e = entry_find(m, &r->key);
 	if (e) {
@@ -1075,6 +1098,17 @@ int mk_bypass_mgr_request(struct mk_bypass_mgr *m, unsigned int worker,
 			  const struct mk_flow_key *key, uint64_t flow_id)
 {
 	struct mgr_req r = { .key = *key, .flow_id = flow_id, .t_ns = now_ns(CLOCK_MONOTONIC) };
+
+	if (worker >= m->nworkers || mk_spsc_push(&m->req[worker], &r))
+		return -ENOBUFS;
+	mk_bell_ring(&m->bell);
+	return 0;
+}
+
+int mk_bypass_mgr_request_drop(struct mk_bypass_mgr *m, unsigned int worker,
+			       const struct mk_flow_key *key, int block)
+{
+	struct mgr_req r = { .key = *key, .t_ns = now_ns(CLOCK_MONOTONIC), .drop = block ? 1 : 2 };
 
 	if (worker >= m->nworkers || mk_spsc_push(&m->req[worker], &r))
 		return -ENOBUFS;

@@ -62,7 +62,11 @@ extern const char *const mk_bypass_lat_names[MK_BYPASS_LAT_BUCKETS];
 	X(CMD_DELETED, "cmd_deleted", "flows deleted by meerkatctl bypass del")                    \
 	X(NEWS_DEFERRED, "news_deferred", "news held back a while: a worker's news ring was full") \
 	X(WALKS, "walks", "expiry walks")                                                          \
-	X(WAKEUPS, "wakeups", "times the manager woke up")
+	X(WAKEUPS, "wakeups", "times the manager woke up")                                         \
+	X(DROPS, "drops", "IPS: flows a drop verdict blocked in the driver (map mk_flow_drop)")    \
+	X(DROP_FAIL, "drop_fail",                                                                  \
+	  "IPS: drop verdicts the kernel refused to put in the map (logged)")                      \
+	X(DROP_ENDED, "drop_ended", "IPS: blocked flows that ended in their worker: out of the map")
 
 #define MK_BYPASS_MGR_CNT_ENUM(name, str, doc) MK_BYPASS_MGR_##name,
 enum mk_bypass_mgr_counter { MK_BYPASS_MGR_COUNTERS(MK_BYPASS_MGR_CNT_ENUM) MK_BYPASS_MGR_CNT_MAX };
@@ -113,6 +117,14 @@ void mk_bypass_mgr_poll(struct mk_bypass_mgr *m, int walk);
 /* Worker @worker's side: 0, or -ENOBUFS when its queue is full. No syscall but the bell. */
 int mk_bypass_mgr_request(struct mk_bypass_mgr *m, unsigned int worker,
 			  const struct mk_flow_key *key, uint64_t flow_id);
+/*
+ * IPS: block @key in every interface's driver (a drop verdict), or, with
+ * @block 0, unblock it (its flow ended in the worker, so that a later
+ * session on the same 5-tuple is inspected afresh); the same queue as the
+ * bypass requests. 0, or -ENOBUFS when it is full.
+ */
+int mk_bypass_mgr_request_drop(struct mk_bypass_mgr *m, unsigned int worker,
+			       const struct mk_flow_key *key, int block);
 /* Worker @worker's news, up to @max; returns how many. */
 unsigned int mk_bypass_mgr_news(struct mk_bypass_mgr *m, unsigned int worker,
 				struct mk_worker_bypass_msg *out, unsigned int max);

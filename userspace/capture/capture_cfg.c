@@ -57,21 +57,73 @@ static int add_iface(struct mk_capture_cfg *c, const char *name, uint32_t queues
 	return 0;
 }
 
+static struct mk_iface_cfg *iface_find(struct mk_capture_cfg *c, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_ifaces; i++)
+		if (!strcmp(c->ifaces[i].name, name))
+			return &c->ifaces[i];
+	return NULL;
+}
+
+/*
+ * Makes @a and @b each other's peer, adding @b (with @a's queues) when it is
+ * not listed. 0, or -EINVAL with the reason in @msg.
+ */
+static int pair_ifaces(struct mk_capture_cfg *c, const char *a, const char *b, char *msg,
+		       size_t len)
+{
+	struct mk_iface_cfg *ia = iface_find(c, a), *ib;
+	int err;
+
+	if (!strcmp(a, b)) {
+		snprintf(msg, len, "'%s' cannot be its own peer", a);
+		return -EINVAL;
+	}
+	ib = iface_find(c, b);
+	if (!ib) {
+		err = add_iface(c, b, ia ? ia->queues : 0, msg, len);
+		if (err)
+			return err;
+		ia = iface_find(c, a);
+		ib = iface_find(c, b);
+	}
+	if ((ia->peer[0] && strcmp(ia->peer, b)) || (ib->peer[0] && strcmp(ib->peer, a))) {
+		snprintf(msg, len, "'%s' and '%s': an interface has one peer", a, b);
+		return -EINVAL;
+	}
+	strcpy(ia->peer, b);
+	strcpy(ib->peer, a);
+	return 0;
+}
+
 int mk_capture_cfg_set_ifaces(struct mk_capture_cfg *c, const char *const *names, unsigned int n,
 			      char *msg, size_t len)
 {
 	struct mk_capture_cfg old = *c;
+	char in[IF_NAMESIZE * 2 + 2];
 	unsigned int i, j;
 	int err;
 
 	c->n_ifaces = 0;
 	for (i = 0; i < n; i++) {
+		const char *out = NULL;
 		uint32_t queues = 0;
 
+		snprintf(in, sizeof(in), "%s", names[i]);
+		if (strchr(in, ':')) {
+			/* IN:OUT, an inline pair */
+			*strchr(in, ':') = 0;
+			out = in + strlen(in) + 1;
+		}
 		for (j = 0; j < old.n_ifaces; j++)
-			if (!strcmp(old.ifaces[j].name, names[i]))
+			if (!strcmp(old.ifaces[j].name, in))
 				queues = old.ifaces[j].queues;
-		err = add_iface(c, names[i], queues, msg, len);
+		err = add_iface(c, in, queues, msg, len);
+		if (!err && out)
+			err = iface_name_ok(out) ? pair_ifaces(c, in, out, msg, len) :
+						   add_iface(c, out, 0, msg, len);
 		if (err) {
 			*c = old;
 			return err;
@@ -101,7 +153,7 @@ static int ifaces_parse(struct mk_cfg_ctx *x, int node, const char *path, void *
 	res.n_ifaces = 0;
 	for (i = 0; i < n; i++) {
 		int it = mk_cfg_seq_item(x, node, i), name_node = it;
-		const char *name = NULL;
+		const char *name = NULL, *peer = NULL;
 		uint64_t queues = 0;
 
 		snprintf(item, sizeof(item), "%s[%u]", path, i);
@@ -125,6 +177,8 @@ static int ifaces_parse(struct mk_cfg_ctx *x, int node, const char *path, void *
 				} else if (!strcmp(k, "queues")) {
 					err = mk_cfg_uint(x, vn, key, 0, MK_MAX_QUEUES, &queues);
 					have_queues = true;
+				} else if (!strcmp(k, "peer") && !peer) {
+					err = mk_cfg_scalar(x, vn, key, &peer);
 				} else {
 					err = mk_cfg_error(x, kn, key, -EINVAL, "unknown key");
 				}
@@ -138,7 +192,13 @@ static int ifaces_parse(struct mk_cfg_ctx *x, int node, const char *path, void *
 			if (err)
 				return err;
 		}
-		err = add_iface(&res, name, (uint32_t)queues, msg, sizeof(msg));
+		err = iface_find(&res, name) && peer ?
+			      0 :
+			      add_iface(&res, name, (uint32_t)queues, msg, sizeof(msg));
+		if (!err && peer)
+			err = iface_name_ok(peer) ?
+				      pair_ifaces(&res, name, peer, msg, sizeof(msg)) :
+				      add_iface(&res, peer, 0, msg, sizeof(msg));
 		if (err)
 			return mk_cfg_error(x, name_node, item, err, "%s", msg);
 	}
@@ -156,7 +216,12 @@ static void ifaces_dump(FILE *out, const char *path, const void *base)
 	for (i = 0; i < c->n_ifaces; i++) {
 		fprintf(out, "%s{interface: ", i ? ", " : "");
 		mk_cfg_print_str(out, c->ifaces[i].name);
-		fprintf(out, ", queues: %u}", c->ifaces[i].queues);
+		fprintf(out, ", queues: %u", c->ifaces[i].queues);
+		if (c->ifaces[i].peer[0]) {
+			fputs(", peer: ", out);
+			mk_cfg_print_str(out, c->ifaces[i].peer);
+		}
+		fputc('}', out);
 	}
 	fputs("]\n", out);
 }
@@ -245,6 +310,18 @@ static const struct mk_cfg_name zc_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct mk_cfg_name unparsable_names[] = {
+	{ "forward", MK_IPS_FORWARD },
+	{ "drop", MK_IPS_DROP },
+	{ NULL, 0 },
+};
+
+static const struct mk_cfg_name failure_names[] = {
+	{ "open", MK_IPS_FORWARD },
+	{ "closed", MK_IPS_DROP },
+	{ NULL, 0 },
+};
+
 #define C struct mk_capture_cfg
 #define RING(p, f) MK_CFG_UINT_IF(p, C, f, 64, 1u << 16, pow2, "a power of two")
 static const struct mk_cfg_key capture_keys[] = {
@@ -265,6 +342,8 @@ static const struct mk_cfg_key capture_keys[] = {
 	MK_CFG_UINT("capture.busy-poll.usecs", C, busy_poll_usecs, 1, 1000000),
 	MK_CFG_UINT("capture.busy-poll.budget", C, busy_poll_budget, 1, 65535),
 	MK_CFG_BOOL("capture.ips", C, ips),
+	MK_CFG_ENUM("ips.unparsable", C, ips_unparsable, unparsable_names),
+	MK_CFG_ENUM("ips.failure", C, ips_failure, failure_names),
 	MK_CFG_STRING("capture.pin-dir", C, pin_dir),
 	MK_CFG_STRING("capture.control-socket", C, ctl_socket),
 	MK_CFG_UINT("capture.reader-threads", C, reader_threads, 0, MK_MAX_READER_THREADS),

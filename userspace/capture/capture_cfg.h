@@ -40,6 +40,7 @@ enum mk_zero_copy {
 struct mk_iface_cfg {
 	char name[IF_NAMESIZE];
 	uint32_t queues; /* queues served, from 0; 0 = all the interface's RX/combined channels */
+	char peer[IF_NAMESIZE]; /* IPS: the interface its frames leave by ("" = none) */
 };
 
 struct mk_capture_cfg {
@@ -58,7 +59,9 @@ struct mk_capture_cfg {
 	uint8_t attach;		    /* enum mk_xdp_attach */
 	uint8_t zero_copy;	    /* enum mk_zero_copy */
 	uint8_t busy_poll;	    /* SO_PREFER_BUSY_POLL + SO_BUSY_POLL */
-	uint8_t ips;		    /* IPS: bypassed flows forwarded to the peer interface */
+	uint8_t ips;		    /* IPS: inline between interface pairs (docs/bypass.md) */
+	uint8_t ips_unparsable;	    /* IPS: enum mk_ips_policy for frames nobody can inspect */
+	uint8_t ips_failure;	    /* IPS: enum mk_ips_policy while meerkat is not running */
 	uint32_t busy_poll_usecs;  /* SO_BUSY_POLL */
 	uint32_t busy_poll_budget; /* SO_BUSY_POLL_BUDGET */
 	uint32_t stats_interval;   /* seconds between EVE stats events; 0 = none. Not a
@@ -94,7 +97,8 @@ extern const struct mk_cfg_table mk_capture_cfg_table;
 
 /*
  * -i IFACE (repeatable): @names replace the interface list; an interface the
- * file listed keeps its queues. 0, or -EINVAL with the reason in @msg.
+ * file listed keeps its queues. IN:OUT names an inline pair (both
+ * interfaces, each the other's peer). 0, or -EINVAL with the reason in @msg.
  */
 int mk_capture_cfg_set_ifaces(struct mk_capture_cfg *c, const char *const *names, unsigned int n,
 			      char *msg, size_t len);

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_link.h>
@@ -170,6 +171,8 @@ int mk_loader_open(struct mk_loader *l, const struct mk_loader_opts *opts)
 	skel->rodata->mk_workers = opts->workers;
 	skel->rodata->mk_queues = opts->queues;
 	skel->rodata->mk_mode = opts->mode;
+	skel->rodata->mk_ips_unparsable = opts->ips_unparsable;
+	skel->rodata->mk_ips_failure = opts->ips_failure;
 	skel->rodata->mk_rx_stamp = opts->rx_stamp;
 	skel->rodata->mk_bench_restore = opts->bench_restore;
 
@@ -401,14 +404,32 @@ int mk_loader_detach(struct mk_loader *l)
 	if (!l->xdp_prog)
 		return 0;
 	if_indextoname(l->ifindex, ifname);
-	err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
+	if (l->raw_attach) {
+		/* as it was attached: libbpf, naming our program so that no other is removed */
+		LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = mk_loader_prog_fd(l));
+
+		err = bpf_xdp_attach(l->ifindex, -1, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE, &opts);
+	} else {
+		err = xdp_program__detach(l->xdp_prog, l->ifindex, l->attach_mode, 0);
+	}
 	if (err)
 		mk_err("cannot detach from %s: %s", ifname, strerror(-err));
 	/* from_bpf_obj borrowed the object: closing the handle leaves the skeleton's fds */
 	xdp_program__close(l->xdp_prog);
 	l->xdp_prog = NULL;
 	l->ifindex = 0;
+	l->raw_attach = false;
 	return err;
+}
+
+void mk_loader_forget_attach(struct mk_loader *l)
+{
+	if (!l->xdp_prog)
+		return;
+	xdp_program__close(l->xdp_prog);
+	l->xdp_prog = NULL;
+	l->ifindex = 0;
+	l->raw_attach = false;
 }
 
 int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd)
@@ -454,6 +475,33 @@ int mk_loader_set_peer(struct mk_loader *l, int ifindex)
 	if (err)
 		mk_err("cannot put ifindex %d in map mk_peer: %s", ifindex, strerror(-err));
 	return err;
+}
+
+int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	__u64 now = (__u64)time(NULL);
+	int err = map_update(l->skel->maps.mk_flow_drop, key, &now, BPF_ANY);
+
+	if (err) {
+		mk_err("cannot put a flow in map mk_flow_drop: %s", strerror(-err));
+		return err;
+	}
+	/* a count the program only tests for zero: the LRU map may forget entries */
+	if (!l->skel->bss->mk_flow_drop_entries)
+		l->skel->bss->mk_flow_drop_entries = 1;
+	return 0;
+}
+
+int mk_loader_drop_del(struct mk_loader *l, const struct mk_flow_key *key)
+{
+	/* gone already is fine: the LRU map forgets the least recently hit flow */
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.mk_flow_drop), key) && errno != ENOENT) {
+		int err = -errno;
+
+		mk_err("cannot delete a flow from map mk_flow_drop: %s", strerror(-err));
+		return err;
+	}
+	return 0;
 }
 
 /* Builds the LPM key for (family, addr, prefixlen); returns the map and its counter. */
@@ -1205,7 +1253,8 @@ static int detach_stale_one(int ifindex, __u32 id, __u32 mode_flag)
 		goto out;
 	}
 	err = 0;
-	if (strcmp(info.name, "meerkat_xdp"))
+	/* meerkat's own, or the fail-open forwarder a stop left (capture/ips.h) */
+	if (strcmp(info.name, "meerkat_xdp") && strcmp(info.name, "meerkat_fwd"))
 		goto out;
 	opts.old_prog_fd = fd;
 	err = bpf_xdp_attach(ifindex, -1, mode_flag | XDP_FLAGS_REPLACE, &opts);
@@ -1261,6 +1310,54 @@ static int explain_busy(int ifindex, const char *ifname)
 	return said;
 }
 
+/*
+ * Inline mode's restart: the fail-open forwarder (or a killed meerkat's
+ * program) attached natively without a dispatcher is replaced by ours in
+ * one step (XDP_FLAGS_REPLACE naming it), so that the link never runs
+ * without a program. 1 when done, 0 when there was nothing to replace that
+ * way (the caller detaches and attaches), or -errno.
+ */
+static int replace_stale_native(struct mk_loader *l, int ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct xdp_program *prog;
+	int fd, err;
+
+	if (bpf_xdp_query(ifindex, 0, &q) || !q.drv_prog_id || q.attach_mode != XDP_ATTACHED_DRV)
+		return 0;
+	fd = bpf_prog_get_fd_by_id(q.drv_prog_id);
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (err || (strcmp(info.name, "meerkat_fwd") && strcmp(info.name, "meerkat_xdp"))) {
+		close(fd);
+		return 0;
+	}
+	prog = xdp_program__from_bpf_obj(l->skel->obj, "xdp");
+	err = libxdp_get_error(prog);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	opts.old_prog_fd = fd;
+	err = bpf_xdp_attach(ifindex, mk_loader_prog_fd(l), XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+			     &opts);
+	close(fd);
+	if (err) {
+		xdp_program__close(prog);
+		return 0; /* changed meanwhile: the caller's way */
+	}
+	l->xdp_prog = prog;
+	l->ifindex = ifindex;
+	l->attach_mode = XDP_MODE_NATIVE;
+	l->raw_attach = true;
+	return 1;
+}
+
 int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool fallback_generic)
 {
 	char ifname[IF_NAMESIZE] = "?";
@@ -1272,6 +1369,11 @@ int mk_loader_attach_live(struct mk_loader *l, int ifindex, bool skb_mode, bool 
 		return -EBUSY;
 	}
 	if_indextoname(ifindex, ifname);
+	if (!skb_mode && replace_stale_native(l, ifindex) == 1) {
+		mk_warn("%s: replaced the meerkat program a previous run left attached (in one step)",
+			ifname);
+		return 0;
+	}
 	n = mk_loader_detach_stale(ifindex);
 	if (n < 0) {
 		mk_err("%s: cannot detach the meerkat program a previous run left: %s", ifname,

@@ -29,6 +29,8 @@ struct mk_loader_opts {
 	__u32 workers;		/* 1..MK_MAX_WORKERS */
 	__u32 queues;		/* NIC queues the program serves, 1..MK_MAX_QUEUES */
 	__u32 mode;		/* enum mk_mode */
+	__u32 ips_unparsable;	/* IPS: enum mk_ips_policy for frames the parser refuses */
+	__u32 ips_failure;	/* IPS: enum mk_ips_policy while no socket is bound (crash) */
 	__u8 tunnel_depth;	/* 0..MK_TUNNEL_DEPTH_MAX */
 	__u8 l2tpv3_cookie_len; /* 0, 4 or 8 */
 	__u8 l2tpv3_l2spec;	/* enum mk_l2tpv3_l2spec */
@@ -51,6 +53,7 @@ struct mk_loader {
 	struct xdp_program *xdp_prog; /* set while attached */
 	int ifindex;		      /* attached interface, 0 = none */
 	int attach_mode;	      /* enum xdp_attach_mode used to attach */
+	bool raw_attach; /* attached by libbpf in another program's place (not libxdp) */
 	__u32 workers;
 	__u32 queues;
 	__u32 xsk_slots;
@@ -74,6 +77,12 @@ void mk_loader_close(struct mk_loader *l);
 /* skb_mode: generic XDP instead of the driver hook. */
 int mk_loader_attach(struct mk_loader *l, int ifindex, bool skb_mode);
 int mk_loader_detach(struct mk_loader *l);
+/*
+ * The program was replaced on its interface by someone else's attach (the
+ * fail-open forwarder, capture/ips.h): forget the attachment without
+ * detaching anything.
+ */
+void mk_loader_forget_attach(struct mk_loader *l);
 
 int mk_loader_prog_fd(const struct mk_loader *l);
 /* The kernel's id of the loaded program (what xdp-loader status shows), 0 if unknown. */
@@ -99,6 +108,14 @@ int mk_loader_set_xsk(struct mk_loader *l, __u32 slot, int xsk_fd);
 int mk_loader_clear_xsk(struct mk_loader *l, __u32 slot);
 /* IPS peer (DEVMAP slot 0); ifindex 0 removes it. */
 int mk_loader_set_peer(struct mk_loader *l, int ifindex);
+
+/*
+ * IPS: the flow's frames are dropped in the driver from now on (a drop
+ * verdict). The LRU map forgets the least recently hit flow when full.
+ */
+int mk_loader_drop_add(struct mk_loader *l, const struct mk_flow_key *key);
+/* The blocked flow ended: its frames reach the program's other checks again. 0 or -errno. */
+int mk_loader_drop_del(struct mk_loader *l, const struct mk_flow_key *key);
 
 /* CIDR bypass; family is AF_INET or AF_INET6, addr in network byte order. */
 int mk_loader_cidr_add(struct mk_loader *l, int family, const void *addr, __u32 prefixlen);

@@ -76,7 +76,9 @@ int mk_xsk_umem_create(struct mk_xsk_umem *u, const char *ifname, uint32_t queue
 		return err;
 	}
 	pthread_spin_init(&u->lock, PTHREAD_PROCESS_PRIVATE);
-	u->area_size = (uint64_t)cfg->frame_size * cfg->frame_count;
+	/* inline: as many transmit frames as the completion ring can give back */
+	u->tx_frames = cfg->ips ? cfg->comp_size : 0;
+	u->area_size = (uint64_t)cfg->frame_size * (cfg->frame_count + u->tx_frames);
 	u->area = mmap(NULL, u->area_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		       0);
 	if (u->area == MAP_FAILED) {
@@ -111,6 +113,16 @@ int mk_xsk_umem_create(struct mk_xsk_umem *u, const char *ifname, uint32_t queue
 	xsk_ring_prod__submit(&u->fill, n);
 	for (; i < cfg->frame_count; i++)
 		u->stack[u->nstack++] = (uint64_t)i * cfg->frame_size;
+	if (u->tx_frames) {
+		u->txfree = calloc(u->tx_frames, sizeof(*u->txfree));
+		if (!u->txfree) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (i = 0; i < u->tx_frames; i++)
+			u->txfree[u->ntxfree++] =
+				(uint64_t)(cfg->frame_count + i) * cfg->frame_size;
+	}
 	return 0;
 fail:
 	mk_xsk_umem_destroy(u);
@@ -124,6 +136,7 @@ void mk_xsk_umem_destroy(struct mk_xsk_umem *u)
 	if (u->area)
 		munmap(u->area, u->area_size);
 	free(u->stack);
+	free(u->txfree);
 	if (u->area || u->stack)
 		pthread_spin_destroy(&u->lock);
 	memset(u, 0, sizeof(*u));
@@ -146,13 +159,13 @@ static int sock_bind(struct mk_xsk_sock *s, struct mk_xsk_umem *u, const struct 
 {
 	struct xsk_socket_config xcfg = {
 		.rx_size = cfg->rx_size,
-		.tx_size = 0,
+		.tx_size = cfg->ips ? cfg->comp_size : 0,
 		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
 		.bind_flags = bind_flags,
 	};
 
-	return xsk_socket__create_shared(&s->xsk, u->ifname, u->queue, u->umem, &s->rx, NULL,
-					 &u->fill, &u->comp, &xcfg);
+	return xsk_socket__create_shared(&s->xsk, u->ifname, u->queue, u->umem, &s->rx,
+					 cfg->ips ? &s->tx : NULL, &u->fill, &u->comp, &xcfg);
 }
 
 int mk_xsk_sock_create(struct mk_xsk_sock *s, struct mk_xsk_umem *u,
@@ -233,6 +246,76 @@ void mk_xsk_umem_refill(struct mk_xsk_umem *u, const uint64_t *addrs, uint32_t n
 	for (i = k; i < n; i++)
 		u->stack[u->nstack++] = addrs[i];
 	pthread_spin_unlock(&u->lock);
+}
+
+/* Transmit frames the kernel is done with back on the free list; under u->lock. */
+static void tx_reap(struct mk_xsk_umem *u)
+{
+	uint32_t idx, n, i;
+
+	n = xsk_ring_cons__peek(&u->comp, u->tx_frames, &idx);
+	for (i = 0; i < n; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&u->comp, idx + i);
+
+		if (u->ntxfree < u->tx_frames)
+			u->txfree[u->ntxfree++] = mk_xsk_frame_base(u, a);
+	}
+	if (n)
+		xsk_ring_cons__release(&u->comp, n);
+}
+
+int mk_xsk_tx_copy(struct mk_xsk_sock *s, const void *data, uint32_t len)
+{
+	struct mk_xsk_umem *u = s->umem;
+	struct xdp_desc *d;
+	uint64_t addr;
+	uint32_t idx;
+
+	if (len > u->frame_size)
+		return -EMSGSIZE;
+	if (xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1) {
+		mk_xsk_tx_kick(s);
+		if (xsk_ring_prod__reserve(&s->tx, 1, &idx) != 1)
+			return -ENOBUFS;
+	}
+	pthread_spin_lock(&u->lock);
+	if (!u->ntxfree)
+		tx_reap(u);
+	addr = u->ntxfree ? u->txfree[--u->ntxfree] : UINT64_MAX;
+	pthread_spin_unlock(&u->lock);
+	if (addr == UINT64_MAX) {
+		/* the slot stays reserved: cancel it */
+		s->tx.cached_prod--;
+		return -ENOBUFS;
+	}
+	memcpy(xsk_umem__get_data(u->area, addr), data, len);
+	d = xsk_ring_prod__tx_desc(&s->tx, idx);
+	d->addr = addr;
+	d->len = len;
+	d->options = 0;
+	xsk_ring_prod__submit(&s->tx, 1);
+	s->tx_pending++;
+	return 0;
+}
+
+void mk_xsk_tx_kick(struct mk_xsk_sock *s)
+{
+	unsigned int tries;
+
+	if (!s->tx_pending)
+		return;
+	/* copy mode sends at most 32 frames per call: repeat until the ring is empty */
+	for (tries = 0; tries < 256; tries++) {
+		if (sendto(s->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+		    errno != EBUSY && errno != ENOBUFS)
+			break;
+		if (xsk_prod_nb_free(&s->tx, s->tx.size) == s->tx.size)
+			break;
+	}
+	s->tx_pending = 0;
+	pthread_spin_lock(&s->umem->lock);
+	tx_reap(s->umem);
+	pthread_spin_unlock(&s->umem->lock);
 }
 
 int mk_xsk_sock_stats(const struct mk_xsk_sock *s, struct xdp_statistics *st)

@@ -47,12 +47,22 @@ struct mk_xsk_umem {
 	bool need_wakeup; /* XDP_USE_NEED_WAKEUP was accepted */
 	int nsocks;
 	char ifname[IF_NAMESIZE];
+	/*
+	 * Inline mode: frames kept apart for transmission (after the
+	 * frame_count receive frames), free ones on txfree under lock; the
+	 * completion ring gives them back.
+	 */
+	uint64_t *txfree;
+	uint32_t ntxfree;
+	uint32_t tx_frames;
 };
 
 struct mk_xsk_sock {
 	struct xsk_ring_cons rx;
+	struct xsk_ring_prod tx; /* inline mode only: one producer, the socket's worker */
 	struct xsk_socket *xsk;
 	struct mk_xsk_umem *umem;
+	uint32_t tx_pending; /* descriptors submitted since the last kick */
 	int fd;
 };
 
@@ -79,6 +89,17 @@ void mk_xsk_sock_destroy(struct mk_xsk_sock *s);
 
 /* Gives @n frames (base addresses) back: one lock round per call. */
 void mk_xsk_umem_refill(struct mk_xsk_umem *u, const uint64_t *addrs, uint32_t n);
+
+/*
+ * Inline mode (cfg->ips): a copy of @len bytes at @data goes on the socket's
+ * TX ring, in one of its UMEM's transmit frames (veth and copy mode cannot
+ * share a frame between two UMEMs: one copy). 0, -ENOBUFS when no transmit
+ * frame or ring slot is free (the caller counts the frame as lost), or
+ * -EMSGSIZE. The frame leaves at the next mk_xsk_tx_kick().
+ */
+int mk_xsk_tx_copy(struct mk_xsk_sock *s, const void *data, uint32_t len);
+/* Has the kernel send what mk_xsk_tx_copy() queued (copy mode sends in bursts of 32). */
+void mk_xsk_tx_kick(struct mk_xsk_sock *s);
 
 /* XDP_STATISTICS of the socket. 0 or -errno. */
 int mk_xsk_sock_stats(const struct mk_xsk_sock *s, struct xdp_statistics *st);

@@ -222,7 +222,7 @@ static void print_text(const struct stats_cfg *cfg, const struct stats_snapshot 
 	const char *last = NULL;
 	__u32 k;
 	int ok_rx = s->val[MK_STAT_RX] == s->outcome_sum;
-	int ok_err = s->val[MK_STAT_PASS_ERROR] == s->err_sum;
+	int ok_err = mk_stat_error_frames(s->val) == s->err_sum;
 
 	printf("%s on %s: prog id %u, %s mode, map %s id %u, %d possible CPUs\n", MK_PROG_NAME,
 	       cfg->ifname, s->prog_id, s->mode, MK_STATS_MAP_NAME, s->map_id, s->ncpus);

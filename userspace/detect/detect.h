@@ -291,6 +291,9 @@ void mk_detect_alert_ids(const struct mk_detect_alert *a, uint32_t *gid, uint32_
 #define MK_DETECT_V_DROP 0x1   /* inline: drop this packet (and the flow) */
 #define MK_DETECT_V_PASS 0x2   /* a pass rule matched: no more inspection of this flow */
 #define MK_DETECT_V_BYPASS 0x4 /* a rule with `bypass` matched: the flow is marked */
+#define MK_DETECT_V_REJECT 0x8 /* inline: the drop came from a reject rule: reset the session */
+#define MK_DETECT_V_REJECT_SRC 0x10 /* ... toward the packet's source (rejectsrc, reject) */
+#define MK_DETECT_V_REJECT_DST 0x20 /* ... toward its destination (rejectdst, reject) */
 
 int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **out);
 /* A thread bound to one fixed engine (tests, benchmarks); takes a reference. */

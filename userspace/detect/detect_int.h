@@ -417,6 +417,8 @@ void mk_xform_cache_free(struct mk_detect_thread *t);
 #define MK_RF_FLOWVAR_GET 0x0800 /* checks flowbits/flowint */
 #define MK_RF_NEEDS_FLOW 0x1000	 /* flow keyword other than stateless, flowbits, flowint */
 #define MK_RF_APP_TX 0x2000	 /* inspected on application transactions (app_need) */
+#define MK_RF_REJECT_SRC 0x4000	 /* inline reject: reset toward the packet's source */
+#define MK_RF_REJECT_DST 0x8000	 /* inline reject: reset toward its destination */
 
 /* How a TCP packet's rule reads TCP payload. */
 #define MK_INSPECT_PKT 0x1

@@ -11,6 +11,7 @@
 #include "eve.h"
 #include "eve_dns.h"
 #include "eve_file.h"
+#include "eve_drop.h"
 #include "eve_http.h"
 #include "eve_tls.h"
 #include "dns_msg.h"
@@ -490,6 +491,9 @@ static void worker_flow_end(void *ctx, struct mk_flow *f, enum mk_flow_reason re
 	char line[MK_EVE_LINE_MAX];
 	int n, err, unreplied = !f->pkts[0] || !f->pkts[1];
 
+	/* inline: a blocked flow that ended (timed out: the driver dropped all) is forgotten there */
+	if (f->ips_drop && w->ops->block)
+		w->ops->block(w->ops_ctx, f, 0);
 	/* what the stream engine still holds is inspected at the flow's last packet time */
 	if (w->detect)
 		worker_detect_begin(w, NULL, f, 0);
@@ -753,6 +757,36 @@ void mk_worker_bypass_news(struct mk_worker *w, const struct mk_worker_bypass_ms
 	}
 }
 
+/*
+ * Inline: a drop (or reject) rule matched (detect only says so in inline
+ * mode). The frame is dropped, and so is every later frame of the flow: by
+ * the driver once the bypass manager put the flow in its drop map, by the
+ * worker until then. The flow is never bypassed (a bypassed flow would be
+ * forwarded).
+ */
+static void worker_block(struct mk_worker *w, struct mk_flow *f, unsigned int verdict,
+			 const struct mk_pkt *pkt)
+{
+	char line[MK_EVE_LINE_MAX];
+	int n;
+
+	/* the EVE drop record of the frame that blocked the flow (Suricata's drop.flows: start) */
+	if (w->cfg.log_alerts) {
+		n = mk_eve_drop(line, sizeof(line), &w->cfg.eve, f, pkt->ts_us, pkt->parse, pkt->ip,
+				pkt->ip_caplen);
+		if (n < 0 || w->ops->record(w->ops_ctx, f, pkt->ts_us, line, (size_t)n))
+			w->cnt[MK_WORKER_EVE_LOST]++;
+	}
+	f->ips_drop = verdict & MK_DETECT_V_REJECT ? 2 : 1;
+	w->verdict = verdict & MK_DETECT_V_REJECT ? MK_VERDICT_REJECT : MK_VERDICT_DROP;
+	w->reject_dirs = (verdict & MK_DETECT_V_REJECT_SRC ? 1 : 0) |
+			 (verdict & MK_DETECT_V_REJECT_DST ? 2 : 0);
+	w->cnt[MK_WORKER_IPS_BLOCKED]++;
+	if (w->ops->block)
+		w->ops->block(w->ops_ctx, f, 1); /* a full queue: the worker drops them itself */
+	mk_app_packet_end(w->app);
+}
+
 static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, int is_frame)
 {
 	const struct mk_parse *p = pkt->parse;
@@ -768,6 +802,7 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	if (why) {
 		w->cnt[why]++;
 		w->cnt[is_frame ? MK_WORKER_DECODE_ERROR : MK_WORKER_DGRAM_BAD]++;
+		w->verdict = MK_VERDICT_UNPARSABLE;
 		return;
 	}
 	if (w->cfg.checksum)
@@ -794,9 +829,16 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 	f = mk_flow_handle(&w->flows, p, &fp, &to_client);
 	if (!f) {
 		w->cnt[is_frame ? MK_WORKER_NO_FLOW : MK_WORKER_DGRAM_NO_FLOW]++;
+		w->verdict = MK_VERDICT_NO_FLOW;
 		return;
 	}
 	w->cnt[is_frame ? MK_WORKER_FLOW_PKT : MK_WORKER_DGRAM_FLOW]++;
+	if (f->ips_drop) {
+		/* blocked: the frames the driver let through before its entry took effect */
+		w->cnt[MK_WORKER_IPS_BLOCKED_PKT]++;
+		w->verdict = MK_VERDICT_DROP;
+		return;
+	}
 	if (f->bypass) {
 		worker_bypass_skip(w, f, is_frame);
 		return;
@@ -827,6 +869,10 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		mk_detect_packet(w->detect);
 		worker_detect_end(w);
 		verdict = mk_detect_verdict(w->detect);
+	}
+	if (verdict & MK_DETECT_V_DROP) {
+		worker_block(w, f, verdict, pkt);
+		return;
 	}
 	worker_bypass_check(w, f, verdict);
 	mk_app_packet_end(w->app);
@@ -929,11 +975,13 @@ void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)
 	uint32_t wire = pkt->ip_wirelen > pkt->ip_caplen ? pkt->ip_wirelen : pkt->ip_caplen;
 
 	w->cnt[MK_WORKER_RX]++;
+	w->verdict = MK_VERDICT_FORWARD;
 	mk_flow_prefetch(&w->flows, pkt->parse->hash);
 	/* a fragment whose IP length lies beyond the frame is no fragment to hold either */
 	if (pkt->parse->l3.ip_len > wire) {
 		w->cnt[MK_WORKER_DECODE_IP_LEN]++;
 		w->cnt[MK_WORKER_DECODE_ERROR]++;
+		w->verdict = MK_VERDICT_UNPARSABLE;
 		return;
 	}
 	if (pkt->parse->flags & MK_META_F_FRAGMENT)

@@ -104,13 +104,29 @@
 	X(BYPASS_EVICTED, "bypass_evicted",                                                        \
 	  "capture-bypassed flows ended: their driver entry was evicted (counts incomplete)")      \
 	X(BYPASS_DELETED, "bypass_deleted",                                                        \
-	  "capture-bypassed flows ended: entry deleted by command")
+	  "capture-bypassed flows ended: entry deleted by command")                                \
+	X(IPS_BLOCKED, "ips_blocked", "inline: flows a drop or reject rule blocked")               \
+	X(IPS_BLOCKED_PKT, "ips_blocked_pkt",                                                      \
+	  "inline: frames of blocked flows dropped here (before the driver's entry took over)")
 
 #define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
 enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
 #undef MK_WORKER_CNT_ENUM
 
 extern const char *const mk_worker_counter_names[MK_WORKER_CNT_MAX];
+
+/*
+ * Inline (IPS) mode: what becomes of the frame mk_worker_packet() just took,
+ * in struct mk_worker.verdict. The run mode transmits FORWARD frames on the
+ * peer interface and applies ips.unparsable to UNPARSABLE and NO_FLOW ones.
+ */
+enum mk_worker_verdict {
+	MK_VERDICT_FORWARD = 0,
+	MK_VERDICT_DROP,       /* a drop rule matched this frame or, earlier, its flow */
+	MK_VERDICT_REJECT,     /* as DROP, and the session is reset (RST, ICMP unreachable) */
+	MK_VERDICT_UNPARSABLE, /* the decoder refused the frame */
+	MK_VERDICT_NO_FLOW,    /* no flow state: the flow table was full */
+};
 
 /* One frame (or reassembled datagram) as the pipeline takes it. */
 struct mk_pkt {
@@ -160,6 +176,13 @@ struct mk_worker_ops {
 	 * NULL: no advice (offline).
 	 */
 	void (*advise)(void *ctx, const struct mk_detect_alert *a);
+	/*
+	 * Inline: flow @f is blocked (a drop verdict, @on 1): have the driver
+	 * drop its frames from now on; @on 0: the blocked flow ended here, the
+	 * driver forgets it. Never a syscall on this path. NULL: the worker
+	 * drops them itself (counted as ips_blocked_pkt).
+	 */
+	int (*block)(void *ctx, const struct mk_flow *f, int on);
 };
 
 /* What the bypass manager tells the worker that owns a capture-bypassed flow. */
@@ -226,8 +249,10 @@ struct mk_worker {
 	size_t alert_cap;
 	uint64_t cnt[MK_WORKER_CNT_MAX];
 	uint64_t flows_logged;
-	int unreplied; /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
-	int err;       /* first error of a callback or of --dump-streams */
+	int unreplied;	     /* enum mk_eve_unreplied, from outputs.eve-log.types.flow.unreplied */
+	int err;	     /* first error of a callback or of --dump-streams */
+	uint8_t verdict;     /* enum mk_worker_verdict of the last frame (inline mode) */
+	uint8_t reject_dirs; /* MK_VERDICT_REJECT: 1 reset the frame's source, 2 its destination */
 };
 
 /* Everything the workers counted, summed. */

@@ -47,6 +47,7 @@
 #include "eve_sink.h"
 #include "outputs.h"
 #include "icmp_error.h"
+#include "ips.h"
 #include "link.h"
 #include "live.h"
 #include "loader.h"
@@ -112,6 +113,7 @@ struct live_rx {
 struct live_sock {
 	struct mk_xsk_sock xs;
 	unsigned int iface, queue;
+	struct mk_xsk_sock *peer; /* inline: the same worker's socket on the peer interface */
 };
 
 struct live_iface {
@@ -122,6 +124,7 @@ struct live_iface {
 	int loaded;
 	struct mk_xsk_umem *umems; /* [queues] */
 	struct live_sock *socks;   /* [queues * W]: slot q * W + w */
+	int attached;		   /* meerkat's program ran here (inline: fail-open may follow) */
 };
 
 /*
@@ -174,7 +177,8 @@ struct live_worker {
 struct live {
 	const struct mk_config *conf;
 	const struct mk_live_opts *opts;
-	struct mk_capture_cfg cap; /* with workers and queues resolved */
+	struct mk_capture_cfg cap;	 /* with workers and queues resolved */
+	struct mk_stream_cfg stream_cfg; /* the configuration's, inline_mode from capture.ips */
 	struct live_iface ifaces[MK_MAX_IFACES];
 	unsigned int nifaces;
 	struct live_worker *ws;
@@ -317,18 +321,88 @@ static int live_bypass(void *ctx, const struct mk_flow *f)
 	return mk_bypass_mgr_request(w->lv->bypass, w->id, &f->key, f->flow_id);
 }
 
+/* ops.block (inline): the flow into (or out of) the driver's drop maps, through the manager. */
+static int live_block(void *ctx, const struct mk_flow *f, int on)
+{
+	struct live_worker *w = ctx;
+
+	return mk_bypass_mgr_request_drop(w->lv->bypass, w->id, &f->key, on);
+}
+
 static const struct mk_worker_ops live_ops = {
 	.handoff = live_handoff,
 	.record = live_record,
 	.alert = live_alert,
 	.bypass = live_bypass,
 	.advise = live_advise,
+	.block = live_block,
 };
 
 /* ---- worker ------------------------------------------------------------- */
 
-static void worker_frame(struct live_worker *w, const struct mk_meta *m, const uint8_t *frame,
-			 uint32_t len, uint64_t ts_us)
+/*
+ * Inline: a reject verdict's frames, for TCP a RST toward the sender (on
+ * the interface the frame came in by) and one onward (on the peer), as the
+ * rule asked (reject, rejectboth: both; rejectsrc, rejectdst: one); an
+ * ICMP port unreachable toward the sender otherwise.
+ */
+static void ips_reject(struct live_worker *w, struct live_sock *ls, const struct mk_parse *p,
+		       const uint8_t *frame, uint32_t len)
+{
+	uint8_t out[MK_IPS_REJECT_MAX];
+	uint32_t n;
+	int dir;
+
+	for (dir = 1; dir >= 0; dir--) {
+		if (!(w->pipe.reject_dirs & (dir ? 1 : 2)))
+			continue;
+		n = mk_ips_reject_build(frame, len, p, dir, out, sizeof(out));
+		if (!n)
+			continue;
+		if (mk_xsk_tx_copy(dir ? &ls->xs : ls->peer, out, n))
+			w->cnt[MK_LIVE_IPS_TX_FULL]++;
+		else
+			w->cnt[MK_LIVE_IPS_REJECT_SENT]++;
+	}
+}
+
+/*
+ * Inline: what the pipeline decided about the frame (enum
+ * mk_worker_verdict): on to the peer interface, dropped, or rejected;
+ * frames nobody could inspect as ips.unparsable says.
+ */
+static void ips_verdict(struct live_worker *w, struct live_sock *ls, const struct mk_parse *p,
+			const uint8_t *frame, uint32_t len, int verdict)
+{
+	int drop = w->lv->cap.ips_unparsable == MK_IPS_DROP;
+
+	switch (verdict) {
+	case MK_VERDICT_REJECT:
+		ips_reject(w, ls, p, frame, len);
+		/* fall through */
+	case MK_VERDICT_DROP:
+		w->cnt[MK_LIVE_IPS_DROPPED]++;
+		return;
+	case MK_VERDICT_UNPARSABLE:
+		w->cnt[drop ? MK_LIVE_IPS_UNPARSABLE_DROP : MK_LIVE_IPS_UNPARSABLE_FWD]++;
+		break;
+	case MK_VERDICT_NO_FLOW:
+		w->cnt[drop ? MK_LIVE_IPS_NO_FLOW_DROP : MK_LIVE_IPS_NO_FLOW_FWD]++;
+		break;
+	default:
+		drop = 0;
+		break;
+	}
+	if (drop)
+		return;
+	if (mk_xsk_tx_copy(ls->peer, frame, len))
+		w->cnt[MK_LIVE_IPS_TX_FULL]++;
+	else
+		w->cnt[MK_LIVE_IPS_FORWARDED]++;
+}
+
+static void worker_frame(struct live_worker *w, struct live_sock *ls, const struct mk_meta *m,
+			 const uint8_t *frame, uint32_t len, uint64_t ts_us)
 {
 	struct mk_parse p;
 	struct mk_pkt pkt;
@@ -343,6 +417,8 @@ static void worker_frame(struct live_worker *w, const struct mk_meta *m, const u
 		w->cnt[r == MK_META_NONE ? MK_LIVE_META_MISSING : MK_LIVE_META_BAD]++;
 		if (mk_parse_frame(&f, MK_START_ETH, &w->pipe.pcfg, &p) != MK_PARSE_IP) {
 			w->cnt[MK_LIVE_USER_PARSE_FAIL]++;
+			if (ls->peer)
+				ips_verdict(w, ls, &p, frame, len, MK_VERDICT_UNPARSABLE);
 			return;
 		}
 	}
@@ -365,12 +441,17 @@ static void worker_frame(struct live_worker *w, const struct mk_meta *m, const u
 		if (to != w->id) {
 			if (!handoff_push(w, to, &pkt, 1)) {
 				w->cnt[MK_LIVE_ICMP_STEERED]++;
+				/* inline: inspected by its owner, forwarded now */
+				if (ls->peer)
+					ips_verdict(w, ls, &p, frame, len, MK_VERDICT_FORWARD);
 				return;
 			}
 			w->cnt[MK_LIVE_ICMP_STEER_FULL]++;
 		}
 	}
 	mk_worker_packet(&w->pipe, &pkt);
+	if (ls->peer)
+		ips_verdict(w, ls, &p, frame, len, w->pipe.verdict);
 }
 
 /* One batch from one socket; returns the number of frames taken. */
@@ -397,7 +478,7 @@ static uint32_t worker_rx(struct live_worker *w, struct live_sock *ls)
 
 		if (d->addr - base >= sizeof(*m) && d->len <= u->frame_size - (d->addr - base))
 			m = (struct mk_meta *)(frame - sizeof(*m));
-		worker_frame(w, m, frame, d->len, ts_us);
+		worker_frame(w, ls, m, frame, d->len, ts_us);
 		if (m)
 			m->type_magic = 0;
 		w->addrs[i] = base;
@@ -469,7 +550,7 @@ static void rx_take(struct live_worker *w, unsigned int i, uint64_t ts_us)
 	const struct xdp_desc *d = xsk_ring_cons__rx_desc(&s->rx, rx->idx + rx->done);
 	struct mk_meta *m = rx_meta(s->umem, d);
 
-	worker_frame(w, m, xsk_umem__get_data(s->umem->area, d->addr), d->len, ts_us);
+	worker_frame(w, w->socks[i], m, xsk_umem__get_data(s->umem->area, d->addr), d->len, ts_us);
 	if (m)
 		m->type_magic = 0;
 	rx->done++;
@@ -684,6 +765,10 @@ static void *worker_main(void *arg)
 				got += n;
 			}
 		}
+		/* inline: what the pass queued for transmission leaves now */
+		if (w->lv->cap.ips)
+			for (i = 0; i < w->nsocks; i++)
+				mk_xsk_tx_kick(&w->socks[i]->xs);
 		worker_handoffs(w);
 		worker_bypass_news(w);
 		worker_reloaded(w);
@@ -693,7 +778,8 @@ static void *worker_main(void *arg)
 		if (got) {
 			empty_passes = 0;
 			w->since_pause += got;
-			if (!full && !draining)
+			/* inline: a frame waiting in the ring is a frame delayed on the link */
+			if (!full && !draining && !w->lv->cap.ips)
 				worker_pause(w);
 			continue;
 		}
@@ -1221,6 +1307,11 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	lo.tunnel_off = c->parse.tunnel_off;
 	lo.vxlan_port = c->parse.vxlan_port;
 	lo.geneve_port = c->parse.geneve_port;
+	if (lv->cap.ips) {
+		lo.mode = MK_MODE_IPS;
+		lo.ips_unparsable = lv->cap.ips_unparsable;
+		lo.ips_failure = lv->cap.ips_failure;
+	}
 	/* workers merge their rings by the stamp when they read more than one (worker_order_init) */
 	lo.rx_stamp = lv->cap.reorder_window_us && (lv->cap.n_ifaces > 1 || ifc->queues > 1);
 	if (lv->cap.pin_dir[0]) {
@@ -1236,6 +1327,18 @@ static int iface_open(struct live *lv, struct live_iface *ifc, const struct mk_i
 	if (err)
 		return err;
 	ifc->loaded = 1;
+	/* inline: bypassed flows and what nobody inspects go to the peer in the driver */
+	if (ic->peer[0]) {
+		int peer = (int)if_nametoindex(ic->peer);
+
+		if (!peer) {
+			mk_err("%s: peer %s: no such interface", ic->name, ic->peer);
+			return -ENODEV;
+		}
+		err = mk_loader_set_peer(&ifc->loader, peer);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < c->nbypass; i++) {
 		const struct mk_cidr *b = &c->bypass[i];
 
@@ -1305,6 +1408,9 @@ static int workers_create(struct live *lv)
 	unsigned int w, i, q, n = lv->nworkers;
 	int err;
 
+	/* inline: the stream engine inspects data as it arrives (docs/bypass.md) */
+	lv->stream_cfg = lv->conf->stream;
+	lv->stream_cfg.inline_mode = lv->cap.ips;
 	for (i = 0; i < MK_ITABLE_SIZE; i++)
 		lv->itable[i] = (uint8_t)(i % n);
 	lv->mesh = calloc((size_t)n * n, sizeof(*lv->mesh));
@@ -1333,7 +1439,7 @@ static int workers_create(struct live *lv)
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,
 			.flow = &lv->conf->flow,
-			.stream = &lv->conf->stream,
+			.stream = &lv->stream_cfg,
 			.defrag = &lv->conf->defrag,
 			.unreplied = lv->conf->output.eve.flow_unreplied,
 			.detect = lv->opts->detect,
@@ -1549,13 +1655,24 @@ static void live_init(struct live *lv, const struct mk_config *c, const struct m
 /* What live capture cannot run with, refused before anything is created. */
 static int check_capture_cfg(const struct mk_capture_cfg *cap)
 {
+	unsigned int i;
+
 	if (!cap->n_ifaces) {
 		mk_err("live mode needs an interface (-i IFACE or capture.interfaces)");
 		return -EINVAL;
 	}
-	if (cap->ips) {
-		mk_err("capture.ips: inline (IPS) mode is not supported by live capture yet");
-		return -EOPNOTSUPP;
+	for (i = 0; i < cap->n_ifaces; i++) {
+		if (cap->ips && !cap->ifaces[i].peer[0]) {
+			mk_err("capture.ips: interface %s has no peer (-i IN:OUT, or `peer:` in "
+			       "capture.interfaces)",
+			       cap->ifaces[i].name);
+			return -EINVAL;
+		}
+		if (!cap->ips && cap->ifaces[i].peer[0]) {
+			mk_err("capture.interfaces: %s:%s is an inline pair: set capture.ips (--ips)",
+			       cap->ifaces[i].name, cap->ifaces[i].peer);
+			return -EINVAL;
+		}
 	}
 	if (!cap->batch || cap->batch > cap->rx_size) {
 		mk_err("capture.batch-size: %u must be in [1, capture.rx-ring-size %u]", cap->batch,
@@ -1563,6 +1680,28 @@ static int check_capture_cfg(const struct mk_capture_cfg *cap)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Inline: each socket's transmit side, the same worker's socket on the
+ * peer interface (same queue, or the queue it maps to when the peer has
+ * fewer): one producer per TX ring, no lock.
+ */
+static void ips_link_peers(struct live *lv)
+{
+	unsigned int i, j, q, w;
+
+	for (i = 0; i < lv->nifaces; i++) {
+		struct live_iface *ifc = &lv->ifaces[i], *pr = NULL;
+
+		for (j = 0; j < lv->nifaces; j++)
+			if (!strcmp(lv->ifaces[j].name, lv->cap.ifaces[i].peer))
+				pr = &lv->ifaces[j];
+		for (q = 0; pr && q < ifc->queues; q++)
+			for (w = 0; w < lv->nworkers; w++)
+				ifc->socks[q * lv->nworkers + w].peer =
+					&pr->socks[(q % pr->queues) * lv->nworkers + w].xs;
+	}
 }
 
 /* The workers' CPUs, eve.json, each interface's program and sockets, the workers' state. */
@@ -1585,6 +1724,8 @@ static int live_setup(struct live *lv)
 		if (err)
 			return err;
 	}
+	if (lv->cap.ips)
+		ips_link_peers(lv);
 	err = workers_create(lv);
 	if (!err)
 		err = bypass_create(lv);
@@ -1612,6 +1753,7 @@ static int live_attach(struct live *lv)
 					    lv->cap.attach == MK_XDP_ATTACH_AUTO);
 		if (err)
 			return err;
+		ifc->attached = 1;
 	}
 	/*
 	 * Without it capture still runs; only the gaps go uncounted. After the
@@ -1702,11 +1844,47 @@ static void live_announce(struct live *lv)
 	fprintf(stderr, " with %u worker(s); SIGTERM stops\n", lv->nworkers);
 }
 
+/*
+ * Inline, ips.failure: open: the forwarder on both interfaces of every pair
+ * (capture/ips.h), in the place of meerkat's program, atomically, so that
+ * the link carries traffic while meerkat is not running; the workers still
+ * forward what their rings hold. The next start replaces it the same way.
+ * A pair whose programs were not both attached gets none.
+ */
+static void ips_fail_open(struct live *lv)
+{
+	unsigned int i, j;
+	int done;
+
+	for (i = 0; i < lv->nifaces; i++) {
+		for (j = i + 1; j < lv->nifaces; j++) {
+			struct live_iface *a = &lv->ifaces[i], *b = &lv->ifaces[j];
+
+			if (strcmp(b->name, lv->cap.ifaces[i].peer) || !a->attached ||
+			    !b->attached || !a->loader.xdp_prog || !b->loader.xdp_prog)
+				continue;
+			done = mk_ips_forwarder_attach(
+				a->ifindex, b->ifindex,
+				!strcmp(mk_loader_attach_mode_name(&a->loader), "generic"),
+				mk_loader_prog_fd(&a->loader), mk_loader_prog_fd(&b->loader));
+			if (done & 1)
+				mk_loader_forget_attach(&a->loader);
+			if (done & 2)
+				mk_loader_forget_attach(&b->loader);
+			if (done == 3)
+				mk_info("%s <-> %s: fail-open forwarder attached", a->name,
+					b->name);
+		}
+	}
+}
+
 /* No new frames, then the workers drain what the rings hold; control and link watch end. */
 static void live_stop(struct live *lv)
 {
 	unsigned int i;
 
+	if (lv->cap.ips && lv->cap.ips_failure == MK_IPS_FORWARD)
+		ips_fail_open(lv);
 	/* no scrape reads what is torn down from here on */
 	mk_metrics_http_free(lv->metrics);
 	lv->metrics = NULL;

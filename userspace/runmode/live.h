@@ -32,20 +32,35 @@
  * and is given back to its fill ring exactly once (frames_refilled equals
  * sock_rx once the worker stopped).
  */
-#define MK_LIVE_COUNTERS(X)                                                       \
-	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")    \
-	X(SOCK_BYTES, "sock_bytes", "bytes of those frames")                      \
-	X(META_MISSING, "meta_missing",                                           \
-	  "frames without the program's metadata: parsed in user space")          \
-	X(META_BAD, "meta_bad",                                                   \
-	  "frames whose metadata points outside the frame: parsed in user space") \
-	X(USER_PARSE_FAIL, "user_parse_fail",                                     \
-	  "frames without usable metadata the parser refused: dropped")           \
-	X(REFILLED, "frames_refilled", "frames given back to their fill ring")    \
-	X(ICMP_STEERED, "icmp_error_steered",                                     \
-	  "ICMP errors sent to the worker owning the flow they quote")            \
-	X(ICMP_STEER_FULL, "icmp_error_steer_full",                               \
-	  "ICMP errors kept here: the owner's ring was full")
+#define MK_LIVE_COUNTERS(X)                                                              \
+	X(SOCK_RX, "sock_rx", "frames taken from the worker's AF_XDP sockets")           \
+	X(SOCK_BYTES, "sock_bytes", "bytes of those frames")                             \
+	X(META_MISSING, "meta_missing",                                                  \
+	  "frames without the program's metadata: parsed in user space")                 \
+	X(META_BAD, "meta_bad",                                                          \
+	  "frames whose metadata points outside the frame: parsed in user space")        \
+	X(USER_PARSE_FAIL, "user_parse_fail",                                            \
+	  "frames without usable metadata the parser refused: dropped")                  \
+	X(REFILLED, "frames_refilled", "frames given back to their fill ring")           \
+	X(ICMP_STEERED, "icmp_error_steered",                                            \
+	  "ICMP errors sent to the worker owning the flow they quote")                   \
+	X(ICMP_STEER_FULL, "icmp_error_steer_full",                                      \
+	  "ICMP errors kept here: the owner's ring was full")                            \
+	X(IPS_FORWARDED, "ips_forwarded",                                                \
+	  "inline: frames sent on the peer interface's AF_XDP TX ring")                  \
+	X(IPS_TX_FULL, "ips_tx_full",                                                    \
+	  "inline: frames lost: no transmit frame or TX ring slot free")                 \
+	X(IPS_DROPPED, "ips_dropped", "inline: frames a drop or reject verdict dropped") \
+	X(IPS_REJECT_SENT, "ips_reject_sent",                                            \
+	  "inline: RST or ICMP unreachable frames a reject rule sent")                   \
+	X(IPS_UNPARSABLE_FWD, "ips_unparsable_forwarded",                                \
+	  "inline: frames the decoder or parser refused, forwarded (ips.unparsable)")    \
+	X(IPS_UNPARSABLE_DROP, "ips_unparsable_dropped",                                 \
+	  "inline: frames the decoder or parser refused, dropped (ips.unparsable)")      \
+	X(IPS_NO_FLOW_FWD, "ips_no_flow_forwarded",                                      \
+	  "inline: frames without flow state (table full), forwarded (ips.unparsable)")  \
+	X(IPS_NO_FLOW_DROP, "ips_no_flow_dropped",                                       \
+	  "inline: frames without flow state (table full), dropped (ips.unparsable)")
 
 #define MK_LIVE_CNT_ENUM(name, str, doc) MK_LIVE_##name,
 enum mk_live_counter { MK_LIVE_COUNTERS(MK_LIVE_CNT_ENUM) MK_LIVE_CNT_MAX };

@@ -121,6 +121,7 @@ struct mk_flow {
 	uint8_t bypass;	    /* enum mk_flow_bypass */
 	uint8_t bypass_why; /* enum mk_flow_bypass_why */
 	uint8_t bypass_end; /* enum mk_flow_bypass_end */
+	uint8_t ips_drop;   /* inline: a drop (1) or reject (2) verdict blocked the flow */
 	/* what the driver counted while the flow was capture-bypassed: [0] to server, [1] to client */
 	uint64_t bypass_pkts[2];
 	uint64_t bypass_bytes[2];

@@ -861,6 +861,14 @@ static int handle_established(struct mk_stream_engine *eng, struct mk_tcp_sessio
 	st->st |= MK_STREAM_F_WIN;
 	if (stream_data(eng, ssn, dir, seg->seq, seg->payload, seg->len))
 		return 0;
+	/*
+	 * Inline (as Suricata's stream.inline): in-order data is inspected as
+	 * it arrives, so that a drop verdict on it stops the segment that
+	 * completes a match before it is forwarded; waiting for the receiver's
+	 * ACK would be too late.
+	 */
+	if (eng->cfg.inline_mode && seg->len)
+		stream_release(eng, ssn, dir, st->next_seq, 0);
 	end = seg->seq + seg->len;
 	if ((seg->flags & MK_TCP_FIN) && !(st->st & MK_STREAM_F_FIN)) {
 		/*

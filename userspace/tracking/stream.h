@@ -100,7 +100,8 @@ struct mk_stream_cfg {
 	__u8 midstream;	     /* pick up sessions without a handshake */
 	__u8 overlap_policy; /* enum mk_overlap_policy */
 	__u8 record;	     /* keep all released data per direction (tests, offline) */
-	__u8 pad[5];
+	__u8 inline_mode;    /* IPS: release in-order data on arrival, before its ACK */
+	__u8 pad[4];
 };
 
 /* One TCP packet as the worker decoded it. */

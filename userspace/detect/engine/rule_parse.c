@@ -163,14 +163,19 @@ void mk_rule_free(struct mk_rule *r)
 
 /* ---- header ------------------------------------------------------------------ */
 
+/* reject resets both ends (docs/bypass.md, "Verdicts"); the variants one or both */
 static const struct {
 	const char *name;
 	uint8_t action;
+	uint32_t flags;
 } actions[] = {
-	{ "alert", MK_ACTION_ALERT },	    { "pass", MK_ACTION_PASS },
-	{ "drop", MK_ACTION_DROP },	    { "reject", MK_ACTION_REJECT },
-	{ "rejectsrc", MK_ACTION_REJECT },  { "rejectdst", MK_ACTION_REJECT },
-	{ "rejectboth", MK_ACTION_REJECT },
+	{ "alert", MK_ACTION_ALERT, 0 },
+	{ "pass", MK_ACTION_PASS, 0 },
+	{ "drop", MK_ACTION_DROP, 0 },
+	{ "reject", MK_ACTION_REJECT, MK_RF_REJECT_SRC | MK_RF_REJECT_DST },
+	{ "rejectsrc", MK_ACTION_REJECT, MK_RF_REJECT_SRC },
+	{ "rejectdst", MK_ACTION_REJECT, MK_RF_REJECT_DST },
+	{ "rejectboth", MK_ACTION_REJECT, MK_RF_REJECT_SRC | MK_RF_REJECT_DST },
 };
 
 static const struct {
@@ -261,6 +266,7 @@ static int parse_header(struct mk_rule_build *rb, const char **p)
 				    "action '%.40s' is not one of alert, pass, drop, reject",
 				    tok[0]);
 	r->action = actions[k].action;
+	r->flags |= actions[k].flags;
 	if (!strcasecmp(tok[1], "http") || !strcasecmp(tok[1], "http1")) {
 		/* TCP flows the application layer recognised as HTTP */
 		strcpy(tok[1], "tcp");

@@ -655,6 +655,10 @@ static void on_match(struct mk_detect_thread *t, const struct mk_rule *r,
 	}
 	if (t->eng->inline_mode && (r->action == MK_ACTION_DROP || r->action == MK_ACTION_REJECT)) {
 		t->verdict |= MK_DETECT_V_DROP;
+		if (r->action == MK_ACTION_REJECT)
+			t->verdict |= MK_DETECT_V_REJECT |
+				      (r->flags & MK_RF_REJECT_SRC ? MK_DETECT_V_REJECT_SRC : 0) |
+				      (r->flags & MK_RF_REJECT_DST ? MK_DETECT_V_REJECT_DST : 0);
 		t->stop = 1;
 		t->cnt[MK_DETECT_CNT_DROPS]++;
 		fs = mk_detect_flow_state(mc);
