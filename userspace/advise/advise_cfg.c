@@ -184,50 +184,18 @@ static void meta_dump(FILE *out, const char *path, const void *base)
 static int allow_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
 {
 	struct mk_advise_cfg *c = base;
-	char item[MK_CFG_PATH_MAX], shown[SHOW_MAX + 8];
 	struct mk_cidr *list = NULL;
-	unsigned int i, n;
-	const char *s;
-	int err = list_len(x, node, path, "prefixes", &n);
+	int err = mk_cfg_cidr_list(x, node, path, &list, &c->nallow);
 
-	if (err)
-		return err;
-	if (n) {
-		list = mk_cfg_alloc(x, n * sizeof(*list));
-		if (!list)
-			return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		int it = mk_cfg_seq_item(x, node, i);
-
-		snprintf(item, sizeof(item), "%s[%u]", path, i);
-		err = mk_cfg_scalar_nonempty(x, it, item, &s);
-		if (err)
-			return err;
-		if (mk_cidr_parse(s, &list[i]))
-			return mk_cfg_error(x, it, item, -EINVAL,
-					    "'%s' is not an IPv4 or IPv6 address or prefix",
-					    mk_cfg_show(s, shown, sizeof(shown)));
-	}
 	c->allow = list;
-	c->nallow = n;
-	return 0;
+	return err;
 }
 
 static void allow_dump(FILE *out, const char *path, const void *base)
 {
 	const struct mk_advise_cfg *c = base;
-	char a[INET6_ADDRSTRLEN];
-	unsigned int i;
 
-	fprintf(out, "%s = [", path);
-	for (i = 0; i < c->nallow; i++) {
-		const struct mk_cidr *r = &c->allow[i];
-
-		inet_ntop(r->family == MK_FAMILY_IPV4 ? AF_INET : AF_INET6, r->addr, a, sizeof(a));
-		fprintf(out, "%s%s/%u", i ? ", " : "", a, r->prefix);
-	}
-	fputs("]\n", out);
+	mk_cfg_cidr_list_dump(out, path, c->allow, c->nallow);
 }
 
 /* socket-mode: octal permission bits, as chmod takes them (0660) */

@@ -53,9 +53,9 @@ static const struct mk_cfg_module modules[] = {
 
 /* ---- bypass.cidr -------------------------------------------------------------------------- */
 
-static int bypass_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
+int mk_cfg_cidr_list(struct mk_cfg_ctx *x, int node, const char *path, struct mk_cidr **out,
+		     unsigned int *nout)
 {
-	struct mk_config *c = base;
 	enum mk_cfg_kind kind = mk_cfg_node_kind(x, node);
 	char item[MK_CFG_PATH_MAX], shown[SHOW_MAX + 8];
 	struct mk_cidr *list = NULL;
@@ -85,25 +85,38 @@ static int bypass_parse(struct mk_cfg_ctx *x, int node, const char *path, void *
 					    "'%s' is not an IPv4 or IPv6 address or prefix",
 					    mk_cfg_show(s, shown, sizeof(shown)));
 	}
-	c->bypass = list;
-	c->nbypass = n;
+	*out = list;
+	*nout = n;
 	return 0;
 }
 
-static void bypass_dump(FILE *out, const char *path, const void *base)
+void mk_cfg_cidr_list_dump(FILE *out, const char *path, const struct mk_cidr *list, unsigned int n)
 {
-	const struct mk_config *c = base;
 	char a[INET6_ADDRSTRLEN];
 	unsigned int i;
 
 	fprintf(out, "%s = [", path);
-	for (i = 0; i < c->nbypass; i++) {
-		const struct mk_cidr *r = &c->bypass[i];
+	for (i = 0; i < n; i++) {
+		const struct mk_cidr *r = &list[i];
 
 		inet_ntop(r->family == MK_FAMILY_IPV4 ? AF_INET : AF_INET6, r->addr, a, sizeof(a));
 		fprintf(out, "%s%s/%u", i ? ", " : "", a, r->prefix);
 	}
 	fputs("]\n", out);
+}
+
+static int bypass_parse(struct mk_cfg_ctx *x, int node, const char *path, void *base)
+{
+	struct mk_config *c = base;
+
+	return mk_cfg_cidr_list(x, node, path, &c->bypass, &c->nbypass);
+}
+
+static void bypass_dump(FILE *out, const char *path, const void *base)
+{
+	const struct mk_config *c = base;
+
+	mk_cfg_cidr_list_dump(out, path, c->bypass, c->nbypass);
 }
 
 int mk_cidr_parse(const char *s, struct mk_cidr *out)

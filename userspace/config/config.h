@@ -94,6 +94,17 @@ int mk_config_key_value(const struct mk_config *c, unsigned int i, uint64_t *v);
 
 /* "10.0.0.0/8", "2001:db8::/32", or a bare address (full prefix). 0 or -EINVAL. */
 int mk_cidr_parse(const char *s, struct mk_cidr *out);
+
+struct mk_cfg_ctx;
+/*
+ * A YAML list of addresses and prefixes at @node (bypass.cidr,
+ * advise-router.allow) into @out (allocated with the configuration), the
+ * item at fault named on error. 0 or the -errno of mk_cfg_error().
+ */
+int mk_cfg_cidr_list(struct mk_cfg_ctx *x, int node, const char *path, struct mk_cidr **out,
+		     unsigned int *n);
+/* "path = [10.0.0.0/8, 2001:db8::/32]" as --dump-config shows such a list. */
+void mk_cfg_cidr_list_dump(FILE *out, const char *path, const struct mk_cidr *list, unsigned int n);
 /* Is @addr (network order, IPv4 in addr[0]) inside one of the bypass prefixes? */
 int mk_config_bypassed(const struct mk_config *c, uint8_t family, const uint32_t *addr);
 
