@@ -17,7 +17,6 @@
 set -euo pipefail
 MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
-LIVE_CHECK="$(dirname "$CHECK")/../lib/check_live_events.py"
 TB_WANT_QUEUES=1
 # shellcheck source=test/testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
@@ -123,13 +122,4 @@ CONF
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" || tb_fail "see above"
 tb_ok "dns events agree with the dissector"
 
-TB_MEERKAT="$MEERKAT"
-TB_CTL="$(dirname "$MEERKAT")/meerkatctl"
-tb_meerkat_start live -c "$TB_TMP/meerkat.yaml" -i "$TB_SENSOR_IF" --workers 2 ||
-	tb_fail "the live sensor did not start: $(tail -3 "$TB_MK_DIR/err")"
-tb_replay "$PCAP" 2000 >/dev/null
-sleep 1
-tb_meerkat_stop TERM
-[ "$TB_MK_RC" = 0 ] || tb_fail "the live sensor exited with $TB_MK_RC"
-python3 "$LIVE_CHECK" "$TB_MK_DIR/eve.json" "$OUT/eve.json" dns || tb_fail "live and offline differ (see above)"
-tb_ok "live and offline: the same dns events"
+tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "dns" -c "$TB_TMP/meerkat.yaml"

@@ -374,6 +374,29 @@ tb_wire_frames() {
 		tb_fail "ethtool -K $TB_PEER_IF failed"
 }
 
+# tb_live_agrees MEERKAT OFFLINE_EVE PCAP "TYPE..." [MEERKAT ARGS...]: PCAP
+# replayed into a live sensor (MEERKAT -i on the sensor end, 2 workers, the
+# ARGS: -c, -S) writes the same events of each TYPE as the offline run that
+# wrote OFFLINE_EVE (test/lib/check_live_events.py says what may differ).
+tb_live_agrees() {
+	local meerkat="$1" offline="$2" pcap="$3" types="$4" lib
+	shift 4
+	lib="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../lib"
+	TB_MEERKAT="$meerkat"
+	TB_CTL="$(dirname "$meerkat")/meerkatctl"
+	tb_meerkat_start live -i "$TB_SENSOR_IF" --workers 2 "$@" ||
+		tb_fail "the live sensor did not start: $(tail -3 "$TB_MK_DIR/err")"
+	tb_replay "$pcap" 2000 >/dev/null
+	sleep 1
+	tb_meerkat_stop TERM
+	[ "$TB_MK_RC" = 0 ] || tb_fail "the live sensor exited with $TB_MK_RC"
+	[ -z "${KEEP_LIVE:-}" ] || cp "$TB_MK_DIR/eve.json" "$KEEP_LIVE"
+	# shellcheck disable=SC2086 # one word per type
+	python3 "$lib/check_live_events.py" "$TB_MK_DIR/eve.json" "$offline" $types ||
+		tb_fail "live and offline differ (see above)"
+	tb_ok "live and offline: the same $types events"
+}
+
 # tb_meerkat_start NAME ARGS...: runs "$TB_MEERKAT ARGS" in the sensor
 # namespace in the background, with -l and --unix-socket in $TB_TMP/NAME
 # (stdout in out, stderr in err, eve.json, ctl.sock). Sets TB_MK_PID and
