@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <librdkafka/rdkafka.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,25 +53,6 @@ struct kafka_cfg {
 	const char *codec;
 };
 
-static int bad(const struct mk_out_kv *kv, char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* "<key>: <reason> (line N)": the caller names the output and the file. */
-static int bad(const struct mk_out_kv *kv, char *why, size_t len, const char *fmt, ...)
-{
-	char msg[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (kv->line)
-		snprintf(why, len, "%s: %s (line %u)", kv->key, msg, kv->line);
-	else
-		snprintf(why, len, "%s: %s", kv->key, msg);
-	return -EINVAL;
-}
-
 static int pick(const struct mk_out_kv *kv, const char *const *names, size_t n, const char *list,
 		char *why, size_t len)
 {
@@ -81,7 +61,7 @@ static int pick(const struct mk_out_kv *kv, const char *const *names, size_t n, 
 	for (i = 0; i < n; i++)
 		if (!strcmp(kv->val, names[i]))
 			return i;
-	return bad(kv, why, len, "'%s' is not one of %s", kv->val, list);
+	return mk_out_kv_error(kv, why, len, "'%s' is not one of %s", kv->val, list);
 }
 
 /* Kafka's own rule for topic names */
@@ -104,7 +84,7 @@ static int conf_set(rd_kafka_conf_t *conf, const struct mk_out_kv *kv, const cha
 	if (rd_kafka_conf_set(conf, prop, val, err, sizeof(err)) == RD_KAFKA_CONF_OK)
 		return 0;
 	if (kv)
-		return bad(kv, why, len, "%s", err);
+		return mk_out_kv_error(kv, why, len, "%s", err);
 	snprintf(why, len, "%s: %s", prop, err);
 	return -EINVAL;
 }
@@ -130,27 +110,29 @@ static int idempotence_check(rd_kafka_conf_t *conf, const struct mk_out_kv *kv, 
 		if (strncmp(kv[i].key, PROPS, strlen(PROPS)))
 			continue;
 		if (!strcmp(prop, "transactional.id"))
-			return bad(&kv[i], why, len, "transactions are not supported");
+			return mk_out_kv_error(&kv[i], why, len, "transactions are not supported");
 		if (!idem)
 			continue;
 		if ((!strcmp(prop, "acks") || !strcmp(prop, "request.required.acks")) &&
 		    strcmp(v, "all") && strcmp(v, "-1"))
-			return bad(&kv[i], why, len,
-				   "must be all (-1) while enable.idempotence is true (meerkat's "
-				   "default, which keeps each flow's records in order)");
+			return mk_out_kv_error(
+				&kv[i], why, len,
+				"must be all (-1) while enable.idempotence is true (meerkat's "
+				"default, which keeps each flow's records in order)");
 		if ((!strcmp(prop, "max.in.flight") ||
 		     !strcmp(prop, "max.in.flight.requests.per.connection")) &&
 		    strtoul(v, NULL, 10) > 5)
-			return bad(
+			return mk_out_kv_error(
 				&kv[i], why, len,
 				"must be 1-5 while enable.idempotence is true (meerkat's default)");
 		if ((!strcmp(prop, "retries") || !strcmp(prop, "message.send.max.retries")) &&
 		    strtoul(v, NULL, 10) < 1)
-			return bad(&kv[i], why, len,
-				   "must be at least 1 while enable.idempotence is true (meerkat's "
-				   "default)");
+			return mk_out_kv_error(
+				&kv[i], why, len,
+				"must be at least 1 while enable.idempotence is true (meerkat's "
+				"default)");
 		if (!strcmp(prop, "queuing.strategy") && strcmp(v, "fifo"))
-			return bad(
+			return mk_out_kv_error(
 				&kv[i], why, len,
 				"must be fifo while enable.idempotence is true (meerkat's default)");
 	}
@@ -198,26 +180,28 @@ static int kafka_cfg_parse(const struct mk_out_kv *kv, size_t n, struct kafka_cf
 			     k < ARRAY_SIZE(kafka_owned) && strcmp(prop, kafka_owned[k].prop); k++)
 				;
 			if (k < ARRAY_SIZE(kafka_owned))
-				err = bad(e, why, len, "set by the key `%s`", kafka_owned[k].key);
+				err = mk_out_kv_error(e, why, len, "set by the key `%s`",
+						      kafka_owned[k].key);
 			/* the later rows override these keys */
 			continue;
 		}
 		for (k = 0; k < ARRAY_SIZE(keys) && strcmp(e->key, keys[k]); k++)
 			;
 		if (k == ARRAY_SIZE(keys)) {
-			err = bad(e, why, len,
-				  "not a kafka key (brokers, topic, partition-by, compression, "
-				  "properties.<librdkafka property>)");
+			err = mk_out_kv_error(
+				e, why, len,
+				"not a kafka key (brokers, topic, partition-by, compression, "
+				"properties.<librdkafka property>)");
 			break;
 		}
 		if (seen[k]) {
-			err = bad(e, why, len, "given twice");
+			err = mk_out_kv_error(e, why, len, "given twice");
 			break;
 		}
 		seen[k] = e;
 		if (k == 0) {
 			if (!e->val[0] || strlen(e->val) >= sizeof(c->brokers))
-				err = bad(
+				err = mk_out_kv_error(
 					e, why, len,
 					"must be host:port[,host:port...], %zu characters at most",
 					sizeof(c->brokers) - 1);
@@ -225,7 +209,7 @@ static int kafka_cfg_parse(const struct mk_out_kv *kv, size_t n, struct kafka_cf
 				strcpy(c->brokers, e->val);
 		} else if (k == 1) {
 			if (strlen(e->val) >= sizeof(c->topic) || !topic_valid(e->val))
-				err = bad(
+				err = mk_out_kv_error(
 					e, why, len,
 					"'%s' is not a Kafka topic name (1-249 of a-z A-Z 0-9 . _ -)",
 					e->val);

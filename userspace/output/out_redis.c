@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,25 +72,6 @@ static const char *const redis_keys[] = {
 };
 #define REDIS_NKEYS (sizeof(redis_keys) / sizeof(redis_keys[0]))
 
-static int bad(const struct mk_out_kv *kv, char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* "<key>: <reason> (line N)": the caller names the output and the file. */
-static int bad(const struct mk_out_kv *kv, char *why, size_t len, const char *fmt, ...)
-{
-	char msg[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (kv->line)
-		snprintf(why, len, "%s: %s (line %u)", kv->key, msg, kv->line);
-	else
-		snprintf(why, len, "%s: %s", kv->key, msg);
-	return -EINVAL;
-}
-
 static int parse_uint(const struct mk_out_kv *kv, unsigned long long lo, unsigned long long hi,
 		      unsigned long long *out, char *why, size_t len)
 {
@@ -101,7 +81,7 @@ static int parse_uint(const struct mk_out_kv *kv, unsigned long long lo, unsigne
 	errno = 0;
 	v = strtoull(kv->val, &end, 10);
 	if (kv->val[0] < '0' || kv->val[0] > '9' || *end || errno || v < lo || v > hi)
-		return bad(kv, why, len, "'%s' must be %llu-%llu", kv->val, lo, hi);
+		return mk_out_kv_error(kv, why, len, "'%s' must be %llu-%llu", kv->val, lo, hi);
 	*out = v;
 	return 0;
 }
@@ -118,16 +98,17 @@ static int parse_bool(const struct mk_out_kv *kv, bool *out, char *why, size_t l
 			return 0;
 		}
 	}
-	return bad(kv, why, len, "'%s' is not a boolean (yes/no, true/false, on/off)", kv->val);
+	return mk_out_kv_error(kv, why, len, "'%s' is not a boolean (yes/no, true/false, on/off)",
+			       kv->val);
 }
 
 static int parse_string(const struct mk_out_kv *kv, char *dst, size_t size, bool empty_ok,
 			char *why, size_t len)
 {
 	if (!empty_ok && !kv->val[0])
-		return bad(kv, why, len, "must not be empty");
+		return mk_out_kv_error(kv, why, len, "must not be empty");
 	if (strlen(kv->val) >= size)
-		return bad(kv, why, len, "longer than %zu characters", size - 1);
+		return mk_out_kv_error(kv, why, len, "longer than %zu characters", size - 1);
 	strcpy(dst, kv->val);
 	return 0;
 }
@@ -158,17 +139,18 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 		for (k = 0; k < REDIS_NKEYS && strcmp(key, redis_keys[k]); k++)
 			;
 		if (k == REDIS_NKEYS && !strcmp(key, "async"))
-			return bad(e, why, len,
-				   "Suricata's key is not needed: records are always sent from the "
-				   "output's writer thread, off the packet path");
+			return mk_out_kv_error(
+				e, why, len,
+				"Suricata's key is not needed: records are always sent from the "
+				"output's writer thread, off the packet path");
 		if (k == REDIS_NKEYS)
-			return bad(
+			return mk_out_kv_error(
 				e, why, len,
 				"not a redis key (server, port, socket, mode, key, stream-field, "
 				"stream-maxlen, stream-trim-exact, pipelining.enabled, "
 				"pipelining.batch-size, timeout)");
 		if (seen[k])
-			return bad(e, why, len, "given twice");
+			return mk_out_kv_error(e, why, len, "given twice");
 		seen[k] = e;
 		if (!strcmp(key, "server")) {
 			err = parse_string(e, c->server, sizeof(c->server), false, why, len);
@@ -183,10 +165,11 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 			     k++)
 				;
 			if (k == sizeof(redis_modes) / sizeof(redis_modes[0]))
-				return bad(e, why, len,
-					   "'%s' is not a mode (list, lpush, rpush, channel, "
-					   "publish, xadd, stream)",
-					   e->val);
+				return mk_out_kv_error(
+					e, why, len,
+					"'%s' is not a mode (list, lpush, rpush, channel, "
+					"publish, xadd, stream)",
+					e->val);
 			c->mode = redis_modes[k].mode;
 		} else if (!strcmp(key, "key")) {
 			err = parse_string(e, c->key, sizeof(c->key), false, why, len);
@@ -211,7 +194,8 @@ static int redis_cfg_parse(const struct mk_out_kv *kv, size_t n, struct redis_cf
 	}
 	/* a unix socket replaces server and port (seen[0], [1]; socket is [2]): not both */
 	if (c->socket[0] && (seen[0] || seen[1]))
-		return bad(seen[2], why, len, "a unix socket replaces server and port: give one");
+		return mk_out_kv_error(seen[2], why, len,
+				       "a unix socket replaces server and port: give one");
 	return 0;
 }
 

@@ -53,6 +53,13 @@ struct mk_out_transport {
 	void (*destroy)(void *priv, unsigned int timeout_ms);
 };
 
+/*
+ * A transport's refusal of setting @kv into @why: "<key>: <reason> (line N)"
+ * (the caller names the output and the file). Returns -EINVAL.
+ */
+int mk_out_kv_error(const struct mk_out_kv *kv, char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 extern const struct mk_out_transport mk_out_redis; /* output/out_redis.c (hiredis) */
 extern const struct mk_out_transport mk_out_kafka; /* output/out_kafka.c (librdkafka) */
 
