@@ -492,3 +492,60 @@ Test(corners, flowbits_across_stream_segments)
 	cr_assert_eq(h_count(h, 8), 2, "after the second toggle, and on the second flow");
 	harness_free(h);
 }
+
+/* ---- xbits: a host's bit seen by its other flows, until it expires ------------------- */
+
+Test(corners, xbits_by_host_across_flows_and_expiry)
+{
+	struct harness *h =
+		harness_rules("alert udp any any -> any any (content:\"MARK\"; "
+			      "xbits:set,seen,track ip_src,expire 10; noalert; sid:1;)\n"
+			      "alert udp any any -> any any (content:\"PROBE\"; "
+			      "xbits:isset,seen,track ip_src; sid:2;)\n"
+			      "alert udp any any -> any any (content:\"PROBE\"; "
+			      "xbits:isnotset,seen,track ip_src; sid:3;)\n"
+			      "alert udp any any -> any any (content:\"BACK\"; "
+			      "xbits:isset,seen,track ip_dst; sid:4;)\n"
+			      "alert udp any any -> any any (content:\"JOIN\"; "
+			      "xbits:set,p,track ip_pair; noalert; sid:5;)\n"
+			      "alert udp any any -> any any (content:\"ASKPAIR\"; "
+			      "xbits:isset,p,track ip_pair; sid:6;)\n");
+
+	/* 10.0.0.1 marked on one flow; its other flows see it, other hosts do not */
+	udp(h, "10.0.0.1", 1000, "10.0.0.9", 53, "MARK", T0);
+	udp(h, "10.0.0.1", 1001, "10.0.0.8", 53, "PROBE", T0 + 1000000);
+	udp(h, "10.0.0.2", 1002, "10.0.0.8", 53, "PROBE", T0 + 2000000);
+	/* the marked host as destination: track ip_dst */
+	udp(h, "10.0.0.7", 1003, "10.0.0.1", 53, "BACK", T0 + 3000000);
+	/* expire 10: gone 11 s after the mark */
+	udp(h, "10.0.0.1", 1004, "10.0.0.8", 53, "PROBE", T0 + 11000000);
+	/* a pair, in either direction, and not another pair */
+	udp(h, "10.0.0.3", 1005, "10.0.0.4", 53, "JOIN", T0 + 12000000);
+	udp(h, "10.0.0.4", 1006, "10.0.0.3", 53, "ASKPAIR", T0 + 12500000);
+	udp(h, "10.0.0.4", 1007, "10.0.0.5", 53, "ASKPAIR", T0 + 12600000);
+	h_finish(h);
+
+	cr_assert_eq(h_count(h, 1) + h_count(h, 5), 0, "noalert");
+	cr_assert_eq(h_count(h, 2), 1, "another flow of the marked source");
+	cr_assert_eq(h_count(h, 3), 2, "another source, and after the expiry");
+	cr_assert_eq(h_count(h, 4), 1, "the marked host as destination");
+	cr_assert_eq(h_count(h, 6), 1, "the pair both ways, not another pair");
+	harness_free(h);
+}
+
+Test(corners, xbits_parse_errors)
+{
+	const char *err;
+	int reason;
+
+	cr_assert_null(
+		rule_parse("alert udp any any -> any any (xbits:set,x; sid:1;)", &err, &reason));
+	cr_assert_null(rule_parse(
+		"alert udp any any -> any any (xbits:set,x,track ip_host; sid:1;)", &err, &reason));
+	cr_assert(strstr(err, "ip_src"), "%s", err);
+	cr_assert_null(rule_parse(
+		"alert udp any any -> any any (xbits:set,x,track ip_src,expire 0; sid:1;)", &err,
+		&reason));
+	cr_assert_null(rule_parse(
+		"alert udp any any -> any any (xbits:flip,x,track ip_src; sid:1;)", &err, &reason));
+}

@@ -188,7 +188,7 @@ struct mk_sm {
 #define MK_KW_FAMILY_BYTES(X) X(byte_test) X(byte_jump) X(byte_extract)
 #define MK_KW_FAMILY_DSIZE(X) X(dsize)
 #define MK_KW_FAMILY_FLOW(X) X(flow)
-#define MK_KW_FAMILY_FLOWVARS(X) X(flowbits) X(flowint)
+#define MK_KW_FAMILY_FLOWVARS(X) X(flowbits) X(flowint) X(xbits)
 #define MK_KW_FAMILY_TCP(X) X(flags) X(stream_size)
 #define MK_KW_FAMILY_IPHEADER(X) X(ttl) X(ip_proto) X(sameip)
 #define MK_KW_FAMILY_ICMP(X) X(itype) X(icode) X(icmp_id) X(icmp_seq)

@@ -8,6 +8,7 @@
  * post-match); flowint arithmetic happens where it stands in the rule, so a
  * later comparison in the same rule sees the new value, as in Suricata.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "detect_int.h"
@@ -335,3 +336,205 @@ MK_KW_DEFINE(
 	"name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset");
 
 MK_KW_FAMILY_TABLE(flowvars, MK_KW_FAMILY_FLOWVARS);
+
+/* ---- xbits ---------------------------------------------------------------------- */
+
+/*
+ * xbits: bits of a host or a host pair (Suricata's track ip_src, ip_dst,
+ * ip_pair), with an expiry in packet time, seen by every flow and worker:
+ * one table for the process, under a lock (xbits are set by few rules, so
+ * rarely), bounded (a full table refuses new bits, counted in
+ * mk_xbits_refused). Names share the flowbits' id space, prefixed.
+ */
+#define XB_SLOTS 65536u /* a power of two */
+#define XB_PROBE 32u
+
+enum { XB_SRC, XB_DST, XB_PAIR };
+
+struct xbits {
+	uint8_t op; /* FB_* */
+	uint8_t track;
+	uint32_t id;
+	uint64_t expire_us; /* 0: never (Suricata's default is 30 s: set by the parser) */
+};
+
+struct xb_slot {
+	uint32_t id;
+	uint8_t used, family;
+	uint32_t a[4], b[4]; /* the host, or the pair (lower address first) */
+	uint64_t until_us;   /* expired once packet time passes it */
+};
+
+static pthread_mutex_t xb_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xb_slot *xb_table;
+
+static int setup_xbits(struct mk_rule_build *rb, const char *value)
+{
+	static const char *const ops[] = { "set", "unset", "toggle", "isset", "isnotset" };
+	char *v = strdup(value), *args[4], *tok, *save = NULL, name[96];
+	struct xbits *xb = calloc(1, sizeof(*xb));
+	unsigned int n = 0, i;
+
+	if (!v || !xb) {
+		free(v);
+		free(xb);
+		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+	}
+	for (tok = strtok_r(v, ",", &save); tok && n < 4; tok = strtok_r(NULL, ",", &save))
+		args[n++] = mk_strtrim(tok);
+	if (n < 3 || tok) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "expected op, name, track ip_src|ip_dst|ip_pair[, expire N]");
+		goto err;
+	}
+	for (i = 0; i < MK_ARRAY_SIZE(ops) && strcmp(args[0], ops[i]); i++)
+		;
+	if (i == MK_ARRAY_SIZE(ops)) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "'%.20s' is not set, unset, toggle, isset or isnotset", args[0]);
+		goto err;
+	}
+	xb->op = (uint8_t)i;
+	if (!*args[1] || strpbrk(args[1], " \"|&")) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "'%.40s' is not an xbit name", args[1]);
+		goto err;
+	}
+	if (!strcmp(args[2], "track ip_src"))
+		xb->track = XB_SRC;
+	else if (!strcmp(args[2], "track ip_dst"))
+		xb->track = XB_DST;
+	else if (!strcmp(args[2], "track ip_pair"))
+		xb->track = XB_PAIR;
+	else {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "'%.30s': expected track ip_src, ip_dst or ip_pair", args[2]);
+		goto err;
+	}
+	xb->expire_us = 30ull * 1000000; /* Suricata's default */
+	if (n == 4) {
+		char *end;
+		unsigned long s;
+
+		if (strncmp(args[3], "expire ", 7) || (s = strtoul(args[3] + 7, &end, 10)) == 0 ||
+		    *end || s > 86400 * 365) {
+			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				     "'%.30s': expected expire SECONDS (1 or more)", args[3]);
+			goto err;
+		}
+		xb->expire_us = (uint64_t)s * 1000000;
+	}
+	snprintf(name, sizeof(name), "xbits:%s", args[1]);
+	if (mk_varnames_id(&rb->env->flowbits, name, &xb->id)) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
+		goto err;
+	}
+	free(v);
+	if (xb->op <= FB_TOGGLE) {
+		rb->r->flags |= MK_RF_FLOWVAR_SET;
+		return mk_rule_add_sm(rb, MK_LIST_POST, &mk_kw_xbits, xb);
+	}
+	rb->r->flags |= MK_RF_FLOWVAR_GET;
+	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_xbits, xb);
+err:
+	free(v);
+	free(xb);
+	return -1;
+}
+
+/* The packet's source or destination (or both, ordered) for @track, from its flow. */
+static int xb_key(const struct mk_match_ctx *mc, uint8_t track, struct xb_slot *k)
+{
+	const struct mk_flow *f = mc->flow;
+	const uint32_t *cli, *srv, *src, *dst;
+
+	if (!f)
+		return -1;
+	cli = f->client_hi ? f->key.addr_hi : f->key.addr_lo;
+	srv = f->client_hi ? f->key.addr_lo : f->key.addr_hi;
+	src = mc->to_client ? srv : cli;
+	dst = mc->to_client ? cli : srv;
+	memset(k, 0, sizeof(*k));
+	k->family = f->key.family;
+	if (track == XB_SRC) {
+		memcpy(k->a, src, sizeof(k->a));
+	} else if (track == XB_DST) {
+		memcpy(k->a, dst, sizeof(k->a));
+	} else {
+		int lo = memcmp(src, dst, sizeof(k->a)) < 0;
+
+		memcpy(k->a, lo ? src : dst, sizeof(k->a));
+		memcpy(k->b, lo ? dst : src, sizeof(k->b));
+	}
+	return 0;
+}
+
+static uint32_t xb_hash(const struct xb_slot *k, uint32_t id)
+{
+	uint32_t h = id * 0x9e3779b1u ^ k->family;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		h = (h ^ k->a[i]) * 0x85ebca6bu ^ (h ^ k->b[i]) * 0xc2b2ae35u;
+	return h ^ h >> 16;
+}
+
+static int xb_same(const struct xb_slot *s, const struct xb_slot *k, uint32_t id)
+{
+	return s->used && s->id == id && s->family == k->family &&
+	       !memcmp(s->a, k->a, sizeof(s->a)) && !memcmp(s->b, k->b, sizeof(s->b));
+}
+
+static int match_xbits(const struct mk_match_ctx *mc, const struct mk_sm *sm)
+{
+	const struct xbits *xb = sm->ctx;
+	uint64_t now = mc->t->pkt.ts_us;
+	struct xb_slot k, *s, *free_slot = NULL;
+	uint32_t h, i;
+	int set = 0;
+
+	if (xb_key(mc, xb->track, &k))
+		return xb->op <= FB_TOGGLE ? 1 : xb->op == FB_ISNOTSET;
+	pthread_mutex_lock(&xb_lock);
+	if (!xb_table)
+		xb_table = calloc(XB_SLOTS, sizeof(*xb_table));
+	if (!xb_table) {
+		pthread_mutex_unlock(&xb_lock);
+		return xb->op == FB_ISNOTSET;
+	}
+	h = xb_hash(&k, xb->id);
+	for (i = 0, s = NULL; i < XB_PROBE; i++) {
+		struct xb_slot *c = &xb_table[(h + i) & (XB_SLOTS - 1)];
+
+		if (c->used && c->until_us && c->until_us < now)
+			c->used = 0; /* expired */
+		if (xb_same(c, &k, xb->id)) {
+			s = c;
+			break;
+		}
+		if (!c->used && !free_slot)
+			free_slot = c;
+	}
+	set = s != NULL;
+	if (xb->op == FB_UNSET || (xb->op == FB_TOGGLE && s)) {
+		if (s)
+			s->used = 0;
+	} else if (xb->op == FB_SET || xb->op == FB_TOGGLE) {
+		if (!s)
+			s = free_slot;
+		if (s) {
+			*s = k;
+			s->used = 1;
+			s->id = xb->id;
+			s->until_us = now + xb->expire_us;
+		} else {
+			mc->t->cnt[MK_DETECT_CNT_XBITS_FULL]++;
+		}
+	}
+	pthread_mutex_unlock(&xb_lock);
+	if (xb->op <= FB_TOGGLE)
+		return 1;
+	return xb->op == FB_ISSET ? set : !set;
+}
+
+MK_KW_DEFINE(xbits, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_xbits, match_xbits,
+	     "set|unset|toggle|isset|isnotset, name, track ip_src|ip_dst|ip_pair[, expire N]");

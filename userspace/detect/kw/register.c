@@ -57,7 +57,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "cip_service", APP },
 	{ "tls.store", APP },
 	/* detection features outside the subset */
-	{ "xbits", "global variables: not supported (use flowbits)" },
 	{ "hostbits", "host variables: not supported (use flowbits)" },
 	{ "iprep", "IP reputation: not supported" },
 	{ "geoip", "GeoIP: not supported" },
