@@ -74,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.max_tx = 16;
 	if (mk_app_thread_new(&cfg, &ops, NULL, &a))
 		return 0;
+	mk_app_set_files_logged(a, 1);
 	memset(&f, 0, sizeof(f));
 	f.key.proto = 6;
 	while (c.p < c.end) {

@@ -109,6 +109,7 @@ static void run_new(struct run *r, const struct mk_app_cfg *cfg)
 {
 	memset(r, 0, sizeof(*r));
 	cr_assert_eq(mk_app_thread_new(cfg, &ops, &r->s, &r->a), 0);
+	mk_app_set_files_logged(r->a, 1); /* the tests read the fileinfo digests */
 	r->f.key.proto = 6;
 }
 

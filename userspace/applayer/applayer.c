@@ -242,6 +242,11 @@ const uint64_t *mk_app_thread_counters(const struct mk_app_thread *a)
 	return a->cnt;
 }
 
+void mk_app_set_files_logged(struct mk_app_thread *a, int on)
+{
+	a->files_logged = !!on;
+}
+
 void mk_app_packet_end(struct mk_app_thread *a)
 {
 	a->epoch++;

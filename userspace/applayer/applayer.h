@@ -178,6 +178,11 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f);
 void mk_app_packet_end(struct mk_app_thread *a);
 
 const uint64_t *mk_app_thread_counters(const struct mk_app_thread *a);
+/*
+ * Whether fileinfo records are written (the worker's log_files): files
+ * started from now on get their digests (app-layer.protocols.http.file-hashes).
+ */
+void mk_app_set_files_logged(struct mk_app_thread *a, int on);
 
 /* The EVE facts of transaction @tx of protocol @proto (an alert's), or 0. */
 int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out);

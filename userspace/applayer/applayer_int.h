@@ -27,6 +27,7 @@ struct mk_app_thread {
 	struct mk_http_thread *http;
 	struct mk_dns_thread *dns;
 	struct mk_tls_thread *tls;
+	uint8_t files_logged; /* fileinfo records are written: HTTP files get their digests */
 	uint64_t cnt[MK_APP_CNT_MAX];
 };
 

@@ -928,6 +928,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 	err = mk_app_thread_new(cfg->app, &app_ops, w, &w->app);
 	if (err)
 		goto fail;
+	mk_app_set_files_logged(w->app, cfg->log_files);
 	return 0;
 fail:
 	mk_err("worker %u: %s", cfg->id, strerror(-err));
@@ -965,6 +966,7 @@ void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r
 	w->cfg.log_dns = r->log_dns;
 	w->cfg.log_tls = r->log_tls;
 	w->cfg.log_files = r->log_files;
+	mk_app_set_files_logged(w->app, r->log_files);
 	w->unreplied = r->unreplied;
 	w->cfg.alert_opts.payload = r->payload;
 	w->cfg.alert_opts.payload_printable = r->payload_printable;

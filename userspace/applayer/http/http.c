@@ -161,7 +161,6 @@ static void file_add(struct mk_http_flow *h, struct mk_http_tx *t, int d, const 
 		     size_t len)
 {
 	struct mk_http_file *f = t->file[d];
-	uint8_t hashes = h->a->cfg.file_hashes;
 
 	if (!f) {
 		if (mem_take(h, sizeof(*f)))
@@ -175,6 +174,8 @@ static void file_add(struct mk_http_flow *h, struct mk_http_tx *t, int d, const 
 		md5_init(&f->md5);
 		sha1_init(&f->sha1);
 		sha256_init(&f->sha256);
+		/* digests cost more than the parsing: only for records that show them */
+		f->hashes = h->a->files_logged ? h->a->cfg.file_hashes : 0;
 		t->file[d] = f;
 		h->a->cnt[MK_APP_CNT_HTTP_FILES]++;
 	}
@@ -183,11 +184,11 @@ static void file_add(struct mk_http_flow *h, struct mk_http_tx *t, int d, const 
 		f->gaps = 1;
 		return;
 	}
-	if (hashes & MK_APP_HASH_MD5)
+	if (f->hashes & MK_APP_HASH_MD5)
 		md5_update(&f->md5, len, p);
-	if (hashes & MK_APP_HASH_SHA1)
+	if (f->hashes & MK_APP_HASH_SHA1)
 		sha1_update(&f->sha1, len, p);
-	if (hashes & MK_APP_HASH_SHA256)
+	if (f->hashes & MK_APP_HASH_SHA256)
 		sha256_update(&f->sha256, len, p);
 }
 
@@ -265,15 +266,15 @@ static void files_log(struct mk_app_thread *a, struct mk_http_flow *h, struct mk
 			out.filename.len = (uint32_t)bstr_len(tx->parsed_uri->path);
 		}
 		/* digests of what was seen only: none over a file with holes */
-		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_MD5)) {
+		if (!f->gaps && (f->hashes & MK_APP_HASH_MD5)) {
 			md5_digest(&f->md5, MD5_DIGEST_SIZE, dg);
 			hex(out.md5, dg, MD5_DIGEST_SIZE);
 		}
-		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA1)) {
+		if (!f->gaps && (f->hashes & MK_APP_HASH_SHA1)) {
 			sha1_digest(&f->sha1, SHA1_DIGEST_SIZE, dg);
 			hex(out.sha1, dg, SHA1_DIGEST_SIZE);
 		}
-		if (!f->gaps && (a->cfg.file_hashes & MK_APP_HASH_SHA256)) {
+		if (!f->gaps && (f->hashes & MK_APP_HASH_SHA256)) {
 			sha256_digest(&f->sha256, SHA256_DIGEST_SIZE, dg);
 			hex(out.sha256, dg, SHA256_DIGEST_SIZE);
 		}

@@ -31,7 +31,8 @@ struct mk_http_file {
 	struct sha1_ctx sha1;
 	struct sha256_ctx sha256;
 	uint64_t size;
-	uint8_t gaps; /* bytes of it were lost */
+	uint8_t gaps;	/* bytes of it were lost */
+	uint8_t hashes; /* MK_APP_HASH_* computed over it: none unless fileinfo is logged */
 };
 
 struct mk_http_tx {
