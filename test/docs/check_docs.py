@@ -118,6 +118,9 @@ def yaml_for(key, value):
             return "outputs:\n  - eve-log:\n      types:\n        - %s:\n            %s: %s\n" % (
                 rest[1], ".".join(rest[2:]), value)
         out, ind = "outputs:\n  - eve-log:\n", "      "
+        if len(rest) >= 2 and rest[0] in ("redis", "kafka"):
+            # a transport's setting needs its filetype
+            out += "%sfiletype: %s\n" % (ind, rest[0])
         for p in rest[:-1]:
             out += "%s%s:\n" % (ind, p)
             ind += "  "
