@@ -850,6 +850,9 @@ struct mk_tx_pf {
 	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
 };
 
+/* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
+#define MK_APP_NEED_CLASSES 32
+
 struct mk_detect_engine {
 	_Atomic uint32_t refcnt;
 	struct mk_rule **rules;
@@ -872,7 +875,18 @@ struct mk_detect_engine {
 	uint32_t has_iponly;
 	struct mk_iponly *iponly;      /* the address-only rules, out of the packet groups */
 	struct mk_rule_list app_rules; /* transaction rules (HTTP), in rule order */
-	struct mk_tx_pf *txpf;	       /* their prefilters, one per buffer, chain and direction */
+	/*
+	 * The same as bitmaps of app_words words (engine.c: build_app_bits):
+	 * app_anchored the rules with a prefilter anchor (tx_pf), app_need[k]
+	 * the rules needing the parts app_need_val[k] (MK_BUF_SIDE_*), so that
+	 * mk_detect_tx() visits only the rules a transaction can make progress on.
+	 */
+	uint32_t app_words;
+	uint64_t *app_anchored;
+	uint64_t *app_need[MK_APP_NEED_CLASSES];
+	uint8_t app_need_val[MK_APP_NEED_CLASSES];
+	uint32_t napp_need;
+	struct mk_tx_pf *txpf; /* their prefilters, one per buffer, chain and direction */
 	uint32_t ntxpf;
 	int inline_mode;
 	int no_prefilter;

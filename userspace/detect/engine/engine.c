@@ -702,6 +702,9 @@ static void engine_free(struct mk_detect_engine *e)
 	free(e->sids);
 	mk_iponly_free(e->iponly);
 	free(e->app_rules.rules);
+	free(e->app_anchored);
+	for (i = 0; i < e->napp_need; i++)
+		free(e->app_need[i]);
 	mk_parse_env_free(&e->env);
 	free(e);
 }
@@ -883,6 +886,36 @@ static int index_rules(struct mk_detect_engine *e)
 }
 
 /* threshold.config onto the rules, then prefilter anchors, groups and their databases. */
+/* The transaction rules as bitmaps (struct mk_detect_engine: app_anchored, app_need). */
+static int build_app_bits(struct mk_detect_engine *e)
+{
+	uint32_t i, k, words = e->app_rules.n / 64 + 1;
+
+	e->app_words = words;
+	e->app_anchored = calloc(words, sizeof(uint64_t));
+	if (!e->app_anchored)
+		return -ENOMEM;
+	for (i = 0; i < e->app_rules.n; i++) {
+		const struct mk_rule *r = e->rules[e->app_rules.rules[i]];
+
+		if (r->tx_pf)
+			e->app_anchored[i / 64] |= 1ull << (i % 64);
+		for (k = 0; k < e->napp_need && e->app_need_val[k] != r->app_need; k++)
+			;
+		if (k == e->napp_need) {
+			if (k == MK_APP_NEED_CLASSES)
+				return -E2BIG; /* the side bits have far fewer combinations */
+			e->app_need[k] = calloc(words, sizeof(uint64_t));
+			if (!e->app_need[k])
+				return -ENOMEM;
+			e->app_need_val[k] = r->app_need;
+			e->napp_need++;
+		}
+		e->app_need[k][i / 64] |= 1ull << (i % 64);
+	}
+	return 0;
+}
+
 static int build_matching(struct build *b)
 {
 	struct mk_detect_engine *e = b->e;
@@ -901,6 +934,8 @@ static int build_matching(struct build *b)
 	if (!err)
 		err = mk_prefilter_compile(e->groups, e->ngroups, b->cfg->prefilter_cache,
 					   &e->stats);
+	if (!err)
+		err = build_app_bits(e);
 	if (err)
 		set_why(b, "building the rule groups: %s", strerror(-err));
 	return err;

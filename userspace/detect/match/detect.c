@@ -1135,15 +1135,72 @@ void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
  * prefilter (engine/tx_prefilter.c) is verified only when the scan of its
  * buffer found its anchor.
  */
+/* Endpoints of a transaction's flow, client first. */
+struct tx_ends {
+	const uint32_t *cli, *srv;
+	uint16_t cport, sport;
+};
+
+/* Transaction rule @i on transaction @tx (its parts are there, not done yet). */
+static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx,
+		    struct mk_match_ctx *mc, uint32_t i, int pf, const struct tx_ends *ends)
+{
+	const struct mk_detect_engine *e = t->eng;
+	const struct mk_rule *r = e->rules[e->app_rules.rules[i]];
+	struct mk_detect_tx_state *st = tx->state;
+	unsigned int before = t->nalerts;
+	int dir = r->app_to_client;
+	struct alert_src as = {
+		.family = f->key.family,
+		.proto = MK_IPPROTO_TCP,
+		.has_ports = 1,
+		.stream = 1,
+		.src = dir ? ends->srv : ends->cli,
+		.dst = dir ? ends->cli : ends->srv,
+		.sport = dir ? ends->sport : ends->cport,
+		.dport = dir ? ends->cport : ends->sport,
+		.to_client = dir,
+	};
+
+	if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
+	    (tx->progress & r->app_need) != r->app_need)
+		return;
+	/* on a partial body: done only if it matches (below) */
+	if (!(tx->partial & r->app_need))
+		st->done[i / 64] |= 1ull << (i % 64);
+	if (pf && r->tx_pf && !(t->txcand[i / 64] & 1ull << (i % 64)))
+		return; /* its anchor is not in the transaction */
+	t->cnt[MK_DETECT_CNT_CANDIDATES]++;
+	if (!mk_rule_header_match(r, as.family, as.src, as.dst, as.sport, as.dport, 1))
+		return;
+	mc->fs = f->detect;
+	mc->to_client = dir;
+	mc->payload = (struct mk_buf){ 0 };
+	if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
+		mc->payload = tx_payload(t, f, dir);
+	if (!run_match(mc, r, 0, match_split(r)) || !mk_buffers_inspect(mc, r, NULL) ||
+	    !run_match(mc, r, match_split(r), r->nmatch))
+		return;
+	st->done[i / 64] |= 1ull << (i % 64);
+	on_match(t, r, mc, &as, -1, 0);
+	if (t->nalerts > before) {
+		struct mk_detect_alert *a = &t->alerts[t->nalerts - 1];
+
+		a->has_tx = 1;
+		a->app_proto = tx->app_proto;
+		a->tx_id = tx->tx_id;
+		a->app_tx = tx->tx;
+	}
+}
+
 void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk_detect_tx *tx)
 {
 	const struct mk_detect_engine *e = t->eng;
 	const struct mk_flow_key *k = &f->key;
 	struct mk_detect_tx_state *st = tx->state;
 	struct mk_match_ctx mc = { .t = t, .flow = f, .stream = 1, .app_tx = tx->tx };
-	const uint32_t *cli, *srv;
-	uint16_t cport, srv_port;
-	uint32_t i, words = e->app_rules.n / 64 + 1;
+	struct tx_ends ends;
+	uint32_t i, c, w, sat_cls = 0, whole_cls = 0, words = e->app_rules.n / 64 + 1;
 	int pf = 0;
 
 	if (!e->app_rules.n || t->stop || flow_stopped(f))
@@ -1172,56 +1229,38 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		memset(t->txcand, 0, words * sizeof(*t->txcand));
 		pf = mk_tx_prefilter_scan(&mc, tx->progress, st->done, t->txcand);
 	}
-	cli = f->client_hi ? k->addr_hi : k->addr_lo;
-	srv = f->client_hi ? k->addr_lo : k->addr_hi;
-	cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
-	srv_port = ntohs(f->client_hi ? k->port_lo : k->port_hi);
-	for (i = 0; i < e->app_rules.n && !t->stop; i++) {
-		const struct mk_rule *r = e->rules[e->app_rules.rules[i]];
-		unsigned int before = t->nalerts;
-		struct alert_src as;
-		int dir = r->app_to_client;
+	ends.cli = f->client_hi ? k->addr_hi : k->addr_lo;
+	ends.srv = f->client_hi ? k->addr_lo : k->addr_hi;
+	ends.cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+	ends.sport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
+	/* which sets of needed parts the transaction has, and which of them are whole */
+	for (c = 0; c < e->napp_need; c++) {
+		uint8_t need = e->app_need_val[c];
 
-		if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
-		    (tx->progress & r->app_need) != r->app_need)
-			continue;
-		/* on a partial body: done only if it matches (below) */
-		if (!(tx->partial & r->app_need))
-			st->done[i / 64] |= 1ull << (i % 64);
-		if (pf && r->tx_pf && !(t->txcand[i / 64] & 1ull << (i % 64)))
-			continue; /* its anchor is not in the transaction */
-		t->cnt[MK_DETECT_CNT_CANDIDATES]++;
-		if (!mk_rule_header_match(r, k->family, dir ? srv : cli, dir ? cli : srv,
-					  dir ? srv_port : cport, dir ? cport : srv_port, 1))
-			continue;
-		mc.fs = f->detect;
-		mc.to_client = dir;
-		mc.payload = (struct mk_buf){ 0 };
-		if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
-			mc.payload = tx_payload(t, f, dir);
-		if (!run_match(&mc, r, 0, match_split(r)) || !mk_buffers_inspect(&mc, r, NULL) ||
-		    !run_match(&mc, r, match_split(r), r->nmatch))
-			continue;
-		as = (struct alert_src){
-			.family = k->family,
-			.proto = MK_IPPROTO_TCP,
-			.has_ports = 1,
-			.stream = 1,
-			.src = dir ? srv : cli,
-			.dst = dir ? cli : srv,
-			.sport = dir ? srv_port : cport,
-			.dport = dir ? cport : srv_port,
-			.to_client = dir,
-		};
-		st->done[i / 64] |= 1ull << (i % 64);
-		on_match(t, r, &mc, &as, -1, 0);
-		if (t->nalerts > before) {
-			struct mk_detect_alert *a = &t->alerts[t->nalerts - 1];
+		if ((tx->progress & need) == need)
+			sat_cls |= 1u << c;
+		if ((tx->progress & need) == need && !(tx->partial & need))
+			whole_cls |= 1u << c;
+	}
+	for (w = 0; w < words && w < e->app_words && !t->stop; w++) {
+		uint64_t sat = 0, whole = 0, todo, skip;
 
-			a->has_tx = 1;
-			a->app_proto = tx->app_proto;
-			a->tx_id = tx->tx_id;
-			a->app_tx = tx->tx;
+		for (c = 0; c < e->napp_need; c++) {
+			if (sat_cls & 1u << c)
+				sat |= e->app_need[c][w];
+			if (whole_cls & 1u << c)
+				whole |= e->app_need[c][w];
+		}
+		todo = sat & ~st->done[w];
+		if (pf) {
+			/* anchored rules whose anchor the transaction lacks: done when their parts are whole */
+			skip = todo & e->app_anchored[w] & ~t->txcand[w];
+			st->done[w] |= skip & whole;
+			todo &= ~skip;
+		}
+		for (; todo && !t->stop; todo &= todo - 1) {
+			i = w * 64 + (uint32_t)__builtin_ctzll(todo);
+			tx_rule(t, f, tx, &mc, i, pf, &ends);
 		}
 	}
 }
