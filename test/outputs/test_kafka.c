@@ -26,53 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "out_transport.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                             \
-	do {                                                         \
-		if (!(cond)) {                                       \
-			failures++;                                  \
-			printf("FAIL: %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                         \
-			printf("\n");                                \
-		}                                                    \
-	} while (0)
+#include "transport_test.h"
 
 static rd_kafka_mock_cluster_t *mc;
 static char bootstraps[256];
-
-struct kvs {
-	struct mk_out_kv kv[MK_OUT_KV_MAX];
-	size_t n;
-};
-
-static void kv_add(struct kvs *s, const char *key, const char *val)
-{
-	snprintf(s->kv[s->n].key, sizeof(s->kv[s->n].key), "%s", key);
-	snprintf(s->kv[s->n].val, sizeof(s->kv[s->n].val), "%s", val);
-	s->kv[s->n].line = 0;
-	s->n++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long long stat_of(void *priv, const char *name)
-{
-	json_t *o = json_object();
-	long long v;
-
-	mk_out_kafka.stats(priv, o);
-	v = json_integer_value(json_object_get(o, name));
-	json_decref(o);
-	return v;
-}
 
 static void *create(const char *topic, const char *partition_by, const char *timeout_ms)
 {
@@ -123,15 +80,6 @@ static struct iovec *make_records(unsigned int flows, unsigned int per, const ch
 	return v;
 }
 
-static void free_records(struct iovec *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].iov_base);
-	free(v);
-}
-
 /* The writer's loop: records not accepted (queue full) are offered again after a poll. */
 static void send_all(void *priv, const struct iovec *recs, size_t n, size_t chunk)
 {
@@ -157,7 +105,9 @@ static void wait_reports(void *priv, long long want, double seconds)
 {
 	double deadline = now_s() + seconds;
 
-	while (stat_of(priv, "delivered") + stat_of(priv, "failed") < want && now_s() < deadline) {
+	while (tr_stat(&mk_out_kafka, priv, "delivered") + tr_stat(&mk_out_kafka, priv, "failed") <
+		       want &&
+	       now_s() < deadline) {
 		mk_out_kafka.poll(priv);
 		usleep(20000);
 	}
@@ -302,12 +252,14 @@ static void test_flows(void)
 	priv = create("mk-flows", NULL, NULL);
 	send_all(priv, recs, n, 128);
 	wait_reports(priv, n, 30);
-	CHECK(stat_of(priv, "produced") == (long long)n &&
-		      stat_of(priv, "delivered") == (long long)n && stat_of(priv, "failed") == 0 &&
-		      stat_of(priv, "unkeyed") == 0,
+	CHECK(tr_stat(&mk_out_kafka, priv, "produced") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "delivered") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "failed") == 0 &&
+		      tr_stat(&mk_out_kafka, priv, "unkeyed") == 0,
 	      "flows: produced %lld delivered %lld failed %lld unkeyed %lld, want %zu %zu 0 0",
-	      stat_of(priv, "produced"), stat_of(priv, "delivered"), stat_of(priv, "failed"),
-	      stat_of(priv, "unkeyed"), n, n);
+	      tr_stat(&mk_out_kafka, priv, "produced"), tr_stat(&mk_out_kafka, priv, "delivered"),
+	      tr_stat(&mk_out_kafka, priv, "failed"), tr_stat(&mk_out_kafka, priv, "unkeyed"), n,
+	      n);
 	mk_out_kafka.destroy(priv, 5000);
 	m = consume("mk-flows", 6, n, &got);
 	check_flows("30 flows to 6 partitions (librdkafka consumer)", recs, flows, per, m, got);
@@ -391,10 +343,11 @@ static void test_keys(void)
 
 			unkeyed += !want;
 		}
-		CHECK(stat_of(priv, "delivered") == (long long)n &&
-			      stat_of(priv, "unkeyed") == unkeyed,
+		CHECK(tr_stat(&mk_out_kafka, priv, "delivered") == (long long)n &&
+			      tr_stat(&mk_out_kafka, priv, "unkeyed") == unkeyed,
 		      "partition-by %s: delivered %lld unkeyed %lld, want %zu %lld", modes[mi],
-		      stat_of(priv, "delivered"), stat_of(priv, "unkeyed"), n, unkeyed);
+		      tr_stat(&mk_out_kafka, priv, "delivered"),
+		      tr_stat(&mk_out_kafka, priv, "unkeyed"), n, unkeyed);
 		mk_out_kafka.destroy(priv, 5000);
 		m = consume(topic, 1, n, &got);
 		CHECK(got == n, "partition-by %s: %zu of %zu read back", modes[mi], got, n);
@@ -436,9 +389,10 @@ static void test_request_errors(void)
 					  RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE);
 	send_all(priv, recs, n, 50);
 	wait_reports(priv, n, 30);
-	CHECK(stat_of(priv, "delivered") == (long long)n && stat_of(priv, "failed") == 0,
-	      "request errors: delivered %lld failed %lld, want %zu 0", stat_of(priv, "delivered"),
-	      stat_of(priv, "failed"), n);
+	CHECK(tr_stat(&mk_out_kafka, priv, "delivered") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "failed") == 0,
+	      "request errors: delivered %lld failed %lld, want %zu 0",
+	      tr_stat(&mk_out_kafka, priv, "delivered"), tr_stat(&mk_out_kafka, priv, "failed"), n);
 	mk_out_kafka.destroy(priv, 5000);
 	m = consume("mk-errors", 3, n, &got);
 	check_flows("6 Produce requests failed (not leader, timeouts, disconnects)", recs, flows,
@@ -468,13 +422,14 @@ static void test_brokers_down_up(void)
 		mk_out_kafka.poll(priv);
 		usleep(100000);
 	}
-	CHECK(stat_of(priv, "delivered") == 100, "brokers down: %lld delivered, want 100",
-	      stat_of(priv, "delivered"));
+	CHECK(tr_stat(&mk_out_kafka, priv, "delivered") == 100,
+	      "brokers down: %lld delivered, want 100", tr_stat(&mk_out_kafka, priv, "delivered"));
 	rd_kafka_mock_broker_set_up(mc, -1);
 	wait_reports(priv, n, 30);
-	CHECK(stat_of(priv, "delivered") == (long long)n && stat_of(priv, "failed") == 0,
+	CHECK(tr_stat(&mk_out_kafka, priv, "delivered") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "failed") == 0,
 	      "brokers down then up: delivered %lld failed %lld, want %zu 0",
-	      stat_of(priv, "delivered"), stat_of(priv, "failed"), n);
+	      tr_stat(&mk_out_kafka, priv, "delivered"), tr_stat(&mk_out_kafka, priv, "failed"), n);
 	mk_out_kafka.destroy(priv, 5000);
 	m = consume("mk-down", 3, n, &got);
 	check_flows("every broker down 1.5 s, then up", recs, flows, per, m, got);
@@ -496,17 +451,19 @@ static void test_brokers_down_timeout(void)
 	rd_kafka_mock_broker_set_down(mc, -1);
 	send_all(priv, recs + 10, n - 10, 50);
 	wait_reports(priv, n, 10);
-	CHECK(stat_of(priv, "produced") == (long long)n && stat_of(priv, "delivered") == 10 &&
-		      stat_of(priv, "failed") == (long long)n - 10,
+	CHECK(tr_stat(&mk_out_kafka, priv, "produced") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "delivered") == 10 &&
+		      tr_stat(&mk_out_kafka, priv, "failed") == (long long)n - 10,
 	      "brokers down past message.timeout.ms: produced %lld delivered %lld failed %lld, "
 	      "want %zu 10 %zu",
-	      stat_of(priv, "produced"), stat_of(priv, "delivered"), stat_of(priv, "failed"), n,
-	      n - 10);
-	if (stat_of(priv, "failed") == (long long)n - 10)
+	      tr_stat(&mk_out_kafka, priv, "produced"), tr_stat(&mk_out_kafka, priv, "delivered"),
+	      tr_stat(&mk_out_kafka, priv, "failed"), n, n - 10);
+	if (tr_stat(&mk_out_kafka, priv, "failed") == (long long)n - 10)
 		printf("ok: brokers down past properties.message.timeout.ms 1500: produced %lld = "
 		       "delivered %lld + failed %lld\n",
-		       stat_of(priv, "produced"), stat_of(priv, "delivered"),
-		       stat_of(priv, "failed"));
+		       tr_stat(&mk_out_kafka, priv, "produced"),
+		       tr_stat(&mk_out_kafka, priv, "delivered"),
+		       tr_stat(&mk_out_kafka, priv, "failed"));
 	rd_kafka_mock_broker_set_up(mc, -1);
 	mk_out_kafka.destroy(priv, 5000);
 	free_records(recs, n);
@@ -532,17 +489,22 @@ static void test_fatal(void)
 	wait_reports(priv, 100, 10);
 	send_all(priv, recs + 100, 100, 100);
 	wait_reports(priv, n, 30);
-	CHECK(stat_of(priv, "restarts") == 1 && stat_of(priv, "produced") == (long long)n &&
-		      stat_of(priv, "delivered") + stat_of(priv, "failed") == (long long)n &&
-		      stat_of(priv, "delivered") >= 110,
+	CHECK(tr_stat(&mk_out_kafka, priv, "restarts") == 1 &&
+		      tr_stat(&mk_out_kafka, priv, "produced") == (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "delivered") +
+				      tr_stat(&mk_out_kafka, priv, "failed") ==
+			      (long long)n &&
+		      tr_stat(&mk_out_kafka, priv, "delivered") >= 110,
 	      "fatal error: restarts %lld produced %lld delivered %lld failed %lld",
-	      stat_of(priv, "restarts"), stat_of(priv, "produced"), stat_of(priv, "delivered"),
-	      stat_of(priv, "failed"));
-	if (stat_of(priv, "restarts") == 1)
+	      tr_stat(&mk_out_kafka, priv, "restarts"), tr_stat(&mk_out_kafka, priv, "produced"),
+	      tr_stat(&mk_out_kafka, priv, "delivered"), tr_stat(&mk_out_kafka, priv, "failed"));
+	if (tr_stat(&mk_out_kafka, priv, "restarts") == 1)
 		printf("ok: a fatal producer error: restarts %lld, produced %lld = delivered %lld + "
 		       "failed %lld\n",
-		       stat_of(priv, "restarts"), stat_of(priv, "produced"),
-		       stat_of(priv, "delivered"), stat_of(priv, "failed"));
+		       tr_stat(&mk_out_kafka, priv, "restarts"),
+		       tr_stat(&mk_out_kafka, priv, "produced"),
+		       tr_stat(&mk_out_kafka, priv, "delivered"),
+		       tr_stat(&mk_out_kafka, priv, "failed"));
 	mk_out_kafka.destroy(priv, 5000);
 	free_records(recs, n);
 }

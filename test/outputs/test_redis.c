@@ -22,34 +22,10 @@
 #include <stdbool.h>
 #include <sys/uio.h>
 #include "out_transport.h"
+#include "transport_test.h"
 #include "redis_server.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                             \
-	do {                                                         \
-		if (!(cond)) {                                       \
-			failures++;                                  \
-			printf("FAIL: %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                         \
-			printf("\n");                                \
-		}                                                    \
-	} while (0)
-
 static struct redis_server srv;
-
-struct kvs {
-	struct mk_out_kv kv[MK_OUT_KV_MAX];
-	size_t n;
-};
-
-static void kv_add(struct kvs *s, const char *key, const char *val)
-{
-	snprintf(s->kv[s->n].key, sizeof(s->kv[s->n].key), "%s", key);
-	snprintf(s->kv[s->n].val, sizeof(s->kv[s->n].val), "%s", val);
-	s->kv[s->n].line = 0;
-	s->n++;
-}
 
 /* Settings for the server of this run: unix socket unless @tcp. */
 static void kv_server(struct kvs *s, bool tcp)
@@ -90,26 +66,6 @@ static struct iovec *make_records(size_t n, const char *tag)
 		v[i].iov_base = line;
 		v[i].iov_len = len;
 	}
-	return v;
-}
-
-static void free_records(struct iovec *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].iov_base);
-	free(v);
-}
-
-static long long stat_of(void *priv, const char *name)
-{
-	json_t *o = json_object();
-	long long v;
-
-	mk_out_redis.stats(priv, o);
-	v = json_integer_value(json_object_get(o, name));
-	json_decref(o);
 	return v;
 }
 
@@ -241,11 +197,12 @@ static void test_mode(const char *mode, bool tcp, const char *pipelining, const 
 	priv = create(&s);
 	recs = make_records(n, key);
 	send_all(priv, recs, n, chunk, what);
-	CHECK(stat_of(priv, "sent") == (long long)n, "%s: sent counter %lld, want %zu", what,
-	      stat_of(priv, "sent"), n);
-	CHECK(stat_of(priv, "reconnects") == 0 && stat_of(priv, "errors") == 0,
+	CHECK(tr_stat(&mk_out_redis, priv, "sent") == (long long)n,
+	      "%s: sent counter %lld, want %zu", what, tr_stat(&mk_out_redis, priv, "sent"), n);
+	CHECK(tr_stat(&mk_out_redis, priv, "reconnects") == 0 &&
+		      tr_stat(&mk_out_redis, priv, "errors") == 0,
 	      "%s: reconnects %lld errors %lld on a healthy server", what,
-	      stat_of(priv, "reconnects"), stat_of(priv, "errors"));
+	      tr_stat(&mk_out_redis, priv, "reconnects"), tr_stat(&mk_out_redis, priv, "errors"));
 	mk_out_redis.destroy(priv, 1000);
 	got = read_back(key, stream, lpush, &ngot, "event");
 	compare(what, recs, n, got, ngot);
@@ -314,15 +271,16 @@ static void test_publish(const char *mode)
 	}
 	if (i == n)
 		printf("ok: %s: %zu messages received byte for byte, in order\n", what, n);
-	CHECK(stat_of(priv, "unheard") == 0, "%s: unheard %lld with a subscriber", what,
-	      stat_of(priv, "unheard"));
+	CHECK(tr_stat(&mk_out_redis, priv, "unheard") == 0, "%s: unheard %lld with a subscriber",
+	      what, tr_stat(&mk_out_redis, priv, "unheard"));
 	redisFree(sub);
 	wait_no_subscriber(chan);
 	/* nobody listens any more: Redis confirms, and says nobody heard */
 	send_all(priv, recs, 10, 10, what);
-	CHECK(stat_of(priv, "unheard") == 10 && stat_of(priv, "sent") == (long long)n + 10,
+	CHECK(tr_stat(&mk_out_redis, priv, "unheard") == 10 &&
+		      tr_stat(&mk_out_redis, priv, "sent") == (long long)n + 10,
 	      "%s: unheard %lld sent %lld after 10 records without a subscriber", what,
-	      stat_of(priv, "unheard"), stat_of(priv, "sent"));
+	      tr_stat(&mk_out_redis, priv, "unheard"), tr_stat(&mk_out_redis, priv, "sent"));
 	mk_out_redis.destroy(priv, 1000);
 	free_records(recs, n);
 }
@@ -367,10 +325,11 @@ static void test_rejected(void)
 	kv_add(&s, "key", "mk-string");
 	priv = create(&s);
 	ret = mk_out_redis.send(priv, recs, 10);
-	CHECK(ret == 10 && stat_of(priv, "rejected") == 10 && stat_of(priv, "sent") == 0,
+	CHECK(ret == 10 && tr_stat(&mk_out_redis, priv, "rejected") == 10 &&
+		      tr_stat(&mk_out_redis, priv, "sent") == 0,
 	      "RPUSH on a string: send %d, rejected %lld, sent %lld (want 10, 10, 0)", ret,
-	      stat_of(priv, "rejected"), stat_of(priv, "sent"));
-	if (ret == 10 && stat_of(priv, "rejected") == 10)
+	      tr_stat(&mk_out_redis, priv, "rejected"), tr_stat(&mk_out_redis, priv, "sent"));
+	if (ret == 10 && tr_stat(&mk_out_redis, priv, "rejected") == 10)
 		printf("ok: RPUSH on a string key: 10 records consumed, counted rejected\n");
 	mk_out_redis.destroy(priv, 1000);
 	free_records(recs, 10);
@@ -423,28 +382,20 @@ static void test_kill_restart(bool tcp)
 		}
 	}
 	CHECK(accepted == n, "%s: %zu of %zu records accepted", what, accepted, n);
-	CHECK(stat_of(priv, "reconnects") == 1, "%s: reconnects %lld, want 1", what,
-	      stat_of(priv, "reconnects"));
-	CHECK(stat_of(priv, "errors") >= 4, "%s: errors %lld, want at least 4", what,
-	      stat_of(priv, "errors"));
-	CHECK(stat_of(priv, "sent") == (long long)n, "%s: sent %lld, want %zu", what,
-	      stat_of(priv, "sent"), n);
+	CHECK(tr_stat(&mk_out_redis, priv, "reconnects") == 1, "%s: reconnects %lld, want 1", what,
+	      tr_stat(&mk_out_redis, priv, "reconnects"));
+	CHECK(tr_stat(&mk_out_redis, priv, "errors") >= 4, "%s: errors %lld, want at least 4", what,
+	      tr_stat(&mk_out_redis, priv, "errors"));
+	CHECK(tr_stat(&mk_out_redis, priv, "sent") == (long long)n, "%s: sent %lld, want %zu", what,
+	      tr_stat(&mk_out_redis, priv, "sent"), n);
 	printf("ok: %s: %d sends refused while down (last: %s), reconnects %lld, errors %lld\n",
-	       what, down_fails, strerror(down_err), stat_of(priv, "reconnects"),
-	       stat_of(priv, "errors"));
+	       what, down_fails, strerror(down_err), tr_stat(&mk_out_redis, priv, "reconnects"),
+	       tr_stat(&mk_out_redis, priv, "errors"));
 	mk_out_redis.destroy(priv, 1000);
 	got = read_back(key, false, false, &ngot, NULL);
 	compare(what, recs, n, got, ngot);
 	free_records(got, ngot);
 	free_records(recs, n);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -480,8 +431,9 @@ static void test_timeout(void)
 		printf("ok: a stopped server: send returned -ETIMEDOUT after %.3f s (timeout 300 ms)\n",
 		       dt);
 	ret = mk_out_redis.send(priv, recs + 1, 9);
-	CHECK(ret == 9 && stat_of(priv, "reconnects") == 1,
-	      "after SIGCONT: send %d reconnects %lld", ret, stat_of(priv, "reconnects"));
+	CHECK(ret == 9 && tr_stat(&mk_out_redis, priv, "reconnects") == 1,
+	      "after SIGCONT: send %d reconnects %lld", ret,
+	      tr_stat(&mk_out_redis, priv, "reconnects"));
 	mk_out_redis.destroy(priv, 1000);
 	free_records(recs, 10);
 }
