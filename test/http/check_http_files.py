@@ -24,14 +24,23 @@ bad = []
 # are counted and checked against sha256sum below)
 out = subprocess.run(["tshark", "-2", "-r", pcap, "-o", "tcp.desegment_tcp_streams:TRUE",
                       "-Y", "http.response && http.file_data", "-T", "json",
-                      "-e", "http.file_data"],
+                      "-e", "http.file_data", "-e", "http.content_length"],
                      capture_output=True, text=True, check=True).stdout
 want = collections.Counter()
 nbodies = 0
 for pkt in json.loads(out or "[]"):
-    for text in pkt["_source"]["layers"].get("http.file_data", []):
+    layers = pkt["_source"]["layers"]
+    # the string field ends at the body's first NUL byte: a body is compared only when it
+    # is all text and, where the response gave its length, all of it is there (a random
+    # blob starting with NUL would otherwise read as an empty body, one run in 256)
+    texts = layers.get("http.file_data", [])
+    lengths = layers.get("http.content_length", [])
+    if len(lengths) != len(texts):
+        lengths = [None] * len(texts)
+    for text, length in zip(texts, lengths):
         nbodies += 1
-        if all(c.isprintable() or c in "\r\n\t" for c in text) and text.isascii():
+        whole = length is None or int(length) == len(text.encode())
+        if whole and all(c.isprintable() or c in "\r\n\t" for c in text) and text.isascii():
             body = text.encode()
             want[(len(body), hashlib.sha256(body).hexdigest())] += 1
 
