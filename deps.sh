@@ -12,7 +12,7 @@ PKGS=(
 	libhiredis-dev librdkafka-dev libmicrohttpd-dev
 	redis-server kcat jq sqlite3 prometheus exabgp gobgpd bird2 curl socat
 	iproute2 ethtool tcpreplay tshark python3-scapy python3-yaml
-	shellcheck
+	shellcheck openssh-server openssh-client python3-aiosmtpd python3-pyftpdlib
 )
 
 missing=()

@@ -5,7 +5,7 @@
 # request in many segments, bare LF and mixed line endings, HTTP/0.9,
 # 100-continue, CONNECT and Upgrade (to tunnel_server.py: parsing stops),
 # request smuggling variants (CL+TE, two Content-Lengths, a junk
-# Transfer-Encoding, obs-fold) and an SSH exchange (no protocol recognised),
+# Transfer-Encoding, obs-fold) and a VNC exchange (no protocol recognised),
 # sent by raw_client.py to the web server of
 # http_lib.sh in the testbench's namespace pair and captured; then
 # `meerkat -r` with http_raw.rules: check_http_raw.py asserts the http

@@ -105,10 +105,10 @@ for head, inside in ((b"CONNECT tunnel.example:443 HTTP/1.1\r\nHost: tunnel.exam
     drain(s, 0.5)
     s.close()
 
-# not HTTP at all: an SSH banner each way, then more bytes (app-layer-protocol: unknown
+# not HTTP at all: a VNC (RFB) banner each way, a protocol meerkat does not recognise, then more bytes (app-layer-protocol: unknown
 # before the server's banner, failed after it)
 s = conn(8081)
-s.sendall(b"SSH-2.0-raw_client\r\n")
+s.sendall(b"RFB 003.008-raw_client\r\n")
 s.settimeout(2)
 s.recv(4096)
 s.sendall(b"KEXINIT-raw-after\r\n")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """A server that accepts CONNECT (200) and Upgrade (101) on PORT, as a proxy
 and a websocket server would, then swallows what follows: http_raw.sh's
-tunnels. A client that starts with an SSH banner gets one back (a flow in
+tunnels. A client that starts with a VNC (RFB) banner gets one back (a flow in
 which no protocol is recognised). Runs until killed.
 
 usage: tunnel_server.py IP PORT
@@ -22,8 +22,8 @@ def serve(c):
     data = b""
     try:
         data = c.recv(4096)
-        if data.startswith(b"SSH-"):
-            c.sendall(b"SSH-2.0-tunnel_server\r\n")
+        if data.startswith(b"RFB "):
+            c.sendall(b"RFB 003.008-tunnel_server\r\n")
             while c.recv(4096):
                 pass
             return

@@ -235,8 +235,8 @@ def main():
         if r["flow"]["reason"] == "shutdown":
             check(r["timestamp"] == last_ts, "shutdown logged at the input's last packet: %s" % r["timestamp"])
         check("in_iface" not in r, "no field meerkat cannot know: %s" % r)
-        # TCP flows with data: recognised as HTTP, or not (docs/applayer.md)
-        check(r.get("app_proto") in (None, "http", "dns", "failed") and
+        # TCP flows with data: recognised (HTTP, DNS, SMTP), or not (docs/applayer.md)
+        check(r.get("app_proto") in (None, "http", "dns", "smtp", "failed") and
               (r["proto"] in ("TCP", "UDP") or "app_proto" not in r), "app_proto: %s" % r)
         check(r.get("community_id") == record_cid(r), "community_id %s" % r)
     reuse = [r for r in got if r.get("src_port") == 42000]

@@ -153,8 +153,8 @@ Test(http, recognition_ignores_ports_and_refuses_other_bytes)
 	struct run r;
 
 	run_new(&r, NULL);
-	run_data(&r, 0, "SSH-2.0-x\r\n", 11);
-	run_data(&r, 1, "SSH-2.0-y\r\n", 11);
+	run_data(&r, 0, "RFB 003.008\n", 12);
+	run_data(&r, 1, "RFB 003.008\n", 12);
 	cr_assert_eq(r.f.app_proto, MK_APP_FAILED);
 	run_free(&r);
 	/* midstream: the response side alone is enough; bytes arrive one at a time */

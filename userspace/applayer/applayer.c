@@ -13,6 +13,12 @@
  * (or MK_APP_PROBE_MAX bytes without a decision) is MK_APP_FAILED. The
  * held bytes then go to the parser, the request side first.
  *
+ * SSH: "SSH-" either way; SMB: a NetBIOS session message with an SMB
+ * header either way; SMTP and FTP servers both greet with "220", so the
+ * client's first command decides (ssh/, smtp/, ftp/, smb/). A TCP flow
+ * between the endpoints an FTP session announced is ftp-data, whatever
+ * its bytes (ftp/ftp.h).
+ *
  * UDP: a flow's first payload decides, in either direction: DNS, or
  * MK_APP_FAILED.
  */
@@ -22,7 +28,11 @@
 #include <string.h>
 #include "applayer_int.h"
 #include "dns/dns.h"
+#include "ftp/ftp.h"
 #include "http/http.h"
+#include "smb/smb.h"
+#include "smtp/smtp.h"
+#include "ssh/ssh.h"
 #include "tls/tls.h"
 
 _Atomic uint64_t mk_app_http_mem;
@@ -40,6 +50,16 @@ const char *mk_app_proto_name(uint8_t proto)
 		return "dns";
 	case MK_APP_TLS:
 		return "tls";
+	case MK_APP_SSH:
+		return "ssh";
+	case MK_APP_SMTP:
+		return "smtp";
+	case MK_APP_FTP:
+		return "ftp";
+	case MK_APP_FTP_DATA:
+		return "ftp-data";
+	case MK_APP_SMB:
+		return "smb";
 	case MK_APP_FAILED:
 		return "failed";
 	default:
@@ -61,6 +81,10 @@ void mk_app_cfg_default(struct mk_app_cfg *c)
 	c->dns_udp_enabled = 1;
 	c->dns_tcp_enabled = 1;
 	c->tls_enabled = 1;
+	c->ssh_enabled = 1;
+	c->smtp_enabled = 1;
+	c->ftp_enabled = 1;
+	c->smb_enabled = 1;
 	c->request_body_min_inspect = 32ull << 10;
 	c->request_body_window = 4ull << 10;
 	c->response_body_min_inspect = 40ull << 10;
@@ -154,6 +178,10 @@ static const struct mk_cfg_key app_keys[] = {
 	MK_CFG_BOOL("app-layer.protocols.tls.enabled", C, tls_enabled),
 	MK_CFG_ENUM("app-layer.protocols.tls.encryption-handling", C, tls_encryption,
 		    tls_encryption_names),
+	MK_CFG_BOOL("app-layer.protocols.ssh.enabled", C, ssh_enabled),
+	MK_CFG_BOOL("app-layer.protocols.smtp.enabled", C, smtp_enabled),
+	MK_CFG_BOOL("app-layer.protocols.ftp.enabled", C, ftp_enabled),
+	MK_CFG_BOOL("app-layer.protocols.smb.enabled", C, smb_enabled),
 	MK_CFG_SIZE(LIBHTP "compression-bomb-limit", C, compression_bomb_limit, 1u << 10, 1u << 30),
 	MK_CFG_BOOL(LIBHTP "request-decompression", C, request_decompression),
 	MK_CFG_SIZE(LIBHTP "request-body-minimal-inspect-size", C, request_body_min_inspect, 0,
@@ -213,7 +241,10 @@ int mk_app_thread_new(const struct mk_app_cfg *cfg, const struct mk_app_ops *ops
 	}
 	if (!err) {
 		a->tls = calloc(1, sizeof(*a->tls));
-		if (!a->tls) {
+		a->ftp_expect = calloc(1, sizeof(*a->ftp_expect));
+		if (!a->tls || !a->ftp_expect) {
+			free(a->tls);
+			free(a->ftp_expect);
 			mk_dns_thread_free(a);
 			mk_http_thread_free(a);
 			err = -ENOMEM;
@@ -234,6 +265,7 @@ void mk_app_thread_free(struct mk_app_thread *a)
 	mk_http_thread_free(a);
 	mk_dns_thread_free(a);
 	free(a->tls);
+	free(a->ftp_expect);
 	free(a);
 }
 
@@ -290,6 +322,32 @@ static int probe_protocols(struct mk_app_thread *a, const struct mk_flow *f,
 			return MK_APP_TLS;
 		more |= v < 0;
 	}
+	if (a->cfg.ssh_enabled) {
+		v = mk_ssh_probe(pr->buf, pr->len);
+		if (v > 0)
+			return MK_APP_SSH;
+		more |= v < 0;
+	}
+	if (a->cfg.smb_enabled) {
+		v = mk_smb_probe(pr->buf, pr->len);
+		if (v > 0)
+			return MK_APP_SMB;
+		more |= v < 0;
+	}
+	if (!to_client && a->cfg.smtp_enabled) {
+		v = mk_smtp_probe_client(pr->buf, pr->len);
+		if (v > 0)
+			return MK_APP_SMTP;
+		more |= v < 0;
+	}
+	if (!to_client && a->cfg.ftp_enabled) {
+		v = mk_ftp_probe_client(pr->buf, pr->len);
+		if (v > 0)
+			return MK_APP_FTP;
+		more |= v < 0;
+	}
+	if (to_client && (a->cfg.smtp_enabled || a->cfg.ftp_enabled))
+		more |= mk_ftp_smtp_probe_server(pr->buf, pr->len) < 0; /* the client decides */
 	if (a->cfg.dns_tcp_enabled) {
 		v = mk_dns_probe(a, pr->buf, pr->len, 1, port_is(f, 53));
 		if (v > 0)
@@ -339,6 +397,46 @@ static void app_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_app_f
 		mk_dns_tcp(a, f, af->dns, d, data, len, 0);
 	else if (af->tls)
 		mk_tls_data(a, f, af->tls, d, data, len, 0);
+	else if (af->ssh)
+		mk_ssh_data(a, f, af->ssh, d, data, len, 0);
+	else if (af->smtp)
+		mk_smtp_data(a, f, af->smtp, d, data, len, 0);
+	else if (af->ftp)
+		mk_ftp_data(a, f, af->ftp, d, data, len, 0);
+}
+
+/* The parser of a protocol recognised on @f, created; counted. */
+static void app_parser_new(struct mk_app_thread *a, struct mk_flow *f, struct mk_app_flow *af)
+{
+	switch (f->app_proto) {
+	case MK_APP_DNS:
+		a->cnt[MK_APP_CNT_DNS_FLOWS]++;
+		af->dns = mk_dns_flow_new(a);
+		break;
+	case MK_APP_TLS:
+		a->cnt[MK_APP_CNT_TLS_FLOWS]++;
+		af->tls = mk_tls_flow_new(a);
+		break;
+	case MK_APP_SSH:
+		a->cnt[MK_APP_CNT_SSH_FLOWS]++;
+		af->ssh = mk_ssh_flow_new(a);
+		break;
+	case MK_APP_SMTP:
+		a->cnt[MK_APP_CNT_SMTP_FLOWS]++;
+		af->smtp = mk_smtp_flow_new(a);
+		break;
+	case MK_APP_FTP:
+		a->cnt[MK_APP_CNT_FTP_FLOWS]++;
+		af->ftp = mk_ftp_flow_new(a);
+		break;
+	case MK_APP_SMB:
+		a->cnt[MK_APP_CNT_SMB_FLOWS]++;
+		break;
+	default:
+		a->cnt[MK_APP_CNT_HTTP_FLOWS]++;
+		af->http = mk_http_flow_new(a, f);
+		break;
+	}
 }
 
 static struct mk_app_flow *app_flow(struct mk_flow *f)
@@ -377,6 +475,22 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 			mk_tls_data(a, f, af->tls, to_client, data, len, gap != 0);
 		return;
 	}
+	if (f->app_proto != MK_APP_NONE) {
+		if (af->ssh)
+			mk_ssh_data(a, f, af->ssh, to_client, data, len, gap != 0);
+		else if (af->smtp)
+			mk_smtp_data(a, f, af->smtp, to_client, data, len, gap != 0);
+		else if (af->ftp)
+			mk_ftp_data(a, f, af->ftp, to_client, data, len, gap != 0);
+		return; /* smb, ftp-data: recognised, not parsed */
+	}
+	if (a->cfg.ftp_enabled && mk_ftp_expect_match(a, a->ftp_expect, f, ts_us)) {
+		/* a data connection an FTP session announced */
+		f->app_proto = MK_APP_FTP_DATA;
+		a->cnt[MK_APP_CNT_FTP_DATA_FLOWS]++;
+		probe_release(af);
+		return;
+	}
 	to_client = !!to_client;
 	if (gap) {
 		/* the bytes held lead nowhere: start again with what follows the gap */
@@ -396,18 +510,10 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 	}
 	f->app_proto = af->probe[to_client].verdict == 1 ? af->probe[to_client].proto :
 							   af->probe[!to_client].proto;
-	if (f->app_proto == MK_APP_DNS) {
-		a->cnt[MK_APP_CNT_DNS_FLOWS]++;
-		af->dns = mk_dns_flow_new(a);
-	} else if (f->app_proto == MK_APP_TLS) {
-		a->cnt[MK_APP_CNT_TLS_FLOWS]++;
-		af->tls = mk_tls_flow_new(a);
-	} else {
-		a->cnt[MK_APP_CNT_HTTP_FLOWS]++;
-		af->http = mk_http_flow_new(a, f);
-	}
+	app_parser_new(a, f, af);
 	/* what was held, the request side first, and what of this call was not */
-	for (d = 0; d < 2 && (af->http || af->dns || af->tls); d++) {
+	for (d = 0; d < 2 && (af->http || af->dns || af->tls || af->ssh || af->smtp || af->ftp);
+	     d++) {
 		if (af->probe[d].len)
 			app_data(a, f, af, d, af->probe[d].buf, af->probe[d].len, ts_us);
 		if (d == to_client && held < len)
@@ -452,6 +558,12 @@ void mk_app_flow_end(struct mk_app_thread *a, struct mk_flow *f, uint64_t ts_us)
 		mk_http_flow_end(a, f, af->http, ts_us);
 	else if (af->tls)
 		mk_tls_flow_end(a, f, af->tls);
+	else if (af->ssh)
+		mk_ssh_flow_end(a, f, af->ssh);
+	else if (af->smtp)
+		mk_smtp_flow_end(a, f, af->smtp);
+	else if (af->ftp)
+		mk_ftp_flow_end(a, f, af->ftp);
 	else if (f->app_proto == MK_APP_NONE && (af->probe[0].len || af->probe[1].len) &&
 		 af->probe[0].verdict != 1 && af->probe[1].verdict != 1) {
 		/* data, and nothing recognised by the end */
@@ -471,6 +583,9 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f)
 		mk_http_flow_free(a, af->http);
 	mk_dns_flow_free(af->dns);
 	mk_tls_flow_free(af->tls);
+	mk_ssh_flow_free(af->ssh);
+	mk_smtp_flow_free(af->smtp);
+	mk_ftp_flow_free(af->ftp);
 	free(af);
 	f->app = NULL;
 }
@@ -481,4 +596,9 @@ int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out)
 		return 0;
 	mk_http_tx_eve(tx, out);
 	return 1;
+}
+
+int mk_app_ftp_bounce(const struct mk_flow *f)
+{
+	return f->app_proto == MK_APP_FTP && f->app && mk_ftp_flow_bounce(f->app->ftp);
 }

@@ -28,6 +28,11 @@ enum mk_app_proto {
 	MK_APP_HTTP,
 	MK_APP_DNS,
 	MK_APP_TLS,
+	MK_APP_SSH,
+	MK_APP_SMTP,
+	MK_APP_FTP,
+	MK_APP_FTP_DATA, /* a data connection an FTP control session announced */
+	MK_APP_SMB,
 	MK_APP_FAILED, /* both directions seen, no protocol recognised */
 	MK_APP_PROTO_MAX
 };
@@ -47,6 +52,10 @@ struct mk_app_cfg {
 	uint8_t dns_tcp_enabled;      /* app-layer.protocols.dns.tcp.enabled */
 	uint8_t tls_enabled;	      /* app-layer.protocols.tls.enabled */
 	uint8_t tls_encryption;	      /* enum mk_tls_encryption */
+	uint8_t ssh_enabled;	      /* app-layer.protocols.ssh.enabled */
+	uint8_t smtp_enabled;	      /* app-layer.protocols.smtp.enabled */
+	uint8_t ftp_enabled;	      /* app-layer.protocols.ftp.enabled (and ftp-data) */
+	uint8_t smb_enabled;	      /* app-layer.protocols.smb.enabled */
 	/* progressive body inspection: first at this many bytes, then every window more */
 	uint64_t request_body_min_inspect, request_body_window;
 	uint64_t response_body_min_inspect, response_body_window;
@@ -124,7 +133,29 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "HTTP app-layer events from libhtp's messages (app-layer-event)")                       \
 	X(HTTP_FILES, "http_files", "HTTP bodies tracked as files (fileinfo)")                    \
 	X(HTTP_FILES_TRUNCATED, "http_files_truncated",                                           \
-	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")
+	  "HTTP files that ended before their body did (flow end, gap, parsing stopped)")         \
+	X(SSH_FLOWS, "ssh_flows", "flows recognised as SSH")                                      \
+	X(SSH_ENCRYPTED, "ssh_encrypted", "SSH sessions whose both sides reached NEWKEYS")        \
+	X(SSH_LOGGED, "ssh_logged", "SSH sessions handed to the EVE writer")                      \
+	X(SSH_MALFORMED, "ssh_malformed",                                                         \
+	  "SSH directions no longer parsed: a bad banner or packet, or a packet over 256 KiB")    \
+	X(SSH_GAP, "ssh_gap", "SSH directions no longer parsed: a gap in the stream")             \
+	X(SMTP_FLOWS, "smtp_flows", "flows recognised as SMTP")                                   \
+	X(SMTP_TX, "smtp_tx", "SMTP transactions (a session's mails, or its commands) parsed")    \
+	X(SMTP_LOGGED, "smtp_logged", "SMTP transactions handed to the EVE writer")               \
+	X(SMTP_STARTTLS, "smtp_starttls", "SMTP sessions no longer parsed: STARTTLS")             \
+	X(SMTP_GAP, "smtp_gap", "SMTP directions no longer parsed: a gap in the stream")          \
+	X(FTP_FLOWS, "ftp_flows", "flows recognised as FTP control sessions")                     \
+	X(FTP_TX, "ftp_tx", "FTP commands (and the server's greeting) parsed")                    \
+	X(FTP_LOGGED, "ftp_logged", "FTP commands handed to the EVE writer")                      \
+	X(FTP_GAP, "ftp_gap", "FTP directions no longer parsed: a gap in the stream")             \
+	X(FTP_TLS, "ftp_auth_tls", "FTP sessions no longer parsed: AUTH TLS accepted")            \
+	X(FTP_EXPECT, "ftp_data_expected",                                                        \
+	  "data connections announced by PORT, EPRT or a 227/229 reply")                          \
+	X(FTP_EXPECT_DROPPED, "ftp_data_expect_dropped",                                          \
+	  "announced data connections given up: the table was full (oldest first) or expired")    \
+	X(FTP_DATA_FLOWS, "ftp_data_flows", "flows recognised as FTP data connections")           \
+	X(SMB_FLOWS, "smb_flows", "flows recognised as SMB (NetBIOS session, SMB1, 2 or 3)")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
 enum mk_app_counter { MK_APP_COUNTERS(MK_APP_CNT_ENUM) MK_APP_CNT_MAX };
@@ -136,6 +167,9 @@ struct mk_detect_tx;
 struct mk_eve_http;
 struct mk_dns_msg;
 struct mk_tls_info;
+struct mk_ssh_info;
+struct mk_smtp_tx;
+struct mk_ftp_tx;
 struct mk_eve_fileinfo;
 
 /* Where the application layer hands over what it found (the worker). */
@@ -148,6 +182,12 @@ struct mk_app_ops {
 	void (*dns_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_dns_msg *m);
 	/* a TLS session's facts, once encrypted or at the flow's end (applayer/tls/tls.h) */
 	void (*tls_log)(void *ctx, struct mk_flow *f, const struct mk_tls_info *t);
+	/* an SSH session's facts, once both sides are encrypted or at the flow's end; may be NULL */
+	void (*ssh_log)(void *ctx, struct mk_flow *f, const struct mk_ssh_info *s);
+	/* an SMTP transaction is finished (applayer/smtp/smtp.h); may be NULL */
+	void (*smtp_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_smtp_tx *t);
+	/* an FTP command and its replies (applayer/ftp/ftp.h); may be NULL */
+	void (*ftp_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_ftp_tx *t);
 	/* a file (an HTTP body) of a finished transaction (output/eve_file.h); may be NULL */
 	void (*file_log)(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
 			 const struct mk_eve_fileinfo *file);
@@ -183,6 +223,9 @@ const uint64_t *mk_app_thread_counters(const struct mk_app_thread *a);
  * started from now on get their digests (app-layer.protocols.http.file-hashes).
  */
 void mk_app_set_files_logged(struct mk_app_thread *a, int on);
+
+/* @f is an FTP session whose latest PORT or EPRT named another address than its client's. */
+int mk_app_ftp_bounce(const struct mk_flow *f);
 
 /* The EVE facts of transaction @tx of protocol @proto (an alert's), or 0. */
 int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out);

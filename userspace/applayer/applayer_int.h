@@ -18,6 +18,10 @@ struct mk_dns_flow;
 struct mk_dns_thread;
 struct mk_tls_flow;
 struct mk_tls_thread;
+struct mk_ssh_flow;
+struct mk_smtp_flow;
+struct mk_ftp_flow;
+struct mk_ftp_expect;
 
 struct mk_app_thread {
 	struct mk_app_cfg cfg;
@@ -27,6 +31,7 @@ struct mk_app_thread {
 	struct mk_http_thread *http;
 	struct mk_dns_thread *dns;
 	struct mk_tls_thread *tls;
+	struct mk_ftp_expect *ftp_expect; /* data connections FTP sessions announced (ftp/ftp.h) */
 	uint8_t files_logged; /* fileinfo records are written: HTTP files get their digests */
 	uint64_t cnt[MK_APP_CNT_MAX];
 };
@@ -44,6 +49,9 @@ struct mk_app_flow {
 	struct mk_http_flow *http;
 	struct mk_dns_flow *dns;
 	struct mk_tls_flow *tls;
+	struct mk_ssh_flow *ssh;
+	struct mk_smtp_flow *smtp;
+	struct mk_ftp_flow *ftp;
 };
 
 /* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */

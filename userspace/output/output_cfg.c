@@ -32,6 +32,8 @@ static const struct {
 	{ "stats", MK_EVE_TYPE_STATS }, { "http", MK_EVE_TYPE_HTTP },
 	{ "dns", MK_EVE_TYPE_DNS },	{ "tls", MK_EVE_TYPE_TLS },
 	{ "files", MK_EVE_TYPE_FILES }, { "fileinfo", MK_EVE_TYPE_FILES },
+	{ "ssh", MK_EVE_TYPE_SSH },	{ "smtp", MK_EVE_TYPE_SMTP },
+	{ "ftp", MK_EVE_TYPE_FTP },
 };
 
 /*

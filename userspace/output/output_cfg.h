@@ -37,6 +37,9 @@ enum mk_eve_filetype {
 #define MK_EVE_TYPE_DNS (1u << 4)
 #define MK_EVE_TYPE_TLS (1u << 5)
 #define MK_EVE_TYPE_FILES (1u << 6) /* fileinfo records */
+#define MK_EVE_TYPE_SSH (1u << 7)
+#define MK_EVE_TYPE_SMTP (1u << 8)
+#define MK_EVE_TYPE_FTP (1u << 9)
 
 /*
  * outputs.eve-log.types.flow.unreplied: what becomes of the flow record of

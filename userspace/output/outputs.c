@@ -27,10 +27,10 @@ static const struct {
 	const char *name;
 	uint32_t bit;
 } type_names[] = {
-	{ "alert\"", MK_EVE_TYPE_ALERT },
-	{ "flow\"", MK_EVE_TYPE_FLOW },
-	{ "stats\"", MK_EVE_TYPE_STATS },
-	{ "http\"", MK_EVE_TYPE_HTTP },
+	{ "alert\"", MK_EVE_TYPE_ALERT }, { "flow\"", MK_EVE_TYPE_FLOW },
+	{ "stats\"", MK_EVE_TYPE_STATS }, { "http\"", MK_EVE_TYPE_HTTP },
+	{ "ssh\"", MK_EVE_TYPE_SSH },	  { "smtp\"", MK_EVE_TYPE_SMTP },
+	{ "ftp\"", MK_EVE_TYPE_FTP },
 };
 
 uint32_t mk_outputs_event_type(const char *rec, size_t len)

@@ -14,6 +14,7 @@
 #include "eve_drop.h"
 #include "eve_http.h"
 #include "eve_tls.h"
+#include "eve_app.h"
 #include "dns_msg.h"
 #include "icmp_error.h"
 #include "log.h"
@@ -388,6 +389,54 @@ static void worker_tls_log(void *ctx, struct mk_flow *f, const struct mk_tls_inf
 			w->err = err;
 	}
 	free(line);
+}
+
+/* An application protocol's record (output/eve_app.h), at the flow's latest packet time. */
+static void worker_app_record(struct mk_worker *w, struct mk_flow *f, const char *type,
+			      int64_t tx_id, size_t maxlen, mk_eve_app_object_fn object,
+			      const void *facts)
+{
+	size_t need = maxlen + MK_EVE_LINE_MAX;
+	char *line = malloc(need);
+	int n, err;
+
+	n = line ? mk_eve_app_record(line, need, &w->cfg.eve, f, f->last_us, type, tx_id, object,
+				     facts) :
+		   -ENOMEM;
+	err = n < 0 ? n : w->ops->record(w->ops_ctx, f, f->last_us, line, (size_t)n);
+	if (err) {
+		w->cnt[MK_WORKER_EVE_LOST]++;
+		if (!w->err)
+			w->err = err;
+	}
+	free(line);
+}
+
+static void worker_ssh_log(void *ctx, struct mk_flow *f, const struct mk_ssh_info *s)
+{
+	struct mk_worker *w = ctx;
+
+	if (w->cfg.log_app_types & MK_EVE_TYPE_SSH)
+		worker_app_record(w, f, "ssh", -1, mk_eve_ssh_maxlen(s), mk_eve_ssh_object, s);
+}
+
+static void worker_smtp_log(void *ctx, struct mk_flow *f, uint64_t tx_id,
+			    const struct mk_smtp_tx *t)
+{
+	struct mk_worker *w = ctx;
+
+	if (w->cfg.log_app_types & MK_EVE_TYPE_SMTP)
+		worker_app_record(w, f, "smtp", (int64_t)tx_id, mk_eve_smtp_maxlen(t),
+				  mk_eve_smtp_object, t);
+}
+
+static void worker_ftp_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_ftp_tx *t)
+{
+	struct mk_worker *w = ctx;
+
+	if (w->cfg.log_app_types & MK_EVE_TYPE_FTP)
+		worker_app_record(w, f, "ftp", (int64_t)tx_id, mk_eve_ftp_maxlen(t),
+				  mk_eve_ftp_object, t);
 }
 
 /* A file of a finished HTTP transaction: its `fileinfo` record. */
@@ -888,6 +937,9 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 						   .http_log = worker_http_log,
 						   .dns_log = worker_dns_log,
 						   .tls_log = worker_tls_log,
+						   .ssh_log = worker_ssh_log,
+						   .smtp_log = worker_smtp_log,
+						   .ftp_log = worker_ftp_log,
 						   .file_log = worker_file_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;
@@ -966,6 +1018,7 @@ void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r
 	w->cfg.log_dns = r->log_dns;
 	w->cfg.log_tls = r->log_tls;
 	w->cfg.log_files = r->log_files;
+	w->cfg.log_app_types = r->log_app_types;
 	mk_app_set_files_logged(w->app, r->log_files);
 	w->unreplied = r->unreplied;
 	w->cfg.alert_opts.payload = r->payload;

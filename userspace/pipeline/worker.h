@@ -215,6 +215,7 @@ struct mk_worker_cfg {
 	int log_dns;		  /* format EVE dns records (outputs.eve-log.types: dns) */
 	int log_tls;		  /* format EVE tls records (outputs.eve-log.types: tls) */
 	int log_files;		  /* format EVE fileinfo records (types: files) */
+	uint32_t log_app_types;	  /* MK_EVE_TYPE_SSH, _SMTP, _FTP: those records are formatted */
 	const char *dump_streams; /* debug: reassembled streams per flow into this dir */
 	struct mk_eve_fmt eve;	  /* optional EVE fields: community_id, in_iface */
 	/* the stages' settings, from the configuration (config/config.h) */
@@ -281,6 +282,7 @@ struct mk_worker_reload {
 	const struct mk_flow_cfg *flow;	    /* timeouts, emergency-recovery */
 	const struct mk_bypass_cfg *bypass; /* bypass triggers */
 	int log_flows, log_alerts, log_http, log_dns, log_tls, log_files;
+	uint32_t log_app_types;		/* MK_EVE_TYPE_SSH, _SMTP, _FTP */
 	int unreplied;			/* enum mk_eve_unreplied */
 	int payload, payload_printable; /* outputs.eve-log.types.alert */
 };

@@ -1172,6 +1172,7 @@ static void live_settings(struct live *lv, const struct mk_config *c)
 		.log_dns = (types & MK_EVE_TYPE_DNS) != 0,
 		.log_tls = (types & MK_EVE_TYPE_TLS) != 0,
 		.log_files = (types & MK_EVE_TYPE_FILES) != 0,
+		.log_app_types = types & (MK_EVE_TYPE_SSH | MK_EVE_TYPE_SMTP | MK_EVE_TYPE_FTP),
 		.unreplied = c->output.eve.flow_unreplied,
 		.payload = c->output.eve.alert_payload,
 		.payload_printable = c->output.eve.alert_payload_printable,
@@ -1435,6 +1436,8 @@ static int workers_create(struct live *lv)
 			.log_dns = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_DNS) != 0,
 			.log_tls = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_TLS) != 0,
 			.log_files = (mk_output_types(&lv->conf->output) & MK_EVE_TYPE_FILES) != 0,
+			.log_app_types = mk_output_types(&lv->conf->output) &
+					 (MK_EVE_TYPE_SSH | MK_EVE_TYPE_SMTP | MK_EVE_TYPE_FTP),
 			.app = &lv->conf->app,
 			.eve = lv->opts->eve,
 			.parse = &lv->conf->parse,

@@ -1001,6 +1001,10 @@ static int workers_init(struct offline_run *run)
 			.log_dns = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_DNS),
 			.log_tls = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_TLS),
 			.log_files = run->eve && (mk_output_types(&c->output) & MK_EVE_TYPE_FILES),
+			.log_app_types = run->eve ? mk_output_types(&c->output) &
+							    (MK_EVE_TYPE_SSH | MK_EVE_TYPE_SMTP |
+							     MK_EVE_TYPE_FTP) :
+						    0,
 			.app = &c->app,
 			.dump_streams = o->dump_streams,
 			.eve = o->eve,

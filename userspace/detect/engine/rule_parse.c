@@ -193,7 +193,17 @@ static const struct {
 	{ "tcp-stream", MK_RP_TCP_STREAM },
 };
 
-/* Protocols Suricata knows that this subset does not inspect. */
+/* Application protocols a rule header may name: TCP flows the application layer recognised. */
+static const struct {
+	const char *name;
+	uint8_t app_proto; /* enum mk_app_proto */
+} app_headers[] = {
+	{ "http", MK_APP_HTTP }, { "http1", MK_APP_HTTP }, { "ssh", MK_APP_SSH },
+	{ "smtp", MK_APP_SMTP }, { "ftp", MK_APP_FTP },	   { "ftp-data", MK_APP_FTP_DATA },
+	{ "smb", MK_APP_SMB },
+};
+
+/* Protocols Suricata knows that this subset does not inspect (app_headers[] is looked at first). */
 static const char *const app_protos[] = {
 	"http2",    "ftp",
 	"ftp-data", "smtp",
@@ -267,10 +277,12 @@ static int parse_header(struct mk_rule_build *rb, const char **p)
 				    tok[0]);
 	r->action = actions[k].action;
 	r->flags |= actions[k].flags;
-	if (!strcasecmp(tok[1], "http") || !strcasecmp(tok[1], "http1")) {
-		/* TCP flows the application layer recognised as HTTP */
-		strcpy(tok[1], "tcp");
-		r->app_proto = MK_APP_HTTP;
+	for (k = 0; k < MK_ARRAY_SIZE(app_headers); k++) {
+		if (!strcasecmp(tok[1], app_headers[k].name)) {
+			strcpy(tok[1], "tcp");
+			r->app_proto = app_headers[k].app_proto;
+			break;
+		}
 	}
 	for (k = 0; k < MK_ARRAY_SIZE(protos); k++)
 		if (!strcasecmp(tok[1], protos[k].name))
@@ -627,8 +639,8 @@ static int app_rule(struct mk_rule_build *rb)
 	uint8_t need = r->app_need, side;
 	int to_client = !!(r->flow & MK_FLOW_F_TO_CLIENT);
 
-	if (!app && !need && !(r->app_proto && !(r->flags & MK_RF_PAYLOAD)))
-		return 0;
+	if (!app && !need && !(r->app_proto == MK_APP_HTTP && !(r->flags & MK_RF_PAYLOAD)))
+		return 0; /* other protocols' rules read the stream or the packets */
 	if (r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
 				    "HTTP keywords need an http, tcp or ip rule");

@@ -3,8 +3,8 @@
  * The application layer's keywords (docs/rules.md):
  *
  * app-layer-protocol:[!]NAME[,MODE] — the protocol the application layer
- * recognised for the flow: http, failed (data, nothing recognised) or
- * unknown (not decided yet). Suricata's modes (to_server, to_client,
+ * recognised for the flow: http, dns, tls, ssh, smtp, ftp, ftp-data, smb,
+ * failed (data, nothing recognised) or unknown (not decided yet). Suricata's modes (to_server, to_client,
  * either, direction, final, original) are accepted: a flow has one
  * protocol here, so they all read it. A negation matches once the
  * protocol is decided and differs.
@@ -30,10 +30,10 @@ static const struct {
 	const char *name;
 	uint8_t proto;
 } protos[] = {
-	{ "http", MK_APP_HTTP },
-	{ "http1", MK_APP_HTTP },
-	{ "failed", MK_APP_FAILED },
-	{ "unknown", MK_APP_NONE },
+	{ "http", MK_APP_HTTP },     { "http1", MK_APP_HTTP },	      { "dns", MK_APP_DNS },
+	{ "tls", MK_APP_TLS },	     { "ssh", MK_APP_SSH },	      { "smtp", MK_APP_SMTP },
+	{ "ftp", MK_APP_FTP },	     { "ftp-data", MK_APP_FTP_DATA }, { "smb", MK_APP_SMB },
+	{ "failed", MK_APP_FAILED }, { "unknown", MK_APP_NONE },
 };
 
 static const char *const modes[] = { "to_server", "to_client", "either",
@@ -72,7 +72,8 @@ static int setup_app_layer_protocol(struct mk_rule_build *rb, const char *value)
 		;
 	if (i == MK_ARRAY_SIZE(protos)) {
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-			     "'%.40s' is not a protocol meerkat recognises (http, failed, unknown)",
+			     "'%.40s' is not a protocol meerkat recognises (http, dns, tls, ssh, "
+			     "smtp, ftp, ftp-data, smb, failed, unknown)",
 			     name);
 		free(v);
 		return -1;
@@ -103,7 +104,8 @@ const struct mk_kw mk_kw_app_layer_protocol = {
 	.setup = setup_app_layer_protocol,
 	.match = match_app_layer_protocol,
 	.free = free,
-	.doc = "the flow's application protocol: [!]http|failed|unknown[,mode]",
+	.doc = "the flow's application protocol: [!]http|dns|tls|ssh|smtp|ftp|ftp-data|smb|failed|"
+	       "unknown[,mode]",
 };
 
 /* ---- app-layer-event -------------------------------------------------------------------- */

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* SMTP: commands, the message's end, reply codes, transactions (smtp.h). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "app_line.h"
+#include "smtp.h"
+
+enum { C_CMD, C_DATA, C_BDAT, C_DEAD };
+
+struct mk_smtp_flow {
+	struct mk_app_line line[2]; /* [to_client] */
+	uint8_t cstate;		    /* the client's: C_* */
+	uint8_t sdead;		    /* the server's direction is no longer parsed */
+	uint8_t data_bol;	    /* in the message: 0 mid-line, 1 at a line start, 2 "." */
+	uint8_t bdat_last;	    /* the BDAT chunk being skipped is the LAST one */
+	uint8_t starttls;	    /* the client asked for STARTTLS */
+	uint64_t bdat_left;	    /* bytes of the BDAT chunk still to come */
+	char *helo;		    /* the session's, copied into each transaction */
+	struct mk_smtp_tx *tx;	    /* open; NULL between them */
+	uint64_t tx_id;		    /* transactions started so far */
+};
+
+/* The command at the start of @p; @name in upper case. */
+static int cmd_is(const uint8_t *p, uint32_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	return len >= n && !strncasecmp((const char *)p, name, n) &&
+	       (len == n || p[n] == ' ' || p[n] == '\r' || p[n] == '\n' || p[n] == ':' ||
+		name[n - 1] == ':');
+}
+
+int mk_smtp_probe_client(const uint8_t *p, uint32_t len)
+{
+	static const char *const first[] = { "EHLO", "HELO", "MAIL FROM:" };
+	unsigned int i, n;
+	int more = 0;
+
+	for (i = 0; i < 3; i++) {
+		n = (unsigned int)strlen(first[i]);
+		if (len > n) {
+			if (cmd_is(p, len, first[i]))
+				return 1;
+		} else if (!strncasecmp((const char *)p, first[i], len)) {
+			more = 1;
+		}
+	}
+	return more ? -1 : 0;
+}
+
+struct mk_smtp_flow *mk_smtp_flow_new(struct mk_app_thread *a)
+{
+	(void)a;
+	return calloc(1, sizeof(struct mk_smtp_flow));
+}
+
+static void tx_free(struct mk_smtp_tx *t)
+{
+	uint32_t i;
+
+	if (!t)
+		return;
+	free(t->helo);
+	free(t->mail_from);
+	for (i = 0; i < t->nrcpt; i++)
+		free(t->rcpt_to[i]);
+	free(t);
+}
+
+void mk_smtp_flow_free(struct mk_smtp_flow *s)
+{
+	if (!s)
+		return;
+	mk_app_line_free(&s->line[0]);
+	mk_app_line_free(&s->line[1]);
+	tx_free(s->tx);
+	free(s->helo);
+	free(s);
+}
+
+const struct mk_smtp_tx *mk_smtp_flow_tx(const struct mk_smtp_flow *s)
+{
+	return s->tx;
+}
+
+/* The open transaction is finished: logged and freed. */
+static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s)
+{
+	if (!s->tx)
+		return;
+	if (a->ops->smtp_log) {
+		a->ops->smtp_log(a->ctx, f, s->tx_id - 1, s->tx);
+		a->cnt[MK_APP_CNT_SMTP_LOGGED]++;
+	}
+	tx_free(s->tx);
+	s->tx = NULL;
+}
+
+static struct mk_smtp_tx *tx_open(struct mk_app_thread *a, struct mk_smtp_flow *s)
+{
+	if (s->tx)
+		return s->tx;
+	s->tx = calloc(1, sizeof(*s->tx));
+	if (!s->tx)
+		return NULL;
+	if (s->helo)
+		s->tx->helo = strdup(s->helo);
+	s->tx_id++;
+	a->cnt[MK_APP_CNT_SMTP_TX]++;
+	return s->tx;
+}
+
+/* The argument after @skip bytes, spaces trimmed, as a string (NUL bytes end it). */
+static char *arg_dup(const uint8_t *p, uint32_t len, uint32_t skip)
+{
+	char *s;
+
+	if (skip > len)
+		skip = len;
+	p += skip;
+	len -= skip;
+	while (len && (*p == ' ' || *p == '\t')) {
+		p++;
+		len--;
+	}
+	while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+		len--;
+	s = malloc(len + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, p, len);
+	s[len] = '\0';
+	return s;
+}
+
+static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s,
+			const uint8_t *p, uint32_t len)
+{
+	struct mk_smtp_tx *t;
+
+	if (cmd_is(p, len, "MAIL FROM:") && s->tx && s->tx->mail_from)
+		tx_end(a, f, s); /* a new mail without RSET */
+	t = tx_open(a, s);
+	if (!t)
+		return;
+	if (cmd_is(p, len, "HELO") || cmd_is(p, len, "EHLO")) {
+		free(s->helo);
+		s->helo = arg_dup(p, len, 4);
+		free(t->helo);
+		t->helo = s->helo ? strdup(s->helo) : NULL;
+	} else if (cmd_is(p, len, "MAIL FROM:")) {
+		free(t->mail_from);
+		t->mail_from = arg_dup(p, len, 10);
+	} else if (cmd_is(p, len, "RCPT TO:")) {
+		if (t->nrcpt < MK_SMTP_RCPT_MAX)
+			t->rcpt_to[t->nrcpt++] = arg_dup(p, len, 8);
+		else
+			t->rcpt_more++;
+		if (t->nrcpt && !t->rcpt_to[t->nrcpt - 1])
+			t->nrcpt--;
+	} else if (cmd_is(p, len, "DATA")) {
+		t->data = 1;
+		s->cstate = C_DATA;
+		s->data_bol = 1;
+	} else if (cmd_is(p, len, "BDAT")) {
+		char num[24];
+		uint32_t i, n = 0;
+
+		for (i = 5; i < len && n + 1 < sizeof(num) && isdigit(p[i]); i++)
+			num[n++] = (char)p[i];
+		num[n] = '\0';
+		t->data = 1;
+		s->bdat_left = strtoull(num, NULL, 10);
+		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);
+		s->cstate = C_BDAT;
+	} else if (cmd_is(p, len, "RSET")) {
+		tx_end(a, f, s);
+	} else if (cmd_is(p, len, "STARTTLS")) {
+		/* what the client sends next is a TLS handshake */
+		s->starttls = 1;
+		s->cstate = C_DEAD;
+	}
+}
+
+/* Message bytes after DATA: returns the bytes up to and with its end (".\r\n"), or all. */
+static uint32_t data_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s,
+			   const uint8_t *p, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		uint8_t c = p[i];
+
+		if (s->data_bol == 2 && c == '\n') {
+			s->cstate = C_CMD;
+			if (s->tx)
+				s->tx->complete = 1;
+			tx_end(a, f, s);
+			return i + 1;
+		}
+		if (c == '\n')
+			s->data_bol = 1;
+		else if (s->data_bol == 1 && c == '.')
+			s->data_bol = 2;
+		else if (!(s->data_bol == 2 && c == '\r'))
+			s->data_bol = 0;
+	}
+	return len;
+}
+
+static void client_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s,
+			 const uint8_t *p, uint32_t len)
+{
+	const uint8_t *line;
+	uint32_t line_len, take;
+
+	while (len && s->cstate != C_DEAD) {
+		if (s->cstate == C_DATA) {
+			take = data_bytes(a, f, s, p, len);
+		} else if (s->cstate == C_BDAT) {
+			take = s->bdat_left < len ? (uint32_t)s->bdat_left : len;
+			s->bdat_left -= take;
+			if (!s->bdat_left) {
+				s->cstate = C_CMD;
+				if (s->bdat_last) {
+					if (s->tx)
+						s->tx->complete = 1;
+					tx_end(a, f, s);
+				}
+			}
+		} else {
+			int r = mk_app_line_next(&s->line[0], &p, &len, &line, &line_len);
+
+			if (r < 0)
+				s->cstate = C_DEAD;
+			if (r > 0)
+				client_line(a, f, s, line, line_len);
+			continue;
+		}
+		p += take;
+		len -= take;
+	}
+}
+
+static void server_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s,
+			 const uint8_t *p, uint32_t len)
+{
+	const uint8_t *line;
+	uint32_t line_len;
+	int r;
+
+	while (!s->sdead && (r = mk_app_line_next(&s->line[1], &p, &len, &line, &line_len))) {
+		uint16_t code;
+
+		if (r < 0 || line_len < 3 || !isdigit(line[0]) || !isdigit(line[1]) ||
+		    !isdigit(line[2]))
+			continue;
+		code = (uint16_t)((line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0'));
+		if (s->tx)
+			s->tx->last_code = code;
+		if (s->starttls && code == 220 && (line_len == 3 || line[3] == ' ')) {
+			/* the session goes on in TLS */
+			s->sdead = 1;
+			a->cnt[MK_APP_CNT_SMTP_STARTTLS]++;
+			tx_end(a, f, s);
+		}
+	}
+}
+
+void mk_smtp_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s, int to_client,
+		  const uint8_t *data, uint32_t len, int gap)
+{
+	if (gap) {
+		if (to_client && !s->sdead) {
+			s->sdead = 1;
+			a->cnt[MK_APP_CNT_SMTP_GAP]++;
+		} else if (!to_client && s->cstate == C_DATA) {
+			/* inside a message the commands resume after its end */
+			s->data_bol = 0;
+		} else if (!to_client && s->cstate != C_DEAD) {
+			s->cstate = C_DEAD;
+			a->cnt[MK_APP_CNT_SMTP_GAP]++;
+		}
+	}
+	if (to_client)
+		server_bytes(a, f, s, data, len);
+	else
+		client_bytes(a, f, s, data, len);
+}
+
+void mk_smtp_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s)
+{
+	tx_end(a, f, s);
+}
