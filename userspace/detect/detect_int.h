@@ -210,8 +210,8 @@ struct mk_sm {
 	K(http_header) K(http_raw_header) K(http_cookie) K(http_user_agent) K(http_host)           \
 	K(http_raw_host) K(http_client_body) K(http_server_body) K(http_stat_code)                 \
 	K(http_stat_msg) K(uricontent) K(urilen)
-/* kw/applayer_kw.c: app-layer-protocol, app-layer-event */
-#define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event)
+/* kw/applayer_kw.c: app-layer-protocol, app-layer-event, ftpbounce */
+#define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event) K(ftpbounce)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \

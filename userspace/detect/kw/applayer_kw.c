@@ -12,6 +12,9 @@
  * app-layer-event:http.NAME — an anomaly libhtp reported on the
  * transaction (applayer/http/http.h: MK_HTTP_EVENTS); makes the rule an
  * HTTP transaction rule that waits for the part the event belongs to.
+ *
+ * ftpbounce — the FTP session's latest PORT or EPRT named another address
+ * than its client's (applayer/ftp/ftp.h); makes the rule an ftp one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,33 @@ const struct mk_kw mk_kw_app_layer_event = {
 	.match = match_app_layer_event,
 	.free = free,
 	.doc = "an anomaly the HTTP parser reported on the transaction: http.NAME",
+};
+
+/* ---- ftpbounce -------------------------------------------------------------------------- */
+
+static int setup_ftpbounce(struct mk_rule_build *rb, const char *value)
+{
+	(void)value;
+	if (rb->r->app_proto && rb->r->app_proto != MK_APP_FTP)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "ftpbounce in a rule of another application protocol");
+	rb->r->app_proto = MK_APP_FTP;
+	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_ftpbounce, NULL);
+}
+
+static int match_ftpbounce(const struct mk_match_ctx *mc, const struct mk_sm *sm)
+{
+	(void)sm;
+	return mc->flow && mk_app_ftp_bounce(mc->flow);
+}
+
+const struct mk_kw mk_kw_ftpbounce = {
+	.name = "ftpbounce",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
+	.setup = setup_ftpbounce,
+	.match = match_ftpbounce,
+	.doc = "the FTP session's latest PORT or EPRT named another address than its client's",
 };
 
 MK_KW_FAMILY_TABLE(applayer, MK_KW_FAMILY_APPLAYER);

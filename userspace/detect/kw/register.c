@@ -46,7 +46,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "filemd5", APP },
 	{ "filesha1", APP },
 	{ "filesha256", APP },
-	{ "ftpbounce", APP },
 	{ "ftpdata_command", APP },
 	{ "krb5_msg_type", APP },
 	{ "nfs_procedure", APP },
