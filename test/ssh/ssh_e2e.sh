@@ -30,7 +30,7 @@ SRV_PID=""
 CAP_PID=""
 ssh_stop() {
 	[ -n "$CAP_PID" ] && kill -INT "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
-	[ -n "$SRV_PID" ] && kill -TERM "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
+	{ [ -n "$SRV_PID" ] && kill -TERM "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null; } || true
 	CAP_PID=""
 	SRV_PID=""
 	return 0

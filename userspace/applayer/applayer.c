@@ -451,7 +451,7 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 {
 	struct mk_app_flow *af;
 	uint32_t held;
-	int d;
+	int d, i, first;
 
 	if (!len && !gap)
 		return;
@@ -511,9 +511,14 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 	f->app_proto = af->probe[to_client].verdict == 1 ? af->probe[to_client].proto :
 							   af->probe[!to_client].proto;
 	app_parser_new(a, f, af);
-	/* what was held, the request side first, and what of this call was not */
-	for (d = 0; d < 2 && (af->http || af->dns || af->tls || af->ssh || af->smtp || af->ftp);
-	     d++) {
+	/*
+	 * what was held, the request side first (the server's for SMTP and FTP,
+	 * whose greeting came first), and what of this call was not
+	 */
+	first = f->app_proto == MK_APP_SMTP || f->app_proto == MK_APP_FTP;
+	for (i = 0; i < 2 && (af->http || af->dns || af->tls || af->ssh || af->smtp || af->ftp);
+	     i++) {
+		d = i ^ first;
 		if (af->probe[d].len)
 			app_data(a, f, af, d, af->probe[d].buf, af->probe[d].len, ts_us);
 		if (d == to_client && held < len)

@@ -147,7 +147,7 @@ static struct mk_ftp_tx *tx_new(struct mk_app_thread *a, struct mk_flow *f, stru
 static void endpoint(const struct mk_flow *f, int server, uint32_t out[4])
 {
 	/* client_hi: the initiator is the key's hi endpoint */
-	const uint32_t *a = (server ^ f->client_hi) ? f->key.addr_lo : f->key.addr_hi;
+	const uint32_t *a = (server ^ f->client_hi) ? f->key.addr_hi : f->key.addr_lo;
 
 	memcpy(out, a, 16);
 }
