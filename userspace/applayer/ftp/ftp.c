@@ -17,6 +17,7 @@ struct mk_ftp_flow {
 	uint64_t tx_id;	       /* transactions started so far */
 	char multi[4];	       /* the code of a multi-line reply in progress; "" if none */
 	uint8_t auth_tls;      /* AUTH TLS/SSL asked: a 234 ends the parsing */
+	uint8_t replied;       /* the server sent a reply line */
 	uint8_t bounce;	       /* the latest PORT/EPRT's */
 	uint8_t has_last;      /* last holds the latest finished command's facts */
 	struct mk_ftp_tx last; /* the latest finished (scalars only) */
@@ -211,14 +212,12 @@ int mk_ftp_expect_match(struct mk_app_thread *a, struct mk_ftp_expect *x, const 
 
 /* ---- commands and replies ----------------------------------------------------------------- */
 
-int mk_ftp_parse_hostport(const uint8_t *p, uint32_t len, uint32_t *addr, uint16_t *port)
+/* Six comma-separated numbers at @p[i]: 0, or -1. */
+static int hostport_at(const uint8_t *p, uint32_t len, uint32_t i, uint32_t *addr, uint16_t *port)
 {
 	unsigned int v[6], n = 0;
-	uint32_t i = 0;
 	uint8_t b[4];
 
-	while (i < len && !isdigit(p[i]))
-		i++;
 	while (n < 6 && i < len && isdigit(p[i])) {
 		unsigned int x = 0;
 
@@ -240,6 +239,18 @@ int mk_ftp_parse_hostport(const uint8_t *p, uint32_t len, uint32_t *addr, uint16
 	memcpy(addr, b, 4);
 	*port = (uint16_t)(v[4] << 8 | v[5]);
 	return 0;
+}
+
+int mk_ftp_parse_hostport(const uint8_t *p, uint32_t len, uint32_t *addr, uint16_t *port)
+{
+	uint32_t i;
+
+	/* the first run of digits that starts six numbers ("227 ... (h1,...,p2)") */
+	for (i = 0; i < len; i++)
+		if (isdigit(p[i]) && (!i || !isdigit(p[i - 1])) &&
+		    !hostport_at(p, len, i, addr, port))
+			return 0;
+	return -1;
 }
 
 /* EPRT |af|addr|port| into @addr (16 bytes) and @port; the family, or 0 if malformed. */
@@ -339,7 +350,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 		t->mode = MK_FTP_MODE_ACTIVE;
 		t->dynamic_port = port;
 		t->bounce = s->bounce = addr[0] != client[0];
-		expect_add(a, f, 1, port);
+		if (!t->bounce) /* a bounce's data connection goes to another host */
+			expect_add(a, f, 1, port);
 	} else if (!strcmp(t->command, "EPRT")) {
 		int fam = parse_eprt(p + arg, len - arg, addr, &port);
 
@@ -348,7 +360,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 			t->dynamic_port = port;
 			t->bounce = s->bounce = fam != f->key.family ||
 						memcmp(addr, client, fam == 4 ? 4 : 16);
-			expect_add(a, f, 1, port);
+			if (!t->bounce)
+				expect_add(a, f, 1, port);
 		}
 	} else if (!strcmp(t->command, "AUTH") && t->command_data &&
 		   (!strncasecmp(t->command_data, "TLS", 3) ||
@@ -384,9 +397,19 @@ static void server_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 	} else {
 		return; /* not a reply */
 	}
-	t = s->nopen ? s->open[0] : tx_new(a, f, s); /* the greeting has no command */
-	if (!t)
-		return;
+	if (!s->replied && (code == 220 || code == 120) && s->nopen) {
+		/* the greeting, parsed after commands that were sent after it */
+		t = tx_new(a, f, s);
+		if (!t)
+			return;
+		memmove(s->open + 1, s->open, (s->nopen - 1) * sizeof(s->open[0]));
+		s->open[0] = t;
+	} else {
+		t = s->nopen ? s->open[0] : tx_new(a, f, s); /* the greeting has no command */
+		if (!t)
+			return;
+	}
+	s->replied = 1;
 	t->reply_received = 1;
 	if (t->nreply < MK_FTP_REPLY_MAX) {
 		uint32_t skip = has_code ? (len > 3 ? 4 : 3) : 0;

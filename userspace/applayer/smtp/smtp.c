@@ -139,6 +139,10 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 {
 	struct mk_smtp_tx *t;
 
+	if (cmd_is(p, len, "RSET")) {
+		tx_end(a, f, s); /* the mail is abandoned */
+		return;
+	}
 	if (cmd_is(p, len, "MAIL FROM:") && s->tx && s->tx->mail_from)
 		tx_end(a, f, s); /* a new mail without RSET */
 	t = tx_open(a, s);
@@ -174,8 +178,6 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		s->bdat_left = strtoull(num, NULL, 10);
 		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);
 		s->cstate = C_BDAT;
-	} else if (cmd_is(p, len, "RSET")) {
-		tx_end(a, f, s);
 	} else if (cmd_is(p, len, "STARTTLS")) {
 		/* what the client sends next is a TLS handshake */
 		s->starttls = 1;
