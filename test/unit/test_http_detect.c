@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "applayer.h"
 #include "detect_helpers.h"
 
 /* ---- transforms on bytes ------------------------------------------------------------ */
@@ -170,7 +171,8 @@ static const struct {
 	{ "alert http any any -> any any (pcre:\"/x/UH\"; sid:1;)",
 	  "flag 'H' selects http.header, another flag already selected http.uri" },
 	{ "alert http any any -> any any (pcre:\"/x/K\"; sid:1;)", "flag 'K' (raw cookie)" },
-	{ "alert dns any any -> any any (pcre:\"/x/U\"; sid:1;)", "protocol 'dns' not supported" },
+	{ "alert dns any any -> any any (pcre:\"/x/U\"; sid:1;)",
+	  "a keyword of http in a rule of another application protocol (dns)" },
 };
 
 Test(transform, parse_errors_name_the_keyword)
@@ -340,15 +342,17 @@ Test(transform, fast_pattern_on_every_buffer)
 
 	for (id = 1; id < MK_BUF_COUNT; id++) {
 		for (k = 0; k < MK_ARRAY_SIZE(forms); k++) {
+			const char *proto = mk_app_proto_name(mk_buf_protos[id]);
+
 			snprintf(rule, sizeof(rule),
-				 "alert http any any -> any any (%s; content:\"ab\"; %s sid:1;)",
-				 mk_buf_names[id], forms[k]);
+				 "alert %s any any -> any any (%s; content:\"ab\"; %s sid:1;)",
+				 proto, mk_buf_names[id], forms[k]);
 			mk_rule_free(rule_ok(rule));
 			snprintf(
 				rule, sizeof(rule),
-				"alert http any any -> any any (%s; to_lowercase; content:\"ab\"; %s "
+				"alert %s any any -> any any (%s; to_lowercase; content:\"ab\"; %s "
 				"bsize:>1; sid:1;)",
-				mk_buf_names[id], forms[k]);
+				proto, mk_buf_names[id], forms[k]);
 			mk_rule_free(rule_ok(rule));
 		}
 	}
@@ -401,7 +405,8 @@ Test(transform, later_errors_name_their_own_keyword)
 		NULL);
 
 	cr_assert_null(r);
-	cr_assert_str_eq(err, "HTTP keywords need an http, tcp or ip rule", "got '%s'", err);
+	cr_assert_str_eq(err, "http keywords need a rule of protocol http, tcp or ip", "got '%s'",
+			 err);
 }
 
 /*

@@ -19,6 +19,32 @@
 #include "detect_int.h"
 #include "http.h"
 
+/* ---- the rule's protocol, sticky buffers ----------------------------------------------- */
+
+int mk_kw_app_rule(struct mk_rule_build *rb, uint8_t proto)
+{
+	if (rb->r->app_proto && rb->r->app_proto != proto)
+		return mk_rule_fail(
+			rb, MK_DETECT_FAIL_VALUE,
+			"a keyword of %s in a rule of another application protocol (%s)",
+			mk_app_proto_name(proto), mk_app_proto_name(rb->r->app_proto));
+	rb->r->app_proto = proto;
+	return 0;
+}
+
+int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id)
+{
+	if (mk_kw_app_rule(rb, mk_buf_protos[id]))
+		return -1;
+	rb->cur_buf = (uint8_t)id;
+	rb->last_content = NULL;
+	rb->last_payload = NULL;
+	/* transforms may follow, up to the first payload keyword (rule_parse.c) */
+	rb->sticky_open = 1;
+	memset(&rb->xf, 0, sizeof(rb->xf));
+	return 0;
+}
+
 /* ---- app-layer-protocol ----------------------------------------------------------------- */
 
 struct alproto {
@@ -30,10 +56,8 @@ static const struct {
 	const char *name;
 	uint8_t proto;
 } protos[] = {
-	{ "http", MK_APP_HTTP },
-	{ "http1", MK_APP_HTTP },
-	{ "failed", MK_APP_FAILED },
-	{ "unknown", MK_APP_NONE },
+	{ "http", MK_APP_HTTP }, { "http1", MK_APP_HTTP },    { "dns", MK_APP_DNS },
+	{ "tls", MK_APP_TLS },	 { "failed", MK_APP_FAILED }, { "unknown", MK_APP_NONE },
 };
 
 static const char *const modes[] = { "to_server", "to_client", "either",
@@ -71,9 +95,11 @@ static int setup_app_layer_protocol(struct mk_rule_build *rb, const char *value)
 	for (i = 0; i < MK_ARRAY_SIZE(protos) && strcasecmp(name, protos[i].name); i++)
 		;
 	if (i == MK_ARRAY_SIZE(protos)) {
-		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-			     "'%.40s' is not a protocol meerkat recognises (http, failed, unknown)",
-			     name);
+		mk_rule_fail(
+			rb, MK_DETECT_FAIL_VALUE,
+			"'%.40s' is not a protocol meerkat recognises (http, dns, tls, failed, "
+			"unknown)",
+			name);
 		free(v);
 		return -1;
 	}
@@ -103,7 +129,7 @@ const struct mk_kw mk_kw_app_layer_protocol = {
 	.setup = setup_app_layer_protocol,
 	.match = match_app_layer_protocol,
 	.free = free,
-	.doc = "the flow's application protocol: [!]http|failed|unknown[,mode]",
+	.doc = "the flow's application protocol: [!]http|dns|tls|failed|unknown[,mode]",
 };
 
 /* ---- app-layer-event -------------------------------------------------------------------- */
@@ -140,7 +166,8 @@ static int match_app_layer_event(const struct mk_match_ctx *mc, const struct mk_
 {
 	const uint8_t *ev = sm->ctx;
 
-	return mc->app_tx && (mk_http_tx_events(mc->app_tx) >> *ev & 1);
+	return mc->app_tx && mc->app_proto == MK_APP_HTTP &&
+	       (mk_http_tx_events(mc->app_tx) >> *ev & 1);
 }
 
 const struct mk_kw mk_kw_app_layer_event = {

@@ -1152,9 +1152,9 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	int dir = r->app_to_client;
 	struct alert_src as = {
 		.family = f->key.family,
-		.proto = MK_IPPROTO_TCP,
+		.proto = f->key.proto,
 		.has_ports = 1,
-		.stream = 1,
+		.stream = f->key.proto == MK_IPPROTO_TCP,
 		.src = dir ? ends->srv : ends->cli,
 		.dst = dir ? ends->cli : ends->srv,
 		.sport = dir ? ends->sport : ends->cport,
@@ -1176,7 +1176,7 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	mc->fs = f->detect;
 	mc->to_client = dir;
 	mc->payload = (struct mk_buf){ 0 };
-	if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
+	if (r->buf_mask & MK_BUF_BIT(MK_BUF_PAYLOAD))
 		mc->payload = tx_payload(t, f, dir);
 	if (!run_match(mc, r, 0, match_split(r)) || !mk_buffers_inspect(mc, r, NULL) ||
 	    !run_match(mc, r, match_split(r), r->nmatch))
@@ -1198,7 +1198,9 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	const struct mk_detect_engine *e = t->eng;
 	const struct mk_flow_key *k = &f->key;
 	struct mk_detect_tx_state *st = tx->state;
-	struct mk_match_ctx mc = { .t = t, .flow = f, .stream = 1, .app_tx = tx->tx };
+	struct mk_match_ctx mc = {
+		.t = t, .flow = f, .stream = 1, .app_tx = tx->tx, .app_proto = tx->app_proto
+	};
 	struct tx_ends ends;
 	uint32_t i, c, w, sat_cls = 0, whole_cls = 0, words = e->app_rules.n / 64 + 1;
 	int pf = 0;
@@ -1237,6 +1239,8 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	for (c = 0; c < e->napp_need; c++) {
 		uint8_t need = e->app_need_val[c];
 
+		if (e->app_need_proto[c] != tx->app_proto)
+			continue; /* another protocol's rules */
 		if ((tx->progress & need) == need)
 			sat_cls |= 1u << c;
 		if ((tx->progress & need) == need && !(tx->partial & need))
