@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				.t = t, .buf = data, .len = (uint32_t)size, .buf_id = b
 			};
 
-			if (!(r->buf_mask & 1u << b))
+			if (!(r->buf_mask & MK_BUF_BIT(b)))
 				continue;
 			if (r->xf && r->xf[b]) {
 				if (mk_xform_apply(r->xf[b], data, (uint32_t)size, &xbuf, &xcap,

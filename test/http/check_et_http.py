@@ -32,7 +32,7 @@ for f in files:
     args += ["-S", f]
 r = subprocess.run(args, capture_output=True, text=True)
 out = r.stdout + r.stderr
-m = re.search(r"(\d+) HTTP transaction rules", out)
+m = re.search(r"\d+ transaction rules \([^)]*\bhttp (\d+)", out)
 loaded = int(m.group(1)) if m else 0
 http = re.compile(r"^\S+\s+http\s|http[._]|file[._]data|uricontent|urilen")
 reasons = collections.Counter()

@@ -604,7 +604,7 @@ Test(engine, reload_swaps_between_packets_and_keeps_old_on_failure)
 	/* an unsupported keyword is no damage: skipped as at start, the reload goes on */
 	cfg.rules_text =
 		"alert udp any any -> any any (content:\"two\"; flowbits:isset,auth; sid:2;)\n"
-		"alert dns any any -> any any (content:\"x\"; sid:5;)\n";
+		"alert nfs any any -> any any (content:\"x\"; sid:5;)\n";
 	cr_assert_eq(mk_detect_reload(h.master, &cfg), 0);
 	cr_assert_eq(mk_detect_reload_wait(h.master), 0);
 	mk_detect_master_status(h.master, &st);

@@ -117,15 +117,16 @@ struct mk_detect_load_stats {
 	uint32_t loaded; /* rules in the engine */
 	uint32_t failed; /* rules rejected */
 	uint32_t fail[MK_DETECT_FAIL_MAX];
-	uint32_t no_fast_pattern; /* payload rules checked without the prefilter */
-	uint32_t no_payload;	  /* header-only rules (checked without the prefilter) */
-	uint32_t ip_only;	  /* address-only rules: first packet of each flow direction */
-	uint32_t stream;	  /* rules inspecting reassembled TCP streams */
-	uint32_t pcre;		  /* rules with pcre */
-	uint32_t app_tx;	  /* rules inspected on HTTP transactions (without the prefilter) */
-	uint32_t prefilter_dbs;	  /* Hyperscan databases */
-	uint32_t patterns;	  /* distinct prefilter patterns, summed over databases */
-	uint32_t config_errors;	  /* classification/reference/threshold lines rejected */
+	uint32_t no_fast_pattern;  /* payload rules checked without the prefilter */
+	uint32_t no_payload;	   /* header-only rules (checked without the prefilter) */
+	uint32_t ip_only;	   /* address-only rules: first packet of each flow direction */
+	uint32_t stream;	   /* rules inspecting reassembled TCP streams */
+	uint32_t pcre;		   /* rules with pcre */
+	uint32_t app_tx;	   /* rules inspected on application transactions */
+	uint32_t app_tx_proto[16]; /* of them, by protocol (enum mk_app_proto) */
+	uint32_t prefilter_dbs;	   /* Hyperscan databases */
+	uint32_t patterns;	   /* distinct prefilter patterns, summed over databases */
+	uint32_t config_errors;	   /* classification/reference/threshold lines rejected */
 	uint64_t prefilter_bytes;
 	uint32_t prefilter_cached; /* databases read from the prefilter cache */
 	double load_s;		   /* wall-clock seconds to parse and build */
@@ -335,6 +336,15 @@ struct mk_detect_tx_state {
 	uint64_t gen;
 	uint64_t *done;
 	uint32_t nwords;
+	/*
+	 * Progressive body inspection: the rules whose anchor the body scans
+	 * found so far (one bit per transaction rule) and, per prefilter slot,
+	 * the body bytes already scanned, so each new part of a body is scanned
+	 * once (match/buffers.c).
+	 */
+	uint64_t *cand;
+	uint32_t *scanned;
+	uint32_t nscanned;
 };
 
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s);

@@ -212,6 +212,16 @@ struct mk_sm {
 	K(http_stat_msg) K(uricontent) K(urilen)
 /* kw/applayer_kw.c: app-layer-protocol, app-layer-event, ftpbounce */
 #define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event) K(ftpbounce)
+/* kw/dns.c: the DNS buffers */
+#define MK_KW_FAMILY_DNS(K)                                                                        \
+	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)
+/* kw/tls.c: the TLS buffers */
+#define MK_KW_FAMILY_TLS(K)                                                                        \
+	K(sb_tls_sni) K(sb_tls_sni_) K(sb_tls_certs) K(sb_tls_cert_subject)                        \
+	K(sb_tls_cert_subject_) K(sb_tls_cert_issuer) K(sb_tls_cert_issuer_) K(sb_tls_cert_serial) \
+	K(sb_tls_cert_serial_) K(sb_tls_cert_fingerprint) K(sb_tls_cert_fingerprint_)              \
+	K(sb_ja3_hash) K(sb_ja3_hash_) K(sb_ja3_string) K(sb_ja3_string_) K(sb_ja3s_hash)          \
+	K(sb_ja3s_string) K(sb_ja4_hash)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
@@ -221,7 +231,7 @@ struct mk_sm {
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
 	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)                             \
-	F(applayer, MK_KW_FAMILY_APPLAYER)
+	F(applayer, MK_KW_FAMILY_APPLAYER) F(dns, MK_KW_FAMILY_DNS) F(tls, MK_KW_FAMILY_TLS)
 
 /* clang-format on */
 
@@ -480,7 +490,7 @@ struct mk_rule {
 			uint32_t npmatch;
 		};
 	};
-	uint32_t buf_mask; /* 1 << enum mk_buf_id of each list in use */
+	uint64_t buf_mask; /* MK_BUF_BIT(enum mk_buf_id) of each list in use */
 	/* per buffer id, its transforms or NULL; the array is NULL without any */
 	struct mk_xform_chain **xf;
 	struct mk_sm *match, *post; /* packet, post-match lists */
@@ -560,6 +570,10 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 enum { MK_LIST_PMATCH = 0, MK_LIST_MATCH, MK_LIST_POST };
 /* Makes the rule an HTTP one (kw/http.c); -1 when it is of another protocol. */
 int mk_kw_http_rule(struct mk_rule_build *rb);
+/* The rule inspects application protocol @proto (enum mk_app_proto); -1 if another. */
+int mk_kw_app_rule(struct mk_rule_build *rb, uint8_t proto);
+/* A sticky buffer keyword: buffer @id is the rule's current one (its protocol's rule). */
+int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id);
 /* byte_extract variable by name: slot index or -1. */
 int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
 
@@ -650,6 +664,7 @@ struct mk_match_ctx {
 	int stream;
 	struct mk_buf payload;	 /* the packet's payload or the stream window (buffer payload) */
 	const void *app_tx;	 /* the transaction a transaction rule is inspected on, or NULL */
+	uint8_t app_proto;	 /* @app_tx's protocol (enum mk_app_proto) */
 	uint32_t stream_size[2]; /* stream_size: bytes seen per direction, +1 as Suricata */
 };
 
@@ -885,6 +900,7 @@ struct mk_detect_engine {
 	uint64_t *app_anchored;
 	uint64_t *app_need[MK_APP_NEED_CLASSES];
 	uint8_t app_need_val[MK_APP_NEED_CLASSES];
+	uint8_t app_need_proto[MK_APP_NEED_CLASSES]; /* the class's rules' app_proto */
 	uint32_t napp_need;
 	struct mk_tx_pf *txpf; /* their prefilters, one per buffer, chain and direction */
 	uint32_t ntxpf;
@@ -901,11 +917,13 @@ int mk_tx_prefilter_build(struct mk_detect_engine *e);
 /*
  * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
  * anchor the transaction's buffers hold, scanning only the buffers some
- * rule not in @done can use at @progress; returns 0 when it could not scan
- * (every rule stays a candidate) (match/buffers.c).
+ * rule not done (@st) can use at @progress; a body without transforms is
+ * scanned from where the last scan of it stopped (less the longest
+ * pattern), its hits kept in @st. Returns 0 when it could not scan (every
+ * rule stays a candidate) (match/buffers.c).
  */
-int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress, const uint64_t *done,
-			 uint64_t *bits);
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress,
+			 struct mk_detect_tx_state *st, uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "detect.h"
+#include "detect_buf.h"
 #include "dns.h"
 #include "dns_msg.h"
 
@@ -10,14 +12,22 @@
 #define PENDING_MAX 16
 /* A TCP message is at most 65535 bytes, after its 2-byte length. */
 #define TCP_MSG_MAX (2 + 65535)
+/* Messages of one packet kept decoded for its alerts; later ones reuse the last. */
+#define PACKET_MSGS_MAX 16
 
 struct mk_dns_thread {
-	struct mk_dns_msg msg; /* the message being decoded (120 KB: not on the stack) */
+	/* the messages of the current packet (120 KB each: not on the stack), decoded into */
+	struct mk_dns_msg *msgs[PACKET_MSGS_MAX];
+	unsigned int nmsgs;
+	uint64_t epoch; /* the packet (struct mk_app_thread epoch) they belong to */
+	struct mk_dns_tx dtx[PACKET_MSGS_MAX];
+	struct mk_dns_msg probe; /* a probe's decoding: kept for nothing */
 };
 
 struct dns_pending {
 	uint16_t id;
 	uint64_t tx;
+	struct mk_detect_tx_state det; /* the rules the query was inspected with */
 };
 
 struct dns_tcp_dir {
@@ -56,9 +66,31 @@ static int header_sane(const uint8_t *p, uint32_t len)
 	       1024;
 }
 
+/* Where the next message of the current packet is decoded; NULL when out of memory. */
+static struct mk_dns_msg *msg_slot(struct mk_app_thread *a, unsigned int *slot)
+{
+	struct mk_dns_thread *t = a->dns;
+	unsigned int i;
+
+	if (t->epoch != a->epoch) {
+		t->epoch = a->epoch;
+		t->nmsgs = 0;
+	}
+	i = t->nmsgs < PACKET_MSGS_MAX ? t->nmsgs : PACKET_MSGS_MAX - 1;
+	if (!t->msgs[i]) {
+		t->msgs[i] = malloc(sizeof(*t->msgs[i]));
+		if (!t->msgs[i])
+			return NULL;
+	}
+	if (t->nmsgs < PACKET_MSGS_MAX)
+		t->nmsgs++;
+	*slot = i;
+	return t->msgs[i];
+}
+
 int mk_dns_probe(struct mk_app_thread *a, const uint8_t *p, uint32_t len, int tcp, int port_hint)
 {
-	struct mk_dns_msg *m = &a->dns->msg;
+	struct mk_dns_msg *m = &a->dns->probe;
 	uint32_t mlen = len;
 
 	if (tcp) {
@@ -92,6 +124,11 @@ int mk_dns_thread_new(struct mk_app_thread *a)
 
 void mk_dns_thread_free(struct mk_app_thread *a)
 {
+	unsigned int i;
+
+	if (a->dns)
+		for (i = 0; i < PACKET_MSGS_MAX; i++)
+			free(a->dns->msgs[i]);
 	free(a->dns);
 	a->dns = NULL;
 }
@@ -107,23 +144,35 @@ struct mk_dns_flow *mk_dns_flow_new(struct mk_app_thread *a)
 
 void mk_dns_flow_free(struct mk_dns_flow *d)
 {
+	unsigned int i;
+
 	if (!d)
 		return;
+	for (i = 0; i < d->npending; i++)
+		mk_detect_tx_state_free(&d->pending[i].det);
 	free(d->tcp[0].buf);
 	free(d->tcp[1].buf);
 	free(d);
 }
 
-/* The transaction a message belongs to: a query opens one, its answer (same id) closes it. */
-static uint64_t tx_of(struct mk_app_thread *a, struct mk_dns_flow *d, const struct mk_dns_msg *m)
+/*
+ * The transaction a message belongs to: a query opens one, its answer (same
+ * id) closes it. @det: the transaction's detection state, moved out of the
+ * pending list for an answer (the caller frees it), or left in it for a query.
+ */
+static uint64_t tx_of(struct mk_app_thread *a, struct mk_dns_flow *d, const struct mk_dns_msg *m,
+		      struct mk_detect_tx_state *det, struct mk_detect_tx_state **state)
 {
 	unsigned int i;
 	uint64_t tx;
 
+	memset(det, 0, sizeof(*det));
+	*state = det;
 	if (m->flags & MK_DNS_QR) {
 		for (i = 0; i < d->npending; i++)
 			if (d->pending[i].id == m->id) {
 				tx = d->pending[i].tx;
+				*det = d->pending[i].det;
 				d->pending[i] = d->pending[--d->npending];
 				return tx;
 			}
@@ -133,26 +182,55 @@ static uint64_t tx_of(struct mk_app_thread *a, struct mk_dns_flow *d, const stru
 	tx = d->next_tx++;
 	if (d->npending == PENDING_MAX) {
 		/* the oldest query never got its answer */
+		mk_detect_tx_state_free(&d->pending[0].det);
 		memmove(d->pending, d->pending + 1, sizeof(d->pending[0]) * (PENDING_MAX - 1));
 		d->npending--;
 	}
-	d->pending[d->npending++] = (struct dns_pending){ .id = m->id, .tx = tx };
+	d->pending[d->npending] = (struct dns_pending){ .id = m->id, .tx = tx };
+	*state = &d->pending[d->npending++].det;
 	return tx;
 }
 
 static void message(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *d,
 		    const uint8_t *p, uint32_t len)
 {
-	struct mk_dns_msg *m = &a->dns->msg;
-	int r = mk_dns_decode(p, len, m);
+	struct mk_detect_tx_state det, *state;
+	struct mk_dns_tx *dt;
+	struct mk_dns_msg *m;
+	unsigned int slot;
 	uint64_t tx;
+	int r;
 
+	m = msg_slot(a, &slot);
+	if (!m) {
+		a->cnt[MK_APP_CNT_DNS_MALFORMED]++;
+		return;
+	}
+	r = mk_dns_decode(p, len, m);
 	if (r != MK_DNS_OK && r != MK_DNS_TRAILING) {
 		a->cnt[MK_APP_CNT_DNS_MALFORMED]++;
 		return;
 	}
 	a->cnt[m->flags & MK_DNS_QR ? MK_APP_CNT_DNS_ANSWERS : MK_APP_CNT_DNS_QUERIES]++;
-	tx = tx_of(a, d, m);
+	tx = tx_of(a, d, m, &det, &state);
+	dt = &a->dns->dtx[slot];
+	*dt = (struct mk_dns_tx){ .m = m, .tx_id = tx, .to_client = !!(m->flags & MK_DNS_QR) };
+	if (a->ops->tx) {
+		/* a response holds its questions too: rules on both parts are read on it */
+		struct mk_detect_tx t = {
+			.app_proto = MK_APP_DNS,
+			.progress = dt->to_client ? MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP :
+						    MK_BUF_SIDE_REQ,
+			.to_client = dt->to_client,
+			.tx_id = tx,
+			.tx = dt,
+			.state = state,
+		};
+
+		a->ops->tx(a->ctx, f, &t);
+	}
+	if (state == &det)
+		mk_detect_tx_state_free(&det);
 	if (a->ops->dns_log) {
 		a->ops->dns_log(a->ctx, f, tx, m);
 		a->cnt[MK_APP_CNT_DNS_LOGGED]++;

@@ -35,4 +35,24 @@ void mk_dns_tcp(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *
 		const uint8_t *data, uint32_t len, int gap);
 void mk_dns_flow_free(struct mk_dns_flow *d);
 
+struct mk_dns_msg;
+
+/*
+ * A DNS transaction as detection sees it (struct mk_detect_tx.tx): the
+ * message that made it progress, a query or its response. Valid until the
+ * end of the packet it came in (alerts render it then).
+ */
+struct mk_dns_tx {
+	const struct mk_dns_msg *m;
+	uint64_t tx_id;
+	uint8_t to_client; /* @m is a response */
+};
+
+/*
+ * Instance @idx of DNS buffer @id (detect_buf.h) of transaction @tx read in
+ * direction @to_client: 1 and @data/@len set, or 0 when there is none.
+ */
+int mk_dns_tx_buffer(const void *tx, unsigned int id, uint32_t idx, int to_client,
+		     const uint8_t **data, uint32_t *len);
+
 #endif /* MK_DNS_H */

@@ -2,6 +2,8 @@
 /* TLS over TCP: records, handshake messages, the session's facts (tls.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "detect.h"
+#include "detect_buf.h"
 #include "tls.h"
 
 #define REC_HDR 5u
@@ -9,7 +11,7 @@
 #define HS_MAX (256u << 10)	 /* a handshake message (a certificate chain) held at most */
 
 enum { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APPDATA = 23 };
-enum { HS_CLIENT_HELLO = 1, HS_SERVER_HELLO = 2, HS_CERTIFICATE = 11 };
+enum { HS_CLIENT_HELLO = 1, HS_SERVER_HELLO = 2, HS_CERTIFICATE = 11, HS_SERVER_HELLO_DONE = 14 };
 
 struct tls_dir {
 	uint8_t hdr[REC_HDR];
@@ -27,6 +29,8 @@ struct mk_tls_flow {
 	uint8_t hello[2];  /* ClientHello, ServerHello seen */
 	uint8_t encrypted; /* application data seen: nothing more is parsed */
 	uint8_t logged;
+	uint8_t progress; /* MK_BUF_SIDE_*: ClientHello (REQ), ServerHello (RESP), certificates */
+	struct mk_detect_tx_state det;
 };
 
 int mk_tls_probe(const uint8_t *p, uint32_t len, int to_client)
@@ -74,7 +78,34 @@ void mk_tls_flow_free(struct mk_tls_flow *t)
 	free(t->info.subject);
 	free(t->info.issuer);
 	free(t->info.serial);
+	free(t->info.certs);
+	mk_detect_tx_state_free(&t->det);
 	free(t);
+}
+
+/*
+ * The session (its one transaction) reached the parts @bits (MK_BUF_SIDE_*:
+ * ClientHello REQ, ServerHello RESP, the server's certificates RESP_BODY,
+ * done when they came or cannot come any more): detection reads it.
+ */
+static void progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
+		     int to_client, uint8_t bits)
+{
+	struct mk_detect_tx dt;
+
+	if ((t->progress | bits) == t->progress)
+		return;
+	t->progress |= bits;
+	if (!a->ops->tx)
+		return;
+	dt = (struct mk_detect_tx){
+		.app_proto = MK_APP_TLS,
+		.progress = t->progress,
+		.to_client = (uint8_t)to_client,
+		.tx = &t->info,
+		.state = &t->det,
+	};
+	a->ops->tx(a->ctx, f, &dt);
 }
 
 static void log_session(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
@@ -116,10 +147,15 @@ static char *dup_ja3(const struct mk_tls_hello *h, int server, char hash[33])
 static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const uint8_t *p,
 			 uint32_t len)
 {
+	struct mk_tls_info *info = &t->info;
 	uint32_t total, off = 3, n;
 
 	if (len < 3)
 		return;
+	/* the DER of each, for tls.certs: one copy of the message, offsets into it */
+	free(info->certs);
+	info->certs = malloc(len);
+	info->ncerts = 0;
 	total = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 	if (total > len - 3)
 		total = len - 3;
@@ -131,12 +167,19 @@ static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const u
 		if (!t->info.chain && mk_tls_cert(p + off, n, &t->info))
 			a->cnt[MK_APP_CNT_TLS_BAD_CERT]++;
 		t->info.chain++;
+		if (info->certs && info->ncerts < MK_TLS_CERTS_MAX) {
+			uint32_t at = info->ncerts ? info->cert_off[info->ncerts] : 0;
+
+			memcpy(info->certs + at, p + off, n);
+			info->cert_off[info->ncerts] = at;
+			info->cert_off[++info->ncerts] = at + n;
+		}
 		off += n;
 	}
 }
 
-static void handshake(struct mk_app_thread *a, struct mk_tls_flow *t, int to_client, uint8_t type,
-		      const uint8_t *body, uint32_t len)
+static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
+		      int to_client, uint8_t type, const uint8_t *body, uint32_t len)
 {
 	struct mk_tls_hello *h = &a->tls->hello;
 
@@ -150,6 +193,7 @@ static void handshake(struct mk_app_thread *a, struct mk_tls_flow *t, int to_cli
 		memcpy(t->info.sni, h->sni, (size_t)h->sni_len + 1);
 		t->info.ja3 = dup_ja3(h, 0, t->info.ja3_hash);
 		mk_tls_ja4(h, t->info.ja4);
+		progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 	} else if (type == HS_SERVER_HELLO && to_client && !t->hello[1]) {
 		if (mk_tls_server_hello(body, len, h)) {
 			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
@@ -158,17 +202,24 @@ static void handshake(struct mk_app_thread *a, struct mk_tls_flow *t, int to_cli
 		t->hello[1] = 1;
 		t->info.version = h->chosen_version;
 		t->info.ja3s = dup_ja3(h, 1, t->info.ja3s_hash);
-		/* TLS 1.3: everything after the ServerHello is encrypted */
-		if (h->chosen_version == 0x0304)
+		progress(a, f, t, 1, MK_BUF_SIDE_RESP);
+		/* TLS 1.3: everything after the ServerHello is encrypted (its certificates too) */
+		if (h->chosen_version == 0x0304) {
 			t->dir[0].ccs = t->dir[1].ccs = 1;
+			progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
+		}
 	} else if (type == HS_CERTIFICATE && to_client && !t->info.chain) {
 		certificates(a, t, body, len);
+		progress(a, f, t, 1, MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
+	} else if (type == HS_SERVER_HELLO_DONE && to_client) {
+		/* no certificate (anonymous or PSK suites): none will come */
+		progress(a, f, t, 1, MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
 	}
 }
 
 /* Handshake bytes of a record: whole messages are decoded, the rest held. */
-static void handshake_bytes(struct mk_app_thread *a, struct mk_tls_flow *t, int to_client,
-			    const uint8_t *p, uint32_t len)
+static void handshake_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
+			    int to_client, const uint8_t *p, uint32_t len)
 {
 	struct tls_dir *d = &t->dir[to_client];
 	const uint8_t *q;
@@ -202,7 +253,7 @@ static void handshake_bytes(struct mk_app_thread *a, struct mk_tls_flow *t, int 
 		}
 		if (have < 4 + mlen)
 			break;
-		handshake(a, t, to_client, q[0], q + 4, mlen);
+		handshake(a, f, t, to_client, q[0], q + 4, mlen);
 		q += 4 + mlen;
 		have -= 4 + mlen;
 	}
@@ -232,15 +283,20 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 	switch (d->hdr[0]) {
 	case CT_HANDSHAKE:
 		if (!d->ccs)
-			handshake_bytes(a, t, to_client, p, len);
+			handshake_bytes(a, f, t, to_client, p, len);
 		break;
 	case CT_CCS:
 		d->ccs = 1;
+		if (to_client && (t->progress & MK_BUF_SIDE_RESP))
+			progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
 		break;
 	case CT_APPDATA:
 		if (!t->encrypted) {
 			t->encrypted = 1;
 			a->cnt[MK_APP_CNT_TLS_ENCRYPTED]++;
+			/* the handshake is over: what the server sent is all there is */
+			if (t->progress & MK_BUF_SIDE_RESP)
+				progress(a, f, t, to_client, MK_BUF_SIDE_RESP_BODY);
 			log_session(a, f, t);
 			if (a->cfg.tls_encryption == MK_TLS_ENC_BYPASS)
 				f->app_bypass = 1;
@@ -304,6 +360,8 @@ void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow 
 
 void mk_tls_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
 {
+	if (t->progress & MK_BUF_SIDE_RESP)
+		progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
 	if (t->hello[0] || t->hello[1])
 		log_session(a, f, t);
 }

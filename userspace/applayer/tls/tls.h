@@ -16,7 +16,10 @@
 #include "applayer_int.h"
 #include "tls_hello.h"
 
-/* What the EVE `tls` record shows of a session. */
+/* Certificates of the server's chain kept for tls.certs. */
+#define MK_TLS_CERTS_MAX 16
+
+/* What the EVE `tls` record (and detection) reads of a session. */
 struct mk_tls_info {
 	uint16_t version; /* the server's choice; 0: no ServerHello (UNDETERMINED) */
 	uint8_t sslv2;	  /* an SSLv2 ClientHello */
@@ -30,7 +33,18 @@ struct mk_tls_info {
 	char fingerprint[60]; /* SHA-1 of the DER, "aa:bb:..." */
 	char notbefore[24], notafter[24];
 	uint32_t chain; /* certificates the server sent */
+	/* their DER (tls.certs), the first MK_TLS_CERTS_MAX of them: cert i is certs[off[i], off[i+1]) */
+	uint8_t *certs;
+	uint32_t cert_off[MK_TLS_CERTS_MAX + 1];
+	uint32_t ncerts;
 };
+
+/*
+ * Instance @idx of TLS buffer @id (detect_buf.h) of session @tx (its struct
+ * mk_tls_info: a session is one transaction): 1 and @data/@len set, or 0.
+ */
+int mk_tls_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_t **data,
+		     uint32_t *len);
 
 /* A worker's scratch: the hello being decoded (3 KB, not on the stack). */
 struct mk_tls_thread {

@@ -28,8 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "applayer.h"
 #include "detect_int.h"
 #include "log.h"
+
+_Static_assert(MK_APP_PROTO_MAX <= 16, "struct mk_detect_load_stats app_tx_proto");
 
 #define PORT_GROUPS_DEFAULT 16
 #define STREAM_WINDOW_DEFAULT 1024
@@ -543,6 +546,9 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 
 				if (!rule_in_class(r, pc) || !rule_in_dir(r, d))
 					continue;
+				/* transaction rules (DNS ones over UDP too): mk_detect_tx() only */
+				if (r->flags & MK_RF_APP_TX)
+					continue;
 				if (pc == MK_PC_TCP && !(r->inspect_tcp & MK_INSPECT_PKT))
 					continue;
 				/* address-only rules: the IP-only index (build_iponly) */
@@ -559,7 +565,8 @@ static int build_groups(struct mk_detect_engine *e, uint32_t max_groups)
 			const struct mk_rule *r = e->rules[i];
 
 			/* HTTP rules with payload keywords read the windows too (mk_detect_tx()) */
-			if ((r->flags & MK_RF_APP_TX) && (r->buf_mask & 1u << MK_BUF_PAYLOAD)) {
+			if ((r->flags & MK_RF_APP_TX) &&
+			    (r->buf_mask & MK_BUF_BIT(MK_BUF_PAYLOAD))) {
 				e->has_stream = 1;
 				if (r->abs_extent > e->stream_head)
 					e->stream_head = r->abs_extent;
@@ -837,6 +844,8 @@ static void count_rule(struct mk_detect_engine *e, const struct mk_rule *r)
 {
 	if (r->flags & MK_RF_APP_TX) {
 		e->stats.app_tx++;
+		if (r->app_proto < MK_ARRAY_SIZE(e->stats.app_tx_proto))
+			e->stats.app_tx_proto[r->app_proto]++;
 		return;
 	}
 	if ((r->flags & MK_RF_PAYLOAD) && !r->fp)
@@ -900,7 +909,9 @@ static int build_app_bits(struct mk_detect_engine *e)
 
 		if (r->tx_pf)
 			e->app_anchored[i / 64] |= 1ull << (i % 64);
-		for (k = 0; k < e->napp_need && e->app_need_val[k] != r->app_need; k++)
+		for (k = 0; k < e->napp_need && (e->app_need_val[k] != r->app_need ||
+						 e->app_need_proto[k] != r->app_proto);
+		     k++)
 			;
 		if (k == e->napp_need) {
 			if (k == MK_APP_NEED_CLASSES)
@@ -909,6 +920,7 @@ static int build_app_bits(struct mk_detect_engine *e)
 			if (!e->app_need[k])
 				return -ENOMEM;
 			e->app_need_val[k] = r->app_need;
+			e->app_need_proto[k] = r->app_proto;
 			e->napp_need++;
 		}
 		e->app_need[k][i / 64] |= 1ull << (i % 64);
@@ -1059,8 +1071,19 @@ void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_
 	if (s->prefilter_cached && n < size)
 		n += (size_t)snprintf(buf + n, size - n, " (%u from the cache)",
 				      s->prefilter_cached);
-	if (s->app_tx && n < size)
-		n += (size_t)snprintf(buf + n, size - n, "; %u HTTP transaction rules", s->app_tx);
+	if (s->app_tx && n < size) {
+		n += (size_t)snprintf(buf + n, size - n, "; %u transaction rules", s->app_tx);
+		first = 1;
+		for (i = 0; i < (int)MK_ARRAY_SIZE(s->app_tx_proto) && n < size; i++) {
+			if (!s->app_tx_proto[i])
+				continue;
+			n += (size_t)snprintf(buf + n, size - n, "%s%s %u", first ? " (" : ", ",
+					      mk_app_proto_name((uint8_t)i), s->app_tx_proto[i]);
+			first = 0;
+		}
+		if (!first && n < size)
+			n += (size_t)snprintf(buf + n, size - n, ")");
+	}
 	if (n < size)
 		snprintf(buf + n, size - n, ", %u patterns; %.3f s; generation %llu", s->patterns,
 			 s->load_s, (unsigned long long)s->generation);

@@ -103,7 +103,7 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 	(*arr)[*n].ctx = ctx;
 	(*n)++;
 	if (list == MK_LIST_PMATCH)
-		r->buf_mask |= 1u << rb->cur_buf;
+		r->buf_mask |= MK_BUF_BIT(rb->cur_buf);
 	return 0;
 }
 
@@ -193,23 +193,37 @@ static const struct {
 	{ "tcp-stream", MK_RP_TCP_STREAM },
 };
 
-/* Application protocols a rule header may name: TCP flows the application layer recognised. */
+/*
+ * Application protocols of the rule header: the flows the application
+ * layer recognised as that protocol, over the transport given (ip: UDP
+ * and TCP).
+ */
 static const struct {
 	const char *name;
 	uint8_t app_proto; /* enum mk_app_proto */
-} app_headers[] = {
-	{ "http", MK_APP_HTTP }, { "http1", MK_APP_HTTP }, { "ssh", MK_APP_SSH },
-	{ "smtp", MK_APP_SMTP }, { "ftp", MK_APP_FTP },	   { "ftp-data", MK_APP_FTP_DATA },
-	{ "smb", MK_APP_SMB },
+	const char *transport;
+} header_apps[] = {
+	{ "http", MK_APP_HTTP, "tcp" },
+	{ "http1", MK_APP_HTTP, "tcp" },
+	{ "tls", MK_APP_TLS, "tcp" },
+	{ "ssl", MK_APP_TLS, "tcp" },
+	{ "dns", MK_APP_DNS, "ip" },
+	{ "ssh", MK_APP_SSH, "tcp" },
+	{ "smtp", MK_APP_SMTP, "tcp" },
+	{ "ftp", MK_APP_FTP, "tcp" },
+	{ "ftp-data", MK_APP_FTP_DATA, "tcp" },
+	{ "smb", MK_APP_SMB, "tcp" },
 };
 
-/* Protocols Suricata knows that this subset does not inspect (app_headers[] is looked at first). */
+/* Protocols whose rules may be transaction rules; the others' read the stream or packets. */
+static int app_has_tx(uint8_t app_proto)
+{
+	return app_proto == MK_APP_HTTP || app_proto == MK_APP_DNS || app_proto == MK_APP_TLS;
+}
+
+/* Protocols Suricata knows that this subset does not inspect. */
 static const char *const app_protos[] = {
-	"http2",    "ftp",
-	"ftp-data", "smtp",
-	"tls",	    "ssl",
-	"ssh",	    "dns",
-	"smb",	    "dcerpc",
+	"http2",    "dcerpc",
 	"nfs",	    "imap",
 	"pop3",	    "dnp3",
 	"modbus",   "enip",
@@ -277,13 +291,12 @@ static int parse_header(struct mk_rule_build *rb, const char **p)
 				    tok[0]);
 	r->action = actions[k].action;
 	r->flags |= actions[k].flags;
-	for (k = 0; k < MK_ARRAY_SIZE(app_headers); k++) {
-		if (!strcasecmp(tok[1], app_headers[k].name)) {
-			strcpy(tok[1], "tcp");
-			r->app_proto = app_headers[k].app_proto;
+	for (k = 0; k < MK_ARRAY_SIZE(header_apps); k++)
+		if (!strcasecmp(tok[1], header_apps[k].name)) {
+			r->app_proto = header_apps[k].app_proto;
+			snprintf(tok[1], sizeof(tok[1]), "%s", header_apps[k].transport);
 			break;
 		}
-	}
 	for (k = 0; k < MK_ARRAY_SIZE(protos); k++)
 		if (!strcasecmp(tok[1], protos[k].name))
 			break;
@@ -626,38 +639,48 @@ static int check_bsize_xforms(struct mk_rule_build *rb, uint32_t id)
 }
 
 /*
- * A rule reading HTTP buffers (or urilen, or an `alert http` rule without
- * payload keywords) is inspected on transactions: which parts it waits for
- * (its buffers' sides, flipped by its direction) and in which direction.
- * Its payload keywords read that direction's stream (match/detect.c
- * tx_payload()); packet keywords cannot join it.
+ * A rule reading an application protocol's buffers (or urilen, or an
+ * `alert http|tls|dns` rule without payload keywords) is inspected on that
+ * protocol's transactions: which parts it waits for (its buffers' sides,
+ * flipped by its direction) and in which direction. Its payload keywords
+ * read that direction's stream (match/detect.c tx_payload()); packet
+ * keywords cannot join it.
  */
 static int app_rule(struct mk_rule_build *rb)
 {
 	struct mk_rule *r = rb->r;
-	uint32_t app = r->buf_mask & MK_BUF_APP_MASK, id;
+	uint64_t app = r->buf_mask & MK_BUF_APP_MASK;
 	uint8_t need = r->app_need, side;
 	int to_client = !!(r->flow & MK_FLOW_F_TO_CLIENT);
+	const char *name;
+	uint32_t id;
 
-	if (!app && !need && !(r->app_proto == MK_APP_HTTP && !(r->flags & MK_RF_PAYLOAD)))
-		return 0; /* other protocols' rules read the stream or the packets */
-	if (r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
+	if (!app && !need && !(app_has_tx(r->app_proto) && !(r->flags & MK_RF_PAYLOAD)))
+		return 0;
+	name = mk_app_proto_name(r->app_proto);
+	if (r->app_proto == MK_APP_DNS && r->proto != MK_RP_IP && r->proto != MK_RP_TCP &&
+	    r->proto != MK_RP_UDP)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "HTTP keywords need an http, tcp or ip rule");
+				    "dns keywords need a rule of protocol dns, udp, tcp or ip");
+	if (r->app_proto != MK_APP_DNS && r->proto != MK_RP_IP && r->proto != MK_RP_TCP)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "%s keywords need a rule of protocol %s, tcp or ip", name,
+				    name);
 	if (r->flags & MK_RF_PKT_KW)
 		return mk_rule_fail(
 			rb, MK_DETECT_FAIL_KEYWORD,
-			"packet keywords (dsize, flags, ttl, ...) in an HTTP transaction "
-			"rule: not supported");
+			"packet keywords (dsize, flags, ttl, ...) in a transaction rule (%s): not "
+			"supported",
+			name);
 	/* a response buffer makes the rule a to-client one, as Suricata's */
 	for (id = 0; id < MK_BUF_COUNT; id++)
-		if ((app & 1u << id) && !(mk_buf_sides[id] & MK_BUF_SIDE_FLIP) &&
+		if ((app & MK_BUF_BIT(id)) && !(mk_buf_sides[id] & MK_BUF_SIDE_FLIP) &&
 		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)))
 			to_client = 1;
 	for (id = 0; id < MK_BUF_COUNT; id++) {
-		if (!(app & 1u << id))
+		if (!(app & MK_BUF_BIT(id)))
 			continue;
-		side = mk_buf_sides[id] & ~MK_BUF_SIDE_FLIP;
+		side = mk_buf_sides[id] & MK_BUF_SIDE_MASK;
 		if (mk_buf_sides[id] & MK_BUF_SIDE_FLIP) {
 			if (side == MK_BUF_SIDE_REQ && to_client)
 				side = MK_BUF_SIDE_RESP;
@@ -672,8 +695,8 @@ static int app_rule(struct mk_rule_build *rb)
 		need |= MK_BUF_SIDE_REQ;
 	if (need & MK_BUF_SIDE_RESP_BODY)
 		need |= MK_BUF_SIDE_RESP;
-	r->proto = MK_RP_TCP;
-	r->app_proto = MK_APP_HTTP;
+	if (r->app_proto != MK_APP_DNS)
+		r->proto = MK_RP_TCP;
 	r->app_need = need;
 	r->app_to_client =
 		(uint8_t)(to_client || (need & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The transaction rules' prefilter: each HTTP rule is anchored by one
- * positive content of its HTTP buffers (its fast_pattern, else its longest
+ * The transaction rules' prefilter: each transaction rule is anchored by one
+ * positive content of its protocol's buffers (its fast_pattern, else its longest
  * such content) in the database of that buffer, read in the rule's
  * direction through the buffer's transforms. mk_detect_tx() scans each
  * database's buffer of the transaction once (the derived bytes when the
@@ -19,7 +19,7 @@
 /* The side of the transaction buffer @id needs when read in direction @to_client. */
 static uint8_t buf_side(uint32_t id, int to_client)
 {
-	uint8_t side = mk_buf_sides[id] & ~MK_BUF_SIDE_FLIP;
+	uint8_t side = mk_buf_sides[id] & MK_BUF_SIDE_MASK;
 
 	if (!(mk_buf_sides[id] & MK_BUF_SIDE_FLIP))
 		return side;

@@ -4,7 +4,8 @@
  *
  * app-layer-protocol:[!]NAME[,MODE] — the protocol the application layer
  * recognised for the flow: http, dns, tls, ssh, smtp, ftp, ftp-data, smb,
- * failed (data, nothing recognised) or unknown (not decided yet). Suricata's modes (to_server, to_client,
+ * failed (data, nothing recognised) or unknown (not decided yet).
+ * Suricata's modes (to_server, to_client,
  * either, direction, final, original) are accepted: a flow has one
  * protocol here, so they all read it. A negation matches once the
  * protocol is decided and differs.
@@ -21,6 +22,32 @@
 #include "applayer.h"
 #include "detect_int.h"
 #include "http.h"
+
+/* ---- the rule's protocol, sticky buffers ----------------------------------------------- */
+
+int mk_kw_app_rule(struct mk_rule_build *rb, uint8_t proto)
+{
+	if (rb->r->app_proto && rb->r->app_proto != proto)
+		return mk_rule_fail(
+			rb, MK_DETECT_FAIL_VALUE,
+			"a keyword of %s in a rule of another application protocol (%s)",
+			mk_app_proto_name(proto), mk_app_proto_name(rb->r->app_proto));
+	rb->r->app_proto = proto;
+	return 0;
+}
+
+int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id)
+{
+	if (mk_kw_app_rule(rb, mk_buf_protos[id]))
+		return -1;
+	rb->cur_buf = (uint8_t)id;
+	rb->last_content = NULL;
+	rb->last_payload = NULL;
+	/* transforms may follow, up to the first payload keyword (rule_parse.c) */
+	rb->sticky_open = 1;
+	memset(&rb->xf, 0, sizeof(rb->xf));
+	return 0;
+}
 
 /* ---- app-layer-protocol ----------------------------------------------------------------- */
 
@@ -145,7 +172,8 @@ static int match_app_layer_event(const struct mk_match_ctx *mc, const struct mk_
 {
 	const uint8_t *ev = sm->ctx;
 
-	return mc->app_tx && (mk_http_tx_events(mc->app_tx) >> *ev & 1);
+	return mc->app_tx && mc->app_proto == MK_APP_HTTP &&
+	       (mk_http_tx_events(mc->app_tx) >> *ev & 1);
 }
 
 const struct mk_kw mk_kw_app_layer_event = {

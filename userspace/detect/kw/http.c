@@ -88,12 +88,7 @@ static int kw_buf(const struct mk_rule_build *rb)
 
 int mk_kw_http_rule(struct mk_rule_build *rb)
 {
-	if (rb->r->app_proto && rb->r->app_proto != MK_APP_HTTP)
-		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "an HTTP buffer in a rule of another "
-				    "application protocol");
-	rb->r->app_proto = MK_APP_HTTP;
-	return 0;
+	return mk_kw_app_rule(rb, MK_APP_HTTP);
 }
 
 /* A sticky buffer: the payload keywords that follow read it. */
@@ -102,15 +97,7 @@ static int setup_sticky(struct mk_rule_build *rb, const char *value)
 	int id = kw_buf(rb);
 
 	(void)value;
-	if (id < 0 || mk_kw_http_rule(rb))
-		return -1;
-	rb->cur_buf = (uint8_t)id;
-	rb->last_content = NULL;
-	rb->last_payload = NULL;
-	/* transforms may follow, up to the first payload keyword (rule_parse.c) */
-	rb->sticky_open = 1;
-	memset(&rb->xf, 0, sizeof(rb->xf));
-	return 0;
+	return id < 0 ? -1 : mk_kw_sticky(rb, (unsigned int)id);
 }
 
 /* A legacy modifier: the content just before it moves into the buffer. */
@@ -147,7 +134,7 @@ static int setup_modifier(struct mk_rule_build *rb, const char *value)
 			memmove(&l->sm[i], &l->sm[i + 1], (l->n - i - 1) * sizeof(*l->sm));
 			l->n--;
 			if (!l->n)
-				r->buf_mask &= ~(1u << b);
+				r->buf_mask &= ~MK_BUF_BIT(b);
 			save = rb->cur_buf;
 			rb->cur_buf = (uint8_t)id;
 			if (mk_rule_add_sm(rb, MK_LIST_PMATCH, &mk_kw_content, c)) {
@@ -222,7 +209,7 @@ static int match_urilen(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	const struct urilen *ul = sm->ctx;
 	int64_t n;
 
-	if (!mc->app_tx)
+	if (!mc->app_tx || mc->app_proto != MK_APP_HTTP)
 		return 0;
 	n = mk_http_tx_urilen(mc->app_tx, ul->raw);
 	return n >= 0 && mk_uint_match(&ul->u, (uint64_t)n);

@@ -19,17 +19,13 @@ const struct mk_kw *const mk_keywords[] = { MK_KW_FAMILIES(FAMILY_KWS) };
 #undef FAMILY_KWS
 const unsigned int mk_nkeywords = MK_ARRAY_SIZE(mk_keywords);
 
-#define APP "app-layer keyword: meerkat inspects packets and streams, no protocol parsers"
+#define APP "app-layer keyword of a protocol or buffer meerkat does not inspect"
 #define XFORM "buffer transform: not supported"
 
 const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	/* sticky buffers and legacy content modifiers of the app-layer */
 	{ "http_raw_cookie",
 	  "no raw cookie buffer (as Suricata): use http.cookie or http.header.raw" },
-	{ "dns_query", APP },
-	{ "tls_sni", APP },
-	{ "tls_cert_subject", APP },
-	{ "tls_cert_issuer", APP },
 	{ "ssl_state", APP },
 	{ "ssl_version", APP },
 	{ "ssh_proto", APP },

@@ -12,49 +12,52 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "applayer.h"
 #include "detect_int.h"
+#include "dns.h"
 #include "http.h"
+#include "tls.h"
 
-/*
- * payload: the packet's payload, or the stream window the caller set in
- * the context. The others: the transaction's, through the protocol's
- * getter (applayer/http/http_detect.c).
- */
-static int buf_get(const struct mk_match_ctx *mc, unsigned int id, struct mk_buf *out)
+int mk_buf_get(const struct mk_match_ctx *mc, unsigned int id, uint32_t idx, struct mk_buf *out)
 {
 	if (id == MK_BUF_PAYLOAD) {
 		*out = mc->payload;
-		return 1;
+		return !idx;
 	}
 	memset(out, 0, sizeof(*out));
-	return mc->app_tx &&
-	       mk_http_tx_buffer(mc->app_tx, id, mc->to_client, &out->data, &out->len);
+	/* the others: a transaction's, of the buffer's own protocol, through its getter */
+	if (!mc->app_tx || mc->app_proto != mk_buf_protos[id])
+		return 0;
+	switch (mk_buf_protos[id]) {
+	case MK_APP_HTTP:
+		return !idx &&
+		       mk_http_tx_buffer(mc->app_tx, id, mc->to_client, &out->data, &out->len);
+	case MK_APP_DNS:
+		return mk_dns_tx_buffer(mc->app_tx, id, idx, mc->to_client, &out->data, &out->len);
+	case MK_APP_TLS:
+		return mk_tls_tx_buffer(mc->app_tx, id, idx, &out->data, &out->len);
+	default:
+		return 0;
+	}
 }
 
-#define MK_BUF_TX_GETTER(id, name, side)                                          \
-	static int buf_tx_##id(const struct mk_match_ctx *mc, struct mk_buf *out) \
-	{                                                                         \
-		return buf_get(mc, MK_BUF_##id, out);                             \
-	}
-MK_BUFFERS(MK_BUF_TX_GETTER)
-#undef MK_BUF_TX_GETTER
-
-#define MK_BUF_GETTER(id, name, side) [MK_BUF_##id] = buf_tx_##id,
-const mk_buf_get_fn mk_buf_getters[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_GETTER) };
-#undef MK_BUF_GETTER
-
-#define MK_BUF_NAME(id, name, side) [MK_BUF_##id] = name,
+#define MK_BUF_NAME(id, name, side, proto) [MK_BUF_##id] = name,
 const char *const mk_buf_names[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_NAME) };
 #undef MK_BUF_NAME
 
-#define MK_BUF_SIDE(id, name, side) [MK_BUF_##id] = (side),
+#define MK_BUF_SIDE(id, name, side, proto) [MK_BUF_##id] = (side),
 const uint8_t mk_buf_sides[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_SIDE) };
 #undef MK_BUF_SIDE
+
+#define MK_BUF_PROTO(id, name, side, proto) [MK_BUF_##id] = MK_APP_##proto,
+const uint8_t mk_buf_protos[MK_BUF_COUNT] = { MK_BUFFERS(MK_BUF_PROTO) };
+#undef MK_BUF_PROTO
 
 /* One derived buffer of the transaction being inspected. */
 struct mk_xform_cached {
 	const struct mk_xform_chain *chain; /* a rule's: compared by value */
 	uint8_t id, to_client;
+	uint32_t idx; /* the instance of a multi-buffer */
 	uint8_t *data;
 	uint32_t len, cap;
 };
@@ -81,8 +84,8 @@ static int same_chain(const struct mk_xform_chain *a, const struct mk_xform_chai
 }
 
 /* @b transformed by @c, from the cache or built into it; 0 when out of memory. */
-static int xform_get(const struct mk_match_ctx *mc, uint32_t id, const struct mk_xform_chain *c,
-		     struct mk_buf *b)
+static int xform_get(const struct mk_match_ctx *mc, uint32_t id, uint32_t idx,
+		     const struct mk_xform_chain *c, struct mk_buf *b)
 {
 	struct mk_detect_thread *t = mc->t;
 	struct mk_xform_cached *e;
@@ -90,7 +93,8 @@ static int xform_get(const struct mk_match_ctx *mc, uint32_t id, const struct mk
 
 	for (i = 0; i < t->nxcache; i++) {
 		e = &t->xcache[i];
-		if (e->id == id && e->to_client == mc->to_client && same_chain(e->chain, c))
+		if (e->id == id && e->idx == idx && e->to_client == mc->to_client &&
+		    same_chain(e->chain, c))
 			goto found;
 	}
 	if (t->nxcache == t->capxcache) {
@@ -108,6 +112,7 @@ static int xform_get(const struct mk_match_ctx *mc, uint32_t id, const struct mk
 		return 0;
 	e->chain = c;
 	e->id = (uint8_t)id;
+	e->idx = idx;
 	e->to_client = (uint8_t)mc->to_client;
 	t->nxcache++;
 	t->cnt[MK_DETECT_CNT_XFORM_BUILT]++;
@@ -153,34 +158,64 @@ static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *
 	return 0;
 }
 
-int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const uint64_t *done,
-			 uint64_t *bits)
+/* A body slot scanned part by part (progressive inspection): no transforms, one instance. */
+static int slot_incremental(const struct mk_tx_pf *s, const struct mk_detect_tx_state *st,
+			    uint32_t k)
+{
+	return !s->xf && k < st->nscanned && st->cand &&
+	       (s->side & (MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP_BODY));
+}
+
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress,
+			 struct mk_detect_tx_state *st, uint64_t *bits)
 {
 	struct mk_detect_thread *t = mc0->t;
 	const struct mk_detect_engine *e = t->eng;
+	const uint64_t *done = st->done;
 	struct mk_match_ctx mc = *mc0;
 	struct tx_hit_ctx h = { .e = e, .bits = bits };
 	struct mk_buf b;
-	uint32_t k;
+	uint32_t k, idx, w, from;
 
 	for (k = 0; k < e->ntxpf; k++) {
 		const struct mk_tx_pf *s = &e->txpf[k];
 
-		if (!s->g->pf || (progress & s->side) != s->side ||
-		    !slot_wanted(e, s, progress, done))
+		if (!s->g->pf || mk_buf_protos[s->id] != mc.app_proto ||
+		    (progress & s->side) != s->side || !slot_wanted(e, s, progress, done))
 			continue;
 		mc.to_client = s->to_client;
-		if (!mk_buf_getters[s->id](&mc, &b))
-			continue; /* no such buffer: its rules cannot match */
-		if (s->xf && !xform_get(&mc, s->id, s->xf, &b))
-			return 0;
-		if (!b.len)
-			continue;
 		h.pf = s->g->pf;
-		t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
-		if (mk_prefilter_scan(s->g->pf, t->scratch, b.data, b.len, tx_hit, &h))
-			return 0;
+		if (slot_incremental(s, st, k)) {
+			/* the new bytes, and the longest pattern's length less one before them */
+			if (!mk_buf_get(&mc, s->id, 0, &b) || b.len <= st->scanned[k])
+				continue;
+			from = st->scanned[k] > s->g->pf->maxlen ?
+				       st->scanned[k] - (s->g->pf->maxlen - 1) :
+				       0;
+			h.bits = st->cand;
+			t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+			if (mk_prefilter_scan(s->g->pf, t->scratch, b.data + from, b.len - from,
+					      tx_hit, &h))
+				return 0;
+			h.bits = bits;
+			st->scanned[k] = b.len;
+			continue;
+		}
+		/* every instance of a multi-buffer; a missing buffer: its rules cannot match */
+		for (idx = 0; mk_buf_get(&mc, s->id, idx, &b); idx++) {
+			if (s->xf && !xform_get(&mc, s->id, idx, s->xf, &b))
+				return 0;
+			if (!b.len)
+				continue;
+			t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+			if (mk_prefilter_scan(s->g->pf, t->scratch, b.data, b.len, tx_hit, &h))
+				return 0;
+		}
 	}
+	/* what earlier scans of the bodies found */
+	if (st->cand)
+		for (w = 0; w < st->nwords; w++)
+			bits[w] |= st->cand[w];
 	return 1;
 }
 
@@ -207,35 +242,51 @@ static int only_bsize(const struct mk_sm_list *l)
 	return 1;
 }
 
+/* Instance @b of buffer @id through the rule's list: 1 if it matches. */
+static int inspect_one(const struct mk_match_ctx *mc, const struct mk_rule *r, uint32_t id,
+		       uint32_t idx, struct mk_buf *b, uint32_t *payload_end)
+{
+	struct mk_insp in;
+
+	if (r->xf && r->xf[id] && !xform_get(mc, id, idx, r->xf[id], b))
+		return 0;
+	if (!bsize_ok(&r->bufs[id], b->len))
+		return 0;
+	if (!b->len && only_bsize(&r->bufs[id]))
+		return 1;
+	memset(&in, 0, sizeof(in));
+	in.t = mc->t;
+	in.buf = b->data;
+	in.len = b->len;
+	in.abs_base = b->abs_base;
+	in.min_end = b->min_end;
+	in.buf_id = id;
+	if (!mk_payload_inspect(&in, r))
+		return 0;
+	if (id == MK_BUF_PAYLOAD && payload_end)
+		*payload_end = in.match_end;
+	return 1;
+}
+
 int mk_buffers_inspect(const struct mk_match_ctx *mc, const struct mk_rule *r,
 		       uint32_t *payload_end)
 {
-	struct mk_insp in;
 	struct mk_buf b;
-	uint32_t id;
+	uint32_t id, idx;
+	int hit;
 
 	for (id = 0; id < MK_BUF_COUNT; id++) {
-		if (!(r->buf_mask & 1u << id))
+		if (!(r->buf_mask & MK_BUF_BIT(id)))
 			continue;
-		if (!mk_buf_getters[id](mc, &b))
+		/* a multi-buffer matches when one of its instances does */
+		hit = 0;
+		for (idx = 0; !hit && mk_buf_get(mc, id, idx, &b); idx++) {
+			hit = inspect_one(mc, r, id, idx, &b, payload_end);
+			if (!(mk_buf_sides[id] & MK_BUF_MULTI))
+				break;
+		}
+		if (!hit)
 			return 0;
-		if (r->xf && r->xf[id] && !xform_get(mc, id, r->xf[id], &b))
-			return 0;
-		if (!bsize_ok(&r->bufs[id], b.len))
-			return 0;
-		if (!b.len && only_bsize(&r->bufs[id]))
-			continue;
-		memset(&in, 0, sizeof(in));
-		in.t = mc->t;
-		in.buf = b.data;
-		in.len = b.len;
-		in.abs_base = b.abs_base;
-		in.min_end = b.min_end;
-		in.buf_id = id;
-		if (!mk_payload_inspect(&in, r))
-			return 0;
-		if (id == MK_BUF_PAYLOAD && payload_end)
-			*payload_end = in.match_end;
 	}
 	return 1;
 }

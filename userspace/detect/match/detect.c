@@ -1124,8 +1124,11 @@ static struct mk_buf tx_payload(struct mk_detect_thread *t, const struct mk_flow
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 {
 	free(s->done);
-	s->done = NULL;
-	s->nwords = 0;
+	free(s->cand);
+	free(s->scanned);
+	s->done = s->cand = NULL;
+	s->scanned = NULL;
+	s->nwords = s->nscanned = 0;
 }
 
 /*
@@ -1152,9 +1155,9 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	int dir = r->app_to_client;
 	struct alert_src as = {
 		.family = f->key.family,
-		.proto = MK_IPPROTO_TCP,
+		.proto = f->key.proto,
 		.has_ports = 1,
-		.stream = 1,
+		.stream = f->key.proto == MK_IPPROTO_TCP,
 		.src = dir ? ends->srv : ends->cli,
 		.dst = dir ? ends->cli : ends->srv,
 		.sport = dir ? ends->sport : ends->cport,
@@ -1176,7 +1179,7 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	mc->fs = f->detect;
 	mc->to_client = dir;
 	mc->payload = (struct mk_buf){ 0 };
-	if (r->buf_mask & 1u << MK_BUF_PAYLOAD)
+	if (r->buf_mask & MK_BUF_BIT(MK_BUF_PAYLOAD))
 		mc->payload = tx_payload(t, f, dir);
 	if (!run_match(mc, r, 0, match_split(r)) || !mk_buffers_inspect(mc, r, NULL) ||
 	    !run_match(mc, r, match_split(r), r->nmatch))
@@ -1198,7 +1201,9 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	const struct mk_detect_engine *e = t->eng;
 	const struct mk_flow_key *k = &f->key;
 	struct mk_detect_tx_state *st = tx->state;
-	struct mk_match_ctx mc = { .t = t, .flow = f, .stream = 1, .app_tx = tx->tx };
+	struct mk_match_ctx mc = {
+		.t = t, .flow = f, .stream = 1, .app_tx = tx->tx, .app_proto = tx->app_proto
+	};
 	struct tx_ends ends;
 	uint32_t i, c, w, sat_cls = 0, whole_cls = 0, words = e->app_rules.n / 64 + 1;
 	int pf = 0;
@@ -1207,13 +1212,21 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		return;
 	mk_xform_cache_reset(t); /* buffers derived from another transaction */
 	if (st->gen != t->gen || st->nwords < words) {
-		uint64_t *d = calloc(words, sizeof(*d));
+		uint64_t *d = calloc(words, sizeof(*d)), *c = calloc(words, sizeof(*c));
+		uint32_t *sc = calloc(e->ntxpf + 1, sizeof(*sc));
 
-		if (!d)
+		if (!d || !c || !sc) {
+			free(d);
+			free(c);
+			free(sc);
 			return;
-		free(st->done);
+		}
+		mk_detect_tx_state_free(st);
 		st->done = d;
+		st->cand = c;
+		st->scanned = sc;
 		st->nwords = words;
+		st->nscanned = e->ntxpf;
 		st->gen = t->gen;
 	}
 	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
@@ -1227,7 +1240,7 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	}
 	if (e->ntxpf && t->txcand_words >= words) {
 		memset(t->txcand, 0, words * sizeof(*t->txcand));
-		pf = mk_tx_prefilter_scan(&mc, tx->progress, st->done, t->txcand);
+		pf = mk_tx_prefilter_scan(&mc, tx->progress, st, t->txcand);
 	}
 	ends.cli = f->client_hi ? k->addr_hi : k->addr_lo;
 	ends.srv = f->client_hi ? k->addr_lo : k->addr_hi;
@@ -1237,6 +1250,8 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	for (c = 0; c < e->napp_need; c++) {
 		uint8_t need = e->app_need_val[c];
 
+		if (e->app_need_proto[c] != tx->app_proto)
+			continue; /* another protocol's rules */
 		if ((tx->progress & need) == need)
 			sat_cls |= 1u << c;
 		if ((tx->progress & need) == need && !(tx->partial & need))
