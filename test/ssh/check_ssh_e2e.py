@@ -10,7 +10,10 @@ software_version from tshark's ssh.protocol) and the HASSH and HASSH
 server strings and hashes (ssh.kex.hassh_algorithms, ssh.kex.hassh,
 ssh.kex.hasshserver_algorithms, ssh.kex.hasshserver). The flows are
 `ssh` in their flow events; sid 1, 2 and 4 fire once per session, sid 3
-(an smtp rule) never; the counters agree.
+(an smtp rule) never; the ssh buffers (ssh.proto, ssh.software of each
+side, ssh.hassh, ssh.hassh.string, ssh.hassh.server and its string)
+fire once per session, the aes128-ctr HASSH string on its session only;
+the counters agree.
 """
 import json
 import subprocess
@@ -97,6 +100,11 @@ for sid in (1, 2, 4):
     for a in alerts.get(sid, []):
         check(a.get("app_proto") == "ssh", "sid %d alert's app_proto %s" % (sid, a.get("app_proto")))
 check(3 not in alerts, "the smtp rule fired on ssh")
+# the ssh buffers: once per session (transaction rules), sid 8 only on the aes128-ctr session
+for sid, n in ((6, SESSIONS), (7, SESSIONS), (8, 1), (9, SESSIONS), (10, SESSIONS)):
+    check(len(alerts.get(sid, [])) == n,
+          "sid %d fired %d times, expected %d" % (sid, len(alerts.get(sid, [])), n))
+check([a["dest_port"] for a in alerts.get(8, [])] == [2222], "sid 8 on the session to 2222")
 
 st = json.load(open(STATS))["app_layer"]
 check(st["ssh_flows"] == SESSIONS and st["ssh_logged"] == SESSIONS and

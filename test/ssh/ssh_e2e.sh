@@ -104,6 +104,11 @@ alert ssh any any -> any any (msg:"ssh client banner"; flow:established,to_serve
 alert ssh any any -> any any (msg:"ssh server banner"; flow:established,to_client; content:"SSH-2.0-"; depth:8; sid:2; rev:1;)
 alert smtp any any -> any any (msg:"not smtp"; content:"SSH-"; sid:3; rev:1;)
 alert tcp any any -> any any (msg:"ssh app-layer-protocol"; flow:established,to_server; app-layer-protocol:ssh; content:"SSH-"; depth:4; sid:4; rev:1;)
+alert ssh any any -> any any (msg:"ssh.proto"; flow:established,to_server; ssh.proto; content:"2.0"; bsize:3; sid:6; rev:1;)
+alert ssh any any -> any any (msg:"server software"; flow:established,to_client; ssh_software; content:"OpenSSH_"; startswith; sid:7; rev:1;)
+alert ssh any any -> any any (msg:"hassh string of aes128-ctr"; flow:established,to_server; ssh.hassh.string; content:"|3b|aes128-ctr|3b|hmac-sha2-256|3b|"; sid:8; rev:1;)
+alert ssh any any -> any any (msg:"hassh is 32 digits"; ssh.hassh; bsize:32; sid:9; rev:1;)
+alert ssh any any -> any any (msg:"hassh server"; flow:established,to_client; ssh.hassh.server.string; content:"chacha20-poly1305@openssh.com"; ssh.hassh.server; bsize:32; sid:10; rev:1;)
 RULES
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -S "$TB_TMP/ssh.rules" -r "$PCAP" -l "$OUT" \
 	--stats-json "$OUT/stats.json" >"$TB_TMP/mk.out" 2>&1 ||

@@ -21,7 +21,8 @@
  * (MK_BUF_SIDE_*). The parts are the protocol's: an HTTP request line and
  * headers (REQ), its body (REQ_BODY), the response's (RESP, RESP_BODY); a
  * DNS query (REQ) and response (RESP); a TLS ClientHello (REQ), ServerHello
- * (RESP) and the server's certificates (RESP_BODY).
+ * (RESP) and the server's certificates (RESP_BODY); an SSH client's banner
+ * (REQ) and KEXINIT (REQ_BODY), the server's (RESP, RESP_BODY).
  */
 #ifndef MK_DETECT_BUF_H
 #define MK_DETECT_BUF_H
@@ -95,7 +96,13 @@
 	X(TLS_CERT_SUBJECT, "tls.cert_subject", MK_BUF_SIDE_RESP_BODY, TLS)                 \
 	X(TLS_CERT_ISSUER, "tls.cert_issuer", MK_BUF_SIDE_RESP_BODY, TLS)                   \
 	X(TLS_CERT_SERIAL, "tls.cert_serial", MK_BUF_SIDE_RESP_BODY, TLS)                   \
-	X(TLS_CERT_FINGERPRINT, "tls.cert_fingerprint", MK_BUF_SIDE_RESP_BODY, TLS)
+	X(TLS_CERT_FINGERPRINT, "tls.cert_fingerprint", MK_BUF_SIDE_RESP_BODY, TLS)         \
+	X(SSH_PROTO, "ssh.proto", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP, SSH)                  \
+	X(SSH_SOFTWARE, "ssh.software", MK_BUF_SIDE_REQ | MK_BUF_SIDE_FLIP, SSH)            \
+	X(SSH_HASSH, "ssh.hassh", MK_BUF_SIDE_REQ_BODY, SSH)                                \
+	X(SSH_HASSH_STRING, "ssh.hassh.string", MK_BUF_SIDE_REQ_BODY, SSH)                  \
+	X(SSH_HASSH_SERVER, "ssh.hassh.server", MK_BUF_SIDE_RESP_BODY, SSH)                 \
+	X(SSH_HASSH_SERVER_STRING, "ssh.hassh.server.string", MK_BUF_SIDE_RESP_BODY, SSH)
 
 #define MK_BUF_ENUM(id, name, side, proto) MK_BUF_##id,
 enum mk_buf_id { MK_BUFFERS(MK_BUF_ENUM) MK_BUF_COUNT };

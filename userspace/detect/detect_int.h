@@ -216,6 +216,10 @@ struct mk_sm {
 #define MK_KW_FAMILY_DNS(K)                                                                        \
 	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)
 /* kw/tls.c: the TLS buffers */
+/* kw/ssh.c: the SSH buffers */
+#define MK_KW_FAMILY_SSH(K)                                                                        \
+	K(sb_ssh_proto) K(sb_ssh_proto_) K(sb_ssh_software) K(sb_ssh_software_) K(sb_ssh_hassh)    \
+	K(sb_ssh_hassh_string) K(sb_ssh_hassh_server) K(sb_ssh_hassh_server_string)
 #define MK_KW_FAMILY_TLS(K)                                                                        \
 	K(sb_tls_sni) K(sb_tls_sni_) K(sb_tls_certs) K(sb_tls_cert_subject)                        \
 	K(sb_tls_cert_subject_) K(sb_tls_cert_issuer) K(sb_tls_cert_issuer_) K(sb_tls_cert_serial) \
@@ -231,7 +235,8 @@ struct mk_sm {
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
 	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)                             \
-	F(applayer, MK_KW_FAMILY_APPLAYER) F(dns, MK_KW_FAMILY_DNS) F(tls, MK_KW_FAMILY_TLS)
+	F(applayer, MK_KW_FAMILY_APPLAYER) F(dns, MK_KW_FAMILY_DNS) F(tls, MK_KW_FAMILY_TLS)        \
+	F(ssh, MK_KW_FAMILY_SSH)
 
 /* clang-format on */
 

@@ -2,6 +2,8 @@
 /* SSH: banners, binary packets up to NEWKEYS, HASSH (ssh.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "detect.h"
+#include "detect_buf.h"
 #include "ssh.h"
 #include "tls_hello.h"
 
@@ -29,7 +31,39 @@ struct mk_ssh_flow {
 	struct ssh_dir dir[2]; /* [to_client] */
 	struct mk_ssh_info info;
 	uint8_t logged;
+	uint8_t progress; /* MK_BUF_SIDE_*: banners (REQ, RESP), KEXINITs (REQ_BODY, RESP_BODY) */
+	struct mk_detect_tx_state det;
 };
+
+/*
+ * The session (its one transaction) reached the parts @bits: a side's
+ * banner, its KEXINIT (or the point where it can no longer come):
+ * detection reads it.
+ */
+static void progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s,
+		     int to_client, uint8_t bits)
+{
+	struct mk_detect_tx dt;
+
+	if ((s->progress | bits) == s->progress)
+		return;
+	s->progress |= bits;
+	if (!a->ops->tx)
+		return;
+	dt = (struct mk_detect_tx){
+		.app_proto = MK_APP_SSH,
+		.progress = s->progress,
+		.to_client = (uint8_t)to_client,
+		.tx = &s->info,
+		.state = &s->det,
+	};
+	a->ops->tx(a->ctx, f, &dt);
+}
+
+/* Both parts of a side: what did not come will not. */
+#define SIDE_ALL(to_client)                                                  \
+	((to_client) ? (uint8_t)(MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY) : \
+		       (uint8_t)(MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY))
 
 int mk_ssh_probe(const uint8_t *p, uint32_t len)
 {
@@ -57,6 +91,7 @@ void mk_ssh_flow_free(struct mk_ssh_flow *s)
 	free(s->dir[1].kex);
 	free(s->info.client.hassh);
 	free(s->info.server.hassh);
+	mk_detect_tx_state_free(&s->det);
 	free(s);
 }
 
@@ -167,8 +202,8 @@ static int banner(struct mk_ssh_side *side, const uint8_t *p, uint32_t len)
 }
 
 /* Banner bytes: lines until the one starting with "SSH-"; returns the bytes taken. */
-static uint32_t banner_bytes(struct mk_app_thread *a, struct mk_ssh_flow *s, int to_client,
-			     const uint8_t *data, uint32_t len)
+static uint32_t banner_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s,
+			     int to_client, const uint8_t *data, uint32_t len)
 {
 	struct ssh_dir *d = &s->dir[to_client];
 	struct mk_ssh_side *side = to_client ? &s->info.server : &s->info.client;
@@ -188,6 +223,10 @@ static uint32_t banner_bytes(struct mk_app_thread *a, struct mk_ssh_flow *s, int
 			dir_dead(a, d, MK_APP_CNT_SSH_MALFORMED);
 		else
 			d->state = ST_PKT_HDR;
+		progress(a, f, s, to_client,
+			 d->state == ST_DEAD ? SIDE_ALL(to_client) :
+			 to_client	     ? MK_BUF_SIDE_RESP :
+					       MK_BUF_SIDE_REQ);
 	} else {
 		/* RFC 4253 4.2: a server may send other lines first */
 		d->pre_banner += d->line_len;
@@ -214,6 +253,7 @@ static void packet_start(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 	if (d->hdr[5] == MSG_NEWKEYS) {
 		/* what follows the packet is encrypted */
 		d->state = ST_ENCRYPTED;
+		progress(a, f, s, to_client, SIDE_ALL(to_client));
 		if (s->dir[!to_client].state == ST_ENCRYPTED) {
 			a->cnt[MK_APP_CNT_SSH_ENCRYPTED]++;
 			log_session(a, f, s);
@@ -234,7 +274,8 @@ static void packet_start(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 	}
 }
 
-static void kexinit_done(struct mk_app_thread *a, struct mk_ssh_flow *s, int to_client)
+static void kexinit_done(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s,
+			 int to_client)
 {
 	struct ssh_dir *d = &s->dir[to_client];
 	struct mk_ssh_side *side = to_client ? &s->info.server : &s->info.client;
@@ -246,6 +287,7 @@ static void kexinit_done(struct mk_app_thread *a, struct mk_ssh_flow *s, int to_
 		a->cnt[MK_APP_CNT_SSH_MALFORMED]++;
 	free(d->kex);
 	d->kex = NULL;
+	progress(a, f, s, to_client, SIDE_ALL(to_client));
 }
 
 void mk_ssh_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s, int to_client,
@@ -261,7 +303,7 @@ void mk_ssh_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow 
 	while (len && d->state != ST_DEAD && d->state != ST_ENCRYPTED) {
 		switch (d->state) {
 		case ST_BANNER:
-			take = banner_bytes(a, s, to_client, data, len);
+			take = banner_bytes(a, f, s, to_client, data, len);
 			break;
 		case ST_PKT_HDR:
 			take = sizeof(d->hdr) - d->hdr_len < len ? sizeof(d->hdr) - d->hdr_len :
@@ -283,7 +325,7 @@ void mk_ssh_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow 
 				memcpy(d->kex + d->kex_len, data, k);
 				d->kex_len += k;
 				if (d->kex_len == d->kex_want)
-					kexinit_done(a, s, to_client);
+					kexinit_done(a, f, s, to_client);
 			}
 			d->pkt_left -= take;
 			if (!d->pkt_left)
@@ -293,10 +335,13 @@ void mk_ssh_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow 
 		data += take;
 		len -= take;
 	}
+	if (d->state == ST_DEAD) /* what did not come will not */
+		progress(a, f, s, to_client, SIDE_ALL(to_client));
 }
 
 void mk_ssh_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s)
 {
+	progress(a, f, s, 1, SIDE_ALL(0) | SIDE_ALL(1));
 	if (s->info.client.has_banner || s->info.server.has_banner)
 		log_session(a, f, s);
 }

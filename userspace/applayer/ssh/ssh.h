@@ -44,6 +44,15 @@ void mk_ssh_flow_free(struct mk_ssh_flow *s);
 const struct mk_ssh_info *mk_ssh_flow_info(const struct mk_ssh_flow *s);
 
 /*
+ * Buffer @id (detect_buf.h: MK_BUF_SSH_*) of a session (@tx: its struct
+ * mk_ssh_info, the one transaction): ssh.proto and ssh.software are the
+ * client's, the server's in a to-client rule (@to_client). 1 and the bytes,
+ * or 0 when the session does not have it (ssh_detect.c).
+ */
+int mk_ssh_tx_buffer(const void *tx, unsigned int id, int to_client, const uint8_t **data,
+		     uint32_t *len);
+
+/*
  * The HASSH string of a KEXINIT payload @p (@len bytes, from the message
  * type on): the client-to-server lists, or the server-to-client ones for
  * @server. A malloc'd string, or NULL if malformed (or out of memory).

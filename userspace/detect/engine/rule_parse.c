@@ -218,7 +218,8 @@ static const struct {
 /* Protocols whose rules may be transaction rules; the others' read the stream or packets. */
 static int app_has_tx(uint8_t app_proto)
 {
-	return app_proto == MK_APP_HTTP || app_proto == MK_APP_DNS || app_proto == MK_APP_TLS;
+	return app_proto == MK_APP_HTTP || app_proto == MK_APP_DNS || app_proto == MK_APP_TLS ||
+	       app_proto == MK_APP_SSH;
 }
 
 /* Protocols Suricata knows that this subset does not inspect. */

@@ -28,8 +28,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	  "no raw cookie buffer (as Suricata): use http.cookie or http.header.raw" },
 	{ "ssl_state", APP },
 	{ "ssl_version", APP },
-	{ "ssh_proto", APP },
-	{ "ssh_software", APP },
 	{ "dce_iface", APP },
 	{ "dce_opnum", APP },
 	{ "dce_stub_data", APP },

@@ -16,6 +16,7 @@
 #include "detect_int.h"
 #include "dns.h"
 #include "http.h"
+#include "ssh.h"
 #include "tls.h"
 
 int mk_buf_get(const struct mk_match_ctx *mc, unsigned int id, uint32_t idx, struct mk_buf *out)
@@ -36,6 +37,9 @@ int mk_buf_get(const struct mk_match_ctx *mc, unsigned int id, uint32_t idx, str
 		return mk_dns_tx_buffer(mc->app_tx, id, idx, mc->to_client, &out->data, &out->len);
 	case MK_APP_TLS:
 		return mk_tls_tx_buffer(mc->app_tx, id, idx, &out->data, &out->len);
+	case MK_APP_SSH:
+		return !idx &&
+		       mk_ssh_tx_buffer(mc->app_tx, id, mc->to_client, &out->data, &out->len);
 	default:
 		return 0;
 	}
