@@ -10,7 +10,9 @@ STARTTLS; each must be one `smtp` event with the same helo, mail_from and
 rcpt_to, and sessions without a mail one event with their helo. Alerts:
 sid 1 and 2 once (the first mail), sid 5 (a tcp rule) on each session's greeting
 (an smtp rule would not see it: the flow is not SMTP yet), sid 3 (an ftp rule) and 4 (bytes
-sent inside TLS) never. Counters: 3 SMTP flows, 1 STARTTLS.
+sent inside TLS) never; the smtp.rcpt_to, smtp.helo and smtp.mail_from
+buffers once per transaction that has them (sid 6 to 9). Counters: 3
+SMTP flows, 1 STARTTLS.
 """
 import json
 import subprocess
@@ -101,7 +103,7 @@ alerts = {}
 for e in events:
     if e["event_type"] == "alert":
         alerts.setdefault(e["alert"]["signature_id"], []).append(e)
-for sid, n in ((1, 1), (2, 1), (3, 0), (4, 0)):
+for sid, n in ((1, 1), (2, 1), (3, 0), (4, 0), (6, 1), (7, 1), (8, 1), (9, 3)):
     check(len(alerts.get(sid, [])) == n, "sid %d fired %d times, expected %d" % (sid, len(alerts.get(sid, [])), n))
 greet = {a["dest_port"] for a in alerts.get(5, [])}
 check(greet == set(sessions), "sid 5 on the greetings of %s, sessions %s" % (greet, set(sessions)))

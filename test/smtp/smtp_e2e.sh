@@ -120,6 +120,10 @@ alert smtp any any -> any any (msg:"marker in the message"; flow:established,to_
 alert ftp any any -> any any (msg:"not ftp"; content:"EHLO"; sid:3; rev:1;)
 alert smtp any any -> any any (msg:"inside TLS"; content:"secret@meerkat.test"; sid:4; rev:1;)
 alert tcp any any -> any any (msg:"server greeting"; flow:established,to_client; content:"220 "; depth:4; sid:5; rev:1;)
+alert smtp any any -> any any (msg:"rcpt carol"; smtp.rcpt_to; content:"<carol@meerkat.test>"; bsize:20; sid:6; rev:1;)
+alert smtp any any -> any any (msg:"abandoned mail"; smtp.helo; content:"old.meerkat.test"; smtp.mail_from; content:"frank"; sid:7; rev:1;)
+alert smtp any any -> any any (msg:"helo before starttls"; smtp.helo; content:"tls.meerkat.test"; sid:8; rev:1;)
+alert smtp any any -> any any (msg:"helo of the first session"; smtp.helo; content:"client.meerkat.test"; sid:9; rev:1;)
 RULES
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -S "$TB_TMP/smtp.rules" -r "$PCAP" -l "$OUT" \
 	--stats-json "$OUT/stats.json" >"$TB_TMP/mk.out" 2>&1 ||

@@ -22,7 +22,9 @@
  * headers (REQ), its body (REQ_BODY), the response's (RESP, RESP_BODY); a
  * DNS query (REQ) and response (RESP); a TLS ClientHello (REQ), ServerHello
  * (RESP) and the server's certificates (RESP_BODY); an SSH client's banner
- * (REQ) and KEXINIT (REQ_BODY), the server's (RESP, RESP_BODY).
+ * (REQ) and KEXINIT (REQ_BODY), the server's (RESP, RESP_BODY); an FTP
+ * command (REQ) and its final reply (RESP); an SMTP mail's envelope (REQ,
+ * at DATA or BDAT) and its end (RESP).
  */
 #ifndef MK_DETECT_BUF_H
 #define MK_DETECT_BUF_H
@@ -102,7 +104,12 @@
 	X(SSH_HASSH, "ssh.hassh", MK_BUF_SIDE_REQ_BODY, SSH)                                \
 	X(SSH_HASSH_STRING, "ssh.hassh.string", MK_BUF_SIDE_REQ_BODY, SSH)                  \
 	X(SSH_HASSH_SERVER, "ssh.hassh.server", MK_BUF_SIDE_RESP_BODY, SSH)                 \
-	X(SSH_HASSH_SERVER_STRING, "ssh.hassh.server.string", MK_BUF_SIDE_RESP_BODY, SSH)
+	X(SSH_HASSH_SERVER_STRING, "ssh.hassh.server.string", MK_BUF_SIDE_RESP_BODY, SSH)   \
+	X(FTP_COMMAND, "ftp.command", MK_BUF_SIDE_REQ, FTP)                                 \
+	X(FTP_COMMAND_DATA, "ftp.command_data", MK_BUF_SIDE_REQ, FTP)                       \
+	X(SMTP_HELO, "smtp.helo", MK_BUF_SIDE_REQ, SMTP)                                    \
+	X(SMTP_MAIL_FROM, "smtp.mail_from", MK_BUF_SIDE_REQ, SMTP)                          \
+	X(SMTP_RCPT_TO, "smtp.rcpt_to", MK_BUF_SIDE_REQ | MK_BUF_MULTI, SMTP)
 
 #define MK_BUF_ENUM(id, name, side, proto) MK_BUF_##id,
 enum mk_buf_id { MK_BUFFERS(MK_BUF_ENUM) MK_BUF_COUNT };

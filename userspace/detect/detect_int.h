@@ -216,10 +216,12 @@ struct mk_sm {
 #define MK_KW_FAMILY_DNS(K)                                                                        \
 	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)
 /* kw/tls.c: the TLS buffers */
-/* kw/ssh.c: the SSH buffers */
+/* kw/ssh.c: the SSH, FTP and SMTP buffers */
 #define MK_KW_FAMILY_SSH(K)                                                                        \
 	K(sb_ssh_proto) K(sb_ssh_proto_) K(sb_ssh_software) K(sb_ssh_software_) K(sb_ssh_hassh)    \
-	K(sb_ssh_hassh_string) K(sb_ssh_hassh_server) K(sb_ssh_hassh_server_string)
+	K(sb_ssh_hassh_string) K(sb_ssh_hassh_server) K(sb_ssh_hassh_server_string)            \
+	K(sb_ftp_command) K(sb_ftp_command_data) K(sb_smtp_helo) K(sb_smtp_mail_from)           \
+	K(sb_smtp_rcpt_to)
 #define MK_KW_FAMILY_TLS(K)                                                                        \
 	K(sb_tls_sni) K(sb_tls_sni_) K(sb_tls_certs) K(sb_tls_cert_subject)                        \
 	K(sb_tls_cert_subject_) K(sb_tls_cert_issuer) K(sb_tls_cert_issuer_) K(sb_tls_cert_serial) \

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app_line.h"
+#include "detect.h"
+#include "detect_buf.h"
 #include "ftp.h"
 
 #define OPEN_MAX 32 /* commands waiting for their reply; the oldest is logged without */
@@ -71,6 +73,14 @@ struct mk_ftp_flow *mk_ftp_flow_new(struct mk_app_thread *a)
 	return calloc(1, sizeof(struct mk_ftp_flow));
 }
 
+/* A command: its facts (first, so a struct mk_ftp_tx * is one of these) and detection's. */
+struct ftp_tx {
+	struct mk_ftp_tx pub;
+	struct mk_detect_tx_state det;
+	uint64_t id;	  /* its number in the flow */
+	uint8_t progress; /* MK_BUF_SIDE_REQ: the command line; RESP: its final reply */
+};
+
 static void tx_free(struct mk_ftp_tx *t)
 {
 	uint32_t i;
@@ -80,7 +90,53 @@ static void tx_free(struct mk_ftp_tx *t)
 	free(t->command_data);
 	for (i = 0; i < t->nreply; i++)
 		free(t->reply[i]);
+	mk_detect_tx_state_free(&((struct ftp_tx *)t)->det);
 	free(t);
+}
+
+/* The command reached the parts @bits: detection reads it. */
+static void tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_tx *t,
+			int to_client, uint8_t bits)
+{
+	struct ftp_tx *w = (struct ftp_tx *)t;
+	struct mk_detect_tx dt;
+
+	if ((w->progress | bits) == w->progress)
+		return;
+	w->progress |= bits;
+	if (!a->ops->tx)
+		return;
+	dt = (struct mk_detect_tx){
+		.app_proto = MK_APP_FTP,
+		.progress = w->progress,
+		.to_client = (uint8_t)to_client,
+		.tx_id = w->id,
+		.tx = t,
+		.state = &w->det,
+	};
+	a->ops->tx(a->ctx, f, &dt);
+}
+
+int mk_ftp_tx_buffer(const void *tx, unsigned int id, const uint8_t **data, uint32_t *len)
+{
+	const struct mk_ftp_tx *t = tx;
+
+	switch (id) {
+	case MK_BUF_FTP_COMMAND:
+		if (!t->command[0])
+			return 0;
+		*data = (const uint8_t *)t->command;
+		*len = (uint32_t)strlen(t->command);
+		return 1;
+	case MK_BUF_FTP_COMMAND_DATA:
+		if (!t->command_data)
+			return 0;
+		*data = (const uint8_t *)t->command_data;
+		*len = (uint32_t)strlen(t->command_data);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 void mk_ftp_flow_free(struct mk_ftp_flow *s)
@@ -115,8 +171,9 @@ static void tx_done(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_fl
 
 	if (!s->nopen)
 		return;
+	tx_progress(a, f, t, 1, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP);
 	if (a->ops->ftp_log) {
-		a->ops->ftp_log(a->ctx, f, s->tx_id - s->nopen, t);
+		a->ops->ftp_log(a->ctx, f, ((struct ftp_tx *)t)->id, t);
 		a->cnt[MK_APP_CNT_FTP_LOGGED]++;
 	}
 	s->last = *t;
@@ -130,13 +187,16 @@ static void tx_done(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_fl
 
 static struct mk_ftp_tx *tx_new(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_flow *s)
 {
+	struct ftp_tx *w;
 	struct mk_ftp_tx *t;
 
 	if (s->nopen == OPEN_MAX)
 		tx_done(a, f, s);
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	w = calloc(1, sizeof(*w));
+	if (!w)
 		return NULL;
+	w->id = s->tx_id;
+	t = &w->pub;
 	s->open[s->nopen++] = t;
 	s->tx_id++;
 	a->cnt[MK_APP_CNT_FTP_TX]++;
@@ -368,6 +428,7 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 		    !strncasecmp(t->command_data, "SSL", 3))) {
 		s->auth_tls = 1;
 	}
+	tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 }
 
 /* A reply line for the command being answered (or the greeting). */

@@ -69,6 +69,11 @@ void mk_ftp_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_f
 void mk_ftp_flow_free(struct mk_ftp_flow *s);
 /* The flow's latest PORT or EPRT named another address than the client's (ftpbounce). */
 int mk_ftp_flow_bounce(const struct mk_ftp_flow *s);
+/*
+ * Buffer @id (detect_buf.h: MK_BUF_FTP_*) of a command (@tx: its struct
+ * mk_ftp_tx): 1 and the bytes, or 0 when it has none.
+ */
+int mk_ftp_tx_buffer(const void *tx, unsigned int id, const uint8_t **data, uint32_t *len);
 /* The command being answered, or the latest one (NULL before any). */
 const struct mk_ftp_tx *mk_ftp_flow_tx(const struct mk_ftp_flow *s);
 

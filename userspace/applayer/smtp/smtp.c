@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "app_line.h"
+#include "detect.h"
+#include "detect_buf.h"
 #include "smtp.h"
 
 enum { C_CMD, C_DATA, C_BDAT, C_DEAD };
@@ -55,6 +57,14 @@ struct mk_smtp_flow *mk_smtp_flow_new(struct mk_app_thread *a)
 	return calloc(1, sizeof(struct mk_smtp_flow));
 }
 
+/* A transaction: its facts (first, so a struct mk_smtp_tx * is one of these) and detection's. */
+struct smtp_tx {
+	struct mk_smtp_tx pub;
+	struct mk_detect_tx_state det;
+	uint64_t id;	  /* its number in the flow */
+	uint8_t progress; /* MK_BUF_SIDE_REQ: the envelope (at DATA, BDAT or the end); RESP: ended */
+};
+
 static void tx_free(struct mk_smtp_tx *t)
 {
 	uint32_t i;
@@ -65,7 +75,57 @@ static void tx_free(struct mk_smtp_tx *t)
 	free(t->mail_from);
 	for (i = 0; i < t->nrcpt; i++)
 		free(t->rcpt_to[i]);
+	mk_detect_tx_state_free(&((struct smtp_tx *)t)->det);
 	free(t);
+}
+
+/* The transaction reached the parts @bits: detection reads it. */
+static void tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_tx *t,
+			int to_client, uint8_t bits)
+{
+	struct smtp_tx *w = (struct smtp_tx *)t;
+	struct mk_detect_tx dt;
+
+	if ((w->progress | bits) == w->progress)
+		return;
+	w->progress |= bits;
+	if (!a->ops->tx)
+		return;
+	dt = (struct mk_detect_tx){
+		.app_proto = MK_APP_SMTP,
+		.progress = w->progress,
+		.to_client = (uint8_t)to_client,
+		.tx_id = w->id,
+		.tx = t,
+		.state = &w->det,
+	};
+	a->ops->tx(a->ctx, f, &dt);
+}
+
+static int str_buf(const char *s, const uint8_t **data, uint32_t *len)
+{
+	if (!s)
+		return 0;
+	*data = (const uint8_t *)s;
+	*len = (uint32_t)strlen(s);
+	return 1;
+}
+
+int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_t **data,
+		      uint32_t *len)
+{
+	const struct mk_smtp_tx *t = tx;
+
+	switch (id) {
+	case MK_BUF_SMTP_HELO:
+		return !idx && str_buf(t->helo, data, len);
+	case MK_BUF_SMTP_MAIL_FROM:
+		return !idx && str_buf(t->mail_from, data, len);
+	case MK_BUF_SMTP_RCPT_TO:
+		return idx < t->nrcpt && str_buf(t->rcpt_to[idx], data, len);
+	default:
+		return 0;
+	}
 }
 
 void mk_smtp_flow_free(struct mk_smtp_flow *s)
@@ -89,8 +149,9 @@ static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_fl
 {
 	if (!s->tx)
 		return;
+	tx_progress(a, f, s->tx, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP);
 	if (a->ops->smtp_log) {
-		a->ops->smtp_log(a->ctx, f, s->tx_id - 1, s->tx);
+		a->ops->smtp_log(a->ctx, f, ((struct smtp_tx *)s->tx)->id, s->tx);
 		a->cnt[MK_APP_CNT_SMTP_LOGGED]++;
 	}
 	tx_free(s->tx);
@@ -99,11 +160,15 @@ static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_fl
 
 static struct mk_smtp_tx *tx_open(struct mk_app_thread *a, struct mk_smtp_flow *s)
 {
+	struct smtp_tx *w;
+
 	if (s->tx)
 		return s->tx;
-	s->tx = calloc(1, sizeof(*s->tx));
-	if (!s->tx)
+	w = calloc(1, sizeof(*w));
+	if (!w)
 		return NULL;
+	w->id = s->tx_id;
+	s->tx = &w->pub;
 	if (s->helo)
 		s->tx->helo = strdup(s->helo);
 	s->tx_id++;
@@ -164,6 +229,7 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		if (t->nrcpt && !t->rcpt_to[t->nrcpt - 1])
 			t->nrcpt--;
 	} else if (cmd_is(p, len, "DATA")) {
+		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ); /* the envelope is complete */
 		t->data = 1;
 		s->cstate = C_DATA;
 		s->data_bol = 1;
@@ -174,6 +240,7 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		for (i = 5; i < len && n + 1 < sizeof(num) && isdigit(p[i]); i++)
 			num[n++] = (char)p[i];
 		num[n] = '\0';
+		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 		t->data = 1;
 		s->bdat_left = strtoull(num, NULL, 10);
 		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);

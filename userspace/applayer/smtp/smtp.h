@@ -40,6 +40,12 @@ void mk_smtp_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flo
 /* The flow ends: the open transaction is logged. */
 void mk_smtp_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s);
 void mk_smtp_flow_free(struct mk_smtp_flow *s);
+/*
+ * Buffer @id (detect_buf.h: MK_BUF_SMTP_*) of a transaction (@tx: its
+ * struct mk_smtp_tx), instance @idx of smtp.rcpt_to: 1 and the bytes, or 0.
+ */
+int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_t **data,
+		      uint32_t *len);
 /* The transaction being parsed (NULL before the first command). */
 const struct mk_smtp_tx *mk_smtp_flow_tx(const struct mk_smtp_flow *s);
 

@@ -219,7 +219,7 @@ static const struct {
 static int app_has_tx(uint8_t app_proto)
 {
 	return app_proto == MK_APP_HTTP || app_proto == MK_APP_DNS || app_proto == MK_APP_TLS ||
-	       app_proto == MK_APP_SSH;
+	       app_proto == MK_APP_SSH || app_proto == MK_APP_FTP || app_proto == MK_APP_SMTP;
 }
 
 /* Protocols Suricata knows that this subset does not inspect. */

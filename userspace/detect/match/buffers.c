@@ -15,7 +15,9 @@
 #include "applayer.h"
 #include "detect_int.h"
 #include "dns.h"
+#include "ftp.h"
 #include "http.h"
+#include "smtp.h"
 #include "ssh.h"
 #include "tls.h"
 
@@ -37,6 +39,10 @@ int mk_buf_get(const struct mk_match_ctx *mc, unsigned int id, uint32_t idx, str
 		return mk_dns_tx_buffer(mc->app_tx, id, idx, mc->to_client, &out->data, &out->len);
 	case MK_APP_TLS:
 		return mk_tls_tx_buffer(mc->app_tx, id, idx, &out->data, &out->len);
+	case MK_APP_FTP:
+		return !idx && mk_ftp_tx_buffer(mc->app_tx, id, &out->data, &out->len);
+	case MK_APP_SMTP:
+		return mk_smtp_tx_buffer(mc->app_tx, id, idx, &out->data, &out->len);
 	case MK_APP_SSH:
 		return !idx &&
 		       mk_ssh_tx_buffer(mc->app_tx, id, mc->to_client, &out->data, &out->len);
