@@ -12,7 +12,8 @@
 # `ftp` event (command, argument, completion codes) with tshark's view of
 # the capture, checks that each data connection is `ftp-data` and the
 # control session `ftp`, and the alerts (alert ftp with content, ftpbounce,
-# alert ftp-data on the file's bytes; an smtp rule never) and counters.
+# alert ftp-data on the file's bytes; an smtp rule never) and counters;
+# then the capture replayed into the live sensor gives the same ftp events.
 # Cleanup (server, capture, namespaces) runs pass or fail.
 #
 # usage: ftp_e2e.sh MEERKAT CHECK_PY
@@ -24,7 +25,7 @@ TB_WANT_QUEUES=1
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 
 tb_require_root
-for c in dumpcap tshark; do
+for c in dumpcap tshark tcpreplay; do
 	command -v "$c" >/dev/null || tb_skip "$c is not installed"
 done
 PY=/usr/bin/python3
@@ -120,3 +121,5 @@ RULES
 [ -z "${KEEP_EVE:-}" ] || cp "$OUT/eve.json" "$KEEP_EVE"
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" "$OUT/stats.json" || tb_fail "see above"
 tb_ok "ftp events agree with the dissector; data connections are ftp-data; the rules fired"
+
+tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "ftp" -c "$TB_TMP/meerkat.yaml"

@@ -10,7 +10,8 @@
 # `meerkat -r` with rules on the traffic: check_smtp_e2e.py compares every
 # `smtp` event with the mails tshark sees in the capture and checks the
 # alerts (`alert smtp` with content on the stream fires on the plain
-# sessions, never on the encrypted one; an ftp rule never) and counters.
+# sessions, never on the encrypted one; an ftp rule never) and counters;
+# then the capture replayed into the live sensor gives the same smtp events.
 # Cleanup (server, capture, namespaces) runs pass or fail.
 #
 # usage: smtp_e2e.sh MEERKAT CHECK_PY
@@ -22,7 +23,7 @@ TB_WANT_QUEUES=1
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 
 tb_require_root
-for c in openssl dumpcap tshark; do
+for c in openssl dumpcap tshark tcpreplay; do
 	command -v "$c" >/dev/null || tb_skip "$c is not installed"
 done
 PY=/usr/bin/python3
@@ -131,3 +132,5 @@ RULES
 [ -z "${KEEP_EVE:-}" ] || cp "$OUT/eve.json" "$KEEP_EVE"
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" "$OUT/stats.json" || tb_fail "see above"
 tb_ok "smtp events agree with the dissector; the smtp rules fired where expected"
+
+tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "smtp" -c "$TB_TMP/meerkat.yaml"

@@ -10,7 +10,8 @@
 # check_ssh_e2e.py compares every `ssh` event (banners, HASSH and HASSH
 # server strings and hashes) with tshark's view of the same capture and
 # checks the alerts (an `alert ssh` rule with content on the stream fires
-# on each session, on either port; rules of other protocols do not).
+# on each session, on either port; rules of other protocols do not);
+# then the capture replayed into the live sensor gives the same ssh events.
 # Cleanup (sshd, capture, namespaces) runs pass or fail.
 #
 # usage: ssh_e2e.sh MEERKAT CHECK_PY
@@ -22,7 +23,7 @@ TB_WANT_QUEUES=1
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
 
 tb_require_root
-for c in ssh ssh-keygen dumpcap tshark; do
+for c in ssh ssh-keygen dumpcap tshark tcpreplay; do
 	command -v "$c" >/dev/null || tb_skip "$c is not installed"
 done
 [ -x /usr/sbin/sshd ] || tb_skip "sshd is not installed (openssh-server)"
@@ -116,3 +117,5 @@ RULES
 [ -z "${KEEP_EVE:-}" ] || cp "$OUT/eve.json" "$KEEP_EVE"
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" "$OUT/stats.json" 3 || tb_fail "see above"
 tb_ok "ssh events agree with the dissector; the ssh rules fired"
+
+tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "ssh" -c "$TB_TMP/meerkat.yaml"
