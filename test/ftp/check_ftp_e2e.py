@@ -9,7 +9,9 @@ ftp.request.arg) must be meerkat's ftp events' command and command_data in
 order, after the greeting's event (no command); the reply codes
 (ftp.response.code) the events' completion codes in the same order. PASV,
 EPSV and PORT events carry the data port and mode. Every other TCP flow is
-a data connection: `ftp-data`, five of them; the control flow is `ftp`.
+a data connection: `ftp-data`, five of them, each with an `ftp_data`
+event naming its command and file (LIST, RETR three times, STOR); the
+control flow is `ftp`.
 Alerts: sid 1 on the three RETR, sid 2 (ftpbounce) once, on the foreign
 PORT, sid 3 on the three downloads' flows, sid 5 on the upload's, sid 4
 (smtp) never; the ftp.command and ftp.command_data buffers: sid 6 on the
@@ -69,6 +71,13 @@ print("%d ftp events: %s" % (len(ftp), " ".join(c for c, _ in got)))
 flows = [e for e in events if e["event_type"] == "flow" and e.get("proto") == "TCP"]
 protos = sorted(f.get("app_proto", "-") for f in flows)
 check(protos == ["ftp"] + ["ftp-data"] * 5, "flows: %s" % protos)
+fd = sorted((e["ftp_data"].get("command", ""), e["ftp_data"].get("filename", ""))
+            for e in events if e["event_type"] == "ftp_data")
+check(fd == [("LIST", ""), ("RETR", "hello.txt"), ("RETR", "hello.txt"), ("RETR", "hello.txt"),
+             ("STOR", "up.bin")], "ftp_data events: %s" % fd)
+fd_flows = {e["flow_id"] for e in events if e["event_type"] == "ftp_data"}
+check(fd_flows == {f["flow_id"] for f in flows if f.get("app_proto") == "ftp-data"},
+      "ftp_data events are the ftp-data flows'")
 alerts = {}
 for e in events:
     if e["event_type"] == "alert":
@@ -84,6 +93,7 @@ print("alerts: %s" % {k: len(v) for k, v in sorted(alerts.items())})
 
 st = json.load(open(STATS))["app_layer"]
 check(st["ftp_flows"] == 1 and st["ftp_data_flows"] == 5 and st["ftp_gap"] == 0 and
+      st["ftp_data_logged"] == 5 and
       st["ftp_data_expected"] >= 5 and st["ftp_logged"] == len(ftp),
       "counters: %s" % {k: v for k, v in st.items() if k.startswith("ftp")})
 print("%d failures" % failures)

@@ -13,7 +13,9 @@
 # the capture, checks that each data connection is `ftp-data` and the
 # control session `ftp`, and the alerts (alert ftp with content, ftpbounce,
 # alert ftp-data on the file's bytes; an smtp rule never) and counters;
-# then the capture replayed into the live sensor gives the same ftp events.
+# then the capture replayed into the live sensor gives the same ftp events
+# (not ftp_data: with two workers a data connection may go to another
+# worker than its control session, docs/applayer.md).
 # Cleanup (server, capture, namespaces) runs pass or fail.
 #
 # usage: ftp_e2e.sh MEERKAT CHECK_PY

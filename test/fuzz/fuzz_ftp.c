@@ -5,7 +5,8 @@
  * input is a dialogue (fuzz_app.h), then a second flow between the same
  * hosts that may be an expected data connection; the PORT/227 parser also
  * runs on the whole input. Every command handed over renders as a valid
- * ftp record with at most MK_FTP_REPLY_MAX reply lines.
+ * ftp record with at most MK_FTP_REPLY_MAX reply lines, every data
+ * connection's as a valid ftp_data record.
  */
 #include "ftp.h"
 #include "fuzz_app.h"
@@ -18,7 +19,14 @@ static void on_ftp(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 	fuzz_app_json(mk_eve_ftp_object, mk_eve_ftp_maxlen(t), t, f);
 }
 
-static const struct mk_app_ops ops = { .ftp_log = on_ftp };
+static void on_ftp_data(void *ctx, struct mk_flow *f, const struct mk_ftp_data_info *d)
+{
+	(void)ctx;
+	CHECK(strlen(d->file) < MK_FTP_FILE_MAX && strlen(d->command) < sizeof(d->command));
+	fuzz_app_json(mk_eve_ftp_data_object, MK_EVE_FTP_DATA_MAXLEN, d, f);
+}
+
+static const struct mk_app_ops ops = { .ftp_log = on_ftp, .ftp_data_log = on_ftp_data };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

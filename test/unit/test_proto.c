@@ -171,7 +171,18 @@ static void on_ftp(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 	check_json(mk_eve_ftp_object, mk_eve_ftp_maxlen(t), t, s);
 }
 
-static const struct mk_app_ops ops = { .ssh_log = on_ssh, .smtp_log = on_smtp, .ftp_log = on_ftp };
+static void on_ftp_data(void *ctx, struct mk_flow *f, const struct mk_ftp_data_info *d)
+{
+	struct seen *s = ctx;
+
+	(void)f;
+	check_json(mk_eve_ftp_data_object, MK_EVE_FTP_DATA_MAXLEN, d, s);
+}
+
+static const struct mk_app_ops ops = { .ssh_log = on_ssh,
+				       .smtp_log = on_smtp,
+				       .ftp_log = on_ftp,
+				       .ftp_data_log = on_ftp_data };
 
 struct run {
 	struct mk_app_thread *a;
@@ -454,14 +465,41 @@ Test(proto, ftp_data_connections_are_expected_once)
 	struct run r;
 	int i;
 
+	/* the session in the order of the wire: each reply after its command */
+	static const char *const wire[] = {
+		"220 ready\r\n",
+		"USER anonymous\r\n",
+		"331 pass\r\n",
+		"PASS x\r\n",
+		"230 in\r\n",
+		"PASV\r\n",
+		"227 Entering Passive Mode (10,0,0,2,195,80).\r\n",
+		"RETR a.txt\r\n",
+		"150 opening\r\n226 done\r\n",
+		"EPSV\r\n",
+		"229 Extended (|||50001|)\r\n",
+		"PORT 10,0,0,1,200,10\r\n",
+		"200 ok\r\n",
+	};
+	unsigned int w;
+
 	run_new(&r);
-	mk_app_stream(r.a, &r.f, 1, (const uint8_t *)ftp_s, (uint32_t)strlen(ftp_s), 0, 1);
-	mk_app_stream(r.a, &r.f, 0, (const uint8_t *)ftp_c, (uint32_t)strlen(ftp_c), 0, 1);
+	for (w = 0; w < MK_ARRAY_SIZE(wire); w++)
+		mk_app_stream(r.a, &r.f, wire[w][0] >= '0' && wire[w][0] <= '9',
+			      (const uint8_t *)wire[w], (uint32_t)strlen(wire[w]), 0, 1);
 	/* passive: client 10.0.0.1 -> server 10.0.0.2:50000 */
 	flow_init(&d, 41000, 50000);
 	mk_app_stream(r.a, &d, 1, (const uint8_t *)"\x00\x01 file", 7, 0, 1);
 	cr_assert_eq(d.app_proto, MK_APP_FTP_DATA);
+	r.s.log[0] = '\0';
+	mk_app_flow_end(r.a, &d, 2000);
 	mk_app_flow_free(r.a, &d);
+	/* the RETR after the PASV names it */
+	cr_assert_str_eq(
+		r.s.log,
+		"\"tx_id\":3,\"ftp_data\":{\"filename\":\"a.txt\",\"command\":\"RETR\"}}\n", "%s",
+		r.s.log);
+	cr_assert_eq(CNT(&r, FTP_DATA_LOGGED), 1);
 	/* used up */
 	flow_init(&d, 41001, 50000);
 	mk_app_stream(r.a, &d, 0, (const uint8_t *)"\x00\x01 file", 7, 0, 1);

@@ -484,9 +484,11 @@ void mk_app_stream(struct mk_app_thread *a, struct mk_flow *f, int to_client, co
 			mk_ftp_data(a, f, af->ftp, to_client, data, len, gap != 0);
 		return; /* smb, ftp-data: recognised, not parsed */
 	}
-	if (a->cfg.ftp_enabled && mk_ftp_expect_match(a, a->ftp_expect, f, ts_us)) {
+	if (a->cfg.ftp_enabled && mk_ftp_expect_match(a, a->ftp_expect, f, ts_us,
+						      &af->ftp_data_slot, &af->ftp_data_gen)) {
 		/* a data connection an FTP session announced */
 		f->app_proto = MK_APP_FTP_DATA;
+		af->ftp_data = 1;
 		a->cnt[MK_APP_CNT_FTP_DATA_FLOWS]++;
 		probe_release(af);
 		return;
@@ -569,8 +571,11 @@ void mk_app_flow_end(struct mk_app_thread *a, struct mk_flow *f, uint64_t ts_us)
 		mk_smtp_flow_end(a, f, af->smtp);
 	else if (af->ftp)
 		mk_ftp_flow_end(a, f, af->ftp);
-	else if (f->app_proto == MK_APP_NONE && (af->probe[0].len || af->probe[1].len) &&
-		 af->probe[0].verdict != 1 && af->probe[1].verdict != 1) {
+	else if (af->ftp_data) {
+		mk_ftp_data_end(a, f, af->ftp_data_slot, af->ftp_data_gen, 1);
+		af->ftp_data = 0;
+	} else if (f->app_proto == MK_APP_NONE && (af->probe[0].len || af->probe[1].len) &&
+		   af->probe[0].verdict != 1 && af->probe[1].verdict != 1) {
 		/* data, and nothing recognised by the end */
 		f->app_proto = MK_APP_FAILED;
 		a->cnt[MK_APP_CNT_DETECT_FAILED]++;
@@ -591,6 +596,8 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f)
 	mk_ssh_flow_free(af->ssh);
 	mk_smtp_flow_free(af->smtp);
 	mk_ftp_flow_free(af->ftp);
+	if (af->ftp_data)
+		mk_ftp_data_end(a, f, af->ftp_data_slot, af->ftp_data_gen, 0);
 	free(af);
 	f->app = NULL;
 }

@@ -155,6 +155,7 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(FTP_EXPECT_DROPPED, "ftp_data_expect_dropped",                                          \
 	  "announced data connections given up: the table was full (oldest first) or expired")    \
 	X(FTP_DATA_FLOWS, "ftp_data_flows", "flows recognised as FTP data connections")           \
+	X(FTP_DATA_LOGGED, "ftp_data_logged", "FTP data connections handed to the EVE writer")    \
 	X(SMB_FLOWS, "smb_flows", "flows recognised as SMB (NetBIOS session, SMB1, 2 or 3)")
 
 #define MK_APP_CNT_ENUM(id, name, doc) MK_APP_CNT_##id,
@@ -170,6 +171,7 @@ struct mk_tls_info;
 struct mk_ssh_info;
 struct mk_smtp_tx;
 struct mk_ftp_tx;
+struct mk_ftp_data_info;
 struct mk_eve_fileinfo;
 
 /* Where the application layer hands over what it found (the worker). */
@@ -188,6 +190,8 @@ struct mk_app_ops {
 	void (*smtp_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_smtp_tx *t);
 	/* an FTP command and its replies (applayer/ftp/ftp.h); may be NULL */
 	void (*ftp_log)(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk_ftp_tx *t);
+	/* an ftp-data flow ends: the command and file of its transfer; may be NULL */
+	void (*ftp_data_log)(void *ctx, struct mk_flow *f, const struct mk_ftp_data_info *d);
 	/* a file (an HTTP body) of a finished transaction (output/eve_file.h); may be NULL */
 	void (*file_log)(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
 			 const struct mk_eve_fileinfo *file);

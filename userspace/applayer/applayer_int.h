@@ -52,6 +52,8 @@ struct mk_app_flow {
 	struct mk_ssh_flow *ssh;
 	struct mk_smtp_flow *smtp;
 	struct mk_ftp_flow *ftp;
+	uint8_t ftp_data; /* an ftp-data flow: its table entry (ftp/ftp.h) follows */
+	uint32_t ftp_data_slot, ftp_data_gen;
 };
 
 /* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */

@@ -38,5 +38,8 @@ size_t mk_eve_smtp_maxlen(const struct mk_smtp_tx *t);
 /* `"ftp":{"command":...,"command_data":...,"reply":[...],"completion_code":[...],...}`. */
 int mk_eve_ftp_object(char *buf, size_t size, const void *ftp_tx);
 size_t mk_eve_ftp_maxlen(const struct mk_ftp_tx *t);
+/* `"ftp_data":{"filename":...,"command":...}` (struct mk_ftp_data_info), as Suricata's. */
+int mk_eve_ftp_data_object(char *buf, size_t size, const void *ftp_data_info);
+#define MK_EVE_FTP_DATA_MAXLEN (6 * 256 + 128)
 
 #endif /* MK_EVE_APP_H */

@@ -2,7 +2,8 @@
 /*
  * EVE `ftp` records, Suricata's layout: command, command_data, reply[]
  * (each line without its code), completion_code[], dynamic_port, mode
- * (passive, active), reply_received (yes, no).
+ * (passive, active), reply_received (yes, no); and `ftp_data` records
+ * (filename, command) of the data connections.
  */
 #include <errno.h>
 #include <string.h>
@@ -73,5 +74,28 @@ int mk_eve_ftp_object(char *buf, size_t size, const void *facts)
 		EB_LIT(&o, "\"reply_received\":\"yes\"}");
 	else
 		EB_LIT(&o, "\"reply_received\":\"no\"}");
+	return o.overflow ? -ENOSPC : (int)(o.p - buf);
+}
+
+int mk_eve_ftp_data_object(char *buf, size_t size, const void *facts)
+{
+	const struct mk_ftp_data_info *d = facts;
+	struct ebuf o = { .p = buf, .end = buf + size };
+
+	_Static_assert(MK_EVE_FTP_DATA_MAXLEN >= 6 * MK_FTP_FILE_MAX + 64, "room for the name");
+	EB_LIT(&o, "\"ftp_data\":{");
+	if (d->file[0]) {
+		EB_LIT(&o, "\"filename\":\"");
+		eb_json(&o, (const uint8_t *)d->file, strlen(d->file));
+		EB_LIT(&o, "\"");
+		if (d->command[0])
+			EB_LIT(&o, ",");
+	}
+	if (d->command[0]) {
+		EB_LIT(&o, "\"command\":\"");
+		eb_str(&o, d->command);
+		EB_LIT(&o, "\"");
+	}
+	EB_LIT(&o, "}");
 	return o.overflow ? -ENOSPC : (int)(o.p - buf);
 }

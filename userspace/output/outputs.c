@@ -30,7 +30,7 @@ static const struct {
 	{ "alert\"", MK_EVE_TYPE_ALERT }, { "flow\"", MK_EVE_TYPE_FLOW },
 	{ "stats\"", MK_EVE_TYPE_STATS }, { "http\"", MK_EVE_TYPE_HTTP },
 	{ "ssh\"", MK_EVE_TYPE_SSH },	  { "smtp\"", MK_EVE_TYPE_SMTP },
-	{ "ftp\"", MK_EVE_TYPE_FTP },
+	{ "ftp\"", MK_EVE_TYPE_FTP },	  { "ftp_data\"", MK_EVE_TYPE_FTP },
 };
 
 uint32_t mk_outputs_event_type(const char *rec, size_t len)

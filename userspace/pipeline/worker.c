@@ -439,6 +439,15 @@ static void worker_ftp_log(void *ctx, struct mk_flow *f, uint64_t tx_id, const s
 				  mk_eve_ftp_object, t);
 }
 
+static void worker_ftp_data_log(void *ctx, struct mk_flow *f, const struct mk_ftp_data_info *d)
+{
+	struct mk_worker *w = ctx;
+
+	if (w->cfg.log_app_types & MK_EVE_TYPE_FTP)
+		worker_app_record(w, f, "ftp_data", -1, MK_EVE_FTP_DATA_MAXLEN,
+				  mk_eve_ftp_data_object, d);
+}
+
 /* A file of a finished HTTP transaction: its `fileinfo` record. */
 static void worker_file_log(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
 			    const struct mk_eve_fileinfo *file)
@@ -940,6 +949,7 @@ int mk_worker_init(struct mk_worker *w, const struct mk_worker_cfg *cfg,
 						   .ssh_log = worker_ssh_log,
 						   .smtp_log = worker_smtp_log,
 						   .ftp_log = worker_ftp_log,
+						   .ftp_data_log = worker_ftp_data_log,
 						   .file_log = worker_file_log };
 	struct mk_defrag_config dcfg = *cfg->defrag;
 	int err;

@@ -16,10 +16,12 @@ struct mk_ftp_flow {
 	uint8_t dead[2];
 	struct mk_ftp_tx *open[OPEN_MAX]; /* in order; [0] is the one being answered */
 	uint32_t nopen;
-	uint64_t tx_id;	       /* transactions started so far */
-	char multi[4];	       /* the code of a multi-line reply in progress; "" if none */
-	uint8_t auth_tls;      /* AUTH TLS/SSL asked: a 234 ends the parsing */
-	uint8_t replied;       /* the server sent a reply line */
+	uint64_t tx_id;	  /* transactions started so far */
+	char multi[4];	  /* the code of a multi-line reply in progress; "" if none */
+	uint8_t auth_tls; /* AUTH TLS/SSL asked: a 234 ends the parsing */
+	uint8_t replied;  /* the server sent a reply line */
+	uint8_t has_exp;  /* exp_slot, exp_gen: the latest data connection announced */
+	uint32_t exp_slot, exp_gen;
 	uint8_t bounce;	       /* the latest PORT/EPRT's */
 	uint8_t has_last;      /* last holds the latest finished command's facts */
 	struct mk_ftp_tx last; /* the latest finished (scalars only) */
@@ -213,7 +215,8 @@ static void endpoint(const struct mk_flow *f, int server, uint32_t out[4])
 	memcpy(out, a, 16);
 }
 
-static void expect_add(struct mk_app_thread *a, const struct mk_flow *f, int active, uint16_t port)
+static void expect_add(struct mk_app_thread *a, struct mk_ftp_flow *s, const struct mk_flow *f,
+		       int active, uint16_t port)
 {
 	struct mk_ftp_expect *x = a->ftp_expect;
 	struct mk_ftp_expect_entry *e;
@@ -232,14 +235,18 @@ static void expect_add(struct mk_app_thread *a, const struct mk_flow *f, int act
 	e->port = htons(port);
 	e->family = f->key.family;
 	e->in_use = 1;
+	e->gen = ++x->gen;
 	e->expires_us = f->last_us + MK_FTP_EXPECT_US;
+	s->has_exp = 1;
+	s->exp_slot = x->next;
+	s->exp_gen = e->gen;
 	x->n++;
 	x->next = (x->next + 1) % MK_FTP_EXPECT_MAX;
 	a->cnt[MK_APP_CNT_FTP_EXPECT]++;
 }
 
 int mk_ftp_expect_match(struct mk_app_thread *a, struct mk_ftp_expect *x, const struct mk_flow *f,
-			uint64_t now_us)
+			uint64_t now_us, uint32_t *slot, uint32_t *gen)
 {
 	const struct mk_flow_key *k = &f->key;
 	uint32_t i;
@@ -250,7 +257,7 @@ int mk_ftp_expect_match(struct mk_app_thread *a, struct mk_ftp_expect *x, const 
 		struct mk_ftp_expect_entry *e = &x->e[i];
 		int lo;
 
-		if (!e->in_use || e->family != k->family)
+		if (e->in_use != 1 || e->family != k->family)
 			continue;
 		if (now_us > e->expires_us) {
 			e->in_use = 0;
@@ -262,12 +269,52 @@ int mk_ftp_expect_match(struct mk_app_thread *a, struct mk_ftp_expect *x, const 
 		     !memcmp(k->addr_hi, e->cli, 16);
 		if (lo || (!memcmp(k->addr_hi, e->srv, 16) && k->port_hi == e->port &&
 			   !memcmp(k->addr_lo, e->cli, 16))) {
-			e->in_use = 0;
-			x->n--;
+			e->in_use = 2;
+			*slot = i;
+			*gen = e->gen;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+void mk_ftp_data_end(struct mk_app_thread *a, struct mk_flow *f, uint32_t slot, uint32_t gen,
+		     int log)
+{
+	struct mk_ftp_expect *x = a->ftp_expect;
+	struct mk_ftp_expect_entry *e;
+
+	if (!x || slot >= MK_FTP_EXPECT_MAX)
+		return;
+	e = &x->e[slot];
+	if (e->in_use != 2 || e->gen != gen)
+		return; /* the slot was taken by a newer announcement */
+	if (log && a->ops->ftp_data_log) {
+		a->ops->ftp_data_log(a->ctx, f, &e->info);
+		a->cnt[MK_APP_CNT_FTP_DATA_LOGGED]++;
+	}
+	e->in_use = 0;
+	x->n--;
+}
+
+/* A transfer command: the data connection announced last carries its file. */
+static void expect_command(struct mk_app_thread *a, struct mk_ftp_flow *s,
+			   const struct mk_ftp_tx *t)
+{
+	static const char *const xfer[] = { "RETR", "STOR", "APPE", "STOU", "LIST", "NLST", "MLSD" };
+	struct mk_ftp_expect_entry *e;
+	unsigned int i;
+
+	if (!s->has_exp || !a->ftp_expect)
+		return;
+	for (i = 0; i < MK_ARRAY_SIZE(xfer) && strcmp(t->command, xfer[i]); i++)
+		;
+	e = &a->ftp_expect->e[s->exp_slot];
+	if (i == MK_ARRAY_SIZE(xfer) || !e->in_use || e->gen != s->exp_gen || e->info.command[0])
+		return;
+	memcpy(e->info.command, t->command, strlen(xfer[i]) + 1);
+	if (t->command_data && i < 4)
+		snprintf(e->info.file, sizeof(e->info.file), "%s", t->command_data);
 }
 
 /* ---- commands and replies ----------------------------------------------------------------- */
@@ -411,7 +458,7 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 		t->dynamic_port = port;
 		t->bounce = s->bounce = addr[0] != client[0];
 		if (!t->bounce) /* a bounce's data connection goes to another host */
-			expect_add(a, f, 1, port);
+			expect_add(a, s, f, 1, port);
 	} else if (!strcmp(t->command, "EPRT")) {
 		int fam = parse_eprt(p + arg, len - arg, addr, &port);
 
@@ -421,12 +468,14 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 			t->bounce = s->bounce = fam != f->key.family ||
 						memcmp(addr, client, fam == 4 ? 4 : 16);
 			if (!t->bounce)
-				expect_add(a, f, 1, port);
+				expect_add(a, s, f, 1, port);
 		}
 	} else if (!strcmp(t->command, "AUTH") && t->command_data &&
 		   (!strncasecmp(t->command_data, "TLS", 3) ||
 		    !strncasecmp(t->command_data, "SSL", 3))) {
 		s->auth_tls = 1;
+	} else {
+		expect_command(a, s, t);
 	}
 	tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 }
@@ -486,11 +535,11 @@ static void server_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 	if (code == 227 && !mk_ftp_parse_hostport(p + 4, len > 4 ? len - 4 : 0, &addr, &port)) {
 		t->mode = MK_FTP_MODE_PASSIVE;
 		t->dynamic_port = port;
-		expect_add(a, f, 0, port);
+		expect_add(a, s, f, 0, port);
 	} else if (code == 229 && (port = parse_epsv(p, len))) {
 		t->mode = MK_FTP_MODE_PASSIVE;
 		t->dynamic_port = port;
-		expect_add(a, f, 0, port);
+		expect_add(a, s, f, 0, port);
 	}
 	if (!final || s->multi[0])
 		return;

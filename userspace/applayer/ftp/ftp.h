@@ -41,19 +41,30 @@ struct mk_ftp_tx {
 	uint8_t bounce; /* PORT/EPRT named another address than the client's */
 };
 
-/* An expected data connection. */
+#define MK_FTP_FILE_MAX 256 /* the file name an ftp_data record shows at most */
+
+/* What the EVE `ftp_data` record shows of a data connection. */
+struct mk_ftp_data_info {
+	char command[8]; /* RETR, STOR, LIST, ...; "" if none came */
+	char file[MK_FTP_FILE_MAX];
+};
+
+/* An expected data connection (then, matched, the one carrying its data). */
 struct mk_ftp_expect_entry {
 	uint32_t srv[4], cli[4]; /* the data connection's listening side, the other side */
 	uint16_t port;		 /* the listening side's port, network order */
 	uint8_t family;
-	uint8_t in_use;
+	uint8_t in_use; /* 0 free, 1 expected, 2 matched: its data flow is open */
+	uint32_t gen;	/* changes each time the slot is taken */
 	uint64_t expires_us;
+	struct mk_ftp_data_info info; /* the transfer command that used it */
 };
 
 struct mk_ftp_expect {
 	struct mk_ftp_expect_entry e[MK_FTP_EXPECT_MAX];
 	uint32_t n;    /* entries in use */
 	uint32_t next; /* the slot the next one takes (the oldest when full) */
+	uint32_t gen;
 };
 
 /* The client's first command is an FTP one (USER, AUTH, FEAT, ...): 1 yes, 0 no, -1 need more. */
@@ -79,10 +90,14 @@ const struct mk_ftp_tx *mk_ftp_flow_tx(const struct mk_ftp_flow *s);
 
 /*
  * Whether @f (TCP, no protocol yet) is a data connection of the table @x
- * expects at @now_us: 1 (and the entry is used up) or 0.
+ * expects at @now_us: 1 and its entry in *@slot, *@gen (kept for the
+ * flow's ftp_data record: mk_ftp_data_end()), or 0.
  */
 int mk_ftp_expect_match(struct mk_app_thread *a, struct mk_ftp_expect *x, const struct mk_flow *f,
-			uint64_t now_us);
+			uint64_t now_us, uint32_t *slot, uint32_t *gen);
+/* The data flow @f of entry @slot, @gen ends: its ftp_data record (@log), the entry freed. */
+void mk_ftp_data_end(struct mk_app_thread *a, struct mk_flow *f, uint32_t slot, uint32_t gen,
+		     int log);
 
 /*
  * PORT/227 argument "h1,h2,h3,h4,p1,p2" (the first 6 numbers found in @p):
