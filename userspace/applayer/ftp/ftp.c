@@ -22,9 +22,7 @@ struct mk_ftp_flow {
 	uint8_t replied;  /* the server sent a reply line */
 	uint8_t has_exp;  /* exp_slot, exp_gen: the latest data connection announced */
 	uint32_t exp_slot, exp_gen;
-	uint8_t bounce;	       /* the latest PORT/EPRT's */
-	uint8_t has_last;      /* last holds the latest finished command's facts */
-	struct mk_ftp_tx last; /* the latest finished (scalars only) */
+	uint8_t bounce; /* the latest PORT/EPRT's */
 };
 
 static int starts(const uint8_t *p, uint32_t len, const char *s)
@@ -159,13 +157,6 @@ int mk_ftp_flow_bounce(const struct mk_ftp_flow *s)
 	return s && s->bounce;
 }
 
-const struct mk_ftp_tx *mk_ftp_flow_tx(const struct mk_ftp_flow *s)
-{
-	if (s->nopen)
-		return s->open[s->nopen - 1];
-	return s->has_last ? &s->last : NULL;
-}
-
 /* The oldest open command is finished: logged, freed. */
 static void tx_done(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_flow *s)
 {
@@ -178,10 +169,6 @@ static void tx_done(struct mk_app_thread *a, struct mk_flow *f, struct mk_ftp_fl
 		a->ops->ftp_log(a->ctx, f, ((struct ftp_tx *)t)->id, t);
 		a->cnt[MK_APP_CNT_FTP_LOGGED]++;
 	}
-	s->last = *t;
-	s->last.command_data = NULL;
-	s->last.nreply = 0;
-	s->has_last = 1;
 	tx_free(t);
 	memmove(s->open, s->open + 1, (s->nopen - 1) * sizeof(s->open[0]));
 	s->nopen--;

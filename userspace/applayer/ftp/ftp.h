@@ -85,8 +85,6 @@ int mk_ftp_flow_bounce(const struct mk_ftp_flow *s);
  * mk_ftp_tx): 1 and the bytes, or 0 when it has none.
  */
 int mk_ftp_tx_buffer(const void *tx, unsigned int id, const uint8_t **data, uint32_t *len);
-/* The command being answered, or the latest one (NULL before any). */
-const struct mk_ftp_tx *mk_ftp_flow_tx(const struct mk_ftp_flow *s);
 
 /*
  * Whether @f (TCP, no protocol yet) is a data connection of the table @x

@@ -139,11 +139,6 @@ void mk_smtp_flow_free(struct mk_smtp_flow *s)
 	free(s);
 }
 
-const struct mk_smtp_tx *mk_smtp_flow_tx(const struct mk_smtp_flow *s)
-{
-	return s->tx;
-}
-
 /* The open transaction is finished: logged and freed. */
 static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s)
 {

@@ -46,7 +46,5 @@ void mk_smtp_flow_free(struct mk_smtp_flow *s);
  */
 int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_t **data,
 		      uint32_t *len);
-/* The transaction being parsed (NULL before the first command). */
-const struct mk_smtp_tx *mk_smtp_flow_tx(const struct mk_smtp_flow *s);
 
 #endif /* MK_SMTP_H */

@@ -95,11 +95,6 @@ void mk_ssh_flow_free(struct mk_ssh_flow *s)
 	free(s);
 }
 
-const struct mk_ssh_info *mk_ssh_flow_info(const struct mk_ssh_flow *s)
-{
-	return &s->info;
-}
-
 static void log_session(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s)
 {
 	if (s->logged)

@@ -40,9 +40,6 @@ void mk_ssh_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow 
 /* The flow ends: the session is logged if it was not yet. */
 void mk_ssh_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s);
 void mk_ssh_flow_free(struct mk_ssh_flow *s);
-/* The session's facts so far (detection buffers). */
-const struct mk_ssh_info *mk_ssh_flow_info(const struct mk_ssh_flow *s);
-
 /*
  * Buffer @id (detect_buf.h: MK_BUF_SSH_*) of a session (@tx: its struct
  * mk_ssh_info, the one transaction): ssh.proto and ssh.software are the
