@@ -15,7 +15,8 @@ control flow is `ftp`.
 Alerts: sid 1 on the three RETR, sid 2 (ftpbounce) once, on the foreign
 PORT, sid 3 on the three downloads' flows, sid 5 on the upload's, sid 4
 (smtp) never; the ftp.command and ftp.command_data buffers: sid 6 on the
-three RETR transactions, sid 7 on the STOR. Counters agree.
+three RETR transactions, sid 7 on the STOR; ftpbounce alone (sid 8, a
+transaction rule) on the bounce's command only. Counters agree.
 """
 import json
 import subprocess
@@ -82,7 +83,7 @@ alerts = {}
 for e in events:
     if e["event_type"] == "alert":
         alerts.setdefault(e["alert"]["signature_id"], []).append(e)
-for sid, n in ((1, 3), (2, 1), (4, 0), (6, 3), (7, 1)):
+for sid, n in ((1, 3), (2, 1), (4, 0), (6, 3), (7, 1), (8, 1)):
     check(len(alerts.get(sid, [])) == n, "sid %d fired %d times, expected %d" % (sid, len(alerts.get(sid, [])), n))
 # stream rules on the data connections: a match per chunk that has the bytes; count flows
 for sid, n in ((3, 3), (5, 1)):

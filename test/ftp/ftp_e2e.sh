@@ -116,6 +116,7 @@ alert smtp any any -> any any (msg:"not smtp"; content:"USER"; sid:4; rev:1;)
 alert ftp-data any any -> any any (msg:"the upload"; content:"uploaded by the test"; sid:5; rev:1;)
 alert ftp any any -> any any (msg:"ftp.command RETR"; ftp.command; content:"RETR"; bsize:4; ftp.command_data; content:"hello.txt"; sid:6; rev:1;)
 alert ftp any any -> any any (msg:"ftp.command STOR"; ftp.command; content:"STOR"; sid:7; rev:1;)
+alert ftp any any -> any any (msg:"ftp bounce, transaction"; ftpbounce; sid:8; rev:1;)
 RULES
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -S "$TB_TMP/ftp.rules" -r "$PCAP" -l "$OUT" \
 	--stats-json "$OUT/stats.json" >"$TB_TMP/mk.out" 2>&1 ||

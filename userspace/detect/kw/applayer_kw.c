@@ -15,12 +15,14 @@
  * HTTP transaction rule that waits for the part the event belongs to.
  *
  * ftpbounce — the FTP session's latest PORT or EPRT named another address
- * than its client's (applayer/ftp/ftp.h); makes the rule an ftp one.
+ * than its client's (applayer/ftp/ftp.h); makes the rule an ftp one. In a
+ * transaction rule (ftp.command, no payload keywords), that command did.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "applayer.h"
 #include "detect_int.h"
+#include "ftp.h"
 #include "http.h"
 
 /* ---- the rule's protocol, sticky buffers ----------------------------------------------- */
@@ -201,6 +203,9 @@ static int setup_ftpbounce(struct mk_rule_build *rb, const char *value)
 static int match_ftpbounce(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 {
 	(void)sm;
+	/* a transaction rule: that command's; on the stream: the flow's latest PORT/EPRT */
+	if (mc->app_tx && mc->app_proto == MK_APP_FTP)
+		return ((const struct mk_ftp_tx *)mc->app_tx)->bounce;
 	return mc->flow && mk_app_ftp_bounce(mc->flow);
 }
 
