@@ -5,7 +5,8 @@
  * of each split at every byte into two chunks gives the same records, a
  * KEXINIT and banners cut at every length are refused without reading past
  * them, HASSH of a known KEXINIT, the expected data connections (matched
- * once, the table bounded, expiry), ftpbounce, the PORT/EPRT/EPSV parsers
+ * once, the table bounded, expiry; IPv6 with EPRT and EPSV), ftpbounce, the
+ * PORT/EPRT/EPSV parsers
  * on truncated input, and the EVE records' JSON.
  */
 #include <arpa/inet.h>
@@ -581,5 +582,59 @@ Test(proto, smb_recognition)
 	mk_app_stream(r.a, &r.f, 1, smb2, sizeof(smb2), 0, 1);
 	cr_assert_eq(r.f.app_proto, MK_APP_SMB);
 	cr_assert_eq(CNT(&r, SMB_FLOWS), 1);
+	run_free(&r);
+}
+
+Test(proto, ftp_over_ipv6_eprt_and_epsv)
+{
+	static const char *const wire[] = { "220 ready\r\n",
+					    "EPSV\r\n",
+					    "229 Entering Extended Passive Mode (|||50001|)\r\n",
+					    "EPRT |2|2001:db8::1|6275|\r\n",
+					    "200 ok\r\n",
+					    "EPRT |2|2001:db8::99|6276|\r\n",
+					    "500 no\r\n" };
+	struct mk_flow d;
+	struct run r;
+	unsigned int w;
+
+	run_new(&r);
+	r.f.key.family = MK_FAMILY_IPV6;
+	memset(r.f.key.addr_lo, 0, 16);
+	memset(r.f.key.addr_hi, 0, 16);
+	r.f.key.addr_lo[0] = r.f.key.addr_hi[0] = htonl(0x20010db8);
+	r.f.key.addr_lo[3] = htonl(1);
+	r.f.key.addr_hi[3] = htonl(2);
+	for (w = 0; w < MK_ARRAY_SIZE(wire); w++) {
+		mk_app_stream(r.a, &r.f, wire[w][0] >= '0' && wire[w][0] <= '9',
+			      (const uint8_t *)wire[w], (uint32_t)strlen(wire[w]), 0, 1);
+		if (w == 3)
+			cr_assert(!mk_app_ftp_bounce(&r.f), "EPRT to the client itself");
+	}
+	cr_assert_eq(r.f.app_proto, MK_APP_FTP);
+	cr_assert(mk_app_ftp_bounce(&r.f), "EPRT to another address");
+	cr_assert_eq(CNT(&r, FTP_EXPECT), 2);
+	/* passive: 2001:db8::1 -> 2001:db8::2 port 50001 */
+	d = r.f;
+	d.app = NULL;
+	d.app_proto = MK_APP_NONE;
+	d.key.port_lo = htons(41000);
+	d.key.port_hi = htons(50001);
+	mk_app_stream(r.a, &d, 0, (const uint8_t *)"LIST", 4, 0, 1);
+	cr_assert_eq(d.app_proto, MK_APP_FTP_DATA);
+	mk_app_flow_end(r.a, &d, 2000);
+	mk_app_flow_free(r.a, &d);
+	/* active: the server connects to 2001:db8::1 port 6275 */
+	d = r.f;
+	d.app = NULL;
+	d.app_proto = MK_APP_NONE;
+	d.key.port_lo = htons(6275);
+	d.key.port_hi = htons(20);
+	d.client_hi = 1;
+	mk_app_stream(r.a, &d, 1, (const uint8_t *)"data", 4, 0, 1);
+	cr_assert_eq(d.app_proto, MK_APP_FTP_DATA);
+	mk_app_flow_end(r.a, &d, 2000);
+	mk_app_flow_free(r.a, &d);
+	cr_assert_eq(CNT(&r, FTP_DATA_FLOWS), 2);
 	run_free(&r);
 }
