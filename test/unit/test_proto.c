@@ -6,8 +6,7 @@
  * KEXINIT and banners cut at every length are refused without reading past
  * them, HASSH of a known KEXINIT, the expected data connections (matched
  * once, the table bounded, expiry; IPv6 with EPRT and EPSV), ftpbounce, the
- * PORT/EPRT/EPSV parsers
- * on truncated input, and the EVE records' JSON.
+ * PORT/EPRT/EPSV parsers on truncated input, and the EVE records' JSON.
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
