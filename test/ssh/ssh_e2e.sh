@@ -29,6 +29,7 @@ done
 [ -x /usr/sbin/sshd ] || tb_skip "sshd is not installed (openssh-server)"
 SRV_PID=""
 CAP_PID=""
+PRIVSEP_MADE=""
 ssh_stop() {
 	[ -n "$CAP_PID" ] && kill -INT "$CAP_PID" 2>/dev/null && wait "$CAP_PID" 2>/dev/null
 	{ [ -n "$SRV_PID" ] && kill -TERM "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null; } || true
@@ -40,6 +41,7 @@ ssh_exit() {
 	local rc=$?
 	set +e
 	ssh_stop
+	[ -z "$PRIVSEP_MADE" ] || rmdir /run/sshd
 	(exit "$rc")
 	tb_cleanup
 }
@@ -66,8 +68,11 @@ KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 AllowUsers root
 CONF
-# sshd's privilege separation directory
-[ -d /run/sshd ] || mkdir -p /run/sshd
+# sshd's privilege separation directory (removed at the end if made here)
+if [ ! -d /run/sshd ]; then
+	mkdir /run/sshd
+	PRIVSEP_MADE=1
+fi
 ip netns exec "$TB_NS_SENSOR" /usr/sbin/sshd -D -e -f "$W/sshd_config" 2>"$W/sshd.log" &
 SRV_PID=$!
 SSH=(ssh -F /dev/null -i "$W/client" -o BatchMode=yes -o StrictHostKeyChecking=no
