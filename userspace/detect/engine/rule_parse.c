@@ -71,7 +71,9 @@ static int commit_xforms(struct mk_rule_build *rb)
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx)
 {
 	struct mk_rule *r = rb->r;
-	struct mk_sm_list *buf = &r->bufs[rb->cur_buf];
+	/* after base64_data, the payload keywords of that buffer read the decoded bytes */
+	struct mk_sm_list *buf = rb->b64_list && rb->b64_buf == rb->cur_buf ? rb->b64_list :
+									      &r->bufs[rb->cur_buf];
 	struct mk_sm **arr = list == MK_LIST_PMATCH ? &buf->sm :
 			     list == MK_LIST_MATCH  ? &r->match :
 						      &r->post;
@@ -102,7 +104,7 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 	(*arr)[*n].kw = kw;
 	(*arr)[*n].ctx = ctx;
 	(*n)++;
-	if (list == MK_LIST_PMATCH)
+	if (list == MK_LIST_PMATCH && buf == &r->bufs[rb->cur_buf])
 		r->buf_mask |= 1u << rb->cur_buf;
 	return 0;
 }
@@ -344,6 +346,9 @@ static int setup_option(struct mk_rule_build *rb, char *opt)
 			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "bad value '%.60s'", val ? val : "");
 		return -1;
 	}
+	/* a sticky buffer or pkt_data ends base64_data's list */
+	if (rb->b64_list && (rb->sticky_open || kw == &mk_kw_pkt_data))
+		rb->b64_list = NULL;
 	return 0;
 }
 
@@ -486,6 +491,8 @@ static void finalize_buffer(struct mk_rule *r, const struct mk_sm_list *l, struc
 		}
 		if (best && abs_extent(sm) > *ext)
 			*ext = abs_extent(sm);
+		if (sm->kw->type == MK_KWT_BASE64)
+			finalize_buffer(r, &((struct mk_base64 *)sm->ctx)->data, NULL, ext);
 	}
 }
 
@@ -694,6 +701,8 @@ static int finalize(struct mk_rule_build *rb)
 		if (check_bsize_xforms(rb, i))
 			return -1;
 	}
+	if (rb->b64 && mk_base64_check(rb))
+		return -1;
 	r->abs_extent = ext > MK_STREAM_HEAD_MAX ? MK_STREAM_HEAD_MAX : ext;
 	r->fp = best;
 	if (best && (best->flags & MK_CF_FP_ONLY) &&
