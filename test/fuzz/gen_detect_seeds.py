@@ -101,11 +101,44 @@ def xform_seeds(d):
     write(d, 'long', bytes([8, 0, 0, 0, 0, 0, 0, 0, 0]) + b'x' * 3000)
 
 
+def base64_seeds(d):
+    # two bytes of output room, then the text (fuzz_base64.c)
+    write(d, 'hello', b'\x01\x00' + b'aaaa=SGVsbG8gV29ybGQ=')
+    write(d, 'rule', b'\x10\x00' + b'x=YWJjZGVm' + b'Zm9vYmFy' * 20)
+    write(d, 'stop', b'\x00\x40' + b'Zm9v YmFy\r\nZm9v')
+    write(d, 'partial', b'\x00\x05' + b'Zm9vY')
+    write(d, 'pad', b'\xff\xff' + b'Zg==Zm8=Zm9v====')
+    write(d, 'small', b'\x00\x02' + b'Zm9vYmFy')
+
+
+def asn1_seeds(d):
+    # a byte of checks (bits 0-2) and start (bits 5-7), four bytes of oversize_length,
+    # then the buffer (fuzz_asn1.c); X.690 A.3 is Suricata's test object
+    a3 = (b'\x60\x81\x85\x61\x10\x1a\x04John\x1a\x01P\x1a\x05Smith\xa0\x0a\x1a\x08Director'
+          b'\x42\x01\x33\xa1\x0a\x43\x0819710917\xa2\x12\x61\x10\x1a\x04Mary\x1a\x01T'
+          b'\x1a\x05Smith\xa3\x42\x31\x1f\x61\x11\x1a\x05Ralph\x1a\x01T\x1a\x05Smith\xa0'
+          b'\x0a\x43\x0819571111\x31\x1f\x61\x11\x1a\x05Susan\x1a\x01B\x1a\x05Jones'
+          b'\xa0\x0a\x43\x0819590717')
+    write(d, 'a3', b'\x07\x00\x00\x00\x84' + a3)
+    write(d, 'bitstring', b'\x01\x00\x00\x00\x00' + b'\x03\x01\xff')
+    real = b'\x09\x82\x01\x01' + b'\x05' * 257
+    write(d, 'real', b'\x02\x00\x00\x00\x00' + real)
+    write(d, 'indefinite', b'\x07\x00\x00\x00\x01' + b'\x30\x80\x03\x01\xff\x04\x02ab\x00\x00')
+    nested = b'\x03\x01\xff'
+    for _ in range(31):
+        nested = bytes([0x30, len(nested)]) + nested if len(nested) < 128 else nested
+    write(d, 'nested', b'\x01\x00\x00\x00\x00' + nested)
+    write(d, 'frames', b'\x05\x00\x00\x00\x00' + b'\x05\x00' * 31 + b'\x03\x01\xff')
+    write(d, 'hightag', b'\x24\x00\x00\x00\x00' + b'XX\x1f\x81\x01\x01\x00\x84\x7f\xff\xff\xff')
+
+
 def main():
     out, stamp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     rule_seeds(os.path.join(out, 'fuzz_rules_corpus'), files)
     eve_seeds(os.path.join(out, 'fuzz_eve_alert_corpus'))
     xform_seeds(os.path.join(out, 'fuzz_xform_corpus'))
+    base64_seeds(os.path.join(out, 'fuzz_base64_corpus'))
+    asn1_seeds(os.path.join(out, 'fuzz_asn1_corpus'))
     with open(stamp, 'w') as f:
         f.write('ok\n')
 

@@ -173,6 +173,11 @@ Test(base64, parse_errors)
 		 "one level of decoding");
 	rule_err(R("base64_decode; content:\"z\"; base64_data; content:\"a\";"),
 		 "'content' follows it in payload and would never be checked");
+	rule_err("alert http any any -> any any (http.uri; base64_decode; base64_data; "
+		 "content:\"a\"; bsize:3; sid:1;)",
+		 "keyword 'base64_data': 'bsize' cannot inspect the decoded bytes");
+	rule_err(R("base64_decode; base64_data; asn1:bitstring_overflow;"),
+		 "'asn1' cannot inspect the decoded bytes");
 	rule_err(R("base64_decode; base64_data; content:\"a\"; pkt_data; content:\"z\";"),
 		 "'content' follows it");
 }
@@ -284,6 +289,23 @@ Test(base64, through_the_pipeline)
 	udp(h, "10.0.0.1", 1000, "10.0.0.2", 53, "x auth=dXNlcjpwYXNz y", T0 + 1);
 	udp(h, "10.0.0.1", 1000, "10.0.0.2", 53, "x auth=", T0 + 2);
 	cr_assert_eq(h_count(h, 1), 1, "only root:pass");
+	harness_free(h);
+}
+
+Test(base64, on_a_tcp_stream_split_across_segments)
+{
+	struct harness *h = harness_rules(
+		"alert tcp any any -> any 80 (msg:\"b64\"; flow:to_server; content:\"auth=\"; "
+		"base64_decode:relative; base64_data; content:\"root:pass\"; sid:1;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40000, "10.0.0.2", 80, T0);
+	conv_data(&c, 1, "GET /?auth=cm9vdD");
+	conv_data(&c, 1, "pwYXNz HTTP/1.0\r\n\r\n");
+	conv_data(&c, 0, "HTTP/1.0 200 OK\r\n\r\n");
+	conv_data(&c, 1, "GET /?other=1 HTTP/1.0\r\n\r\n");
+	conv_close(&c);
+	cr_assert_eq(h_count(h, 1), 1, "once, when the second segment completes the text");
 	harness_free(h);
 }
 

@@ -175,6 +175,31 @@ static int setup_base64_data(struct mk_rule_build *rb, const char *value)
 	return 0;
 }
 
+/* base64_data takes content, pcre, isdataat and the byte keywords (as Suricata's list). */
+static int b64_list_check(struct mk_rule_build *rb, const struct mk_sm_list *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++) {
+		switch (l->sm[i].kw->type) {
+		case MK_KWT_CONTENT:
+		case MK_KWT_PCRE:
+		case MK_KWT_ISDATAAT:
+		case MK_KWT_BYTE_TEST:
+		case MK_KWT_BYTE_JUMP:
+		case MK_KWT_BYTE_EXTRACT:
+			break;
+		default:
+			rb->kw = "base64_data";
+			return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+					    "'%s' cannot inspect the decoded bytes (content, pcre, "
+					    "isdataat and byte_* can)",
+					    l->sm[i].kw->name);
+		}
+	}
+	return 0;
+}
+
 int mk_base64_check(struct mk_rule_build *rb)
 {
 	uint32_t b, i;
@@ -192,11 +217,14 @@ int mk_base64_check(struct mk_rule_build *rb)
 						    "could never match (as in Suricata)");
 			/* Suricata's base64_data ends the buffer's inspection: refuse what it skips */
 			if (i + 1 < l->n)
-				return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-						    "'%s' follows it in %s and would never be "
-						    "checked (base64_data ends the inspection, as in "
-						    "Suricata): put it before base64_decode",
-						    l->sm[i + 1].kw->name, mk_buf_names[b]);
+				return mk_rule_fail(
+					rb, MK_DETECT_FAIL_VALUE,
+					"'%s' follows it in %s and would never be "
+					"checked (base64_data ends the inspection, as in "
+					"Suricata): put it before base64_decode",
+					l->sm[i + 1].kw->name, mk_buf_names[b]);
+			if (b64_list_check(rb, &((const struct mk_base64 *)l->sm[i].ctx)->data))
+				return -1;
 			rb->kw = NULL;
 		}
 	}
