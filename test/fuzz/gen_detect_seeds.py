@@ -48,6 +48,15 @@ CORNERS = [
     'dotprefix; dotprefix; dotprefix; dotprefix; content:"........x"; bsize:>1; sid:18;)',
     'alert http any any -> any any (http.uri; content:"/x"; pkt_data; content:"GET"; depth:3; '
     'pcre:"/a/V"; pkt_data; to_lowercase; sid:19;)',
+    # base64_decode/base64_data, asn1, flowint forms
+    'alert tcp any any -> any any (content:"auth="; base64_decode:bytes 64, offset 1, relative; '
+    'base64_data; content:"root"; nocase; pcre:"/^:/R"; byte_test:1,=,0x70,0,relative; sid:20;)',
+    'alert http any any -> any any (http.uri; content:"q="; base64_decode:relative; base64_data; '
+    'content:"admin"; http.user_agent; content:"curl"; sid:21;)',
+    'alert udp any any -> any 161 (content:"|30|"; asn1:bitstring_overflow, double_overflow '
+    'oversize_length 100 relative_offset -1; sid:22;)',
+    'alert udp any any -> any any (asn1:oversize_length 0 absolute_offset 65535; '
+    'flowint:a.b,+1; flowint:n,isnotset; flowint:n,>=,a.b; sid:23;)',
 ]
 
 

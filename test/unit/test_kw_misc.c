@@ -626,6 +626,22 @@ Test(flowint, operators_and_wrap_around)
 	harness_free(h);
 }
 
+Test(flowint, counts_every_packet)
+{
+	/* a rule with only flowint:+ is no address-only rule (those see a flow's first packets) */
+	struct harness *h =
+		harness_rules("alert udp any any -> any any (flowint:pk,+,1; noalert; sid:1;)\n"
+			      "alert udp any any -> any any (flowint:pk,==,3; sid:2;)\n");
+	static const char *const p[] = { "1", "2", "3", "4" };
+	struct mk_rule *r = rule_ok(R("flowint:pk,+,1; noalert;"));
+
+	cr_assert(!(r->flags & MK_RF_IPONLY));
+	mk_rule_free(r);
+	flow_pkts(h, p, MK_ARRAY_SIZE(p));
+	cr_assert_eq(h_count(h, 2), 1, "the third packet");
+	harness_free(h);
+}
+
 Test(flowint, parse)
 {
 	struct mk_rule *r = rule_ok(R("flowint:cnt,+1;"));

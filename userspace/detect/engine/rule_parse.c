@@ -770,6 +770,10 @@ static int finalize(struct mk_rule_build *rb)
 		for (i = 0; i < r->nmatch; i++)
 			if (!(r->match[i].kw->flags & MK_KWF_IPONLY_OK))
 				iponly = 0;
+		/* flowint counts every packet (Suricata's is not IP-only compatible) */
+		for (i = 0; i < r->npost; i++)
+			if (r->post[i].kw == &mk_kw_flowint)
+				iponly = 0;
 		if (iponly)
 			r->flags |= MK_RF_IPONLY;
 	}
