@@ -166,6 +166,9 @@ Test(base64, parse_errors)
 	rule_err(R("base64_data; content:\"a\";"),
 		 "keyword 'base64_data': needs a base64_decode before it");
 	rule_err(R("base64_data:1; content:\"a\";"), "takes no value");
+	rule_err("alert http any any -> any any (http.uri; base64_decode; http.host; base64_data; "
+		 "content:\"a\"; sid:1;)",
+		 "keyword 'base64_data': follows a sticky buffer");
 	rule_err(R("content:\"a\"; base64_decode;"), "no base64_data keywords follow it");
 	rule_err(R("base64_decode; base64_data;"), "no base64_data keywords follow it");
 	rule_err(R("base64_decode; base64_data; content:\"a\"; base64_decode; base64_data; "

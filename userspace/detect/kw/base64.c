@@ -168,6 +168,10 @@ static int setup_base64_data(struct mk_rule_build *rb, const char *value)
 	(void)value;
 	if (!rb->b64)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "needs a base64_decode before it");
+	if (rb->sticky_open)
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "follows a sticky buffer: it reads the base64_decode of the "
+				    "buffer before (put base64_decode in this one)");
 	rb->b64_list = &rb->b64->data;
 	rb->b64_buf = rb->cur_buf;
 	rb->last_content = NULL;
