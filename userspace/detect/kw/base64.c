@@ -14,21 +14,19 @@
 #include <string.h>
 #include "detect_int.h"
 
-/* The value of a base64 alphabet byte, or -1. */
-static int b64_value(uint8_t c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
+/* 1 + the value of each byte of the base64 alphabet, 0 outside it (one load per byte). */
+static const uint8_t b64_values[256] = {
+	['A'] = 1,  ['B'] = 2,	['C'] = 3,  ['D'] = 4,	['E'] = 5,  ['F'] = 6,	['G'] = 7,
+	['H'] = 8,  ['I'] = 9,	['J'] = 10, ['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14,
+	['O'] = 15, ['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20, ['U'] = 21,
+	['V'] = 22, ['W'] = 23, ['X'] = 24, ['Y'] = 25, ['Z'] = 26, ['a'] = 27, ['b'] = 28,
+	['c'] = 29, ['d'] = 30, ['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35,
+	['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40, ['o'] = 41, ['p'] = 42,
+	['q'] = 43, ['r'] = 44, ['s'] = 45, ['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49,
+	['x'] = 50, ['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55, ['3'] = 56,
+	['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60, ['8'] = 61, ['9'] = 62, ['+'] = 63,
+	['/'] = 64
+};
 
 /*
  * Four sextets (a '=' is 0 and counts in @pad) to 3 - pad bytes, written
@@ -56,7 +54,7 @@ uint32_t mk_base64_decode(const uint8_t *in, uint32_t len, uint8_t *out, uint32_
 	uint32_t i, nq = 0, pad = 0, o = 0, n, consumed = 0;
 
 	for (i = 0; i < len; i++) {
-		int v = b64_value(in[i]);
+		int v = b64_values[in[i]] - 1;
 
 		if (v < 0) {
 			if (in[i] != '=')
