@@ -295,6 +295,33 @@ Test(base64, through_the_pipeline)
 	harness_free(h);
 }
 
+Test(base64, in_http_transactions)
+{
+	/* HTTP buffers through libhtp: the URI's parameter, a header's Basic credentials */
+	struct harness *h = harness_rules(
+		"alert http any any -> any any (http.uri; content:\"q=\"; base64_decode:relative; "
+		"base64_data; content:\"admin\"; startswith; sid:1;)\n"
+		"alert http any any -> any any (http.header; content:\"Authorization: Basic \"; "
+		"base64_decode:relative; base64_data; content:\":hunter2\"; sid:2;)\n"
+		"alert http any any -> any any (http.header; content:\"Authorization: Basic \"; "
+		"base64_decode:relative, bytes 8; base64_data; content:\":hunter2\"; sid:3;)\n");
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40002, "192.0.2.9", 80, T0);
+	conv_data(&c, 1,
+		  "GET /login?q=YWRtaW46c2VjcmV0 HTTP/1.1\r\nHost: a.example\r\n"
+		  "Authorization: Basic cm9vdDpodW50ZXIy\r\n\r\n");
+	conv_data(&c, 0, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+	conv_data(&c, 1, "GET /login?q=Z3Vlc3Q6c2VjcmV0 HTTP/1.1\r\nHost: a.example\r\n\r\n");
+	conv_data(&c, 0, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+	conv_close(&c);
+	h_finish(h);
+	cr_assert_eq(h_count(h, 1), 1, "admin:secret, not guest:secret");
+	cr_assert_eq(h_count(h, 2), 1, "root:hunter2");
+	cr_assert_eq(h_count(h, 3), 0, "8 characters decode to 'root:h' only");
+	harness_free(h);
+}
+
 Test(base64, on_a_tcp_stream_split_across_segments)
 {
 	struct harness *h = harness_rules(
