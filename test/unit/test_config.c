@@ -785,7 +785,7 @@ Test(config, outputs_in_suricatas_shape)
 	expect_error("outputs:\n  - eve-log:\n      types: [alert, smb]\n", -EINVAL,
 		     NAME
 		     ":3:22: outputs.eve-log.types[1]: 'smb' is not an event type meerkat writes "
-		     "(alert, flow, stats, http, dns, tls)");
+		     "(alert, flow, stats, http, files, dns, tls, ssh, smtp, ftp)");
 	expect_error("outputs:\n  - eve-log:\n      types: [flow, flow]\n", -EINVAL,
 		     NAME ":3:21: outputs.eve-log.types[1]: 'flow' is listed twice");
 	/* Suricata's per-type options meerkat does not read are refused, not ignored */

@@ -136,7 +136,8 @@ static int types_parse(struct mk_cfg_ctx *x, int node, const char *path, void *b
 		if (t == MK_ARRAY_SIZE(eve_types))
 			return mk_cfg_error(
 				x, name_node, item, -EINVAL,
-				"'%.32s' is not an event type meerkat writes (alert, flow, stats, http, dns, tls)",
+				"'%.32s' is not an event type meerkat writes (alert, flow, stats, http, "
+				"files, dns, tls, ssh, smtp, ftp)",
 				name);
 		if (types & eve_types[t].bit)
 			return mk_cfg_error(x, name_node, item, -EINVAL, "'%s' is listed twice",
