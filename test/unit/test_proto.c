@@ -637,3 +637,30 @@ Test(proto, ftp_over_ipv6_eprt_and_epsv)
 	cr_assert_eq(CNT(&r, FTP_DATA_FLOWS), 2);
 	run_free(&r);
 }
+
+Test(proto, smtp_data_refused_then_commands)
+{
+	static const char *const wire[] = {
+		"220 mx\r\n",
+		"EHLO a\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n", /* pipelined */
+		"250-mx\r\n250 PIPELINING\r\n250 ok\r\n250 ok\r\n554 no valid recipients\r\n",
+		"RSET\r\n",
+		"250 ok\r\n",
+		"MAIL FROM:<c@x>\r\n",
+		"250 ok\r\n",
+	};
+	struct run r;
+	unsigned int w;
+
+	run_new(&r);
+	for (w = 0; w < MK_ARRAY_SIZE(wire); w++)
+		mk_app_stream(r.a, &r.f, wire[w][0] >= '0' && wire[w][0] <= '9',
+			      (const uint8_t *)wire[w], (uint32_t)strlen(wire[w]), 0, 1);
+	run_end(&r);
+	cr_assert_str_eq(r.s.log,
+			 "\"tx_id\":3,\"smtp\":{\"helo\":\"a\",\"mail_from\":\"<a@x>\","
+			 "\"rcpt_to\":[\"<b@x>\"]}}\n"
+			 "\"tx_id\":3,\"smtp\":{\"helo\":\"a\",\"mail_from\":\"<c@x>\"}}\n",
+			 "%s", r.s.log);
+	mk_app_thread_free(r.a);
+}

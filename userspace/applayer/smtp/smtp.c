@@ -15,12 +15,17 @@ struct mk_smtp_flow {
 	uint8_t cstate;		    /* the client's: C_* */
 	uint8_t sdead;		    /* the server's direction is no longer parsed */
 	uint8_t data_bol;	    /* in the message: 0 mid-line, 1 at a line start, 2 "." */
-	uint8_t bdat_last;	    /* the BDAT chunk being skipped is the LAST one */
-	uint8_t starttls;	    /* the client asked for STARTTLS */
-	uint64_t bdat_left;	    /* bytes of the BDAT chunk still to come */
-	char *helo;		    /* the session's, copied into each transaction */
-	struct mk_smtp_tx *tx;	    /* open; NULL between them */
-	uint64_t tx_id;		    /* transactions started so far */
+	/*
+	 * Replies pair with commands in order (the greeting first): the DATA
+	 * command's reply is reply number data_reply; 0 when no DATA waits.
+	 */
+	uint64_t ncmd, nreply, data_reply;
+	uint8_t bdat_last;     /* the BDAT chunk being skipped is the LAST one */
+	uint8_t starttls;      /* the client asked for STARTTLS */
+	uint64_t bdat_left;    /* bytes of the BDAT chunk still to come */
+	char *helo;	       /* the session's, copied into each transaction */
+	struct mk_smtp_tx *tx; /* open; NULL between them */
+	uint64_t tx_id;	       /* transactions started so far */
 };
 
 /* The command at the start of @p; @name in upper case. */
@@ -199,6 +204,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 {
 	struct mk_smtp_tx *t;
 
+	s->ncmd++;
+
 	if (cmd_is(p, len, "RSET")) {
 		tx_end(a, f, s); /* the mail is abandoned */
 		return;
@@ -228,6 +235,7 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		t->data = 1;
 		s->cstate = C_DATA;
 		s->data_bol = 1;
+		s->data_reply = s->ncmd + 1; /* after the greeting's and the earlier commands' */
 	} else if (cmd_is(p, len, "BDAT")) {
 		char num[24];
 		uint32_t i, n = 0;
@@ -323,6 +331,17 @@ static void server_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 		code = (uint16_t)((line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0'));
 		if (s->tx)
 			s->tx->last_code = code;
+		if (line_len > 3 && line[3] == '-')
+			continue; /* a multi-line reply goes on */
+		if (++s->nreply == s->data_reply) {
+			/* DATA refused: no message follows, the client's next line is a command */
+			if (code != 354 && s->cstate == C_DATA && s->data_bol == 1) {
+				s->cstate = C_CMD;
+				if (s->tx)
+					s->tx->data = 0;
+			}
+			s->data_reply = 0;
+		}
 		if (s->starttls && code == 220 && (line_len == 3 || line[3] == ' ')) {
 			/* the session goes on in TLS */
 			s->sdead = 1;
