@@ -46,6 +46,9 @@ seeds = {
         "prebanner_gap": rec(1, b"hello there\r\nSSH-1.99-x\r\n") + rec(0, b"SSH-2.0-c\r\n") +
         rec(0xc0, packet(kexinit(0))[:40]),
         "kexinit": kexinit(0),
+        # a KEXINIT of one byte (its type) used to leak its buffer
+        "short_kexinit": rec(0, b"SSH-2.0-x\r\n" + struct.pack(">IB", 12, 10) + b"\x14" +
+                             bytes(10) + packet(kexinit(0))),
     },
     "fuzz_smtp": {
         "mails": rec(1, b"220 mx ESMTP\r\n") + rec(0, b"EHLO c.example\r\n") +

@@ -664,3 +664,22 @@ Test(proto, smtp_data_refused_then_commands)
 			 "%s", r.s.log);
 	mk_app_thread_free(r.a);
 }
+
+Test(proto, ssh_kexinit_without_its_cookie)
+{
+	/* a KEXINIT of one byte (its type): counted, nothing held; the whole one after it counts */
+	static const uint8_t short_kex[] = { 0, 0, 0, 12, 10, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct buf k = { .n = 0 }, c = { .n = 0 };
+	struct run r;
+
+	put(&c, "SSH-2.0-x\r\n", 11);
+	put(&c, short_kex, sizeof(short_kex));
+	kexinit(&k, 0);
+	packet(&c, k.b, k.n);
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	cr_assert_eq(CNT(&r, SSH_MALFORMED), 1);
+	run_free(&r);
+	cr_assert_eq(r.s.ssh, 1);
+	cr_assert_str_eq(r.s.hassh, "b21aaabfc9d2e45bafeef69aa7e7fada");
+}

@@ -259,6 +259,13 @@ static void packet_start(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 	    !(to_client ? s->info.server.hassh : s->info.client.hassh) &&
 	    plen - d->hdr[4] - 1 <= KEXINIT_MAX) {
 		d->kex_want = plen - d->hdr[4] - 1; /* the payload, from its type */
+		if (d->kex_want < 17) {
+			/* not even the cookie: no HASSH from this side */
+			a->cnt[MK_APP_CNT_SSH_MALFORMED]++;
+			progress(a, f, s, to_client, SIDE_ALL(to_client));
+			return;
+		}
+		free(d->kex);
 		d->kex = malloc(d->kex_want);
 		if (!d->kex) {
 			dir_dead(a, d, MK_APP_CNT_SSH_MALFORMED);
