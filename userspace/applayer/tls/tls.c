@@ -11,7 +11,18 @@
 #define HS_MAX (256u << 10)	 /* a handshake message (a certificate chain) held at most */
 
 enum { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APPDATA = 23 };
-enum { HS_CLIENT_HELLO = 1, HS_SERVER_HELLO = 2, HS_CERTIFICATE = 11, HS_SERVER_HELLO_DONE = 14 };
+enum {
+	HS_CLIENT_HELLO = 1,
+	HS_SERVER_HELLO = 2,
+	HS_CERTIFICATE = 11,
+	HS_SERVER_HELLO_DONE = 14,
+};
+
+/*
+ * The handshake types RFC 5246, RFC 8446 and their extensions define, 1 <<
+ * type: 0-5 (hello_request to end_of_early_data), 8, 11-16, 20-25.
+ */
+#define HS_KNOWN (0x0000003fu | 1u << 8 | 0x0001f800u | 0x03f00000u)
 
 struct tls_dir {
 	uint8_t hdr[REC_HDR];
@@ -29,7 +40,12 @@ struct mk_tls_flow {
 	uint8_t hello[2];  /* ClientHello, ServerHello seen */
 	uint8_t encrypted; /* application data seen: nothing more is parsed */
 	uint8_t logged;
-	uint8_t progress; /* MK_BUF_SIDE_*: ClientHello (REQ), ServerHello (RESP), certificates */
+	/*
+	 * MK_BUF_SIDE_*: ClientHello (REQ), ServerHello (RESP), the rest of the
+	 * server's handshake (RESP_BODY: certificates, key exchange), the
+	 * client's second flight (REQ_BODY: its key exchange)
+	 */
+	uint8_t progress;
 	struct mk_detect_tx_state det;
 };
 
@@ -183,6 +199,8 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 {
 	struct mk_tls_hello *h = &a->tls->hello;
 
+	t->info.hs_seen[to_client] |= type < 31 && (HS_KNOWN >> type & 1) ? 1u << type :
+									    MK_TLS_HS_UNKNOWN;
 	if (type == HS_CLIENT_HELLO && !to_client && !t->hello[0]) {
 		if (mk_tls_client_hello(body, len, h)) {
 			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
@@ -190,6 +208,7 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 		}
 		t->hello[0] = 1;
 		t->info.has_sni = h->has_sni;
+		t->info.client_version = h->max_version;
 		memcpy(t->info.sni, h->sni, (size_t)h->sni_len + 1);
 		t->info.ja3 = dup_ja3(h, 0, t->info.ja3_hash);
 		mk_tls_ja4(h, t->info.ja4);
@@ -207,12 +226,12 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 		if (h->chosen_version == 0x0304) {
 			t->dir[0].ccs = t->dir[1].ccs = 1;
 			progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
+			progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
 		}
 	} else if (type == HS_CERTIFICATE && to_client && !t->info.chain) {
 		certificates(a, t, body, len);
-		progress(a, f, t, 1, MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
 	} else if (type == HS_SERVER_HELLO_DONE && to_client) {
-		/* no certificate (anonymous or PSK suites): none will come */
+		/* the server's flight is over (its certificates and key exchange came, or none) */
 		progress(a, f, t, 1, MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
 	}
 }
@@ -289,6 +308,9 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 		d->ccs = 1;
 		if (to_client && (t->progress & MK_BUF_SIDE_RESP))
 			progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
+		/* the client's flight (its key exchange) is over */
+		if (!to_client && (t->progress & MK_BUF_SIDE_REQ))
+			progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
 		break;
 	case CT_APPDATA:
 		if (!t->encrypted) {
@@ -297,6 +319,8 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 			/* the handshake is over: what the server sent is all there is */
 			if (t->progress & MK_BUF_SIDE_RESP)
 				progress(a, f, t, to_client, MK_BUF_SIDE_RESP_BODY);
+			if (t->progress & MK_BUF_SIDE_REQ)
+				progress(a, f, t, to_client, MK_BUF_SIDE_REQ_BODY);
 			log_session(a, f, t);
 			if (a->cfg.tls_encryption == MK_TLS_ENC_BYPASS)
 				f->app_bypass = 1;
@@ -322,8 +346,11 @@ void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow 
 		/* an SSLv2 ClientHello: recognised, not parsed */
 		t->info.sslv2 = 1;
 		t->info.version = 0x0002;
+		t->info.client_version = 0x0002;
+		t->info.hs_seen[0] |= 1u << HS_CLIENT_HELLO;
 		t->hello[0] = 1;
 		d->dead = 1;
+		progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 		return;
 	}
 	while (len && !d->dead && !t->encrypted) {
@@ -362,6 +389,8 @@ void mk_tls_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_f
 {
 	if (t->progress & MK_BUF_SIDE_RESP)
 		progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
+	if (t->progress & MK_BUF_SIDE_REQ)
+		progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
 	if (t->hello[0] || t->hello[1])
 		log_session(a, f, t);
 }
