@@ -297,8 +297,8 @@ static int parse_date(const char *s, int64_t *out)
 	const char *end;
 	size_t i, n = strspn(s, "0123456789");
 
-	if (!*s)
-		return -1;
+	if (n < 4)
+		return -1; /* a year has four digits */
 	if (n == strlen(s) && n > 4) {
 		char *e;
 		unsigned long long v = strtoull(s, &e, 10);
