@@ -134,6 +134,7 @@ extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
 
 struct mk_detect_tx;
 struct mk_eve_http;
+struct mk_eve_alert_opts;
 struct mk_dns_msg;
 struct mk_tls_info;
 struct mk_eve_fileinfo;
@@ -184,7 +185,12 @@ const uint64_t *mk_app_thread_counters(const struct mk_app_thread *a);
  */
 void mk_app_set_files_logged(struct mk_app_thread *a, int on);
 
-/* The EVE facts of transaction @tx of protocol @proto (an alert's), or 0. */
-int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out);
+/*
+ * The EVE object of transaction @tx of protocol @proto (an alert's) into @o
+ * (its http, dns or tls; an HTTP transaction's facts are put in @http): 1,
+ * or 0 when it has none.
+ */
+int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *http,
+		  struct mk_eve_alert_opts *o);
 
 #endif /* MK_APPLAYER_H */
