@@ -8,6 +8,7 @@
  */
 #include "detect_helpers.h"
 #include "kw/app_kw.h"
+#include "dns.h"
 #include "tls.h"
 
 static const char *reject_text(const char *rule)
@@ -340,4 +341,99 @@ Test(app_kw, dns_keywords_on_queries_and_responses)
 	cr_assert_eq(h_count(h, 8), 1);
 	cr_assert_eq(h_count(h, 9), 1, "the AAAA query");
 	harness_free(h);
+}
+
+/* ---- app-layer-event:dns.* and tls.* ------------------------------------------------------ */
+
+static void udp_bytes(struct harness *h, int to_server, const uint8_t *b, uint32_t n, uint64_t ts)
+{
+	struct frame f;
+
+	if (to_server)
+		frame_udp(&f, "10.0.0.1", 5000, "10.0.0.53", 53, b, n, 64, 0);
+	else
+		frame_udp(&f, "10.0.0.53", 53, "10.0.0.1", 5000, b, n, 64, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, ts);
+}
+
+Test(app_kw, dns_events_on_malformed_and_odd_messages)
+{
+	struct harness *h = harness_rules(
+		"alert dns any any -> any any (app-layer-event:dns.z_flag_set; sid:1;)\n"
+		"alert dns any any -> any any (flow:to_client; app-layer-event:dns.not_a_response; "
+		"sid:2;)\n"
+		"alert dns any any -> any any (flow:to_server; app-layer-event:dns.not_a_request; "
+		"sid:3;)\n"
+		"alert dns any any -> any any (app-layer-event:dns.malformed_data; sid:4;)\n"
+		"alert dns any any -> any any (app-layer-event:dns.infinite_loop; sid:5;)\n"
+		"alert dns any any -> any any (app-layer-event:dns.invalid_opcode; sid:6;)\n"
+		"alert dns any any -> any any (app-layer-event:dns.malformed_data; dns.query; "
+		"content:\"a\"; sid:7;)\n"
+		"alert dns any any -> any any (flow:to_client; "
+		"app-layer-event:dns.invalid_authorities; sid:8;)\n");
+	uint8_t b[512];
+	uint32_t n;
+	uint64_t ts = T0;
+
+	dns_exchange(h, 1, 0, 0, "a.test", 1, ts); /* a clean exchange first: the flow is DNS */
+	n = dns_msg(b, 2, 0, 0, 0, "a.test", 1);
+	b[3] |= 0x40; /* Z */
+	udp_bytes(h, 1, b, n, ts += 10000);
+	n = dns_msg(b, 3, 0, 0, 0, "a.test", 1); /* a query towards the client */
+	udp_bytes(h, 0, b, n, ts += 10000);
+	n = dns_msg(b, 4, 1, 0, 0, "a.test", 1); /* a response towards the server */
+	udp_bytes(h, 1, b, n, ts += 10000);
+	n = dns_msg(b, 5, 0, 0, 0, "a.test", 1);
+	udp_bytes(h, 1, b, n - 3, ts += 10000); /* cut inside the question */
+	udp_bytes(h, 1, b, 7, ts += 10000);	/* shorter than a header */
+	n = dns_msg(b, 6, 0, 0, 0, "a.test", 1);
+	b[12] = 0xc0; /* the question's name points at itself */
+	b[13] = 12;
+	udp_bytes(h, 1, b, n, ts += 10000);
+	n = dns_msg(b, 7, 0, 9, 0, "a.test", 1); /* opcode 9 */
+	udp_bytes(h, 1, b, n, ts += 10000);
+	n = dns_msg(b, 8, 1, 0, 0, "a.test", 1); /* a response whose authority is cut */
+	b[9] = 1;
+	b[n++] = 0;
+	b[n++] = 0;
+	udp_bytes(h, 0, b, n, ts += 10000);
+	cr_assert_eq(h_count(h, 1), 1);
+	cr_assert_eq(h_count(h, 2), 1);
+	cr_assert_eq(h_count(h, 3), 1);
+	cr_assert_eq(h_count(h, 4), 3, "cut, short, the loop");
+	cr_assert_eq(h_count(h, 5), 1);
+	cr_assert_eq(h_count(h, 6), 1);
+	cr_assert_eq(h_count(h, 7), 0, "a malformed message has no records");
+	cr_assert_eq(h_count(h, 8), 1);
+	harness_free(h);
+	cr_assert_eq(mk_dns_event_lookup("z_flag_set"), MK_DNS_EV_Z_FLAG_SET);
+	cr_assert_eq(mk_dns_event_lookup("flooded"), -1);
+}
+
+Test(app_kw, app_layer_event_names_and_protocols)
+{
+	struct mk_rule *r =
+		rule_ok("alert tls any any -> any any (app-layer-event:tls.invalid_record_type; "
+			"sid:1;)");
+
+	cr_assert_eq(r->app_proto, MK_APP_TLS);
+	cr_assert_eq(r->app_need, MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY);
+	mk_rule_free(r);
+	r = rule_ok("alert tls any any -> any any (flow:to_server; "
+		    "app-layer-event:tls.error_message_encountered; sid:1;)");
+	cr_assert_eq(r->app_to_client, 0);
+	mk_rule_free(r);
+	r = rule_ok("alert dns any any -> any any (app-layer-event:dns.not_a_request; sid:1;)");
+	cr_assert_eq(r->app_proto, MK_APP_DNS);
+	mk_rule_free(r);
+	cr_assert(strstr(reject_text("alert dns any any -> any any (app-layer-event:dns.flooded; "
+				     "sid:1;)"),
+			 "'dns.flooded' is not an event meerkat raises"));
+	cr_assert(
+		strstr(reject_text("alert tls any any -> any any (app-layer-event:dns.z_flag_set; "
+				   "sid:1;)"),
+		       "a keyword of dns in a rule of another application protocol (tls)"));
+	cr_assert(strstr(reject_text("alert tcp any any -> any any (app-layer-event:smtp.x; "
+				     "sid:1;)"),
+			 "only HTTP, DNS and TLS events"));
 }

@@ -103,6 +103,7 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "DNS messages not decoded: short, truncated inside a record, or a bad name")            \
 	X(DNS_GAP, "dns_gap", "DNS over TCP directions no longer parsed: a gap in the stream")    \
 	X(DNS_LOGGED, "dns_logged", "DNS messages handed to the EVE writer")                      \
+	X(DNS_EVENTS, "dns_events", "DNS app-layer events raised (app-layer-event:dns.NAME)")     \
 	X(TLS_FLOWS, "tls_flows", "flows recognised as TLS (or SSLv2)")                           \
 	X(TLS_ENCRYPTED, "tls_encrypted", "TLS sessions that reached encrypted data")             \
 	X(TLS_LOGGED, "tls_logged", "TLS sessions handed to the EVE writer")                      \
@@ -112,6 +113,7 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(TLS_HS_LIMIT, "tls_handshake_limit",                                                    \
 	  "TLS directions no longer parsed: a handshake message over 256 KiB")                    \
 	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")             \
+	X(TLS_EVENTS, "tls_events", "TLS app-layer events raised (app-layer-event:tls.NAME)")     \
 	X(REQ_BODY_PARTIAL, "request_body_partial_inspections",                                   \
 	  "request bodies inspected before they were complete (inspect window)")                  \
 	X(RESP_BODY_PARTIAL, "response_body_partial_inspections",                                 \

@@ -10,7 +10,7 @@
 #define REC_MAX (16384u + 2048u) /* TLSCiphertext's bound */
 #define HS_MAX (256u << 10)	 /* a handshake message (a certificate chain) held at most */
 
-enum { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APPDATA = 23 };
+enum { CT_CCS = 20, CT_ALERT = 21, CT_HANDSHAKE = 22, CT_APPDATA = 23, CT_HEARTBEAT = 24 };
 enum {
 	HS_CLIENT_HELLO = 1,
 	HS_SERVER_HELLO = 2,
@@ -135,8 +135,41 @@ static void log_session(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 	}
 }
 
-static void dir_dead(struct mk_app_thread *a, struct tls_dir *d, int counter)
+static const char *const ev_names[MK_TLS_EV_MAX] = {
+#define MK_TLS_EV_NAME(id, name) name,
+	MK_TLS_EVENTS(MK_TLS_EV_NAME)
+#undef MK_TLS_EV_NAME
+};
+
+int mk_tls_event_lookup(const char *name)
 {
+	unsigned int i;
+
+	for (i = 0; i < MK_TLS_EV_MAX; i++)
+		if (!strcmp(ev_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *mk_tls_event_name(unsigned int id)
+{
+	return id < MK_TLS_EV_MAX ? ev_names[id] : NULL;
+}
+
+static void event(struct mk_app_thread *a, struct mk_tls_flow *t, unsigned int ev)
+{
+	if (t->info.events & 1u << ev)
+		return;
+	t->info.events |= 1u << ev;
+	a->cnt[MK_APP_CNT_TLS_EVENTS]++;
+}
+
+/* The direction is not parsed any more: its parts are as complete as they will be. */
+static void dir_dead(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
+		     int to_client, int counter)
+{
+	struct tls_dir *d = &t->dir[to_client];
+
 	if (d->dead)
 		return;
 	d->dead = 1;
@@ -144,6 +177,9 @@ static void dir_dead(struct mk_app_thread *a, struct tls_dir *d, int counter)
 	free(d->hs);
 	d->hs = NULL;
 	d->hs_len = 0;
+	progress(a, f, t, to_client,
+		 to_client ? MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY :
+			     MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY);
 }
 
 static char *dup_ja3(const struct mk_tls_hello *h, int server, char hash[33])
@@ -173,15 +209,24 @@ static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const u
 	info->certs = malloc(len);
 	info->ncerts = 0;
 	total = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-	if (total > len - 3)
+	if (total > len - 3) {
+		event(a, t, MK_TLS_EV_CERTIFICATE_INVALID_LENGTH);
+		event(a, t, MK_TLS_EV_INVALID_CERTIFICATE);
 		total = len - 3;
+	}
 	while (off + 3 <= total + 3) {
 		n = (uint32_t)p[off] << 16 | (uint32_t)p[off + 1] << 8 | p[off + 2];
 		off += 3;
-		if (n > total + 3 - off)
+		if (n > total + 3 - off) {
+			event(a, t, MK_TLS_EV_CERTIFICATE_INVALID_LENGTH);
+			event(a, t, MK_TLS_EV_INVALID_CERTIFICATE);
 			break;
-		if (!t->info.chain && mk_tls_cert(p + off, n, &t->info))
+		}
+		if (!t->info.chain && mk_tls_cert(p + off, n, &t->info)) {
 			a->cnt[MK_APP_CNT_TLS_BAD_CERT]++;
+			event(a, t, MK_TLS_EV_CERTIFICATE_INVALID_DER);
+			event(a, t, MK_TLS_EV_INVALID_CERTIFICATE);
+		}
 		t->info.chain++;
 		if (info->certs && info->ncerts < MK_TLS_CERTS_MAX) {
 			uint32_t at = info->ncerts ? info->cert_off[info->ncerts] : 0;
@@ -204,6 +249,9 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 	if (type == HS_CLIENT_HELLO && !to_client && !t->hello[0]) {
 		if (mk_tls_client_hello(body, len, h)) {
 			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
+			event(a, t, MK_TLS_EV_INVALID_HANDSHAKE_MESSAGE);
+			progress(a, f, t, 0,
+				 MK_BUF_SIDE_REQ); /* the hello is as read as it will be */
 			return;
 		}
 		t->hello[0] = 1;
@@ -216,6 +264,8 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 	} else if (type == HS_SERVER_HELLO && to_client && !t->hello[1]) {
 		if (mk_tls_server_hello(body, len, h)) {
 			a->cnt[MK_APP_CNT_TLS_MALFORMED]++;
+			event(a, t, MK_TLS_EV_INVALID_HANDSHAKE_MESSAGE);
+			progress(a, f, t, 1, MK_BUF_SIDE_RESP);
 			return;
 		}
 		t->hello[1] = 1;
@@ -247,12 +297,12 @@ static void handshake_bytes(struct mk_app_thread *a, struct mk_flow *f, struct m
 
 	if (d->hs_len) {
 		if (d->hs_len + len > HS_MAX + 4) {
-			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_HS_LIMIT);
 			return;
 		}
 		n = realloc(d->hs, d->hs_len + len);
 		if (!n) {
-			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_HS_LIMIT);
 			return;
 		}
 		memcpy(n + d->hs_len, p, len);
@@ -267,7 +317,8 @@ static void handshake_bytes(struct mk_app_thread *a, struct mk_flow *f, struct m
 	while (have >= 4) {
 		mlen = (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 		if (mlen > HS_MAX) {
-			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			event(a, t, MK_TLS_EV_HANDSHAKE_INVALID_LENGTH);
+			dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_HS_LIMIT);
 			return;
 		}
 		if (have < 4 + mlen)
@@ -280,7 +331,7 @@ static void handshake_bytes(struct mk_app_thread *a, struct mk_flow *f, struct m
 	if (have && q != d->hs) {
 		n = malloc(have);
 		if (!n) {
-			dir_dead(a, d, MK_APP_CNT_TLS_HS_LIMIT);
+			dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_HS_LIMIT);
 			return;
 		}
 		memcpy(n, q, have);
@@ -312,6 +363,14 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 		if (!to_client && (t->progress & MK_BUF_SIDE_REQ))
 			progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
 		break;
+	case CT_ALERT:
+		/* an alert in the clear: the handshake failed (Suricata's error_message_encountered) */
+		if (!d->ccs)
+			event(a, t, MK_TLS_EV_ERROR_MESSAGE);
+		break;
+	case CT_HEARTBEAT:
+		event(a, t, MK_TLS_EV_HEARTBEAT);
+		break;
 	case CT_APPDATA:
 		if (!t->encrypted) {
 			t->encrypted = 1;
@@ -338,7 +397,7 @@ void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow 
 
 	to_client = !!to_client;
 	if (gap)
-		dir_dead(a, d, MK_APP_CNT_TLS_GAP);
+		dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_GAP);
 	if (d->dead || t->encrypted)
 		return;
 	if (!to_client && !t->hello[0] && !d->hdr_len && !d->rec_left && len >= 5 &&
@@ -365,9 +424,15 @@ void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow 
 			if (d->hdr_len < REC_HDR)
 				return;
 			d->rec_left = (uint32_t)d->hdr[3] << 8 | d->hdr[4];
-			if (d->hdr[0] < CT_CCS || d->hdr[0] > CT_APPDATA || d->hdr[1] != 3 ||
+			if (d->hdr[0] < CT_CCS || d->hdr[0] > CT_HEARTBEAT)
+				event(a, t, MK_TLS_EV_INVALID_RECORD_TYPE);
+			else if (d->hdr[1] != 3)
+				event(a, t, MK_TLS_EV_INVALID_RECORD_VERSION);
+			else if (d->rec_left > REC_MAX)
+				event(a, t, MK_TLS_EV_INVALID_RECORD_LENGTH);
+			if (d->hdr[0] < CT_CCS || d->hdr[0] > CT_HEARTBEAT || d->hdr[1] != 3 ||
 			    d->rec_left > REC_MAX) {
-				dir_dead(a, d, MK_APP_CNT_TLS_MALFORMED);
+				dir_dead(a, f, t, to_client, MK_APP_CNT_TLS_MALFORMED);
 				return;
 			}
 			if (!d->rec_left) {
@@ -387,10 +452,9 @@ void mk_tls_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow 
 
 void mk_tls_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
 {
-	if (t->progress & MK_BUF_SIDE_RESP)
-		progress(a, f, t, 1, MK_BUF_SIDE_RESP_BODY);
-	if (t->progress & MK_BUF_SIDE_REQ)
-		progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
+	/* every part is as complete as it will be */
+	progress(a, f, t, 1, MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
+	progress(a, f, t, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY);
 	if (t->hello[0] || t->hello[1])
 		log_session(a, f, t);
 }

@@ -45,7 +45,33 @@ struct mk_tls_info {
 	uint8_t *certs;
 	uint32_t cert_off[MK_TLS_CERTS_MAX + 1];
 	uint32_t ncerts;
+	uint32_t events; /* app-layer events raised, 1 << enum mk_tls_event */
 };
+
+/*
+ * TLS app-layer events (app-layer-event:tls.NAME; docs/applayer.md),
+ * Suricata's names, raised on the session: E(id, name) (E, not X: the
+ * counter check reads X lists as counters).
+ */
+#define MK_TLS_EVENTS(E)                                            \
+	E(INVALID_RECORD_TYPE, "invalid_record_type")               \
+	E(INVALID_RECORD_VERSION, "invalid_record_version")         \
+	E(INVALID_RECORD_LENGTH, "invalid_record_length")           \
+	E(INVALID_HANDSHAKE_MESSAGE, "invalid_handshake_message")   \
+	E(HANDSHAKE_INVALID_LENGTH, "handshake_invalid_length")     \
+	E(INVALID_CERTIFICATE, "invalid_certificate")               \
+	E(CERTIFICATE_INVALID_LENGTH, "certificate_invalid_length") \
+	E(CERTIFICATE_INVALID_DER, "certificate_invalid_der")       \
+	E(HEARTBEAT, "heartbeat_message")                           \
+	E(ERROR_MESSAGE, "error_message_encountered")
+
+#define MK_TLS_EV_ENUM(id, name) MK_TLS_EV_##id,
+enum mk_tls_event { MK_TLS_EVENTS(MK_TLS_EV_ENUM) MK_TLS_EV_MAX };
+#undef MK_TLS_EV_ENUM
+
+/* The event named @name (without "tls."), or -1. */
+int mk_tls_event_lookup(const char *name);
+const char *mk_tls_event_name(unsigned int id);
 
 /*
  * Instance @idx of TLS buffer @id (detect_buf.h) of session @tx (its struct
