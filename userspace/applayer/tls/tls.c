@@ -364,8 +364,12 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 			progress(a, f, t, 0, MK_BUF_SIDE_REQ_BODY);
 		break;
 	case CT_ALERT:
-		/* an alert in the clear: the handshake failed (Suricata's error_message_encountered) */
-		if (!d->ccs)
+		/*
+		 * an alert in the clear (2 bytes: an encrypted one has its tag too),
+		 * whatever the keys: a TLS 1.3 client may send one after the ServerHello;
+		 * none is seen once the session is encrypted (nothing is parsed then)
+		 */
+		if ((d->hdr[3] << 8 | d->hdr[4]) == 2)
 			event(a, t, MK_TLS_EV_ERROR_MESSAGE);
 		break;
 	case CT_HEARTBEAT:
