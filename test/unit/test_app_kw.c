@@ -325,7 +325,9 @@ Test(app_kw, dns_keywords_on_queries_and_responses)
 		"alert dns any any -> any any (dns.rrtype:A; flow:to_client; sid:7;)\n"
 		"alert dns any any -> any any (dns.rrtype:A; dns.query; content:\"b.test\"; "
 		"endswith; sid:8;)\n"
-		"alert dns any any -> any any (dns.rrtype:!A; dns.opcode:0; sid:9;)\n");
+		"alert dns any any -> any any (dns.rrtype:!A; dns.opcode:0; sid:9;)\n"
+		"alert tcp any any -> any any (dns.opcode:0; sid:10;)\n"
+		"alert udp any any -> any any (dns.opcode:0; sid:11;)\n");
 
 	dns_exchange(h, 1, 0, 0, "a.test", 1, T0);
 	dns_exchange(h, 2, 0, 3, "b.test", 1, T0 + 10000);
@@ -340,6 +342,8 @@ Test(app_kw, dns_keywords_on_queries_and_responses)
 	cr_assert_eq(h_count(h, 7), 2, "the responses to the A questions");
 	cr_assert_eq(h_count(h, 8), 1);
 	cr_assert_eq(h_count(h, 9), 1, "the AAAA query");
+	cr_assert_eq(h_count(h, 10), 0, "DNS over UDP is not an alert tcp rule's");
+	cr_assert_eq(h_count(h, 11), 3);
 	harness_free(h);
 }
 
