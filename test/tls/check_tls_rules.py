@@ -141,10 +141,10 @@ def rules(ss):
         (13, "ssl_state:unknown;", lambda s: False, 0),
         (14, "tls.cert_valid;", lambda s: has_cert(s) and x(s, "notbefore") <= now <=
          x(s, "notafter"), 1),
-        (15, "tls.cert_expired;", lambda s: has_cert(s) and x(s, "notafter") < now, 1),
+        (15, "tls_cert_expired;", lambda s: has_cert(s) and x(s, "notafter") < now, 1),
         (16, "tls.cert_notbefore:>2020-01-01;", lambda s: has_cert(s) and
          x(s, "notbefore") > y2020, 1),
-        (17, "tls.cert_notafter:<2020;", lambda s: has_cert(s) and x(s, "notafter") < y2020, 1),
+        (17, "tls_cert_notafter:<2020;", lambda s: has_cert(s) and x(s, "notafter") < y2020, 1),
         (18, 'tls.cert_subject; content:"CN=www.meerkat.test";',
          lambda s: "CN=www.meerkat.test" in (x(s, "subject") or ""), 1),
         (19, 'tls_cert_issuer; content:"CN=Meerkat Test Intermediate";',

@@ -223,7 +223,8 @@ struct mk_sm {
 	K(sb_tls_cert_serial_) K(sb_tls_cert_fingerprint) K(sb_tls_cert_fingerprint_)              \
 	K(sb_ja3_hash) K(sb_ja3_hash_) K(sb_ja3_string) K(sb_ja3_string_) K(sb_ja3s_hash)          \
 	K(sb_ja3s_string) K(sb_ja4_hash) K(tls_version) K(ssl_version) K(tls_cert_notbefore)       \
-	K(tls_cert_notafter) K(tls_cert_expired) K(tls_cert_valid) K(ssl_state)
+	K(tls_cert_notafter) K(tls_cert_notbefore_) K(tls_cert_notafter_) K(tls_cert_expired)       \
+	K(tls_cert_valid) K(tls_cert_expired_) K(tls_cert_valid_) K(ssl_state)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \

@@ -416,6 +416,27 @@ const struct mk_kw mk_kw_tls_cert_notafter = {
 	.doc = "the server certificate's notAfter: [<|>]DATE or DATE<>DATE (inclusive)",
 };
 
+/* Suricata's first names for them */
+const struct mk_kw mk_kw_tls_cert_notbefore_ = {
+	.name = "tls_cert_notbefore",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_date,
+	.match = match_notbefore,
+	.free = free,
+	.doc = "tls.cert_notbefore",
+};
+
+const struct mk_kw mk_kw_tls_cert_notafter_ = {
+	.name = "tls_cert_notafter",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
+	.setup = setup_date,
+	.match = match_notafter,
+	.free = free,
+	.doc = "tls.cert_notafter",
+};
+
 static int setup_validity(struct mk_rule_build *rb, const char *value)
 {
 	(void)value;
@@ -463,6 +484,24 @@ const struct mk_kw mk_kw_tls_cert_valid = {
 	.setup = setup_validity,
 	.match = match_valid,
 	.doc = "the packet's time is within the server certificate's notBefore and notAfter",
+};
+
+const struct mk_kw mk_kw_tls_cert_expired_ = {
+	.name = "tls_cert_expired",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
+	.setup = setup_validity,
+	.match = match_expired,
+	.doc = "tls.cert_expired",
+};
+
+const struct mk_kw mk_kw_tls_cert_valid_ = {
+	.name = "tls_cert_valid",
+	.type = MK_KWT_MATCH,
+	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
+	.setup = setup_validity,
+	.match = match_valid,
+	.doc = "tls.cert_valid",
 };
 
 /* ---- ssl_state ---------------------------------------------------------------------------- */
