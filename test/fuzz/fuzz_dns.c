@@ -45,15 +45,18 @@ static void on_dns(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 {
 	const struct mk_dns_tx *t = tx->tx;
-	size_t need = mk_eve_dns_alert_maxlen(t->m) + 2;
-	char *obj = malloc(need);
 	json_error_t jerr;
+	size_t need;
+	char *obj;
 	json_t *j;
 	int n;
 
 	(void)ctx;
 	(void)f;
-	CHECK(tx->app_proto == MK_APP_DNS);
+	if (tx->app_proto != MK_APP_DNS)
+		return; /* the input made an HTTP flow */
+	need = mk_eve_dns_alert_maxlen(t->m) + 2;
+	obj = malloc(need);
 	CHECK(t->events < 1u << MK_DNS_EV_MAX);
 	if (!obj)
 		return;

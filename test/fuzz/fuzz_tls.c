@@ -40,22 +40,25 @@ static void on_tls(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
 static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 {
 	const struct mk_tls_info *t = tx->tx;
-	size_t need = mk_eve_tls_maxlen(t) + 2;
-	char *obj = malloc(need);
 	json_error_t jerr;
+	size_t need;
+	char *obj;
 	json_t *j;
 	int n;
 
 	(void)ctx;
 	(void)f;
-	CHECK(tx->app_proto == MK_APP_TLS);
+	if (tx->app_proto != MK_APP_TLS)
+		return; /* the input made an HTTP flow */
+	need = mk_eve_tls_maxlen(t);
+	obj = malloc(need + 2);
 	CHECK(t->events < 1u << MK_TLS_EV_MAX);
 	CHECK(!t->has_validity || t->notbefore[0]);
 	if (!obj)
 		return;
 	obj[0] = '{';
-	n = mk_eve_tls_object(obj + 1, need - 2, t);
-	CHECK(n > 0 && (size_t)n < need - 2);
+	n = mk_eve_tls_object(obj + 1, need, t);
+	CHECK(n > 0 && (size_t)n < need);
 	obj[n + 1] = '}';
 	j = json_loadb(obj, (size_t)n + 2, 0, &jerr);
 	CHECK(j != NULL);
