@@ -467,3 +467,53 @@ Test(tls, a_server_hello_that_does_not_decode_raises_its_event)
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TLS_EVENTS], 1);
 	run_free(&r);
 }
+
+/* A minimal ClientHello whose extensions are @ext (@n bytes, type and length included). */
+static void hello_with(struct buf *b, const uint8_t *ext, size_t n)
+{
+	uint8_t zero[32] = { 0 };
+
+	b->n = 0;
+	u16(b, 0x0303);
+	bytes(b, zero, 32);
+	u8(b, 0);
+	u16(b, 2);
+	u16(b, 0x1301);
+	u8(b, 1);
+	u8(b, 0);
+	u16(b, (unsigned int)n);
+	bytes(b, ext, n);
+}
+
+Test(tls, server_name_faults)
+{
+	/* one good name; a name of type 1; two extensions; a name past its list */
+	static const uint8_t good[] = { 0, 0, 0, 8, 0, 6, 0, 0, 3, 'a', '.', 'b' };
+	static const uint8_t type1[] = { 0, 0, 0, 8, 0, 6, 1, 0, 3, 'a', '.', 'b' };
+	static const uint8_t twice[] = { 0, 0, 0, 8, 0, 6, 0, 0, 3, 'a', '.', 'b',
+					 0, 0, 0, 8, 0, 6, 0, 0, 3, 'c', '.', 'd' };
+	static const uint8_t past[] = { 0, 0, 0, 8, 0, 6, 0, 0, 9, 'a', '.', 'b' };
+	static const uint8_t trailing[] = { 0, 0, 0, 9, 0, 6, 0, 0, 3, 'a', '.', 'b', 0 };
+	static struct mk_tls_hello h;
+	struct buf b;
+
+	hello_with(&b, good, sizeof(good));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, 0);
+	cr_assert_str_eq(h.sni, "a.b");
+	hello_with(&b, type1, sizeof(type1));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_TYPE);
+	cr_assert_not(h.has_sni);
+	hello_with(&b, twice, sizeof(twice));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_MULTIPLE);
+	cr_assert_str_eq(h.sni, "a.b", "the first");
+	hello_with(&b, past, sizeof(past));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_LENGTH);
+	hello_with(&b, trailing, sizeof(trailing));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_LENGTH);
+	cr_assert_eq(mk_tls_event_lookup("multiple_sni_extensions"), MK_TLS_EV_MULTIPLE_SNI);
+}

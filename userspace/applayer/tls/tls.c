@@ -255,6 +255,12 @@ static void handshake(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_
 			return;
 		}
 		t->hello[0] = 1;
+		if (h->sni_faults & MK_TLS_SNI_MULTIPLE)
+			event(a, t, MK_TLS_EV_MULTIPLE_SNI);
+		if (h->sni_faults & MK_TLS_SNI_TYPE)
+			event(a, t, MK_TLS_EV_INVALID_SNI_TYPE);
+		if (h->sni_faults & MK_TLS_SNI_LENGTH)
+			event(a, t, MK_TLS_EV_INVALID_SNI_LENGTH);
 		t->info.has_sni = h->has_sni;
 		t->info.client_version = h->max_version;
 		memcpy(t->info.sni, h->sni, (size_t)h->sni_len + 1);

@@ -62,6 +62,9 @@ struct mk_tls_info {
 	E(INVALID_CERTIFICATE, "invalid_certificate")               \
 	E(CERTIFICATE_INVALID_LENGTH, "certificate_invalid_length") \
 	E(CERTIFICATE_INVALID_DER, "certificate_invalid_der")       \
+	E(MULTIPLE_SNI, "multiple_sni_extensions")                  \
+	E(INVALID_SNI_TYPE, "invalid_sni_type")                     \
+	E(INVALID_SNI_LENGTH, "invalid_sni_length")                 \
 	E(HEARTBEAT, "heartbeat_message")                           \
 	E(ERROR_MESSAGE, "error_message_encountered")
 
