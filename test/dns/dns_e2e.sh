@@ -10,12 +10,12 @@
 # (truncated over UDP, then again over TCP). Captured on the client's veth,
 # then `meerkat -r`: check_dns_e2e.py compares every `dns` event with
 # tshark's view of the same capture; then the capture replayed into the
-# live sensor gives the same dns events (test/lib/check_live_events.py). Cleanup
+# live sensor gives the same dns events and alerts (test/lib/check_live_events.py). Cleanup
 # (server, capture, sensor, namespaces, veths) runs pass or fail.
 #
 # Then a rule per DNS buffer and keyword (check_dns_rules.py), each expected
 # to fire exactly on the messages tshark's view says (or never); every
-# alert carries the dns object.
+# alert carries the dns object; live, the same alerts.
 #
 # usage: dns_e2e.sh MEERKAT CHECK_PY RULES_PY
 set -euo pipefail
@@ -140,3 +140,6 @@ python3 "$RULES_PY" check "$PCAP" "$TB_TMP/rules/eve.json" || tb_fail "see above
 tb_ok "every DNS buffer and keyword fires where tshark says"
 
 tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "dns" -c "$TB_TMP/meerkat.yaml"
+# the alerts too, with their dns objects
+tb_live_agrees "$MEERKAT" "$TB_TMP/rules/eve.json" "$PCAP" "alert" -c "$TB_TMP/alerts.yaml" \
+	-S "$TB_TMP/dns.rules"

@@ -15,7 +15,8 @@
 #
 # Then a rule per TLS buffer and keyword (check_tls_rules.py writes them,
 # with values only this capture has), each expected to fire exactly on the
-# sessions tshark's view says (or never); every alert carries the tls object.
+# sessions tshark's view says (or never); every alert carries the tls object;
+# live, the same alerts.
 #
 # usage: tls_e2e.sh MEERKAT CHECK_PY RULES_PY
 set -euo pipefail
@@ -158,3 +159,6 @@ PY
 tb_ok "encryption-handling: bypass: the 7 encrypted sessions bypassed, still logged"
 
 tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "tls" -c "$TB_TMP/meerkat.yaml"
+# the alerts too, with their tls objects
+tb_live_agrees "$MEERKAT" "$TB_TMP/rules/eve.json" "$PCAP" "alert" -c "$TB_TMP/alerts.yaml" \
+	-S "$TB_TMP/tls.rules"
