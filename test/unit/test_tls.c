@@ -415,7 +415,11 @@ Test(tls, events_of_malformed_records_and_messages)
 	static const uint8_t bad_type[] = { 0x99, 3, 3, 0, 1, 0 };
 	static const uint8_t bad_version[] = { 22, 2, 0, 0, 1, 0 };
 	static const uint8_t bad_length[] = { 23, 3, 3, 0xff, 0xff, 0 };
-	static const uint8_t heartbeat[] = { 24, 3, 3, 0, 3, 1, 0, 0 };
+	/* a request for its 2 bytes with its 16 of padding; Heartbleed's asks for 16 KiB */
+	static const uint8_t heartbeat[] = { 24, 3, 3, 0, 21, 1, 0, 2, 'h', 'i', 0, 0, 0,
+					     0,	 0, 0, 0, 0,  0, 0, 0, 0,   0,	 0, 0, 0 };
+	static const uint8_t heartbleed[] = { 24, 3, 3, 0, 3, 1, 0x40, 0 };
+	static const uint8_t heartbeat_odd[] = { 24, 3, 3, 0, 3, 7, 0, 0 };
 	static const uint8_t alert[] = { 21, 3, 3, 0, 2, 2, 40 };
 	static const uint8_t bad_hello[] = { 22, 3, 3, 0, 6, 2, 0, 0, 2, 3, 3 };
 	static const uint8_t huge_msg[] = { 22, 3, 3, 0, 4, 11, 0x7f, 0, 0 };
@@ -429,6 +433,10 @@ Test(tls, events_of_malformed_records_and_messages)
 	cr_assert_eq(client_events(bad_version, sizeof(bad_version)), EV(INVALID_RECORD_VERSION));
 	cr_assert_eq(client_events(bad_length, sizeof(bad_length)), EV(INVALID_RECORD_LENGTH));
 	cr_assert_eq(client_events(heartbeat, sizeof(heartbeat)), EV(HEARTBEAT));
+	cr_assert_eq(client_events(heartbleed, sizeof(heartbleed)),
+		     EV(HEARTBEAT) | EV(OVERFLOW_HEARTBEAT));
+	cr_assert_eq(client_events(heartbeat_odd, sizeof(heartbeat_odd)),
+		     EV(HEARTBEAT) | EV(INVALID_HEARTBEAT));
 	cr_assert_eq(client_events(alert, sizeof(alert)), EV(ERROR_MESSAGE));
 	cr_assert_eq(server_events(2, bad_hello + 9, 2), 0, "a second ServerHello is ignored");
 	cr_assert_eq(client_events(huge_msg, sizeof(huge_msg)), EV(HANDSHAKE_INVALID_LENGTH));

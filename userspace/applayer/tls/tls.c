@@ -350,6 +350,25 @@ static void handshake_bytes(struct mk_app_thread *a, struct mk_flow *f, struct m
 	d->hs_len = have;
 }
 
+/*
+ * A heartbeat in the clear (RFC 6520), read when its record's first bytes
+ * come together: its type must be a request or a response, and its
+ * payload with the 16 bytes of padding must fit the record (Heartbleed asks
+ * for more than it sends). An encrypted one is not read.
+ */
+static void heartbeat(struct mk_app_thread *a, struct mk_tls_flow *t, const struct tls_dir *d,
+		      const uint8_t *p, uint32_t len)
+{
+	uint32_t rec = (uint32_t)d->hdr[3] << 8 | d->hdr[4];
+
+	if (d->ccs || d->rec_left != rec || len < 3)
+		return;
+	if (p[0] != 1 && p[0] != 2)
+		event(a, t, MK_TLS_EV_INVALID_HEARTBEAT);
+	else if (3 + ((uint32_t)p[1] << 8 | p[2]) + 16 > rec)
+		event(a, t, MK_TLS_EV_OVERFLOW_HEARTBEAT);
+}
+
 /* @len bytes of the current record's body. */
 static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
 			int to_client, const uint8_t *p, uint32_t len)
@@ -380,6 +399,7 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 		break;
 	case CT_HEARTBEAT:
 		event(a, t, MK_TLS_EV_HEARTBEAT);
+		heartbeat(a, t, d, p, len);
 		break;
 	case CT_APPDATA:
 		if (!t->encrypted) {

@@ -66,6 +66,8 @@ struct mk_tls_info {
 	E(INVALID_SNI_TYPE, "invalid_sni_type")                     \
 	E(INVALID_SNI_LENGTH, "invalid_sni_length")                 \
 	E(HEARTBEAT, "heartbeat_message")                           \
+	E(OVERFLOW_HEARTBEAT, "overflow_heartbeat_message")         \
+	E(INVALID_HEARTBEAT, "invalid_heartbeat_message")           \
 	E(ERROR_MESSAGE, "error_message_encountered")
 
 #define MK_TLS_EV_ENUM(id, name) MK_TLS_EV_##id,
