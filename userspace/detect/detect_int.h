@@ -221,14 +221,17 @@ struct mk_sm {
 #define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event)
 /* kw/dns.c: the DNS buffers */
 #define MK_KW_FAMILY_DNS(K)                                                                        \
-	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)
+	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)            \
+	K(dns_opcode) K(dns_rcode) K(dns_rrtype)
 /* kw/tls.c: the TLS buffers */
 #define MK_KW_FAMILY_TLS(K)                                                                        \
 	K(sb_tls_sni) K(sb_tls_sni_) K(sb_tls_certs) K(sb_tls_cert_subject)                        \
 	K(sb_tls_cert_subject_) K(sb_tls_cert_issuer) K(sb_tls_cert_issuer_) K(sb_tls_cert_serial) \
 	K(sb_tls_cert_serial_) K(sb_tls_cert_fingerprint) K(sb_tls_cert_fingerprint_)              \
 	K(sb_ja3_hash) K(sb_ja3_hash_) K(sb_ja3_string) K(sb_ja3_string_) K(sb_ja3s_hash)          \
-	K(sb_ja3s_string) K(sb_ja4_hash)
+	K(sb_ja3s_string) K(sb_ja4_hash) K(tls_version) K(ssl_version) K(tls_cert_notbefore)       \
+	K(tls_cert_notafter) K(tls_cert_notbefore_) K(tls_cert_notafter_) K(tls_cert_expired)       \
+	K(tls_cert_valid) K(tls_cert_expired_) K(tls_cert_valid_) K(ssl_state)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \

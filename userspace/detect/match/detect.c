@@ -1179,6 +1179,10 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
 	    (tx->progress & r->app_need) != r->app_need)
 		return;
+	/* `alert udp` and `alert tcp` DNS rules: the transaction's transport too */
+	if ((r->proto == MK_RP_UDP && f->key.proto != MK_IPPROTO_UDP) ||
+	    (r->proto == MK_RP_TCP && f->key.proto != MK_IPPROTO_TCP))
+		return;
 	/* on a partial body: done only if it matches (below) */
 	if (!(tx->partial & r->app_need))
 		st->done[i / 64] |= 1ull << (i % 64);
