@@ -865,6 +865,26 @@ struct mk_tx_pf {
 	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
 };
 
+/* The refused rules by reason, without sids or values (engine/refusals.c). */
+#define MK_REFUSALS_MAX 1024 /* distinct reasons kept; the rest are counted together */
+struct mk_refusal {
+	char *why;
+	uint32_t n;
+};
+struct mk_refusals {
+	struct mk_refusal *v; /* most frequent first once sorted */
+	uint32_t n, cap;
+	uint32_t rules; /* rules refused */
+	uint32_t other; /* of them, refused for a reason past the table */
+};
+/* @err (a rule's error, without file:line and sid) as a reason: names kept, values out. */
+void mk_refusal_reason(const char *err, char *out, size_t size);
+int mk_refusals_add(struct mk_refusals *t, const char *err);
+void mk_refusals_sort(struct mk_refusals *t);
+void mk_refusals_free(struct mk_refusals *t);
+unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
+			       void (*line)(const char *text, void *arg), void *arg);
+
 /* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
 #define MK_APP_NEED_CLASSES 32
 
@@ -907,6 +927,7 @@ struct mk_detect_engine {
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
+	struct mk_refusals refusals;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);

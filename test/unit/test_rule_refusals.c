@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The refused rules grouped by reason (userspace/detect/engine/refusals.c):
+ * a reason keeps the keyword or protocol and drops sids and values; an
+ * engine built from rules refused for a few reasons lists them most
+ * frequent first with their counts; the list is bounded ("N refused for M
+ * more reasons"); a table full of distinct reasons still counts every rule.
+ */
+#include "detect_helpers.h"
+#include "log.h"
+
+TestSuite(refusals);
+
+static void reason_is(const char *err, const char *want)
+{
+	char out[MK_RULE_ERR_LEN + 64];
+
+	mk_refusal_reason(err, out, sizeof(out));
+	cr_assert_str_eq(out, want, "'%s' -> '%s'", err, out);
+}
+
+Test(refusals, reason_drops_values_keeps_names)
+{
+	reason_is("protocol 'smb' not supported (app-layer protocols are not inspected)",
+		  "protocol 'smb' not supported (app-layer protocols are not inspected)");
+	reason_is("keyword 'ja3.hash': not supported (x)", "keyword 'ja3.hash': not supported (x)");
+	reason_is("keyword 'depth': 70000 is outside [1, 65535]",
+		  "keyword 'depth': N is outside [N, N]");
+	reason_is("keyword 'content': bad value '|zz|'", "keyword 'content': bad value '...'");
+	reason_is("keyword 'pcre': \"/a(b/\" does not compile at 3",
+		  "keyword 'pcre': \"...\" does not compile at N");
+	reason_is("source address: 10.0.0.0/33 is not a network",
+		  "source address: N/N is not a network");
+	reason_is("keyword 'http2.header': x", "keyword 'http2.header': x");
+	reason_is("keyword 'x': value 'cut sh", "keyword 'x': value '...");
+	reason_is("keyword 'x': 3des and s3", "keyword 'x': 3des and s3");
+	reason_is("", "");
+}
+
+Test(refusals, reason_output_bounded)
+{
+	char out[8];
+
+	memset(out, 'z', sizeof(out));
+	mk_refusal_reason("keyword 'abcdefgh': x", out, sizeof(out));
+	cr_assert_str_eq(out, "keyword");
+	mk_refusal_reason("'abcdef'", out, 3);
+	cr_assert_str_eq(out, "'.");
+}
+
+struct lines {
+	char text[32][512];
+	unsigned int n;
+};
+
+static void collect(const char *text, void *arg)
+{
+	struct lines *l = arg;
+
+	cr_assert_lt(l->n, 32);
+	snprintf(l->text[l->n++], sizeof(l->text[0]), "%s", text);
+}
+
+static struct mk_detect_engine *build(const char *rules)
+{
+	struct mk_detect_cfg cfg = { .rules_text = rules };
+	struct mk_detect_engine *e;
+
+	mk_log_set_level(MK_LOG_ERROR - 1);
+	cr_assert_eq(mk_detect_engine_build(&cfg, NULL, &e), 0);
+	return e;
+}
+
+Test(refusals, engine_groups_by_reason_most_frequent_first)
+{
+	struct mk_detect_engine *e =
+		build("alert dnp3 any any -> any any (msg:\"a\"; sid:1;)\n"
+		      "alert dnp3 any any -> any any (msg:\"b\"; sid:2;)\n"
+		      "alert dnp3 any any -> any any (msg:\"c\"; sid:3;)\n"
+		      "alert tcp any any -> any any (content:\"x\"; depth:70000; sid:4;)\n"
+		      "alert tcp any any -> any any (content:\"y\"; depth:99999; sid:5;)\n"
+		      "alert tcp any any -> any any (iprep:src,x,>,1; sid:6;)\n"
+		      "alert tcp any any -> any any (content:\"ok\"; sid:7;)\n"
+		      "alert tcp any any -> any any (content:\"ok\"; sid:7;)\n");
+	struct lines l = { .n = 0 };
+
+	cr_assert_eq(mk_detect_engine_stats(e)->failed, 7);
+	cr_assert_eq(mk_detect_engine_refusals(e, 20, collect, &l), 4);
+	cr_assert_eq(l.n, 4);
+	cr_assert(!strncmp(l.text[0], "3 refused: protocol 'dnp3' not supported", 40), "%s",
+		  l.text[0]);
+	cr_assert_str_eq(l.text[1], "2 refused: keyword 'depth': N is outside [N, N]");
+	/* ties in the order of their text */
+	cr_assert_str_eq(l.text[2], "1 refused: duplicate sid: ignored");
+	cr_assert_str_eq(l.text[3], "1 refused: keyword 'iprep': not supported (IP reputation: "
+				    "not supported)");
+	l.n = 0;
+	cr_assert_eq(mk_detect_engine_refusals(e, 2, collect, &l), 3);
+	cr_assert_str_eq(l.text[2], "2 refused for 2 more reasons");
+	mk_detect_engine_put(e);
+
+	e = build("alert tcp any any -> any any (content:\"ok\"; sid:1;)\n");
+	l.n = 0;
+	cr_assert_eq(mk_detect_engine_refusals(e, 20, collect, &l), 0, "nothing refused, no line");
+	mk_detect_engine_put(e);
+}
+
+Test(refusals, table_full_still_counts_every_rule)
+{
+	struct mk_refusals t = { 0 };
+	struct lines l = { .n = 0 };
+	char err[64];
+	uint32_t i;
+
+	/* distinct reasons past the table: keyword names differ */
+	for (i = 0; i < MK_REFUSALS_MAX + 10; i++) {
+		snprintf(err, sizeof(err), "keyword 'k%u': unknown keyword", i);
+		cr_assert_eq(mk_refusals_add(&t, err), 0);
+	}
+	cr_assert_eq(mk_refusals_add(&t, "keyword 'k0': unknown keyword"), 0);
+	mk_refusals_sort(&t);
+	cr_assert_eq(t.rules, MK_REFUSALS_MAX + 11);
+	cr_assert_eq(t.n, MK_REFUSALS_MAX);
+	cr_assert_eq(t.other, 10);
+	cr_assert_str_eq(t.v[0].why, "keyword 'k0': unknown keyword");
+	cr_assert_eq(t.v[0].n, 2);
+	cr_assert_eq(mk_refusals_lines(&t, 1, collect, &l), 2);
+	cr_assert_str_eq(l.text[1], "1033 refused for at least 1024 more reasons", "%s", l.text[1]);
+	mk_refusals_free(&t);
+}
