@@ -4,8 +4,10 @@
  * a reason keeps the keyword or protocol and drops sids and values; an
  * engine built from rules refused for a few reasons lists them most
  * frequent first with their counts; the list is bounded ("N refused for M
- * more reasons"); a table full of distinct reasons still counts every rule.
+ * more reasons"); a table full of distinct reasons still counts every rule;
+ * a flowbit that rules check and none sets is named in a warning.
  */
+#include <unistd.h>
 #include "detect_helpers.h"
 #include "log.h"
 
@@ -61,14 +63,19 @@ static void collect(const char *text, void *arg)
 	snprintf(l->text[l->n++], sizeof(l->text[0]), "%s", text);
 }
 
-static struct mk_detect_engine *build(const char *rules)
+static struct mk_detect_engine *build_quiet(const char *rules)
 {
 	struct mk_detect_cfg cfg = { .rules_text = rules };
 	struct mk_detect_engine *e;
 
-	mk_log_set_level(MK_LOG_ERROR - 1);
 	cr_assert_eq(mk_detect_engine_build(&cfg, NULL, &e), 0);
 	return e;
+}
+
+static struct mk_detect_engine *build(const char *rules)
+{
+	mk_log_set_level(MK_LOG_ERROR - 1);
+	return build_quiet(rules);
 }
 
 Test(refusals, engine_groups_by_reason_most_frequent_first)
@@ -127,4 +134,58 @@ Test(refusals, table_full_still_counts_every_rule)
 	cr_assert_eq(mk_refusals_lines(&t, 1, collect, &l), 2);
 	cr_assert_str_eq(l.text[1], "1033 refused for at least 1024 more reasons", "%s", l.text[1]);
 	mk_refusals_free(&t);
+}
+
+/* The warnings an engine build writes (stderr), read back. */
+static char *build_log(const char *rules)
+{
+	char path[] = "/tmp/mk_refusals_log.XXXXXX", *text;
+	int fd = mkstemp(path), saved = dup(2);
+	struct mk_detect_engine *e;
+	FILE *f;
+	long n;
+
+	cr_assert(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	mk_log_set_level(MK_LOG_WARN);
+	e = build_quiet(rules);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	mk_detect_engine_put(e);
+	f = fdopen(fd, "r");
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+Test(refusals, flowbit_checked_never_set_is_named)
+{
+	char *log = build_log(
+		"alert tcp any any -> any any (content:\"a\"; flowbits:isset,nobody; sid:1;)\n"
+		"alert tcp any any -> any any (content:\"b\"; flowbits:isset,nobody; sid:2;)\n"
+		"alert tcp any any -> any any (content:\"c\"; flowbits:set,someone; noalert; sid:3;)\n"
+		"alert tcp any any -> any any (content:\"d\"; flowbits:isset,someone; sid:4;)\n"
+		"alert tcp any any -> any any (content:\"e\"; flowbits:toggle,flip; sid:5;)\n"
+		"alert tcp any any -> any any (content:\"f\"; flowbits:isset,flip; sid:6;)\n"
+		"alert tcp any any -> any any (content:\"g\"; flowbits:isnotset,never; sid:7;)\n"
+		"alert tcp any any -> any any (content:\"h\"; flowbits:isset,someone|other; sid:8;)\n"
+		"alert tcp any any -> any any (content:\"i\"; flowbits:isset,someone&gone; sid:9;)\n");
+
+	cr_assert(strstr(log, "sid 1: flowbit 'nobody' is checked but no rule sets it: 2 rule(s) "
+			      "cannot fire"),
+		  "%s", log);
+	cr_assert(strstr(log, "sid 9: flowbit 'gone' is checked but no rule sets it: 1 rule(s)"),
+		  "%s", log);
+	cr_assert_null(strstr(log, "'someone'"), "set by sid 3: %s", log);
+	cr_assert_null(strstr(log, "'flip'"), "toggled by sid 5: %s", log);
+	cr_assert_null(strstr(log, "'never'"), "isnotset can fire: %s", log);
+	cr_assert_null(strstr(log, "'other'"), "any of several, one of them set: %s", log);
+	free(log);
 }

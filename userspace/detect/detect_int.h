@@ -884,6 +884,8 @@ void mk_refusals_sort(struct mk_refusals *t);
 void mk_refusals_free(struct mk_refusals *t);
 unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
 			       void (*line)(const char *text, void *arg), void *arg);
+/* Warns of each flowbit loaded rules check and none sets: they cannot fire. */
+int mk_detect_check_flowbits(const struct mk_detect_engine *e);
 
 /* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
 #define MK_APP_NEED_CLASSES 32
@@ -1060,6 +1062,9 @@ struct mk_detect_flow {
 	struct mk_stream_win win[2]; /* by data direction: [to_client] */
 };
 
+/* The flowbits a rule sets or toggles (checks 0) and needs set (checks 1). */
+void mk_flowbits_of_rule(const struct mk_rule *r, void (*fn)(uint32_t id, int checks, void *arg),
+			 void *arg);
 bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
 int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
 struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);

@@ -992,6 +992,7 @@ int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_
 	if (err)
 		goto fail;
 	mk_refusals_sort(&b.e->refusals);
+	mk_detect_check_flowbits(b.e);
 	b.e->stats.loaded = b.e->nrules;
 	b.e->stats.load_s = mono_s() - t0;
 	b.e->stats.generation = prev ? prev->stats.generation + 1 : 1;

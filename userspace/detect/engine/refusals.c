@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "detect_int.h"
+#include "log.h"
 
 static int ends_with(const char *s, size_t n, const char *w)
 {
@@ -181,4 +182,66 @@ unsigned int mk_detect_engine_refusals(const struct mk_detect_engine *e, unsigne
 				       void (*line)(const char *text, void *arg), void *arg)
 {
 	return mk_refusals_lines(&e->refusals, max, line, arg);
+}
+
+/*
+ * A rule checking a flowbit (isset) that no loaded rule sets can never fire
+ * (Suricata warns the same way): typically the setter is disabled in the
+ * rule set or was refused. One warning per flowbit, naming the first such rule.
+ */
+struct fb_scan {
+	uint64_t *set;
+	uint32_t *checked;
+	uint32_t *first; /* rule index + 1 */
+	uint32_t n, rule;
+	int pass;
+};
+
+static void fb_visit(uint32_t id, int checks, void *arg)
+{
+	struct fb_scan *s = arg;
+
+	if (id >= s->n)
+		return;
+	if (s->pass == 0 && !checks)
+		s->set[id / 64] |= 1ull << (id % 64);
+	if (s->pass == 1 && checks && !(s->set[id / 64] & 1ull << (id % 64))) {
+		if (!s->checked[id]++)
+			s->first[id] = s->rule + 1;
+	}
+}
+
+int mk_detect_check_flowbits(const struct mk_detect_engine *e)
+{
+	struct fb_scan s = { .n = e->env.flowbits.n };
+	uint32_t i;
+
+	if (!s.n)
+		return 0;
+	s.set = calloc((s.n + 63) / 64, sizeof(*s.set));
+	s.checked = calloc(s.n, sizeof(*s.checked));
+	s.first = calloc(s.n, sizeof(*s.first));
+	if (!s.set || !s.checked || !s.first) {
+		free(s.set);
+		free(s.checked);
+		free(s.first);
+		return -ENOMEM;
+	}
+	for (s.pass = 0; s.pass < 2; s.pass++)
+		for (s.rule = 0; s.rule < e->nrules; s.rule++)
+			mk_flowbits_of_rule(e->rules[s.rule], fb_visit, &s);
+	for (i = 0; i < s.n; i++) {
+		const struct mk_rule *r;
+
+		if (!s.checked[i])
+			continue;
+		r = e->rules[s.first[i] - 1];
+		mk_warn("%s:%u: sid %u: flowbit '%s' is checked but no rule sets it: %u rule(s) "
+			"cannot fire",
+			r->file, r->line, r->sid, e->env.flowbits.names[i], s.checked[i]);
+	}
+	free(s.set);
+	free(s.checked);
+	free(s.first);
+	return 0;
 }
