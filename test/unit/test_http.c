@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "applayer.h"
+#include "applayer_int.h"
 #include "detect.h"
 #include "detect_buf.h"
 #include "eve_file.h"
@@ -283,6 +284,37 @@ Test(http, response_body_inspected_as_it_arrives)
 	cr_assert_eq(r.s.npartial, 3, "the complete body is not partial");
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_RESP_BODY_PARTIAL], 3);
 	run_free(&r);
+}
+
+/*
+ * A logged transaction gives its bodies back at once: a flow that stays
+ * open (or closed, waiting for its timeout) holds no body of a finished
+ * transaction against the HTTP memcap.
+ */
+Test(http, logged_transactions_give_their_bodies_back)
+{
+	static char piece[4096];
+	char head[128];
+	struct run r;
+	uint64_t during;
+	int i;
+
+	memset(piece, 'z', sizeof(piece));
+	run_new(&r, NULL);
+	run_data(&r, 0, REQ1, strlen(REQ1));
+	snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", 16 * 4096);
+	run_data(&r, 1, head, strlen(head));
+	for (i = 0; i < 15; i++)
+		run_data(&r, 1, piece, sizeof(piece));
+	during = mk_app_http_mem;
+	cr_assert_gt(during, 15 * 4096, "the body is held while it arrives: %llu",
+		     (unsigned long long)during);
+	run_data(&r, 1, piece, sizeof(piece));
+	cr_assert_eq(r.s.nlogged, 1);
+	cr_assert_lt(mk_app_http_mem, 32 * 1024, "after the log: %llu bytes held",
+		     (unsigned long long)mk_app_http_mem);
+	run_free(&r);
+	cr_assert_eq(mk_app_http_mem, 0);
 }
 
 /* gzip and deflate request bodies reach http.request_body decompressed; a bomb is cut, counted. */

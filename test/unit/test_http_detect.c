@@ -443,3 +443,63 @@ Test(transform, stream_payload_spans_the_window_and_the_chunk)
 		h_free(&h);
 	}
 }
+
+/*
+ * Progressive body inspection scans each new part of a body once (the
+ * transaction prefilter keeps what it scanned and found): markers that
+ * straddle the end of one partial inspection, or lie before it, are still
+ * found, with and without the prefilter, once each.
+ */
+Test(transform, progressive_body_scans_straddle_their_ends)
+{
+	static const char *const rules =
+		"alert http any any -> any any (flow:to_client; file.data; "
+		"content:\"STRADDLE-ONE\"; sid:1;)\n"
+		"alert http any any -> any any (flow:to_client; file.data; "
+		"content:\"STRADDLE-TWO\"; sid:2;)\n"
+		"alert http any any -> any any (flow:to_client; file.data; content:\"EARLY-MARK\"; "
+		"content:\"STRADDLE-TWO\"; distance:0; sid:3;)\n"
+		"alert http any any -> any any (flow:to_client; file.data; content:\"NOT-THERE\"; "
+		"sid:4;)\n";
+	enum { BODY = 90000, SEG = 1000 };
+	char *body = malloc(BODY + 1), seg[SEG + 1], hdr[128];
+	struct harness h[2];
+	unsigned int m, sid;
+
+	cr_assert_not_null(body);
+	memset(body, 'b', BODY);
+	body[BODY] = '\0';
+	memcpy(body + 100, "EARLY-MARK", 10);
+	/* the first partial inspection is at the segment that reaches 40 KB (41000), the next 16 KB on */
+	memcpy(body + 40995, "STRADDLE-ONE", 12);
+	memcpy(body + 57995, "STRADDLE-TWO", 12);
+	snprintf(hdr, sizeof(hdr), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", BODY);
+	for (m = 0; m < 2; m++) {
+		struct mk_detect_cfg cfg = { .rules_text = rules,
+					     .rules_text_name = "test.rules",
+					     .no_prefilter = (int)m };
+		struct conv c;
+		unsigned int off;
+
+		cr_assert_eq(h_init_cfg(&h[m], &cfg), 0);
+		conv_open(&c, &h[m], "10.0.0.1", 40000, "192.0.2.9", 80, T0);
+		conv_data(&c, 1, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+		conv_data(&c, 0, hdr);
+		for (off = 0; off < BODY; off += SEG) {
+			memcpy(seg, body + off, SEG);
+			seg[SEG] = '\0';
+			conv_data(&c, 0, seg);
+		}
+		conv_close(&c);
+		h_finish(&h[m]);
+	}
+	for (sid = 1; sid <= 4; sid++) {
+		cr_expect_eq(h_count(&h[0], sid), sid == 4 ? 0u : 1u, "sid %u: %u alerts", sid,
+			     h_count(&h[0], sid));
+		cr_expect_eq(h_count(&h[0], sid), h_count(&h[1], sid),
+			     "sid %u differs with the prefilter", sid);
+	}
+	h_free(&h[0]);
+	h_free(&h[1]);
+	free(body);
+}

@@ -346,6 +346,15 @@ struct mk_detect_tx_state {
 	uint64_t gen;
 	uint64_t *done;
 	uint32_t nwords;
+	/*
+	 * Progressive body inspection: the rules whose anchor the body scans
+	 * found so far (one bit per transaction rule) and, per prefilter slot,
+	 * the body bytes already scanned, so each new part of a body is scanned
+	 * once (match/buffers.c).
+	 */
+	uint64_t *cand;
+	uint32_t *scanned;
+	uint32_t nscanned;
 };
 
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s);

@@ -940,11 +940,13 @@ int mk_tx_prefilter_build(struct mk_detect_engine *e);
 /*
  * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
  * anchor the transaction's buffers hold, scanning only the buffers some
- * rule not in @done can use at @progress; returns 0 when it could not scan
- * (every rule stays a candidate) (match/buffers.c).
+ * rule not done (@st) can use at @progress; a body without transforms is
+ * scanned from where the last scan of it stopped (less the longest
+ * pattern), its hits kept in @st. Returns 0 when it could not scan (every
+ * rule stays a candidate) (match/buffers.c).
  */
-int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress, const uint64_t *done,
-			 uint64_t *bits);
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress,
+			 struct mk_detect_tx_state *st, uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);

@@ -21,6 +21,7 @@ struct mk_dns_thread {
 	unsigned int nmsgs;
 	uint64_t epoch; /* the packet (struct mk_app_thread epoch) they belong to */
 	struct mk_dns_tx dtx[PACKET_MSGS_MAX];
+	struct mk_dns_msg probe; /* a probe's decoding: kept for nothing */
 };
 
 struct dns_pending {
@@ -89,8 +90,7 @@ static struct mk_dns_msg *msg_slot(struct mk_app_thread *a, unsigned int *slot)
 
 int mk_dns_probe(struct mk_app_thread *a, const uint8_t *p, uint32_t len, int tcp, int port_hint)
 {
-	struct mk_dns_msg *m;
-	unsigned int slot;
+	struct mk_dns_msg *m = &a->dns->probe;
 	uint32_t mlen = len;
 
 	if (tcp) {
@@ -113,10 +113,6 @@ int mk_dns_probe(struct mk_app_thread *a, const uint8_t *p, uint32_t len, int tc
 	if (len < mlen)
 		return -1;
 	/* no port to go by: the message must decode whole, one question as resolvers ask */
-	m = msg_slot(a, &slot);
-	if (!m)
-		return 0;
-	a->dns->nmsgs--; /* a probe keeps nothing */
 	return mk_dns_decode(p, len, m) == MK_DNS_OK && m->qdcount == 1;
 }
 

@@ -120,6 +120,27 @@ static void tx_free(struct mk_http_flow *h, struct mk_http_tx *t)
 	free(t);
 }
 
+/*
+ * A logged transaction's bodies: only detection read them, and it is done
+ * with the transaction; the rest (its EVE facts) stays until tx_gc(), for
+ * alerts of this packet. Without this a closed flow would hold its last
+ * bodies (up to the body limits) until it times out.
+ */
+static void tx_shed_bodies(struct mk_http_flow *h, struct mk_http_tx *t)
+{
+	unsigned int d;
+
+	for (d = 0; d < 2; d++) {
+		struct mk_http_body *b = &t->body[d];
+
+		free(b->buf);
+		mem_give(h, b->cap);
+		t->mem -= b->cap;
+		b->buf = NULL;
+		b->len = b->cap = 0;
+	}
+}
+
 /* Our side of libhtp's transaction @tx, made on first sight; NULL when the flow stops. */
 static struct mk_http_tx *tx_get(struct mk_http_flow *h, htp_tx_t *tx)
 {
@@ -486,13 +507,16 @@ static void tx_poll(struct mk_app_thread *a, struct mk_http_flow *h, int to_clie
 			t->logged = 1;
 			t->logged_epoch = a->epoch;
 			/* a request line cut by a gap or the flow's end: nothing to log */
-			if (!tx->request_line && !tx->response_line)
+			if (!tx->request_line && !tx->response_line) {
+				tx_shed_bodies(h, t);
 				continue;
+			}
 			a->cnt[MK_APP_CNT_HTTP_LOGGED]++;
 			mk_http_tx_eve(t, &ev);
 			if (a->ops && a->ops->http_log)
 				a->ops->http_log(a->ctx, h->flow, t->id, &ev);
 			files_log(a, h, t, &ev);
+			tx_shed_bodies(h, t);
 		}
 	}
 }

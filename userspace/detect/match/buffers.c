@@ -158,15 +158,24 @@ static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *
 	return 0;
 }
 
-int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const uint64_t *done,
-			 uint64_t *bits)
+/* A body slot scanned part by part (progressive inspection): no transforms, one instance. */
+static int slot_incremental(const struct mk_tx_pf *s, const struct mk_detect_tx_state *st,
+			    uint32_t k)
+{
+	return !s->xf && k < st->nscanned && st->cand &&
+	       (s->side & (MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP_BODY));
+}
+
+int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress,
+			 struct mk_detect_tx_state *st, uint64_t *bits)
 {
 	struct mk_detect_thread *t = mc0->t;
 	const struct mk_detect_engine *e = t->eng;
+	const uint64_t *done = st->done;
 	struct mk_match_ctx mc = *mc0;
 	struct tx_hit_ctx h = { .e = e, .bits = bits };
 	struct mk_buf b;
-	uint32_t k, idx;
+	uint32_t k, idx, w, from;
 
 	for (k = 0; k < e->ntxpf; k++) {
 		const struct mk_tx_pf *s = &e->txpf[k];
@@ -176,6 +185,22 @@ int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const
 			continue;
 		mc.to_client = s->to_client;
 		h.pf = s->g->pf;
+		if (slot_incremental(s, st, k)) {
+			/* the new bytes, and the longest pattern's length less one before them */
+			if (!mk_buf_get(&mc, s->id, 0, &b) || b.len <= st->scanned[k])
+				continue;
+			from = st->scanned[k] > s->g->pf->maxlen ?
+				       st->scanned[k] - (s->g->pf->maxlen - 1) :
+				       0;
+			h.bits = st->cand;
+			t->cnt[MK_DETECT_CNT_PREFILTER_SCANS]++;
+			if (mk_prefilter_scan(s->g->pf, t->scratch, b.data + from, b.len - from,
+					      tx_hit, &h))
+				return 0;
+			h.bits = bits;
+			st->scanned[k] = b.len;
+			continue;
+		}
 		/* every instance of a multi-buffer; a missing buffer: its rules cannot match */
 		for (idx = 0; mk_buf_get(&mc, s->id, idx, &b); idx++) {
 			if (s->xf && !xform_get(&mc, s->id, idx, s->xf, &b))
@@ -187,6 +212,10 @@ int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress, const
 				return 0;
 		}
 	}
+	/* what earlier scans of the bodies found */
+	if (st->cand)
+		for (w = 0; w < st->nwords; w++)
+			bits[w] |= st->cand[w];
 	return 1;
 }
 

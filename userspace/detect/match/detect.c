@@ -1124,8 +1124,11 @@ static struct mk_buf tx_payload(struct mk_detect_thread *t, const struct mk_flow
 void mk_detect_tx_state_free(struct mk_detect_tx_state *s)
 {
 	free(s->done);
-	s->done = NULL;
-	s->nwords = 0;
+	free(s->cand);
+	free(s->scanned);
+	s->done = s->cand = NULL;
+	s->scanned = NULL;
+	s->nwords = s->nscanned = 0;
 }
 
 /*
@@ -1209,13 +1212,21 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		return;
 	mk_xform_cache_reset(t); /* buffers derived from another transaction */
 	if (st->gen != t->gen || st->nwords < words) {
-		uint64_t *d = calloc(words, sizeof(*d));
+		uint64_t *d = calloc(words, sizeof(*d)), *c = calloc(words, sizeof(*c));
+		uint32_t *sc = calloc(e->ntxpf + 1, sizeof(*sc));
 
-		if (!d)
+		if (!d || !c || !sc) {
+			free(d);
+			free(c);
+			free(sc);
 			return;
-		free(st->done);
+		}
+		mk_detect_tx_state_free(st);
 		st->done = d;
+		st->cand = c;
+		st->scanned = sc;
 		st->nwords = words;
+		st->nscanned = e->ntxpf;
 		st->gen = t->gen;
 	}
 	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
@@ -1229,7 +1240,7 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 	}
 	if (e->ntxpf && t->txcand_words >= words) {
 		memset(t->txcand, 0, words * sizeof(*t->txcand));
-		pf = mk_tx_prefilter_scan(&mc, tx->progress, st->done, t->txcand);
+		pf = mk_tx_prefilter_scan(&mc, tx->progress, st, t->txcand);
 	}
 	ends.cli = f->client_hi ? k->addr_hi : k->addr_lo;
 	ends.srv = f->client_hi ? k->addr_lo : k->addr_hi;
