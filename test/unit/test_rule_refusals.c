@@ -189,3 +189,45 @@ Test(refusals, flowbit_checked_never_set_is_named)
 	cr_assert_null(strstr(log, "'other'"), "any of several, one of them set: %s", log);
 	free(log);
 }
+
+/*
+ * A response buffer in a flow:to_server rule: the rule would be inspected on
+ * responses and its flow keyword would fail there, so it could never fire
+ * (checked by hand on an HTTP conversation): refused, as Suricata does.
+ */
+Test(refusals, response_buffer_in_to_server_rule)
+{
+	static const char *const refused[] = {
+		"alert http any any -> any any (flow:established,to_server; http.stat_code; "
+		"content:\"200\"; sid:1;)",
+		"alert http any any -> any any (flow:to_server; http.uri; content:\"/x\"; "
+		"http.server; content:\"y\"; sid:2;)",
+		"alert http any any -> any any (flow:from_client; http.response_body; content:\"x\"; "
+		"sid:3;)",
+		"alert tls any any -> any any (flow:to_server; ja3s.hash; content:\"abc\"; sid:4;)",
+	};
+	static const char *const loaded[] = {
+		"alert http any any -> any any (flow:to_client; http.stat_code; content:\"200\"; "
+		"sid:5;)",
+		"alert http any any -> any any (flow:established; http.stat_code; content:\"200\"; "
+		"sid:6;)",
+		/* file.data follows the rule's direction: the request body here */
+		"alert http any any -> any any (flow:to_server; file.data; content:\"x\"; sid:7;)",
+		"alert http any any -> any any (flow:to_server; http.uri; content:\"/x\"; sid:8;)",
+	};
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(refused); i++) {
+		const char *err;
+		int reason;
+		struct mk_rule *r = rule_parse(refused[i], &err, &reason);
+
+		cr_assert_null(r, "should be refused: %s", refused[i]);
+		cr_assert(strstr(err, "a response buffer in a flow:to_server rule: it could never "
+				      "match"),
+			  "%s: %s", refused[i], err);
+		cr_assert_eq(reason, MK_DETECT_FAIL_VALUE);
+	}
+	for (i = 0; i < MK_ARRAY_SIZE(loaded); i++)
+		mk_rule_free(rule_ok(loaded[i]));
+}

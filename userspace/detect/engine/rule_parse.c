@@ -682,11 +682,22 @@ static int app_rule(struct mk_rule_build *rb)
 			"packet keywords (dsize, flags, ttl, ...) in a transaction rule (%s): not "
 			"supported",
 			name);
-	/* a response buffer makes the rule a to-client one, as Suricata's */
+	/*
+	 * A response buffer makes the rule a to-client one, as Suricata's; with
+	 * flow:to_server too the rule could never match: refused, as Suricata does.
+	 */
 	for (id = 0; id < MK_BUF_COUNT; id++)
 		if ((app & MK_BUF_BIT(id)) && !(mk_buf_sides[id] & MK_BUF_SIDE_FLIP) &&
-		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)))
+		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY))) {
+			if (r->flow & MK_FLOW_F_TO_SERVER) {
+				rb->kw = mk_buf_names[id];
+				return mk_rule_fail(
+					rb, MK_DETECT_FAIL_VALUE,
+					"a response buffer in a flow:to_server rule: it "
+					"could never match");
+			}
 			to_client = 1;
+		}
 	for (id = 0; id < MK_BUF_COUNT; id++) {
 		if (!(app & MK_BUF_BIT(id)))
 			continue;
