@@ -19,8 +19,7 @@ Checks, each printed:
   and no rule mixing two protocols loads;
 - no loaded rule checks a flowbit that no loaded rule sets (it could never
   fire) unless meerkat's load log names that flowbit;
-- no loaded rule reads a buffer that only exists in the other direction than
-  its `flow:to_server`/`to_client`.
+- no loaded rule reads a response buffer with `flow:to_server`.
 """
 import collections
 import glob
@@ -57,14 +56,10 @@ TRANSPORTS = ("tcp", "udp", "ip", "icmp", "tcp-pkt", "tcp-stream", "icmpv6", "ip
 # keywords that read a buffer (meerkat: the rule has payload keywords)
 PAYLOAD_KW = {"content", "pcre", "byte_test", "byte_jump", "byte_extract", "byte_math",
               "isdataat", "bsize", "uricontent", "base64_data", "base64_decode"}
-# buffers of one direction only (Suricata's registration)
+# response buffers (file.data follows the rule's direction)
 TO_CLIENT_ONLY = re.compile(r"^(http[._](stat_code|stat_msg|response_line|server|location|"
                             r"response_body)|http_server_body|http_stat_(code|msg)|"
                             r"ja3s[._]|tls[._]cert|tls_cert)")
-TO_SERVER_ONLY = re.compile(r"^(http[._](uri|method|request_line|request_body|user_agent|host|"
-                            r"accept|referer|start)|http_(raw_)?uri|http_method|http_client_body|"
-                            r"http_user_agent|http_(raw_)?host|uricontent$|urilen$|ja3[._]|"
-                            r"ja4[._]|tls[._]sni|tls_sni)")
 
 
 def split_options(body):
@@ -256,18 +251,17 @@ check(set(never) <= named,
       "%d flowbit(s) checked but never set, each named in the load log (%s)" %
       (len(never), ", ".join(sorted(set(never) - named)) or "all named"))
 
-# a buffer of the other direction than the rule's flow can never be there
+# a response buffer in a flow:to_server rule could never match (meerkat refuses it)
 wrong_way = []
 for key, (head, opts) in enabled.items():
     if key in refused:
         continue
     flow = ",".join(v for k, v in opts if k == "flow").replace(" ", "")
-    to_server = re.search(r"(^|,)(to_server|from_client)(,|$)", flow)
-    to_client = re.search(r"(^|,)(to_client|from_server)(,|$)", flow)
-    for k, _ in opts:
-        if (to_server and TO_CLIENT_ONLY.search(k)) or (to_client and TO_SERVER_ONLY.search(k)):
-            wrong_way.append("%s:%d %s with flow:%s" % (os.path.basename(key[0]), key[1], k, flow))
-check(not wrong_way, "no loaded rule reads a buffer of the other direction %s" % wrong_way[:5])
+    if re.search(r"(^|,)(to_server|from_client)(,|$)", flow):
+        wrong_way += ["%s:%d %s with flow:%s" % (os.path.basename(key[0]), key[1], k, flow)
+                      for k, _ in opts if TO_CLIENT_ONLY.search(k)]
+check(not wrong_way, "no loaded rule reads a response buffer in a to_server rule %s" %
+      wrong_way[:5])
 
 if failures:
     print("%d check(s) failed" % len(failures))
