@@ -99,7 +99,7 @@ static int on_alert(void *ctx, const struct mk_flow *f, uint64_t ts_us, const ch
 static const struct mk_worker_ops ops = { .record = on_record, .alert = on_alert };
 
 static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int midstream,
-		     int inline_mode)
+		     int inline_mode, const struct mk_app_cfg *app)
 {
 	struct mk_worker_cfg wc = {
 		.nworkers = 1,
@@ -131,6 +131,7 @@ static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int mid
 	wc.defrag = &h->conf.defrag;
 	wc.unreplied = h->conf.output.eve.flow_unreplied;
 	wc.detect = h->master;
+	wc.app = app;
 	err = mk_worker_init(&h->w, &wc, &ops, h);
 	if (err) {
 		mk_worker_free(&h->w);
@@ -143,17 +144,17 @@ static int init_with(struct harness *h, const struct mk_detect_cfg *cfg, int mid
 
 int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg)
 {
-	return init_with(h, cfg, -1, 0);
+	return init_with(h, cfg, -1, 0, NULL);
 }
 
 int h_init_inline(struct harness *h, const struct mk_detect_cfg *cfg)
 {
-	return init_with(h, cfg, -1, 1);
+	return init_with(h, cfg, -1, 1, NULL);
 }
 
 int h_init_midstream(struct harness *h, const struct mk_detect_cfg *cfg, int midstream)
 {
-	return init_with(h, cfg, midstream, 0);
+	return init_with(h, cfg, midstream, 0, NULL);
 }
 
 int h_init_cfg(struct harness *h, const struct mk_detect_cfg *cfg)
@@ -249,4 +250,9 @@ unsigned int h_count(const struct harness *h, uint32_t sid)
 uint64_t h_flows_logged(const struct harness *h)
 {
 	return h->w.flows_logged;
+}
+
+int h_init_app(struct harness *h, const struct mk_detect_cfg *cfg, const struct mk_app_cfg *app)
+{
+	return init_with(h, cfg, -1, 0, app);
 }

@@ -64,6 +64,8 @@ int h_init_master(struct harness *h, const struct mk_detect_cfg *cfg);
 int h_init_inline(struct harness *h, const struct mk_detect_cfg *cfg);
 /* As h_init_cfg with stream.midstream set (0 or 1) instead of the default. */
 int h_init_midstream(struct harness *h, const struct mk_detect_cfg *cfg, int midstream);
+/* As h_init_cfg with the application layer's settings @app (NULL: the defaults). */
+int h_init_app(struct harness *h, const struct mk_detect_cfg *cfg, const struct mk_app_cfg *app);
 void h_free(struct harness *h);
 
 /* Checksums validated as meerkat -r does by default (frames built by tests have none: off). */

@@ -78,6 +78,7 @@ static void app_cfg_defaults_any(void *base)
 static const struct mk_cfg_name tls_encryption_names[] = {
 	{ "default", MK_TLS_ENC_DEFAULT },
 	{ "bypass", MK_TLS_ENC_BYPASS },
+	{ "full", MK_TLS_ENC_FULL },
 	{ NULL, 0 },
 };
 

@@ -57,8 +57,10 @@ struct mk_app_cfg {
 
 /* app-layer.protocols.tls.encryption-handling: what becomes of a session once encrypted. */
 enum mk_tls_encryption {
-	MK_TLS_ENC_DEFAULT = 0, /* its packets still go through stream and packet rules */
-	MK_TLS_ENC_BYPASS,	/* the flow is handed to the bypass decisions (docs/bypass.md) */
+	MK_TLS_ENC_DEFAULT =
+		0,	   /* TLS keywords and header rules only: no payload, no stream rules */
+	MK_TLS_ENC_BYPASS, /* the flow is handed to the bypass decisions (docs/bypass.md) */
+	MK_TLS_ENC_FULL,   /* every rule goes on reading its packets and stream */
 };
 
 /* The digests of a file's bytes fileinfo records carry. */

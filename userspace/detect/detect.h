@@ -226,7 +226,10 @@ unsigned int mk_detect_master_reap(struct mk_detect_master *m);
 	  "windows kept plain for an armed rule: worker budget full")                              \
 	X(XFORM_BUILT, "xform_buffers",                                                            \
 	  "transformed buffers built (once per transaction inspection)")                           \
-	X(XBITS_FULL, "xbits_full", "xbits not set: the host table (65,536 slots) was full there")
+	X(XBITS_FULL, "xbits_full", "xbits not set: the host table (65,536 slots) was full there") \
+	X(ENCRYPTED_SKIPPED, "encrypted_skipped",                                                  \
+	  "packets and stream chunks of encrypted sessions whose payload was not inspected "       \
+	  "(app-layer.protocols.tls.encryption-handling: default)")
 
 #define MK_DETECT_CNT_ENUM(id, name, doc) MK_DETECT_CNT_##id,
 enum mk_detect_counter { MK_DETECT_COUNTERS(MK_DETECT_CNT_ENUM) MK_DETECT_CNT_MAX };

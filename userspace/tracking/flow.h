@@ -127,6 +127,12 @@ struct mk_flow {
 	uint64_t bypass_bytes[2];
 	uint8_t app_proto;  /* enum mk_app_proto (applayer/applayer.h) */
 	uint8_t app_bypass; /* the application layer asks for bypass (an encrypted session) */
+	/*
+	 * The session is encrypted and the application layer asks that its raw
+	 * payload no longer be inspected (TLS encryption-handling: default):
+	 * payload and stream rules skip it, transaction and header rules do not.
+	 */
+	uint8_t app_encrypted;
 	/* innermost tunnel, oriented client -> server */
 	uint8_t tunnel_type; /* enum mk_tunnel_type */
 	uint8_t tunnel_depth;

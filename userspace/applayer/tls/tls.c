@@ -300,6 +300,8 @@ static void record_body(struct mk_app_thread *a, struct mk_flow *f, struct mk_tl
 			log_session(a, f, t);
 			if (a->cfg.tls_encryption == MK_TLS_ENC_BYPASS)
 				f->app_bypass = 1;
+			else if (a->cfg.tls_encryption == MK_TLS_ENC_DEFAULT)
+				f->app_encrypted = 1;
 		}
 		break;
 	default:

@@ -741,6 +741,11 @@ void mk_detect_packet(struct mk_detect_thread *t)
 	scan = pi->payload_len;
 	if (g->scan_bound && g->scan_bound < scan)
 		scan = g->scan_bound; /* every anchor lies within depth: no further */
+	/* an encrypted session (TLS encryption-handling: default): no payload rule reads it */
+	if (f && f->app_encrypted && pi->payload_len) {
+		scan = 0;
+		t->cnt[MK_DETECT_CNT_ENCRYPTED_SKIPPED]++;
+	}
 	group_candidates(t, g, pi->payload, scan, NULL);
 	/* address-only rules: on the first packet of each direction, as Suricata's */
 	first = !f || f->pkts[dir] == 1;
@@ -767,6 +772,7 @@ void mk_detect_packet(struct mk_detect_thread *t)
 
 		if (!proto_ok(r, pi->proto) ||
 		    (r->app_proto && (!f || f->app_proto != r->app_proto)) ||
+		    (f && f->app_encrypted && (r->flags & MK_RF_PAYLOAD) && pi->payload_len) ||
 		    !mk_rule_header_match(r, pi->family, pi->src, pi->dst, pi->sport, pi->dport,
 					  pi->has_ports))
 			continue;
@@ -984,6 +990,10 @@ void mk_detect_stream(struct mk_detect_thread *t, struct mk_flow *f,
 	t->app_chunk = NULL; /* the application layer is done with it */
 	if (!e->has_stream || !c->len || t->stop || flow_stopped(f))
 		return;
+	if (f->app_encrypted) {
+		t->cnt[MK_DETECT_CNT_ENCRYPTED_SKIPPED]++;
+		return;
+	}
 	fs = mk_detect_flow_state(&mc);
 	if (!fs)
 		return;
