@@ -5,7 +5,9 @@
  * engine built from rules refused for a few reasons lists them most
  * frequent first with their counts; the list is bounded ("N refused for M
  * more reasons"); a table full of distinct reasons still counts every rule;
- * a flowbit that rules check and none sets is named in a warning.
+ * a flowbit that rules check and none sets is named in a warning; rules that
+ * could never match (a response buffer with flow:to_server, app-layer-protocol
+ * against the rule's own protocol) are refused.
  */
 #include <unistd.h>
 #include "detect_helpers.h"
@@ -225,6 +227,41 @@ Test(refusals, response_buffer_in_to_server_rule)
 		cr_assert_null(r, "should be refused: %s", refused[i]);
 		cr_assert(strstr(err, "a response buffer in a flow:to_server rule: it could never "
 				      "match"),
+			  "%s: %s", refused[i], err);
+		cr_assert_eq(reason, MK_DETECT_FAIL_VALUE);
+	}
+	for (i = 0; i < MK_ARRAY_SIZE(loaded); i++)
+		mk_rule_free(rule_ok(loaded[i]));
+}
+
+/* app-layer-protocol against the rule's own protocol: never true, refused */
+Test(refusals, app_layer_protocol_against_the_rules_own)
+{
+	static const char *const refused[] = {
+		"alert dns any any -> any any (app-layer-protocol:tls; dns.query; content:\"x\"; "
+		"sid:1;)",
+		"alert tls any any -> any any (app-layer-protocol:!tls; sid:2;)",
+		"alert tcp any any -> any any (tls.sni; content:\"x\"; app-layer-protocol:http; "
+		"sid:3;)",
+		"alert http any any -> any any (app-layer-protocol:failed; sid:4;)",
+	};
+	static const char *const loaded[] = {
+		"alert http any any -> any any (app-layer-protocol:http; content:\"x\"; sid:5;)",
+		"alert http any any -> any any (app-layer-protocol:http1; sid:6;)",
+		"alert tls any any -> any any (app-layer-protocol:!http; sid:7;)",
+		"alert tcp any any -> any any (app-layer-protocol:failed; sid:8;)",
+		"alert tcp any any -> any any (app-layer-protocol:!dns; content:\"x\"; sid:9;)",
+	};
+	unsigned int i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(refused); i++) {
+		const char *err;
+		int reason;
+		struct mk_rule *r = rule_parse(refused[i], &err, &reason);
+
+		cr_assert_null(r, "should be refused: %s", refused[i]);
+		cr_assert(strstr(err, "keyword 'app-layer-protocol': ") &&
+				  strstr(err, ": it could never match"),
 			  "%s: %s", refused[i], err);
 		cr_assert_eq(reason, MK_DETECT_FAIL_VALUE);
 	}
