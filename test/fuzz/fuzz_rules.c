@@ -84,8 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (k = 0; k < e->refusals.n; k++)
 			sum += e->refusals.v[k].n;
 		CHECK(sum == e->stats.failed && e->refusals.rules == e->stats.failed);
+		CHECK(e->refusals.dead <= e->nrules);
 		CHECK(mk_detect_engine_refusals(e, MK_DETECT_REFUSAL_LINES, refusal_line, NULL) <=
-		      MK_DETECT_REFUSAL_LINES + 1);
+		      MK_DETECT_REFUSAL_LINES + 2);
 	}
 	CHECK(mk_detect_thread_new_engine(e, &t) == 0);
 	for (i = 0; i < e->nrules && i < RULES_CHECKED; i++) {

@@ -250,6 +250,10 @@ for n, ks in sorted(never.items()):
 check(set(never) <= named,
       "%d flowbit(s) checked but never set, each named in the load log (%s)" %
       (len(never), ", ".join(sorted(set(never) - named)) or "all named"))
+dead_rules = {k for ks in never.values() for k in ks}
+dead = re.search(r"^rules: (\d+) loaded but cannot fire", out, re.M)
+check((int(dead.group(1)) if dead else 0) == len(dead_rules),
+      "the summary counts the %d loaded rules that cannot fire" % len(dead_rules))
 
 # a response buffer in a flow:to_server rule could never match (meerkat refuses it)
 wrong_way = []

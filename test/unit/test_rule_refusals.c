@@ -192,6 +192,24 @@ Test(refusals, flowbit_checked_never_set_is_named)
 	free(log);
 }
 
+Test(refusals, rules_that_cannot_fire_counted_in_the_summary)
+{
+	struct mk_detect_engine *e = build(
+		"alert tcp any any -> any any (content:\"a\"; flowbits:isset,nobody; sid:1;)\n"
+		"alert tcp any any -> any any (content:\"b\"; flowbits:isset,nobody; "
+		"flowbits:isset,gone; sid:2;)\n"
+		"alert tcp any any -> any any (content:\"c\"; flowbits:set,x; sid:3;)\n"
+		"alert tcp any any -> any any (content:\"d\"; flowbits:isset,x; sid:4;)\n"
+		"alert dnp3 any any -> any any (sid:5;)\n");
+	struct lines l = { .n = 0 };
+
+	cr_assert_eq(mk_detect_engine_refusals(e, 20, collect, &l), 2);
+	cr_assert(!strncmp(l.text[0], "1 refused: protocol 'dnp3'", 26), "%s", l.text[0]);
+	cr_assert_str_eq(l.text[1],
+			 "2 loaded but cannot fire: a flowbit they check is set by no rule");
+	mk_detect_engine_put(e);
+}
+
 /*
  * A response buffer in a flow:to_server rule: the rule would be inspected on
  * responses and its flow keyword would fail there, so it could never fire

@@ -154,8 +154,9 @@ void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_
 /*
  * The refused rules grouped by reason (the keyword or protocol and why,
  * without sids or values), most frequent first: @line gets "N refused: WHY"
- * for at most @max reasons, then "N refused for M more reasons". Returns
- * the number of lines.
+ * for at most @max reasons, then "N refused for M more reasons", then "N
+ * loaded but cannot fire: ..." (rules checking a flowbit no rule sets).
+ * Returns the number of lines.
  */
 unsigned int mk_detect_engine_refusals(const struct mk_detect_engine *e, unsigned int max,
 				       void (*line)(const char *text, void *arg), void *arg);

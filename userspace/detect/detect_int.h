@@ -876,6 +876,7 @@ struct mk_refusals {
 	uint32_t n, cap;
 	uint32_t rules; /* rules refused */
 	uint32_t other; /* of them, refused for a reason past the table */
+	uint32_t dead;	/* loaded, checking a flowbit no rule sets: they cannot fire */
 };
 /* @err (a rule's error, without file:line and sid) as a reason: names kept, values out. */
 void mk_refusal_reason(const char *err, char *out, size_t size);
@@ -885,7 +886,7 @@ void mk_refusals_free(struct mk_refusals *t);
 unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
 			       void (*line)(const char *text, void *arg), void *arg);
 /* Warns of each flowbit loaded rules check and none sets: they cannot fire. */
-int mk_detect_check_flowbits(const struct mk_detect_engine *e);
+int mk_detect_check_flowbits(struct mk_detect_engine *e);
 
 /* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
 #define MK_APP_NEED_CLASSES 32

@@ -175,6 +175,13 @@ unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
 		line(buf, arg);
 		lines++;
 	}
+	if (t->dead) {
+		snprintf(buf, sizeof(buf),
+			 "%u loaded but cannot fire: a flowbit they check is set by no rule",
+			 t->dead);
+		line(buf, arg);
+		lines++;
+	}
 	return lines;
 }
 
@@ -194,7 +201,7 @@ struct fb_scan {
 	uint32_t *checked;
 	uint32_t *first; /* rule index + 1 */
 	uint32_t n, rule;
-	int pass;
+	int pass, dead; /* the rule being visited checks a flowbit none sets */
 };
 
 static void fb_visit(uint32_t id, int checks, void *arg)
@@ -208,10 +215,11 @@ static void fb_visit(uint32_t id, int checks, void *arg)
 	if (s->pass == 1 && checks && !(s->set[id / 64] & 1ull << (id % 64))) {
 		if (!s->checked[id]++)
 			s->first[id] = s->rule + 1;
+		s->dead = 1;
 	}
 }
 
-int mk_detect_check_flowbits(const struct mk_detect_engine *e)
+int mk_detect_check_flowbits(struct mk_detect_engine *e)
 {
 	struct fb_scan s = { .n = e->env.flowbits.n };
 	uint32_t i;
@@ -228,8 +236,11 @@ int mk_detect_check_flowbits(const struct mk_detect_engine *e)
 		return -ENOMEM;
 	}
 	for (s.pass = 0; s.pass < 2; s.pass++)
-		for (s.rule = 0; s.rule < e->nrules; s.rule++)
+		for (s.rule = 0; s.rule < e->nrules; s.rule++) {
+			s.dead = 0;
 			mk_flowbits_of_rule(e->rules[s.rule], fb_visit, &s);
+			e->refusals.dead += (uint32_t)s.dead;
+		}
 	for (i = 0; i < s.n; i++) {
 		const struct mk_rule *r;
 
