@@ -169,8 +169,10 @@ check(sum(counts) + sum(int(n) for n, _ in more) == failed,
 
 
 def without_values(why):
-    why = re.sub(r"(?<!keyword )(?<!protocol )'[^']*'", "'...'", why)
-    return re.sub(r"(?<![A-Za-z0-9_])\d+(\.\d+)*(?![A-Za-z_])", "N", why)
+    """As meerkat's summary (refusals.c): names and limits kept, values out."""
+    why = re.sub(r"(?<!keyword )(?<!protocol )'([^']*[A-Za-z0-9][^']*)'", "'...'", why)
+    return re.sub(r"(?<![A-Za-z0-9_\[])(?<!above )(?<!below )(?<!than )(?<!most )(?<!least )"
+                  r"(?<!, )\d+(\.\d+)*(?![A-Za-z_])", "N", why)
 
 
 grouped = collections.Counter(without_values(why) for _, why in refused.values())

@@ -29,7 +29,13 @@ Test(refusals, reason_drops_values_keeps_names)
 		  "protocol 'smb' not supported (app-layer protocols are not inspected)");
 	reason_is("keyword 'ja3.hash': not supported (x)", "keyword 'ja3.hash': not supported (x)");
 	reason_is("keyword 'depth': 70000 is outside [1, 65535]",
-		  "keyword 'depth': N is outside [N, N]");
+		  "keyword 'depth': N is outside [1, 65535]");
+	reason_is("destination port: port above 65535", "destination port: port above 65535");
+	reason_is("keyword 'flowbits': more than 16 names",
+		  "keyword 'flowbits': more than 16 names");
+	reason_is("source address: missing ']'", "source address: missing ']'");
+	reason_is("source address: '!any' matches nothing",
+		  "source address: '...' matches nothing");
 	reason_is("keyword 'content': bad value '|zz|'", "keyword 'content': bad value '...'");
 	reason_is("keyword 'pcre': \"/a(b/\" does not compile at 3",
 		  "keyword 'pcre': \"...\" does not compile at N");
@@ -98,7 +104,7 @@ Test(refusals, engine_groups_by_reason_most_frequent_first)
 	cr_assert_eq(l.n, 4);
 	cr_assert(!strncmp(l.text[0], "3 refused: protocol 'dnp3' not supported", 40), "%s",
 		  l.text[0]);
-	cr_assert_str_eq(l.text[1], "2 refused: keyword 'depth': N is outside [N, N]");
+	cr_assert_str_eq(l.text[1], "2 refused: keyword 'depth': N is outside [1, 65535]");
 	/* ties in the order of their text */
 	cr_assert_str_eq(l.text[2], "1 refused: duplicate sid: ignored");
 	cr_assert_str_eq(l.text[3], "1 refused: keyword 'iprep': not supported (IP reputation: "

@@ -7,9 +7,10 @@
  * how many rules each refused, so `meerkat -T` and the load log can end with
  * one line per reason, most frequent first (docs/rules.md, "Loading rules").
  *
- * A reason keeps the quoted name after "keyword " or "protocol " and
- * replaces every other quoted text with '...' and every number with N, so
- * that rules refused for the same thing share a line. The table is bounded:
+ * A reason keeps the quoted name after "keyword " or "protocol " (and quoted
+ * syntax such as ']') and replaces every other quoted text with '...' and
+ * every number with N, except meerkat's limits ("above 65535", "[1, 65535]"),
+ * so that rules refused for the same thing share a line. The table is bounded:
  * past MK_REFUSALS_MAX distinct reasons the rest are counted together.
  */
 #include <ctype.h>
@@ -26,10 +27,34 @@ static int ends_with(const char *s, size_t n, const char *w)
 	return n >= l && !memcmp(s + n - l, w, l);
 }
 
+/* Quoted syntax (']', '$', ';;') rather than a value: no letter or digit. */
+static int punct_only(const char *s, const char *end)
+{
+	if (s == end)
+		return 0;
+	for (; s < end; s++)
+		if (isalnum((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* A limit of meerkat's ("above 65535", "more than 16"), not a rule's value. */
+static int limit_before(const char *out, size_t n)
+{
+	static const char *const words[] = { "above ", "below ", "than ", "most ", "least " };
+	size_t i;
+
+	for (i = 0; i < MK_ARRAY_SIZE(words); i++)
+		if (ends_with(out, n, words[i]))
+			return 1;
+	return 0;
+}
+
 void mk_refusal_reason(const char *err, char *out, size_t size)
 {
 	size_t n = 0;
 	const char *p = err;
+	unsigned int brackets = 0; /* inside [...]: limits, "outside [1, 65535]" */
 
 	if (!size)
 		return;
@@ -41,10 +66,14 @@ void mk_refusal_reason(const char *err, char *out, size_t size)
 	while (*p) {
 		unsigned char c = (unsigned char)*p;
 
+		if (c == '[')
+			brackets++;
+		else if (c == ']' && brackets)
+			brackets--;
 		if (c == '\'' || c == '"') {
 			const char *q = strchr(p + 1, (char)c);
 			int subject = ends_with(out, n, "keyword ") ||
-				      ends_with(out, n, "protocol ");
+				      ends_with(out, n, "protocol ") || (q && punct_only(p + 1, q));
 
 			if (!q) {
 				/* a value cut short: its rest is a value too */
@@ -68,7 +97,8 @@ void mk_refusal_reason(const char *err, char *out, size_t size)
 			continue;
 		}
 		if (isdigit(c) &&
-		    !(n && (isalnum((unsigned char)out[n - 1]) || out[n - 1] == '_'))) {
+		    !(n && (isalnum((unsigned char)out[n - 1]) || out[n - 1] == '_')) &&
+		    !brackets && !limit_before(out, n)) {
 			/* a number (or a dotted one: 1.2, 10.0.0.0): N */
 			while (isdigit((unsigned char)*p) ||
 			       (*p == '.' && isdigit((unsigned char)p[1])))
