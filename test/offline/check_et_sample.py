@@ -13,12 +13,14 @@ Checks, each printed:
 - the summary by reason after the totals: at most 21 lines, most frequent
   first, its counts add up to the refused rules, and each reason is the
   error of that many rules without their values;
-- every loaded rule of an application protocol (`alert http|dns|tls|ssl|...`
-  or a buffer/keyword of that protocol) is counted as a transaction rule of
-  that protocol in the totals ("N transaction rules (http H, dns D, ...)"),
-  and no rule mixing two protocols loads;
-- no loaded rule checks a flowbit that no loaded rule sets (it could never
-  fire) unless meerkat's load log names that flowbit;
+- every loaded rule of an application protocol can fire: one reading its
+  buffers (or an `alert PROTO` rule without payload keywords) is counted as
+  a transaction rule of PROTO in the totals ("N transaction rules (http H,
+  dns D, ...)"); an `alert PROTO` rule with payload keywords reads the flows
+  meerkat recognises as PROTO; no rule mixing two protocols loads;
+- a loaded rule checking a flowbit that no loaded rule sets (it cannot fire)
+  has its flowbit named in the load log and is counted in the summary's
+  "N loaded but cannot fire";
 - no loaded rule reads a response buffer with `flow:to_server`.
 """
 import collections
@@ -39,7 +41,6 @@ if not files:
     print("skipped: no ET Open sample (*.rules) at %s" % d)
     sys.exit(77)
 
-ACTIONS = ("alert", "pass", "drop", "reject", "rejectsrc", "rejectdst", "rejectboth")
 # buffers and keywords by application protocol, as meerkat names them in its totals
 PROTO_OF_HEADER = {"http": "http", "http1": "http", "dns": "dns", "tls": "tls", "ssl": "tls"}
 PROTO_PREFIXES = [
