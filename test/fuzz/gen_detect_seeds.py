@@ -48,6 +48,15 @@ CORNERS = [
     'dotprefix; dotprefix; dotprefix; dotprefix; content:"........x"; bsize:>1; sid:18;)',
     'alert http any any -> any any (http.uri; content:"/x"; pkt_data; content:"GET"; depth:3; '
     'pcre:"/a/V"; pkt_data; to_lowercase; sid:19;)',
+    # base64_decode/base64_data, asn1, flowint forms
+    'alert tcp any any -> any any (content:"auth="; base64_decode:bytes 64, offset 1, relative; '
+    'base64_data; content:"root"; nocase; pcre:"/^:/R"; byte_test:1,=,0x70,0,relative; sid:20;)',
+    'alert http any any -> any any (http.uri; content:"q="; base64_decode:relative; base64_data; '
+    'content:"admin"; http.user_agent; content:"curl"; sid:21;)',
+    'alert udp any any -> any 161 (content:"|30|"; asn1:bitstring_overflow, double_overflow '
+    'oversize_length 100 relative_offset -1; sid:22;)',
+    'alert udp any any -> any any (asn1:oversize_length 0 absolute_offset 65535; '
+    'flowint:a.b,+1; flowint:n,isnotset; flowint:n,>=,a.b; sid:23;)',
 ]
 
 
@@ -101,11 +110,44 @@ def xform_seeds(d):
     write(d, 'long', bytes([8, 0, 0, 0, 0, 0, 0, 0, 0]) + b'x' * 3000)
 
 
+def base64_seeds(d):
+    # two bytes of output room, then the text (fuzz_base64.c)
+    write(d, 'hello', b'\x01\x00' + b'aaaa=SGVsbG8gV29ybGQ=')
+    write(d, 'rule', b'\x10\x00' + b'x=YWJjZGVm' + b'Zm9vYmFy' * 20)
+    write(d, 'stop', b'\x00\x40' + b'Zm9v YmFy\r\nZm9v')
+    write(d, 'partial', b'\x00\x05' + b'Zm9vY')
+    write(d, 'pad', b'\xff\xff' + b'Zg==Zm8=Zm9v====')
+    write(d, 'small', b'\x00\x02' + b'Zm9vYmFy')
+
+
+def asn1_seeds(d):
+    # a byte of checks (bits 0-2) and start (bits 5-7), four bytes of oversize_length,
+    # then the buffer (fuzz_asn1.c); X.690 A.3 is Suricata's test object
+    a3 = (b'\x60\x81\x85\x61\x10\x1a\x04John\x1a\x01P\x1a\x05Smith\xa0\x0a\x1a\x08Director'
+          b'\x42\x01\x33\xa1\x0a\x43\x0819710917\xa2\x12\x61\x10\x1a\x04Mary\x1a\x01T'
+          b'\x1a\x05Smith\xa3\x42\x31\x1f\x61\x11\x1a\x05Ralph\x1a\x01T\x1a\x05Smith\xa0'
+          b'\x0a\x43\x0819571111\x31\x1f\x61\x11\x1a\x05Susan\x1a\x01B\x1a\x05Jones'
+          b'\xa0\x0a\x43\x0819590717')
+    write(d, 'a3', b'\x07\x00\x00\x00\x84' + a3)
+    write(d, 'bitstring', b'\x01\x00\x00\x00\x00' + b'\x03\x01\xff')
+    real = b'\x09\x82\x01\x01' + b'\x05' * 257
+    write(d, 'real', b'\x02\x00\x00\x00\x00' + real)
+    write(d, 'indefinite', b'\x07\x00\x00\x00\x01' + b'\x30\x80\x03\x01\xff\x04\x02ab\x00\x00')
+    nested = b'\x03\x01\xff'
+    for _ in range(31):
+        nested = bytes([0x30, len(nested)]) + nested if len(nested) < 128 else nested
+    write(d, 'nested', b'\x01\x00\x00\x00\x00' + nested)
+    write(d, 'frames', b'\x05\x00\x00\x00\x00' + b'\x05\x00' * 31 + b'\x03\x01\xff')
+    write(d, 'hightag', b'\x24\x00\x00\x00\x00' + b'XX\x1f\x81\x01\x01\x00\x84\x7f\xff\xff\xff')
+
+
 def main():
     out, stamp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     rule_seeds(os.path.join(out, 'fuzz_rules_corpus'), files)
     eve_seeds(os.path.join(out, 'fuzz_eve_alert_corpus'))
     xform_seeds(os.path.join(out, 'fuzz_xform_corpus'))
+    base64_seeds(os.path.join(out, 'fuzz_base64_corpus'))
+    asn1_seeds(os.path.join(out, 'fuzz_asn1_corpus'))
     with open(stamp, 'w') as f:
         f.write('ok\n')
 

@@ -349,7 +349,7 @@ Test(rule_parse, flowvars_and_thresholds)
 
 	cr_assert(r->flags & MK_RF_NOALERT);
 	cr_assert(r->flags & MK_RF_FLOWVAR_SET);
-	cr_assert_eq(r->npost, 1);
+	cr_assert_eq(r->npost, 2, "flowbits:set and flowint:+ act after the match");
 	cr_assert_eq(r->thresh.type, MK_THRESH_LIMIT);
 	cr_assert_eq(r->thresh.track, MK_TRACK_SRC);
 	cr_assert_eq(r->thresh.count, 2);

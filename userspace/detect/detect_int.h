@@ -82,6 +82,11 @@ enum mk_kw_type {
 	MK_KWT_BSIZE, /* the length of the buffer (checked before the list is walked) */
 	MK_KWT_MATCH, /* non-payload match with a match() callback */
 	MK_KWT_POST,  /* action after a match (flowbits set, flowint +) */
+
+	/* base64_decode: decodes, then runs base64_data's list (kw/base64.c) */
+	MK_KWT_BASE64,
+	/* asn1: BER checks from a position of the buffer (kw/asn1.c) */
+	MK_KWT_ASN1,
 };
 
 /* Keyword flags. */
@@ -180,6 +185,8 @@ struct mk_sm {
 	X(content) X(nocase) X(depth) X(offset) X(distance) X(within) X(startswith) X(endswith)    \
 	X(fast_pattern) X(rawbytes)
 #define MK_KW_FAMILY_ISDATAAT(X) X(isdataat)
+#define MK_KW_FAMILY_BASE64(X) X(base64_decode) X(base64_data)
+#define MK_KW_FAMILY_ASN1(X) X(asn1)
 #define MK_KW_FAMILY_PCRE(X) X(pcre)
 #define MK_KW_FAMILY_TRANSFORM(X)                                                                  \
 	X(pkt_data) X(bsize) X(dotprefix) X(to_lowercase) X(to_uppercase) X(strip_whitespace)      \
@@ -228,6 +235,7 @@ struct mk_sm {
 	F(isdataat, MK_KW_FAMILY_ISDATAAT) F(pcre, MK_KW_FAMILY_PCRE)                               \
 	F(transform, MK_KW_FAMILY_TRANSFORM)                                                        \
 	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
+	F(base64, MK_KW_FAMILY_BASE64) F(asn1, MK_KW_FAMILY_ASN1)                                   \
 	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
 	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)                             \
@@ -322,6 +330,53 @@ struct mk_isdataat {
 	uint32_t n;
 	uint8_t relative, negated, var;
 };
+
+/*
+ * base64_decode (kw/base64.c): decodes up to @bytes bytes of base64 from
+ * @offset (from the buffer's start, or with @relative from the end of the
+ * previous match) and runs @data, the keywords after base64_data, on the
+ * decoded bytes.
+ */
+#define MK_B64_BYTES_MAX 65535 /* encoded bytes one base64_decode reads (Suricata's limit) */
+#define MK_B64_OUT_MAX (MK_B64_BYTES_MAX / 4 * 3 + 3)
+
+struct mk_base64 {
+	uint32_t bytes, offset;
+	uint8_t relative;
+	struct mk_sm_list data; /* base64_data's keywords */
+};
+
+/*
+ * Decodes base64 as Suricata's base64_decode (RFC 4648, not strict): stops
+ * at the first byte outside the alphabet and '=' (whitespace included), a
+ * '=' counts as padding, a last partial group gives its whole bytes. Writes
+ * at most @cap bytes; returns how many, with the encoded bytes used in
+ * *@used (may be NULL).
+ */
+uint32_t mk_base64_decode(const uint8_t *in, uint32_t len, uint8_t *out, uint32_t cap,
+			  uint32_t *used);
+/* Rule check: every base64_decode has base64_data keywords. 0 or -1 with rb->err. */
+int mk_base64_check(struct mk_rule_build *rb);
+
+/* asn1 (kw/asn1.c): Suricata's checks on the BER objects from a position of the buffer. */
+/* objects per buffer and nesting depth (Suricata's asn1-max-frames) */
+#define MK_ASN1_MAX_FRAMES 30
+
+#define MK_ASN1_BITSTRING_OVERFLOW 0x01
+#define MK_ASN1_DOUBLE_OVERFLOW 0x02
+#define MK_ASN1_OVERSIZE 0x04
+#define MK_ASN1_ABSOLUTE 0x08
+#define MK_ASN1_RELATIVE 0x10
+
+struct mk_asn1 {
+	uint32_t flags; /* MK_ASN1_* */
+	uint32_t oversize_length;
+	uint16_t absolute_offset;
+	int32_t relative_offset;
+};
+
+/* 1 when a check of @a holds on the objects in buf[start, len); never reads outside it. */
+int mk_asn1_match(const struct mk_asn1 *a, const uint8_t *buf, uint32_t len, uint32_t start);
 
 #define MK_BF_RELATIVE 0x0001
 #define MK_BF_LITTLE 0x0002
@@ -560,6 +615,9 @@ struct mk_rule_build {
 	const struct mk_kw *cur_kw; /* ... and its descriptor */
 	int reason;		    /* enum mk_detect_fail */
 	char err[MK_RULE_ERR_LEN];
+	struct mk_base64 *b64;	     /* the last base64_decode (base64_data joins it) */
+	struct mk_sm_list *b64_list; /* base64_data's list while it is the current buffer */
+	uint8_t b64_buf;	     /* ... which it is while cur_buf is this one */
 };
 
 /* Sets rb->err/reason and returns -1. */

@@ -71,7 +71,9 @@ static int commit_xforms(struct mk_rule_build *rb)
 int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, void *ctx)
 {
 	struct mk_rule *r = rb->r;
-	struct mk_sm_list *buf = &r->bufs[rb->cur_buf];
+	/* after base64_data, the payload keywords of that buffer read the decoded bytes */
+	struct mk_sm_list *buf = rb->b64_list && rb->b64_buf == rb->cur_buf ? rb->b64_list :
+									      &r->bufs[rb->cur_buf];
 	struct mk_sm **arr = list == MK_LIST_PMATCH ? &buf->sm :
 			     list == MK_LIST_MATCH  ? &r->match :
 						      &r->post;
@@ -102,7 +104,7 @@ int mk_rule_add_sm(struct mk_rule_build *rb, int list, const struct mk_kw *kw, v
 	(*arr)[*n].kw = kw;
 	(*arr)[*n].ctx = ctx;
 	(*n)++;
-	if (list == MK_LIST_PMATCH)
+	if (list == MK_LIST_PMATCH && buf == &r->bufs[rb->cur_buf])
 		r->buf_mask |= MK_BUF_BIT(rb->cur_buf);
 	return 0;
 }
@@ -379,6 +381,9 @@ static int setup_option(struct mk_rule_build *rb, char *opt)
 			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "bad value '%.60s'", val ? val : "");
 		return -1;
 	}
+	/* a sticky buffer or pkt_data ends base64_data's list */
+	if (rb->b64_list && (rb->sticky_open || kw == &mk_kw_pkt_data))
+		rb->b64_list = NULL;
 	return 0;
 }
 
@@ -521,6 +526,8 @@ static void finalize_buffer(struct mk_rule *r, const struct mk_sm_list *l, struc
 		}
 		if (best && abs_extent(sm) > *ext)
 			*ext = abs_extent(sm);
+		if (sm->kw->type == MK_KWT_BASE64)
+			finalize_buffer(r, &((struct mk_base64 *)sm->ctx)->data, NULL, ext);
 	}
 }
 
@@ -750,6 +757,8 @@ static int finalize(struct mk_rule_build *rb)
 		if (check_bsize_xforms(rb, i))
 			return -1;
 	}
+	if (rb->b64 && mk_base64_check(rb))
+		return -1;
 	r->abs_extent = ext > MK_STREAM_HEAD_MAX ? MK_STREAM_HEAD_MAX : ext;
 	r->fp = best;
 	if (best && (best->flags & MK_CF_FP_ONLY) &&
@@ -816,6 +825,10 @@ static int finalize(struct mk_rule_build *rb)
 
 		for (i = 0; i < r->nmatch; i++)
 			if (!(r->match[i].kw->flags & MK_KWF_IPONLY_OK))
+				iponly = 0;
+		/* flowint counts every packet (Suricata's is not IP-only compatible) */
+		for (i = 0; i < r->npost; i++)
+			if (r->post[i].kw == &mk_kw_flowint)
 				iponly = 0;
 		if (iponly)
 			r->flags |= MK_RF_IPONLY;

@@ -4,9 +4,9 @@
  * and flowint (=, +, - and the comparisons ==, !=, <, >, <=, >=, isset,
  * notset). Names map to ids that stay the same across a reload (the engine
  * builder copies the previous engine's names), so a live flow keeps its
- * bits. Setting flowbits happens after the whole rule matched (Suricata's
- * post-match); flowint arithmetic happens where it stands in the rule, so a
- * later comparison in the same rule sees the new value, as in Suricata.
+ * bits. Setting flowbits and flowint (=, +, -) happens after the whole rule
+ * matched (Suricata's post-match), so a comparison in the same rule sees
+ * the value from before.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -205,20 +205,34 @@ struct flowint {
 	uint32_t value; /* number, or the id of another flowint */
 };
 
+/* A flowint name, as Suricata's: a letter, then letters, digits, '_', '.', '/'. */
+static bool flowint_name_ok(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '/'))
+			return false;
+	return true;
+}
+
 static int setup_flowint(struct mk_rule_build *rb, const char *value)
 {
+	/* longest first: the operator may be written without its ',' ("cnt,+1") */
 	static const struct {
 		const char *s;
 		uint8_t op;
 	} ops[] = {
-		{ "=", FI_ASSIGN },    { "+", FI_ADD },		{ "-", FI_SUB },
-		{ "==", FI_EQ },       { "!=", FI_NE },		{ "<", FI_LT },
-		{ ">", FI_GT },	       { "<=", FI_LE },		{ ">=", FI_GE },
-		{ "isset", FI_ISSET }, { "notset", FI_NOTSET }, { "isnotset", FI_NOTSET },
+		{ "isnotset", FI_NOTSET }, { "notset", FI_NOTSET }, { "isset", FI_ISSET },
+		{ "==", FI_EQ },	   { "!=", FI_NE },	    { "<=", FI_LE },
+		{ ">=", FI_GE },	   { "=", FI_ASSIGN },	    { "+", FI_ADD },
+		{ "-", FI_SUB },	   { "<", FI_LT },	    { ">", FI_GT },
 	};
-	char *v = strdup(value), *args[4], *tok, *save = NULL;
+	char *v = strdup(value), *args[4], *tok, *save = NULL, *val = NULL;
 	struct flowint *fi = calloc(1, sizeof(*fi));
 	unsigned int n = 0, i;
+	size_t ol;
 
 	if (!v || !fi)
 		goto nomem;
@@ -229,38 +243,62 @@ static int setup_flowint(struct mk_rule_build *rb, const char *value)
 		goto err;
 	}
 	for (i = 0; i < MK_ARRAY_SIZE(ops); i++)
-		if (!strcmp(args[1], ops[i].s))
+		if (!strncmp(args[1], ops[i].s, strlen(ops[i].s)))
 			break;
 	if (i == MK_ARRAY_SIZE(ops)) {
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "unknown operator '%.10s'", args[1]);
 		goto err;
 	}
 	fi->op = ops[i].op;
-	if ((fi->op == FI_ISSET || fi->op == FI_NOTSET) != (n == 2)) {
+	ol = strlen(ops[i].s);
+	if (args[1][ol]) {
+		/* "+1": the value follows the operator; a word operator stands alone */
+		if (n == 3 || fi->op == FI_ISSET || fi->op == FI_NOTSET) {
+			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "unknown operator '%.10s'", args[1]);
+			goto err;
+		}
+		val = mk_strtrim(args[1] + ol);
+	} else if (n == 3) {
+		val = args[2];
+	}
+	if ((fi->op == FI_ISSET || fi->op == FI_NOTSET) != !val) {
 		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-			     "isset and notset take no value, the others need one");
+			     "isset and notset take no value, '%s' needs one", ops[i].s);
 		goto err;
 	}
-	if (!*args[0]) {
-		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE, "empty name");
+	if (!flowint_name_ok(args[0])) {
+		mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+			     "'%.40s' is not a flowint name (a letter, then letters, digits, "
+			     "'_', '.', '/')",
+			     args[0]);
 		goto err;
 	}
 	if (mk_varnames_id(&rb->env->flowints, args[0], &fi->id))
 		goto nomem;
-	if (n == 3) {
-		if (mk_parse_u32(args[2], &fi->value)) {
-			if (!*args[2] || strchr(args[2], ' ')) {
+	if (val) {
+		if (*val >= '0' && *val <= '9') {
+			if (mk_parse_u32(val, &fi->value)) {
 				mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-					     "'%.40s' is not a number nor a flowint", args[2]);
+					     "'%.40s' is not a number 0-4294967295", val);
 				goto err;
 			}
-			if (mk_varnames_id(&rb->env->flowints, args[2], &fi->value))
+		} else if (flowint_name_ok(val)) {
+			if (mk_varnames_id(&rb->env->flowints, val, &fi->value))
 				goto nomem;
 			fi->value_is_var = 1;
+		} else {
+			mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				     "'%.40s' is not a number nor a flowint name", val);
+			goto err;
 		}
 	}
 	free(v);
-	rb->r->flags |= fi->op <= FI_SUB ? MK_RF_FLOWVAR_SET : MK_RF_FLOWVAR_GET;
+	/* as Suricata: =, + and - act after the whole rule matched (post-match) */
+	if (fi->op <= FI_SUB) {
+		rb->r->flags |= MK_RF_FLOWVAR_SET;
+		return mk_rule_add_sm(rb, MK_LIST_POST, &mk_kw_flowint, fi);
+	}
+	rb->r->flags |= MK_RF_FLOWVAR_GET;
 	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_flowint, fi);
 nomem:
 	mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
@@ -295,6 +333,11 @@ struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int cr
 	return &fs->ints[fs->nints++];
 }
 
+/*
+ * As Suricata's: another flowint that is not set counts as 0; '+' on a
+ * variable that is not set sets it, '-' leaves it unset; the comparisons
+ * need the variable set. Values are unsigned 32-bit and wrap around.
+ */
 static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 {
 	const struct flowint *fi = sm->ctx;
@@ -305,16 +348,15 @@ static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	if (!mc->flow)
 		return 0;
 	if (fi->op <= FI_SUB) {
+		/* post-match action */
 		fs = mk_detect_flow_state(mc);
 		if (fi->value_is_var) {
 			other = mk_flowint_get(fs, fi->value, 0);
-			if (!other)
-				return 0; /* Suricata: an unset source variable does not match */
-			val = other->value;
+			val = other ? other->value : 0;
 		}
-		var = mk_flowint_get(fs, fi->id, 1);
+		var = mk_flowint_get(fs, fi->id, fi->op != FI_SUB);
 		if (!var)
-			return 0;
+			return 1;
 		if (fi->op == FI_ASSIGN)
 			var->value = val;
 		else if (fi->op == FI_ADD)
@@ -333,9 +375,7 @@ static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 		return 0;
 	if (fi->value_is_var) {
 		other = mk_flowint_get(fs, fi->value, 0);
-		if (!other)
-			return 0;
-		val = other->value;
+		val = other ? other->value : 0;
 	}
 	switch (fi->op) {
 	case FI_EQ:
@@ -357,9 +397,9 @@ static int match_flowint(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 MK_KW_DEFINE(flowbits, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flowbits, match_flowbits,
 	     "set|unset|toggle|isset|isnotset,name (a|b: any, a&b: all), or noalert");
 
-MK_KW_DEFINE(
-	flowint, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flowint, match_flowint,
-	"name, =|+|-|==|!=|<|>|<=|>= value (a number or another flowint), or name, isset|notset");
+MK_KW_DEFINE(flowint, MK_KWT_MATCH, MK_KWF_STREAM_OK, setup_flowint, match_flowint,
+	     "name, =|+|-|==|!=|<|>|<=|>=, value (a number or another flowint), or name, "
+	     "isset|notset|isnotset");
 
 MK_KW_FAMILY_TABLE(flowvars, MK_KW_FAMILY_FLOWVARS);
 

@@ -267,6 +267,75 @@ static int insp_byte(struct mk_insp *in, const struct mk_rule *r, uint32_t i, ui
 	}
 }
 
+/*
+ * base64_decode: decodes into the thread's scratch (one level: base64_data
+ * holds no base64_decode), then runs base64_data's keywords on it. As
+ * Suricata, a match there is the buffer's match: the keywords after it in
+ * this list are not checked (the parser lets none follow but base64_data's).
+ * Every 256 bytes read cost one step of the budget, so that backtracking
+ * cannot decode the same 64 KiB thousands of times.
+ */
+static int insp_base64(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
+		       uint32_t maxend)
+{
+	static __thread uint8_t out[MK_B64_OUT_MAX];
+	const struct mk_base64 *b = in->sm[i].ctx;
+	struct mk_insp sub;
+	int64_t pos = b->relative ? (int64_t)cur : -(int64_t)in->abs_base;
+	uint32_t n, used, avail, end;
+	int ret;
+
+	pos += b->offset;
+	if (pos < 0 || pos >= (int64_t)in->len)
+		return miss(in, b->relative);
+	avail = in->len - (uint32_t)pos;
+	if (avail > b->bytes)
+		avail = b->bytes;
+	in->steps += avail >> 8;
+	n = mk_base64_decode(in->buf + pos, avail, out, sizeof(out), &used);
+	if (!n)
+		return miss(in, b->relative);
+	sub = *in;
+	sub.buf = out;
+	sub.len = n;
+	sub.abs_base = 0;
+	sub.min_end = 0;
+	sub.sm = b->data.sm;
+	sub.nsm = b->data.n;
+	ret = inspect(&sub, r, 0, 0, 0);
+	in->steps = sub.steps;
+	if (ret != 1)
+		return ret < 0 && !b->relative && !in->min_end ? -1 : 0;
+	/* the match ends where the decoded text did */
+	end = (uint32_t)pos + used;
+	if (end > maxend)
+		maxend = end;
+	if (in->min_end && maxend <= in->min_end)
+		return 0;
+	in->match_end = maxend;
+	return 1;
+}
+
+/* asn1: Suricata's checks on the BER objects from the chosen position. */
+static int insp_asn1(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
+		     uint32_t maxend)
+{
+	const struct mk_asn1 *a = in->sm[i].ctx;
+	int rel = !(a->flags & MK_ASN1_ABSOLUTE) && (a->flags & MK_ASN1_RELATIVE);
+	int64_t pos;
+
+	if (a->flags & MK_ASN1_ABSOLUTE)
+		pos = (int64_t)a->absolute_offset - (int64_t)in->abs_base;
+	else if (rel)
+		pos = (int64_t)cur + a->relative_offset; /* as Suricata: 0-65535 */
+	else
+		pos = -(int64_t)in->abs_base;
+	if (pos < 0 || pos >= (int64_t)in->len || (rel && pos > 65535) ||
+	    !mk_asn1_match(a, in->buf, in->len, (uint32_t)pos))
+		return miss(in, rel);
+	return inspect(in, r, i + 1, cur, maxend);
+}
+
 static int inspect(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint32_t cur,
 		   uint32_t maxend)
 {
@@ -289,6 +358,10 @@ static int inspect(struct mk_insp *in, const struct mk_rule *r, uint32_t i, uint
 	case MK_KWT_BYTE_JUMP:
 	case MK_KWT_BYTE_EXTRACT:
 		return insp_byte(in, r, i, cur, maxend);
+	case MK_KWT_BASE64:
+		return insp_base64(in, r, i, cur, maxend);
+	case MK_KWT_ASN1:
+		return insp_asn1(in, r, i, cur, maxend);
 	default:
 		return inspect(in, r, i + 1, cur, maxend);
 	}
