@@ -921,6 +921,7 @@ struct mk_tx_pf {
 	uint8_t id, to_client, side;
 	const struct mk_xform_chain *xf; /* a rule's chain, compared by value */
 	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
+	uint64_t *rules;		 /* the same rules as bits by app_idx (app_words words) */
 };
 
 /* The refused rules by reason, without sids or values (engine/refusals.c). */
@@ -999,13 +1000,13 @@ int mk_tx_prefilter_build(struct mk_detect_engine *e);
 /*
  * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
  * anchor the transaction's buffers hold, scanning only the buffers some
- * rule not done (@st) can use at @progress; a body without transforms is
+ * rule of @want (not done, its parts there) reads; a body without transforms is
  * scanned from where the last scan of it stopped (less the longest
  * pattern), its hits kept in @st. Returns 0 when it could not scan (every
  * rule stays a candidate) (match/buffers.c).
  */
 int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress,
-			 struct mk_detect_tx_state *st, uint64_t *bits);
+			 struct mk_detect_tx_state *st, const uint64_t *want, uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);
@@ -1066,6 +1067,7 @@ struct mk_detect_thread {
 	const struct mk_flow *app_chunk_flow;
 	int app_chunk_dir;
 	uint64_t *txcand; /* transaction rules the prefilter found, by app_idx */
+	uint64_t *txwant; /* transaction rules not done whose parts the transaction has */
 	uint32_t txcand_words;
 	/* transformed buffers of the transaction being inspected (match/buffers.c) */
 	struct mk_xform_cached *xcache;

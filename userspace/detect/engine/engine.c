@@ -703,6 +703,8 @@ static void engine_free(struct mk_detect_engine *e)
 	for (i = 0; i < e->ngroups; i++)
 		group_free(e->groups[i]);
 	free(e->groups);
+	for (i = 0; i < e->ntxpf; i++)
+		free(e->txpf[i].rules);
 	free(e->txpf);
 	for (pc = 0; pc < MK_PC_MAX; pc++)
 		for (d = 0; d < 2; d++)
