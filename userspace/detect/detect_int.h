@@ -927,6 +927,29 @@ struct mk_tx_pf {
 	uint64_t *rules;		 /* the same rules as bits by app_idx (app_words words) */
 };
 
+/* The refused rules by reason, without sids or values (engine/refusals.c). */
+#define MK_REFUSALS_MAX 1024 /* distinct reasons kept; the rest are counted together */
+struct mk_refusal {
+	char *why;
+	uint32_t n;
+};
+struct mk_refusals {
+	struct mk_refusal *v; /* most frequent first once sorted */
+	uint32_t n, cap;
+	uint32_t rules; /* rules refused */
+	uint32_t other; /* of them, refused for a reason past the table */
+	uint32_t dead;	/* loaded, checking a flowbit no rule sets: they cannot fire */
+};
+/* @err (a rule's error, without file:line and sid) as a reason: names kept, values out. */
+void mk_refusal_reason(const char *err, char *out, size_t size);
+int mk_refusals_add(struct mk_refusals *t, const char *err);
+void mk_refusals_sort(struct mk_refusals *t);
+void mk_refusals_free(struct mk_refusals *t);
+unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
+			       void (*line)(const char *text, void *arg), void *arg);
+/* Warns of each flowbit loaded rules check and none sets: they cannot fire. */
+int mk_detect_check_flowbits(struct mk_detect_engine *e);
+
 /* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
 #define MK_APP_NEED_CLASSES 32
 
@@ -969,6 +992,7 @@ struct mk_detect_engine {
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
+	struct mk_refusals refusals;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
@@ -1104,6 +1128,9 @@ struct mk_detect_flow {
 	struct mk_stream_win win[2]; /* by data direction: [to_client] */
 };
 
+/* The flowbits a rule sets or toggles (checks 0) and needs set (checks 1). */
+void mk_flowbits_of_rule(const struct mk_rule *r, void (*fn)(uint32_t id, int checks, void *arg),
+			 void *arg);
 bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
 int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
 struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);

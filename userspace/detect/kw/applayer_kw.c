@@ -109,6 +109,13 @@ static int setup_app_layer_protocol(struct mk_rule_build *rb, const char *value)
 		return -1;
 	}
 	free(v);
+	/* against the rule's protocol (its header, or a buffer before): never true */
+	if (rb->r->app_proto &&
+	    (neg ? protos[i].proto == rb->r->app_proto : protos[i].proto != rb->r->app_proto))
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "%s%s in a rule of protocol %s: it could never match",
+				    neg ? "!" : "", protos[i].name,
+				    mk_app_proto_name(rb->r->app_proto));
 	ap = malloc(sizeof(*ap));
 	if (!ap)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
