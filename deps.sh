@@ -13,6 +13,7 @@ PKGS=(
 	redis-server kcat jq sqlite3 prometheus exabgp gobgpd bird2 curl socat
 	iproute2 ethtool tcpreplay tshark python3-scapy python3-yaml
 	shellcheck openssh-server openssh-client python3-aiosmtpd python3-pyftpdlib
+	suricata-update
 )
 
 missing=()

@@ -254,9 +254,31 @@ static void detect_cfg_fill(const struct meerkat_params *prm, const struct mk_co
 	dc->threshold_file = r->threshold_file[0] ? r->threshold_file : NULL;
 }
 
+static void refusal_log(const char *text, void *arg)
+{
+	(void)arg;
+	mk_warn("rules: %s", text);
+}
+
+static void refusal_print(const char *text, void *arg)
+{
+	(void)arg;
+	printf("rules: %s\n", text);
+}
+
+/* After the totals: the refused rules by reason, most frequent first (docs/rules.md). */
+static void refusals_show(struct mk_detect_master *m, void (*line)(const char *, void *))
+{
+	struct mk_detect_engine *e = mk_detect_master_engine(m);
+
+	mk_detect_engine_refusals(e, MK_DETECT_REFUSAL_LINES, line, NULL);
+	mk_detect_engine_put(e);
+}
+
 /*
  * The rule engine, or none (*m NULL) when there are no rule files. The
- * totals are logged; an engine that cannot be built is an error.
+ * totals are logged, then the refused rules by reason; an engine that
+ * cannot be built is an error.
  */
 static int detect_load(const struct meerkat_params *prm, const struct mk_config *conf,
 		       struct mk_detect_cfg *dc, struct mk_detect_master **m)
@@ -278,6 +300,7 @@ static int detect_load(const struct meerkat_params *prm, const struct mk_config 
 		mk_warn("rules: %s", st.last_reload_msg);
 	else
 		mk_info("rules: %s", st.last_reload_msg);
+	refusals_show(*m, refusal_log);
 	return 0;
 }
 
@@ -298,6 +321,7 @@ static int detect_test(const struct meerkat_params *prm, const struct mk_config 
 		return 0; /* no rule files: the configuration line says it all */
 	mk_detect_master_status(m, &st);
 	printf("rules: %s\n", st.last_reload_msg);
+	refusals_show(m, refusal_print);
 	mk_detect_master_free(m);
 	return st.load.failed || st.load.config_errors ? 1 : 0;
 }

@@ -10,13 +10,18 @@
 # (truncated over UDP, then again over TCP). Captured on the client's veth,
 # then `meerkat -r`: check_dns_e2e.py compares every `dns` event with
 # tshark's view of the same capture; then the capture replayed into the
-# live sensor gives the same dns events (test/lib/check_live_events.py). Cleanup
+# live sensor gives the same dns events and alerts (test/lib/check_live_events.py). Cleanup
 # (server, capture, sensor, namespaces, veths) runs pass or fail.
 #
-# usage: dns_e2e.sh MEERKAT CHECK_PY
+# Then a rule per DNS buffer and keyword (check_dns_rules.py), each expected
+# to fire exactly on the messages tshark's view says (or never); every
+# alert carries the dns object; live, the same alerts.
+#
+# usage: dns_e2e.sh MEERKAT CHECK_PY RULES_PY
 set -euo pipefail
 MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
+RULES_PY="$(readlink -f "$3")"
 TB_WANT_QUEUES=1
 # shellcheck source=test/testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
@@ -122,4 +127,19 @@ CONF
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" || tb_fail "see above"
 tb_ok "dns events agree with the dissector"
 
+python3 "$RULES_PY" rules "$TB_TMP/dns.rules"
+# every rule loads (a rule that must not fire proves nothing otherwise)
+"$MEERKAT" -T -S "$TB_TMP/dns.rules" 2>&1 | grep -q "22 rules loaded from 1 file(s), 0 failed" ||
+	tb_fail "the rules did not all load: $("$MEERKAT" -T -S "$TB_TMP/dns.rules" 2>&1 | tail -3)"
+mkdir -p "$TB_TMP/rules"
+printf 'outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert]\n' \
+	>"$TB_TMP/alerts.yaml"
+"$MEERKAT" -c "$TB_TMP/alerts.yaml" -r "$PCAP" -S "$TB_TMP/dns.rules" -l "$TB_TMP/rules" \
+	>"$TB_TMP/mk.out" 2>&1 || tb_fail "meerkat -r -S failed: $(tail -5 "$TB_TMP/mk.out")"
+python3 "$RULES_PY" check "$PCAP" "$TB_TMP/rules/eve.json" || tb_fail "see above"
+tb_ok "every DNS buffer and keyword fires where tshark says"
+
 tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "dns" -c "$TB_TMP/meerkat.yaml"
+# the alerts too, with their dns objects
+tb_live_agrees "$MEERKAT" "$TB_TMP/rules/eve.json" "$PCAP" "alert" -c "$TB_TMP/alerts.yaml" \
+	-S "$TB_TMP/dns.rules"

@@ -5,13 +5,17 @@
  * [direction+gap byte][length byte][bytes], fed as UDP payloads or as
  * reassembled TCP chunks. Every message handed over renders as an EVE dns
  * record that must be valid JSON within the size mk_eve_dns_maxlen
- * promises; the decoder is also run alone on the whole input.
+ * promises; the decoder is also run alone on the whole input. Every
+ * transaction handed to detection renders as an alert's dns object (query
+ * records, the answer) that must be valid JSON within its promised size.
  */
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "applayer.h"
+#include "detect.h"
+#include "dns.h"
 #include "dns_msg.h"
 #include "eve_dns.h"
 #include "fuzz.h"
@@ -38,7 +42,35 @@ static void on_dns(void *ctx, struct mk_flow *f, uint64_t tx_id, const struct mk
 	free(line);
 }
 
-static const struct mk_app_ops ops = { .dns_log = on_dns };
+static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
+{
+	const struct mk_dns_tx *t = tx->tx;
+	json_error_t jerr;
+	size_t need;
+	char *obj;
+	json_t *j;
+	int n;
+
+	(void)ctx;
+	(void)f;
+	if (tx->app_proto != MK_APP_DNS)
+		return; /* the input made an HTTP flow */
+	need = mk_eve_dns_alert_maxlen(t->m) + 2;
+	obj = malloc(need);
+	CHECK(t->events < 1u << MK_DNS_EV_MAX);
+	if (!obj)
+		return;
+	obj[0] = '{';
+	n = mk_eve_dns_alert_object(obj + 1, need - 2, t->m, t->tx_id);
+	CHECK(n > 0 && (size_t)n < need - 2);
+	obj[n + 1] = '}';
+	j = json_loadb(obj, (size_t)n + 2, 0, &jerr);
+	CHECK(j != NULL);
+	json_decref(j);
+	free(obj);
+}
+
+static const struct mk_app_ops ops = { .dns_log = on_dns, .tx = on_tx };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

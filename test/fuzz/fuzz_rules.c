@@ -9,7 +9,8 @@
  * depth/offset/byte_jump values meet real buffers) and an EVE alert record.
  * Every buffer list of the rule (http.uri, ...) is inspected on the input
  * too, through the buffer's transforms (dotprefix, url_decode, to_sha256,
- * xor, ...) when it has them, with bsize checked on the result.
+ * xor, ...) when it has them, with bsize checked on the result. The
+ * refused rules' summary by reason accounts for each of them.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -36,6 +37,12 @@ static const struct mk_detect_var pvars[] = {
 };
 
 #define RULES_CHECKED 16
+
+static void refusal_line(const char *text, void *arg)
+{
+	(void)arg;
+	CHECK(strlen(text) < MK_RULE_ERR_LEN + 64);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,6 +77,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(e->stats.loaded == e->nrules);
+	/* the summary by reason accounts for every refused rule, in bounded lines */
+	{
+		uint32_t k, sum = e->refusals.other;
+
+		for (k = 0; k < e->refusals.n; k++)
+			sum += e->refusals.v[k].n;
+		CHECK(sum == e->stats.failed && e->refusals.rules == e->stats.failed);
+		CHECK(e->refusals.dead <= e->nrules);
+		CHECK(mk_detect_engine_refusals(e, MK_DETECT_REFUSAL_LINES, refusal_line, NULL) <=
+		      MK_DETECT_REFUSAL_LINES + 2);
+	}
 	CHECK(mk_detect_thread_new_engine(e, &t) == 0);
 	for (i = 0; i < e->nrules && i < RULES_CHECKED; i++) {
 		const struct mk_rule *r = e->rules[i];

@@ -5,12 +5,14 @@
  * fed as reassembled TCP chunks (recognition first, so inputs that do not
  * start like TLS stop early); the hello decoders also run on the whole
  * input. Every session handed over renders as an EVE tls record that must
- * be valid JSON within the size mk_eve_tls_maxlen promises.
+ * be valid JSON within the size mk_eve_tls_maxlen promises; so does the
+ * session as detection sees it at each step (an alert's tls object).
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "applayer.h"
+#include "detect.h"
 #include "eve_tls.h"
 #include "fuzz.h"
 #include "tls.h"
@@ -35,7 +37,36 @@ static void on_tls(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
 	free(line);
 }
 
-static const struct mk_app_ops ops = { .tls_log = on_tls };
+static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
+{
+	const struct mk_tls_info *t = tx->tx;
+	json_error_t jerr;
+	size_t need;
+	char *obj;
+	json_t *j;
+	int n;
+
+	(void)ctx;
+	(void)f;
+	if (tx->app_proto != MK_APP_TLS)
+		return; /* the input made an HTTP flow */
+	need = mk_eve_tls_maxlen(t);
+	obj = malloc(need + 2);
+	CHECK(t->events < 1u << MK_TLS_EV_MAX);
+	CHECK(!t->has_validity || t->notbefore[0]);
+	if (!obj)
+		return;
+	obj[0] = '{';
+	n = mk_eve_tls_object(obj + 1, need, t);
+	CHECK(n > 0 && (size_t)n < need);
+	obj[n + 1] = '}';
+	j = json_loadb(obj, (size_t)n + 2, 0, &jerr);
+	CHECK(j != NULL);
+	json_decref(j);
+	free(obj);
+}
+
+static const struct mk_app_ops ops = { .tls_log = on_tls, .tx = on_tx };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,10 +13,16 @@
 # extracts; then the capture replayed into the live sensor gives the same
 # tls events. Cleanup (servers, capture, sensor, namespaces) pass or fail.
 #
-# usage: tls_e2e.sh MEERKAT CHECK_PY
+# Then a rule per TLS buffer and keyword (check_tls_rules.py writes them,
+# with values only this capture has), each expected to fire exactly on the
+# sessions tshark's view says (or never); every alert carries the tls object;
+# live, the same alerts.
+#
+# usage: tls_e2e.sh MEERKAT CHECK_PY RULES_PY
 set -euo pipefail
 MEERKAT="$(readlink -f "$1")"
 CHECK="$(readlink -f "$2")"
+RULES_PY="$(readlink -f "$3")"
 TB_WANT_QUEUES=1
 # shellcheck source=test/testbench/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../testbench/lib.sh"
@@ -123,6 +129,18 @@ CONF
 python3 "$CHECK" "$PCAP" "$OUT/eve.json" 7 || tb_fail "see above"
 tb_ok "tls events agree with the dissector and openssl"
 
+python3 "$RULES_PY" rules "$PCAP" "$TB_TMP/tls.rules" || tb_fail "cannot write the rules"
+mkdir -p "$TB_TMP/rules"
+printf 'outputs:\n  - eve-log:\n      enabled: yes\n      filename: eve.json\n      types: [alert]\n' \
+	>"$TB_TMP/alerts.yaml"
+"$MEERKAT" -c "$TB_TMP/alerts.yaml" -r "$PCAP" -S "$TB_TMP/tls.rules" -l "$TB_TMP/rules" \
+	>"$TB_TMP/mk.out" 2>&1 || tb_fail "meerkat -r -S failed: $(tail -5 "$TB_TMP/mk.out")"
+# every rule loads (a rule that must not fire proves nothing otherwise)
+"$MEERKAT" -T -S "$TB_TMP/tls.rules" 2>&1 | grep -q "32 rules loaded from 1 file(s), 0 failed" ||
+	tb_fail "the rules did not all load: $("$MEERKAT" -T -S "$TB_TMP/tls.rules" 2>&1 | tail -3)"
+python3 "$RULES_PY" check "$PCAP" "$TB_TMP/rules/eve.json" || tb_fail "see above"
+tb_ok "every TLS buffer and keyword fires where tshark says"
+
 # encryption-handling: bypass: every session that went encrypted is bypassed
 # (locally, offline), and still logged
 mkdir -p "$TB_TMP/bypass"
@@ -141,3 +159,6 @@ PY
 tb_ok "encryption-handling: bypass: the 7 encrypted sessions bypassed, still logged"
 
 tb_live_agrees "$MEERKAT" "$OUT/eve.json" "$PCAP" "tls" -c "$TB_TMP/meerkat.yaml"
+# the alerts too, with their tls objects
+tb_live_agrees "$MEERKAT" "$TB_TMP/rules/eve.json" "$PCAP" "alert" -c "$TB_TMP/alerts.yaml" \
+	-S "$TB_TMP/tls.rules"

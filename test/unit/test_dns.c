@@ -418,3 +418,34 @@ Test(dns, eve_records_have_suricatas_layout)
 			 "\"dns\":{\"type\":\"query\",\"id\":4660,\"rrname\":\"www.example.com\","
 			 "\"rrtype\":\"A\",\"tx_id\":3,\"opcode\":0}");
 }
+
+Test(dns, alert_object_has_the_query_records_and_the_answer)
+{
+	struct msg m;
+	char buf[8192];
+	int n;
+
+	query(&m);
+	cr_assert_eq(mk_dns_decode(m.b, m.n, &dm), MK_DNS_OK);
+	n = mk_eve_dns_alert_object(buf, sizeof(buf), &dm, 5);
+	cr_assert(n > 0 && (size_t)n < mk_eve_dns_alert_maxlen(&dm));
+	buf[n] = '\0';
+	cr_assert_str_eq(buf, "\"dns\":{\"query\":[{\"type\":\"query\",\"id\":4660,"
+			      "\"rrname\":\"www.example.com\",\"rrtype\":\"A\",\"tx_id\":5,"
+			      "\"opcode\":0}]}");
+	answer(&m);
+	cr_assert_eq(mk_dns_decode(m.b, m.n, &dm), MK_DNS_OK);
+	n = mk_eve_dns_alert_object(buf, sizeof(buf), &dm, 5);
+	cr_assert(n > 0 && (size_t)n < mk_eve_dns_alert_maxlen(&dm));
+	buf[n] = '\0';
+	cr_assert(strstr(buf, "\"dns\":{\"query\":[{\"type\":\"query\",\"id\":4660,"
+			      "\"rrname\":\"www.example.com\",\"rrtype\":\"A\",\"tx_id\":5,"
+			      "\"opcode\":0}],\"answer\":{\"version\":2,\"type\":\"answer\","
+			      "\"id\":4660,"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "\"grouped\":{\"CNAME\":[\"web.example.com\"],"), "%s", buf);
+	cr_assert_eq(buf[n - 1], '}');
+	cr_assert_eq(buf[n - 2], '}');
+	for (size_t sz = 0; sz < (size_t)n; sz += 5)
+		cr_assert(mk_eve_dns_alert_object(buf, sz, &dm, 5) < 0);
+}

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "applayer.h"
+#include "detect.h"
+#include "detect_buf.h"
 #include "eve_tls.h"
 #include "tls.h"
 #include "tls_hello.h"
@@ -195,7 +197,25 @@ struct seen {
 	char sni[MK_TLS_SNI_MAX];
 	uint16_t version;
 	int sslv2;
+	/* what detection was last handed: the session's parts and facts */
+	uint8_t progress;
+	uint32_t events, hs_seen[2];
+	uint16_t client_version;
 };
+
+static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
+{
+	struct seen *s = ctx;
+	const struct mk_tls_info *t = tx->tx;
+
+	(void)f;
+	cr_assert_eq(tx->app_proto, MK_APP_TLS);
+	s->progress = tx->progress;
+	s->events = t->events;
+	s->hs_seen[0] = t->hs_seen[0];
+	s->hs_seen[1] = t->hs_seen[1];
+	s->client_version = t->client_version;
+}
 
 static void on_tls(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
 {
@@ -212,7 +232,7 @@ static void on_tls(void *ctx, struct mk_flow *f, const struct mk_tls_info *t)
 	s->sslv2 = t->sslv2;
 }
 
-static const struct mk_app_ops ops = { .tls_log = on_tls };
+static const struct mk_app_ops ops = { .tls_log = on_tls, .tx = on_tx };
 
 /* A record of @type around @body. */
 static void record(struct buf *out, uint8_t type, const uint8_t *body, size_t n)
@@ -325,4 +345,183 @@ Test(tls, recognition)
 	mk_app_stream(r.a, &r.f, 0, (const uint8_t *)"\x99\x03\x03\x00\x01x", 6, 0, 2);
 	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TLS_MALFORMED], 1);
 	run_free(&r);
+}
+
+Test(tls, handshake_types_versions_and_parts_reach_detection)
+{
+	static const uint8_t ccs[] = { 20, 3, 3, 0, 1, 1 };
+	struct buf c, s;
+	struct run r;
+
+	session(&c, &s);
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	cr_assert_eq(r.s.progress, MK_BUF_SIDE_REQ);
+	cr_assert_eq(r.s.hs_seen[0], 1u << 1, "the ClientHello");
+	cr_assert_eq(r.s.client_version, 0x0304, "its supported_versions' highest");
+	/* the server's hello, its CCS: the server's flight is over */
+	mk_app_stream(r.a, &r.f, 1, s.b, (uint32_t)(s.n - 25), 0, 2);
+	cr_assert_eq(r.s.hs_seen[1], 1u << 2);
+	cr_assert_eq(r.s.progress, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY);
+	/* the client's CCS: its second flight is over */
+	mk_app_stream(r.a, &r.f, 0, ccs, sizeof(ccs), 0, 3);
+	cr_assert_eq(r.s.progress, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY |
+					   MK_BUF_SIDE_REQ_BODY);
+	cr_assert_eq(r.s.events, 0);
+	run_free(&r);
+}
+
+/* After the ClientHello, the client sends @extra: the events then. */
+static uint32_t client_events(const uint8_t *extra, size_t n)
+{
+	struct buf c, s;
+	struct run r;
+	uint32_t ev;
+
+	session(&c, &s);
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	mk_app_stream(r.a, &r.f, 0, extra, (uint32_t)n, 0, 2);
+	run_free(&r);
+	ev = r.s.events;
+	cr_assert_eq(r.s.progress & (MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY),
+		     MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY, "inspected by the end at the latest");
+	return ev;
+}
+
+/* The server answers with @msg (a handshake message of @type) in a record. */
+static uint32_t server_events(uint8_t type, const uint8_t *msg, size_t n)
+{
+	struct buf c, s, hs = { .n = 0 }, rec = { .n = 0 };
+	struct run r;
+
+	session(&c, &s);
+	u8(&hs, type);
+	u24(&hs, (unsigned int)n);
+	bytes(&hs, msg, n);
+	record(&rec, 22, hs.b, hs.n);
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	mk_app_stream(r.a, &r.f, 1, s.b, (uint32_t)(s.n - 31), 0, 2); /* the ServerHello */
+	mk_app_stream(r.a, &r.f, 1, rec.b, (uint32_t)rec.n, 0, 3);
+	run_free(&r);
+	return r.s.events;
+}
+
+#define EV(e) (1u << MK_TLS_EV_##e)
+
+Test(tls, events_of_malformed_records_and_messages)
+{
+	static const uint8_t bad_type[] = { 0x99, 3, 3, 0, 1, 0 };
+	static const uint8_t bad_version[] = { 22, 2, 0, 0, 1, 0 };
+	static const uint8_t bad_length[] = { 23, 3, 3, 0xff, 0xff, 0 };
+	/* a request for its 2 bytes with its 16 of padding; Heartbleed's asks for 16 KiB */
+	static const uint8_t heartbeat[] = { 24, 3, 3, 0, 21, 1, 0, 2, 'h', 'i', 0, 0, 0,
+					     0,	 0, 0, 0, 0,  0, 0, 0, 0,   0,	 0, 0, 0 };
+	static const uint8_t heartbleed[] = { 24, 3, 3, 0, 3, 1, 0x40, 0 };
+	static const uint8_t heartbeat_odd[] = { 24, 3, 3, 0, 3, 7, 0, 0 };
+	static const uint8_t alert[] = { 21, 3, 3, 0, 2, 2, 40 };
+	static const uint8_t bad_hello[] = { 22, 3, 3, 0, 6, 2, 0, 0, 2, 3, 3 };
+	static const uint8_t huge_msg[] = { 22, 3, 3, 0, 4, 11, 0x7f, 0, 0 };
+	/* a list longer than the message; a certificate longer than the list; junk DER */
+	static const uint8_t cert_list_long[] = { 0, 0, 9, 0, 0, 1, 0x30 };
+	static const uint8_t cert_long[] = { 0, 0, 4, 0, 0, 9, 0x30 };
+	static const uint8_t cert_junk[] = { 0, 0, 5, 0, 0, 2, 0x30, 0x99 };
+	static const uint8_t cert_ok_len[] = { 0, 0, 0 };
+
+	cr_assert_eq(client_events(bad_type, sizeof(bad_type)), EV(INVALID_RECORD_TYPE));
+	cr_assert_eq(client_events(bad_version, sizeof(bad_version)), EV(INVALID_RECORD_VERSION));
+	cr_assert_eq(client_events(bad_length, sizeof(bad_length)), EV(INVALID_RECORD_LENGTH));
+	cr_assert_eq(client_events(heartbeat, sizeof(heartbeat)), EV(HEARTBEAT));
+	cr_assert_eq(client_events(heartbleed, sizeof(heartbleed)),
+		     EV(HEARTBEAT) | EV(OVERFLOW_HEARTBEAT));
+	cr_assert_eq(client_events(heartbeat_odd, sizeof(heartbeat_odd)),
+		     EV(HEARTBEAT) | EV(INVALID_HEARTBEAT));
+	cr_assert_eq(client_events(alert, sizeof(alert)), EV(ERROR_MESSAGE));
+	cr_assert_eq(server_events(2, bad_hello + 9, 2), 0, "a second ServerHello is ignored");
+	cr_assert_eq(client_events(huge_msg, sizeof(huge_msg)), EV(HANDSHAKE_INVALID_LENGTH));
+	cr_assert_eq(server_events(11, cert_list_long, sizeof(cert_list_long)),
+		     EV(CERTIFICATE_INVALID_LENGTH) | EV(INVALID_CERTIFICATE) |
+			     EV(CERTIFICATE_INVALID_DER),
+		     "the list cut to the message: its one byte is no certificate");
+	cr_assert_eq(server_events(11, cert_long, sizeof(cert_long)),
+		     EV(CERTIFICATE_INVALID_LENGTH) | EV(INVALID_CERTIFICATE));
+	cr_assert_eq(server_events(11, cert_junk, sizeof(cert_junk)),
+		     EV(CERTIFICATE_INVALID_DER) | EV(INVALID_CERTIFICATE));
+	cr_assert_eq(server_events(11, cert_ok_len, sizeof(cert_ok_len)), 0, "no certificate");
+	cr_assert_eq(mk_tls_event_lookup("invalid_record_type"), MK_TLS_EV_INVALID_RECORD_TYPE);
+	cr_assert_eq(mk_tls_event_lookup("certificate_invalid_der"),
+		     MK_TLS_EV_CERTIFICATE_INVALID_DER);
+	cr_assert_eq(mk_tls_event_lookup("nope"), -1);
+	cr_assert_str_eq(mk_tls_event_name(MK_TLS_EV_HEARTBEAT), "heartbeat_message");
+}
+
+Test(tls, a_server_hello_that_does_not_decode_raises_its_event)
+{
+	static const uint8_t sh[] = { 3, 3, 0 };
+	struct buf c, hs = { .n = 0 }, rec = { .n = 0 }, s;
+	struct run r;
+
+	session(&c, &s);
+	u8(&hs, 2);
+	u24(&hs, sizeof(sh));
+	bytes(&hs, sh, sizeof(sh));
+	record(&rec, 22, hs.b, hs.n);
+	run_new(&r);
+	mk_app_stream(r.a, &r.f, 0, c.b, (uint32_t)c.n, 0, 1);
+	mk_app_stream(r.a, &r.f, 1, rec.b, (uint32_t)rec.n, 0, 2);
+	cr_assert_eq(r.s.events, EV(INVALID_HANDSHAKE_MESSAGE));
+	cr_assert(r.s.progress & MK_BUF_SIDE_RESP, "the hello is as read as it will be");
+	cr_assert_eq(mk_app_thread_counters(r.a)[MK_APP_CNT_TLS_EVENTS], 1);
+	run_free(&r);
+}
+
+/* A minimal ClientHello whose extensions are @ext (@n bytes, type and length included). */
+static void hello_with(struct buf *b, const uint8_t *ext, size_t n)
+{
+	uint8_t zero[32] = { 0 };
+
+	b->n = 0;
+	u16(b, 0x0303);
+	bytes(b, zero, 32);
+	u8(b, 0);
+	u16(b, 2);
+	u16(b, 0x1301);
+	u8(b, 1);
+	u8(b, 0);
+	u16(b, (unsigned int)n);
+	bytes(b, ext, n);
+}
+
+Test(tls, server_name_faults)
+{
+	/* one good name; a name of type 1; two extensions; a name past its list */
+	static const uint8_t good[] = { 0, 0, 0, 8, 0, 6, 0, 0, 3, 'a', '.', 'b' };
+	static const uint8_t type1[] = { 0, 0, 0, 8, 0, 6, 1, 0, 3, 'a', '.', 'b' };
+	static const uint8_t twice[] = { 0, 0, 0, 8, 0, 6, 0, 0, 3, 'a', '.', 'b',
+					 0, 0, 0, 8, 0, 6, 0, 0, 3, 'c', '.', 'd' };
+	static const uint8_t past[] = { 0, 0, 0, 8, 0, 6, 0, 0, 9, 'a', '.', 'b' };
+	static const uint8_t trailing[] = { 0, 0, 0, 9, 0, 6, 0, 0, 3, 'a', '.', 'b', 0 };
+	static struct mk_tls_hello h;
+	struct buf b;
+
+	hello_with(&b, good, sizeof(good));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, 0);
+	cr_assert_str_eq(h.sni, "a.b");
+	hello_with(&b, type1, sizeof(type1));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_TYPE);
+	cr_assert_not(h.has_sni);
+	hello_with(&b, twice, sizeof(twice));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_MULTIPLE);
+	cr_assert_str_eq(h.sni, "a.b", "the first");
+	hello_with(&b, past, sizeof(past));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_LENGTH);
+	hello_with(&b, trailing, sizeof(trailing));
+	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
+	cr_assert_eq(h.sni_faults, MK_TLS_SNI_LENGTH);
+	cr_assert_eq(mk_tls_event_lookup("multiple_sni_extensions"), MK_TLS_EV_MULTIPLE_SNI);
 }

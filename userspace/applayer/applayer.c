@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "applayer_int.h"
+#include "eve_alert.h"
 #include "dns/dns.h"
 #include "ftp/ftp.h"
 #include "http/http.h"
@@ -603,12 +604,26 @@ void mk_app_flow_free(struct mk_app_thread *a, struct mk_flow *f)
 	f->app = NULL;
 }
 
-int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out)
+int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *http,
+		  struct mk_eve_alert_opts *o)
 {
-	if (proto != MK_APP_HTTP || !tx)
+	if (!tx)
 		return 0;
-	mk_http_tx_eve(tx, out);
-	return 1;
+	switch (proto) {
+	case MK_APP_HTTP:
+		mk_http_tx_eve(tx, http);
+		o->http = http;
+		return 1;
+	case MK_APP_DNS:
+		o->dns =
+			tx; /* its message lives until the packet's end: alerts are rendered then */
+		return 1;
+	case MK_APP_TLS:
+		o->tls = tx; /* the session's facts, the flow's */
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int mk_app_ftp_bounce(const struct mk_flow *f)

@@ -114,6 +114,7 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	  "DNS messages not decoded: short, truncated inside a record, or a bad name")            \
 	X(DNS_GAP, "dns_gap", "DNS over TCP directions no longer parsed: a gap in the stream")    \
 	X(DNS_LOGGED, "dns_logged", "DNS messages handed to the EVE writer")                      \
+	X(DNS_EVENTS, "dns_events", "DNS app-layer events raised (app-layer-event:dns.NAME)")     \
 	X(TLS_FLOWS, "tls_flows", "flows recognised as TLS (or SSLv2)")                           \
 	X(TLS_ENCRYPTED, "tls_encrypted", "TLS sessions that reached encrypted data")             \
 	X(TLS_LOGGED, "tls_logged", "TLS sessions handed to the EVE writer")                      \
@@ -123,6 +124,7 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(TLS_HS_LIMIT, "tls_handshake_limit",                                                    \
 	  "TLS directions no longer parsed: a handshake message over 256 KiB")                    \
 	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")             \
+	X(TLS_EVENTS, "tls_events", "TLS app-layer events raised (app-layer-event:tls.NAME)")     \
 	X(REQ_BODY_PARTIAL, "request_body_partial_inspections",                                   \
 	  "request bodies inspected before they were complete (inspect window)")                  \
 	X(RESP_BODY_PARTIAL, "response_body_partial_inspections",                                 \
@@ -168,6 +170,7 @@ extern const char *const mk_app_counter_names[MK_APP_CNT_MAX];
 
 struct mk_detect_tx;
 struct mk_eve_http;
+struct mk_eve_alert_opts;
 struct mk_dns_msg;
 struct mk_tls_info;
 struct mk_ssh_info;
@@ -233,7 +236,12 @@ void mk_app_set_files_logged(struct mk_app_thread *a, int on);
 /* @f is an FTP session whose latest PORT or EPRT named another address than its client's. */
 int mk_app_ftp_bounce(const struct mk_flow *f);
 
-/* The EVE facts of transaction @tx of protocol @proto (an alert's), or 0. */
-int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *out);
+/*
+ * The EVE object of transaction @tx of protocol @proto (an alert's) into @o
+ * (its http, dns or tls; an HTTP transaction's facts are put in @http): 1,
+ * or 0 when it has none.
+ */
+int mk_app_tx_eve(uint8_t proto, const void *tx, struct mk_eve_http *http,
+		  struct mk_eve_alert_opts *o);
 
 #endif /* MK_APPLAYER_H */

@@ -151,6 +151,17 @@ void mk_detect_engine_put(struct mk_detect_engine *e);
 const struct mk_detect_load_stats *mk_detect_engine_stats(const struct mk_detect_engine *e);
 /* One-line summary: "N rules loaded, M failed (syntax 1, ...), ..." */
 void mk_detect_engine_summary(const struct mk_detect_engine *e, char *buf, size_t size);
+/*
+ * The refused rules grouped by reason (the keyword or protocol and why,
+ * without sids or values), most frequent first: @line gets "N refused: WHY"
+ * for at most @max reasons, then "N refused for M more reasons", then "N
+ * loaded but cannot fire: ..." (rules checking a flowbit no rule sets).
+ * Returns the number of lines.
+ */
+unsigned int mk_detect_engine_refusals(const struct mk_detect_engine *e, unsigned int max,
+				       void (*line)(const char *text, void *arg), void *arg);
+/* How many reason lines meerkat -T and the load log print at most. */
+#define MK_DETECT_REFUSAL_LINES 20
 /* The rule with @gid:@sid, or NULL (tests, tools). */
 const struct mk_rule *mk_detect_engine_rule(const struct mk_detect_engine *e, uint32_t gid,
 					    uint32_t sid);
@@ -178,7 +189,7 @@ struct mk_detect_status {
 	uint32_t reloads_ok, reloads_failed;
 	int reloading;
 	int last_reload_err;		  /* 0 or -errno of the last finished reload */
-	char last_reload_msg[256];	  /* why it failed, or its summary */
+	char last_reload_msg[512];	  /* why it failed, or its summary */
 	struct mk_detect_load_stats load; /* of the current engine */
 };
 

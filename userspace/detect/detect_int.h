@@ -221,7 +221,8 @@ struct mk_sm {
 #define MK_KW_FAMILY_APPLAYER(K) K(app_layer_protocol) K(app_layer_event) K(ftpbounce)
 /* kw/dns.c: the DNS buffers */
 #define MK_KW_FAMILY_DNS(K)                                                                        \
-	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)
+	K(sb_dns_query) K(sb_dns_query_) K(sb_dns_queries_rrname) K(sb_dns_answer_name)            \
+	K(dns_opcode) K(dns_rcode) K(dns_rrtype)
 /* kw/tls.c: the TLS buffers */
 /* kw/ssh.c: the SSH, FTP and SMTP buffers */
 #define MK_KW_FAMILY_SSH(K)                                                                        \
@@ -234,7 +235,9 @@ struct mk_sm {
 	K(sb_tls_cert_subject_) K(sb_tls_cert_issuer) K(sb_tls_cert_issuer_) K(sb_tls_cert_serial) \
 	K(sb_tls_cert_serial_) K(sb_tls_cert_fingerprint) K(sb_tls_cert_fingerprint_)              \
 	K(sb_ja3_hash) K(sb_ja3_hash_) K(sb_ja3_string) K(sb_ja3_string_) K(sb_ja3s_hash)          \
-	K(sb_ja3s_string) K(sb_ja4_hash)
+	K(sb_ja3s_string) K(sb_ja4_hash) K(tls_version) K(ssl_version) K(tls_cert_notbefore)       \
+	K(tls_cert_notafter) K(tls_cert_notbefore_) K(tls_cert_notafter_) K(tls_cert_expired)       \
+	K(tls_cert_valid) K(tls_cert_expired_) K(tls_cert_valid_) K(ssl_state)
 
 #define MK_KW_FAMILIES(F)                                                                          \
 	F(meta, MK_KW_FAMILY_META) F(content, MK_KW_FAMILY_CONTENT)                                 \
@@ -928,7 +931,31 @@ struct mk_tx_pf {
 	uint8_t id, to_client, side;
 	const struct mk_xform_chain *xf; /* a rule's chain, compared by value */
 	struct mk_group *g;		 /* all: its rules; pf: their anchors' database */
+	uint64_t *rules;		 /* the same rules as bits by app_idx (app_words words) */
 };
+
+/* The refused rules by reason, without sids or values (engine/refusals.c). */
+#define MK_REFUSALS_MAX 1024 /* distinct reasons kept; the rest are counted together */
+struct mk_refusal {
+	char *why;
+	uint32_t n;
+};
+struct mk_refusals {
+	struct mk_refusal *v; /* most frequent first once sorted */
+	uint32_t n, cap;
+	uint32_t rules; /* rules refused */
+	uint32_t other; /* of them, refused for a reason past the table */
+	uint32_t dead;	/* loaded, checking a flowbit no rule sets: they cannot fire */
+};
+/* @err (a rule's error, without file:line and sid) as a reason: names kept, values out. */
+void mk_refusal_reason(const char *err, char *out, size_t size);
+int mk_refusals_add(struct mk_refusals *t, const char *err);
+void mk_refusals_sort(struct mk_refusals *t);
+void mk_refusals_free(struct mk_refusals *t);
+unsigned int mk_refusals_lines(const struct mk_refusals *t, unsigned int max,
+			       void (*line)(const char *text, void *arg), void *arg);
+/* Warns of each flowbit loaded rules check and none sets: they cannot fire. */
+int mk_detect_check_flowbits(struct mk_detect_engine *e);
 
 /* Distinct sets of transaction parts rules wait for (MK_BUF_SIDE_* combinations). */
 #define MK_APP_NEED_CLASSES 32
@@ -972,6 +999,7 @@ struct mk_detect_engine {
 	int inline_mode;
 	int no_prefilter;
 	struct mk_detect_load_stats stats;
+	struct mk_refusals refusals;
 };
 
 uint64_t mk_detect_master_generation(struct mk_detect_master *m);
@@ -982,13 +1010,13 @@ int mk_tx_prefilter_build(struct mk_detect_engine *e);
 /*
  * Marks in @bits (one bit per transaction rule, app_idx) the rules whose
  * anchor the transaction's buffers hold, scanning only the buffers some
- * rule not done (@st) can use at @progress; a body without transforms is
+ * rule of @want (not done, its parts there) reads; a body without transforms is
  * scanned from where the last scan of it stopped (less the longest
  * pattern), its hits kept in @st. Returns 0 when it could not scan (every
  * rule stays a candidate) (match/buffers.c).
  */
 int mk_tx_prefilter_scan(const struct mk_match_ctx *mc, uint8_t progress,
-			 struct mk_detect_tx_state *st, uint64_t *bits);
+			 struct mk_detect_tx_state *st, const uint64_t *want, uint64_t *bits);
 /* mk_detect_engine_build(), and why it failed in @why (engine/engine.c; engine/reload.c keeps it). */
 int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_detect_engine *prev,
 			       struct mk_detect_engine **out, char *why, size_t whylen);
@@ -1049,6 +1077,7 @@ struct mk_detect_thread {
 	const struct mk_flow *app_chunk_flow;
 	int app_chunk_dir;
 	uint64_t *txcand; /* transaction rules the prefilter found, by app_idx */
+	uint64_t *txwant; /* transaction rules not done whose parts the transaction has */
 	uint32_t txcand_words;
 	/* transformed buffers of the transaction being inspected (match/buffers.c) */
 	struct mk_xform_cached *xcache;
@@ -1106,6 +1135,9 @@ struct mk_detect_flow {
 	struct mk_stream_win win[2]; /* by data direction: [to_client] */
 };
 
+/* The flowbits a rule sets or toggles (checks 0) and needs set (checks 1). */
+void mk_flowbits_of_rule(const struct mk_rule *r, void (*fn)(uint32_t id, int checks, void *arg),
+			 void *arg);
 bool mk_flowbit_isset(const struct mk_detect_flow *fs, uint32_t id);
 int mk_flowbit_set(struct mk_detect_flow *fs, uint32_t id, int op);
 struct mk_flowint *mk_flowint_get(struct mk_detect_flow *fs, uint32_t id, int create);

@@ -21,7 +21,11 @@
 #include "detect.h"
 #include "eve.h"
 #include "eve_alert.h"
+#include "dns.h"
+#include "eve_dns.h"
 #include "eve_http.h"
+#include "eve_tls.h"
+#include "tls.h"
 #include "json.h"
 
 struct sbuf {
@@ -243,6 +247,10 @@ size_t mk_eve_alert_maxlen(const struct mk_detect_alert *a, const struct mk_eve_
 		n += (size_t)a->payload_len * 2 + 32;
 	if (o && o->http)
 		n += mk_eve_http_maxlen(o->http);
+	if (o && o->dns)
+		n += mk_eve_dns_alert_maxlen(o->dns->m);
+	if (o && o->tls)
+		n += mk_eve_tls_maxlen(o->tls);
 	return n;
 }
 
@@ -332,12 +340,21 @@ int mk_eve_alert(char *buf, size_t size, const struct mk_detect_alert *a,
 		sb_printf(&sb, "}");
 	}
 	sb_printf(&sb, "}");
-	if (o->http && !sb.overflow) {
+	/* the transaction's object: http, dns or tls, each by its record's writer */
+	if ((o->http || o->dns || o->tls) && !sb.overflow) {
+		size_t room;
 		int n;
 
 		sb_mem(&sb, ",", 1);
-		n = sb.overflow ? -ENOSPC :
-				  mk_eve_http_object(sb.p + sb.len, sb.size - sb.len - 1, o->http);
+		room = sb.overflow ? 0 : sb.size - sb.len - 1;
+		if (sb.overflow)
+			n = -ENOSPC;
+		else if (o->http)
+			n = mk_eve_http_object(sb.p + sb.len, room, o->http);
+		else if (o->dns)
+			n = mk_eve_dns_alert_object(sb.p + sb.len, room, o->dns->m, o->dns->tx_id);
+		else
+			n = mk_eve_tls_object(sb.p + sb.len, room, o->tls);
 		if (n < 0)
 			return -ENOSPC;
 		sb.len += (size_t)n;

@@ -14,6 +14,8 @@
 struct mk_detect_alert;
 struct mk_rule;
 struct mk_eve_http;
+struct mk_dns_tx;
+struct mk_tls_info;
 
 struct mk_eve_alert_opts {
 	const char *in_iface; /* live capture interface, NULL offline */
@@ -25,6 +27,8 @@ struct mk_eve_alert_opts {
 	/* per alert, set by the caller: the flow's application protocol and transaction */
 	const char *app_proto;		/* "app_proto", NULL: none */
 	const struct mk_eve_http *http; /* the `http` object of the alert's transaction, or NULL */
+	const struct mk_dns_tx *dns;	/* ... the `dns` object's DNS transaction, or NULL */
+	const struct mk_tls_info *tls;	/* ... the `tls` object's TLS session, or NULL */
 };
 
 #define MK_EVE_ALERT_MAX 16384

@@ -149,55 +149,94 @@ size_t mk_eve_dns_maxlen(const struct mk_dns_msg *m)
 	return n;
 }
 
-int mk_eve_dns_object(char *buf, size_t size, const struct mk_dns_msg *m, unsigned int q,
-		      uint64_t tx_id)
+/* A query record of question @q: {"type":"query","id":...,"rrname":...,...} */
+static void query_record(struct ebuf *o, const struct mk_dns_msg *m, unsigned int q, uint64_t tx_id)
+{
+	EB_LIT(o, "{\"type\":\"query\"");
+	put_u64(o, "id", m->id);
+	if (q < m->nq) {
+		put_str(o, "rrname", m->q[q].name);
+		put_type(o, "rrtype", m->q[q].type);
+	}
+	put_u64(o, "tx_id", tx_id);
+	put_u64(o, "opcode", MK_DNS_OPCODE(m->flags));
+	EB_LIT(o, "}");
+}
+
+/* The answer record of response @m: {"version":2,"type":"answer",...} */
+static void answer_record(struct ebuf *o, const struct mk_dns_msg *m)
 {
 	static const struct {
 		uint16_t bit;
 		const char *name;
 	} flags[] = { { MK_DNS_QR, "qr" }, { MK_DNS_AA, "aa" }, { MK_DNS_TC, "tc" },
 		      { MK_DNS_RD, "rd" }, { MK_DNS_RA, "ra" }, { MK_DNS_Z, "z" } };
-	struct ebuf o = { .p = buf, .end = buf + size };
 	const char *rcode;
 	char tmp[8];
 	unsigned int i;
 
-	if (!(m->flags & MK_DNS_QR)) {
-		EB_LIT(&o, "\"dns\":{\"type\":\"query\"");
-		put_u64(&o, "id", m->id);
-		if (q < m->nq) {
-			put_str(&o, "rrname", m->q[q].name);
-			put_type(&o, "rrtype", m->q[q].type);
-		}
-		put_u64(&o, "tx_id", tx_id);
-		put_u64(&o, "opcode", MK_DNS_OPCODE(m->flags));
-		EB_LIT(&o, "}");
-		return o.overflow ? -ENOSPC : (int)(o.p - buf);
-	}
-	EB_LIT(&o, "\"dns\":{\"version\":2,\"type\":\"answer\"");
-	put_u64(&o, "id", m->id);
+	EB_LIT(o, "{\"version\":2,\"type\":\"answer\"");
+	put_u64(o, "id", m->id);
 	snprintf(tmp, sizeof(tmp), "%04x", m->flags);
-	put_str(&o, "flags", tmp);
+	put_str(o, "flags", tmp);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		if (m->flags & flags[i].bit) {
-			EB_LIT(&o, ",\"");
-			eb_str(&o, flags[i].name);
-			EB_LIT(&o, "\":true");
+			EB_LIT(o, ",\"");
+			eb_str(o, flags[i].name);
+			EB_LIT(o, "\":true");
 		}
-	put_u64(&o, "opcode", MK_DNS_OPCODE(m->flags));
+	put_u64(o, "opcode", MK_DNS_OPCODE(m->flags));
 	if (m->nq) {
-		put_str(&o, "rrname", m->q[0].name);
-		put_type(&o, "rrtype", m->q[0].type);
+		put_str(o, "rrname", m->q[0].name);
+		put_type(o, "rrtype", m->q[0].type);
 	}
 	rcode = mk_dns_rcode_name(MK_DNS_RCODE(m->flags));
 	if (!rcode) {
 		snprintf(tmp, sizeof(tmp), "%u", MK_DNS_RCODE(m->flags));
 		rcode = tmp;
 	}
-	put_str(&o, "rcode", rcode);
-	put_rrs(&o, "answers", m->an, m->nan);
-	put_grouped(&o, m);
-	put_rrs(&o, "authorities", m->ns, m->nns);
+	put_str(o, "rcode", rcode);
+	put_rrs(o, "answers", m->an, m->nan);
+	put_grouped(o, m);
+	put_rrs(o, "authorities", m->ns, m->nns);
+	EB_LIT(o, "}");
+}
+
+int mk_eve_dns_object(char *buf, size_t size, const struct mk_dns_msg *m, unsigned int q,
+		      uint64_t tx_id)
+{
+	struct ebuf o = { .p = buf, .end = buf + size };
+
+	EB_LIT(&o, "\"dns\":");
+	if (m->flags & MK_DNS_QR)
+		answer_record(&o, m);
+	else
+		query_record(&o, m, q, tx_id);
+	return o.overflow ? -ENOSPC : (int)(o.p - buf);
+}
+
+size_t mk_eve_dns_alert_maxlen(const struct mk_dns_msg *m)
+{
+	return mk_eve_dns_maxlen(m) + (size_t)m->nq * (6 * MK_DNS_NAME_MAX + 128);
+}
+
+int mk_eve_dns_alert_object(char *buf, size_t size, const struct mk_dns_msg *m, uint64_t tx_id)
+{
+	struct ebuf o = { .p = buf, .end = buf + size };
+	unsigned int q;
+
+	/* a response echoes its query's id, opcode and questions: the query records too */
+	EB_LIT(&o, "\"dns\":{\"query\":[");
+	for (q = 0; q < m->nq; q++) {
+		if (q)
+			EB_LIT(&o, ",");
+		query_record(&o, m, q, tx_id);
+	}
+	EB_LIT(&o, "]");
+	if (m->flags & MK_DNS_QR) {
+		EB_LIT(&o, ",\"answer\":");
+		answer_record(&o, m);
+	}
 	EB_LIT(&o, "}");
 	return o.overflow ? -ENOSPC : (int)(o.p - buf);
 }

@@ -485,8 +485,8 @@ static void worker_detect_end(struct mk_worker *w)
 		/* the flow's application protocol, the transaction's facts */
 		if (w->detect_flow)
 			o.app_proto = mk_app_proto_name(w->detect_flow->app_proto);
-		if (a[i].has_tx && mk_app_tx_eve(a[i].app_proto, a[i].app_tx, &http))
-			o.http = &http;
+		if (a[i].has_tx)
+			mk_app_tx_eve(a[i].app_proto, a[i].app_tx, &http, &o);
 		need = mk_eve_alert_maxlen(&a[i], &o);
 		struct mk_detect_thresh_key key;
 		int has_key = mk_detect_alert_thresh_key(&a[i], &key), len, err;

@@ -129,7 +129,7 @@ static int rules_reload(struct mk_reload *r, const struct mk_config *c, char *wh
 		err = mk_detect_reload_wait(r->detect);
 	if (err) {
 		mk_detect_master_status(r->detect, &st);
-		snprintf(why, len, "rules: %s", st.last_reload_msg);
+		snprintf(why, len, "rules: %.380s", st.last_reload_msg);
 	}
 	return err;
 }

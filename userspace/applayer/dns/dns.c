@@ -191,8 +191,86 @@ static uint64_t tx_of(struct mk_app_thread *a, struct mk_dns_flow *d, const stru
 	return tx;
 }
 
+static const char *const ev_names[MK_DNS_EV_MAX] = {
+#define MK_DNS_EV_NAME(id, name) name,
+	MK_DNS_EVENTS(MK_DNS_EV_NAME)
+#undef MK_DNS_EV_NAME
+};
+
+int mk_dns_event_lookup(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < MK_DNS_EV_MAX; i++)
+		if (!strcmp(ev_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *mk_dns_event_name(unsigned int id)
+{
+	return id < MK_DNS_EV_MAX ? ev_names[id] : NULL;
+}
+
+uint32_t mk_dns_msg_events(const struct mk_dns_msg *m, int decoded, int to_client)
+{
+	uint32_t ev = 0;
+
+	if (m->fault == MK_DNS_FAULT_LOOP)
+		ev |= 1u << MK_DNS_EV_INFINITE_LOOP;
+	else if (m->fault == MK_DNS_FAULT_NAME_LONG)
+		ev |= 1u << MK_DNS_EV_NAME_TOO_LONG;
+	if (m->fault && decoded)
+		ev |= 1u
+		      << (m->fault_section == MK_DNS_SEC_AUTHORITY ? MK_DNS_EV_INVALID_AUTHORITIES :
+								     MK_DNS_EV_INVALID_ADDITIONALS);
+	else if (m->fault)
+		ev |= 1u << MK_DNS_EV_MALFORMED_DATA;
+	if (!to_client && (m->flags & MK_DNS_QR))
+		ev |= 1u << MK_DNS_EV_NOT_A_REQUEST;
+	if (to_client && !(m->flags & MK_DNS_QR))
+		ev |= 1u << MK_DNS_EV_NOT_A_RESPONSE;
+	if (m->flags & MK_DNS_Z)
+		ev |= 1u << MK_DNS_EV_Z_FLAG_SET;
+	if (MK_DNS_OPCODE(m->flags) >= 7)
+		ev |= 1u << MK_DNS_EV_INVALID_OPCODE;
+	return ev;
+}
+
+/* Events and their counter. */
+static uint32_t events(struct mk_app_thread *a, const struct mk_dns_msg *m, int decoded,
+		       int to_client)
+{
+	uint32_t ev = mk_dns_msg_events(m, decoded, to_client);
+
+	a->cnt[MK_APP_CNT_DNS_EVENTS] += (uint64_t)__builtin_popcount(ev);
+	return ev;
+}
+
+/* Detection reads the message @dt; @state NULL: a transaction of its own (a malformed message). */
+static void to_detect(struct mk_app_thread *a, struct mk_flow *f, int to_client,
+		      struct mk_dns_tx *dt, struct mk_detect_tx_state *state)
+{
+	struct mk_detect_tx_state own = { 0 };
+	/* a response holds its questions too: rules on both parts are read on it */
+	struct mk_detect_tx t = {
+		.app_proto = MK_APP_DNS,
+		.progress = dt->to_client || to_client ? MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP :
+							 MK_BUF_SIDE_REQ,
+		.to_client = dt->to_client,
+		.tx_id = dt->tx_id,
+		.tx = dt,
+		.state = state ? state : &own,
+	};
+
+	if (!a->ops->tx)
+		return;
+	a->ops->tx(a->ctx, f, &t);
+	mk_detect_tx_state_free(&own);
+}
+
 static void message(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *d,
-		    const uint8_t *p, uint32_t len)
+		    int to_client, const uint8_t *p, uint32_t len)
 {
 	struct mk_detect_tx_state det, *state;
 	struct mk_dns_tx *dt;
@@ -207,28 +285,33 @@ static void message(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_fl
 		return;
 	}
 	r = mk_dns_decode(p, len, m);
-	if (r != MK_DNS_OK && r != MK_DNS_TRAILING) {
+	dt = &a->dns->dtx[slot];
+	/* a fault past the answers (Suricata's invalid_authorities/additionals): the rest is good */
+	if (r != MK_DNS_OK && r != MK_DNS_TRAILING &&
+	    (r == MK_DNS_SHORT_HEADER || m->fault_section < MK_DNS_SEC_AUTHORITY)) {
 		a->cnt[MK_APP_CNT_DNS_MALFORMED]++;
+		/* a transaction of its own with the events, no records (as Suricata's) */
+		m->nq = m->nan = m->nns = 0;
+		*dt = (struct mk_dns_tx){ .m = m, .tx_id = d->next_tx++ };
+		if (r == MK_DNS_SHORT_HEADER) {
+			/* not even a header to read */
+			m->id = m->flags = 0;
+			dt->events = 1u << MK_DNS_EV_MALFORMED_DATA;
+			a->cnt[MK_APP_CNT_DNS_EVENTS]++;
+		} else {
+			dt->to_client = !!(m->flags & MK_DNS_QR);
+			dt->events = events(a, m, 0, to_client);
+		}
+		to_detect(a, f, to_client, dt, NULL);
 		return;
 	}
 	a->cnt[m->flags & MK_DNS_QR ? MK_APP_CNT_DNS_ANSWERS : MK_APP_CNT_DNS_QUERIES]++;
 	tx = tx_of(a, d, m, &det, &state);
-	dt = &a->dns->dtx[slot];
-	*dt = (struct mk_dns_tx){ .m = m, .tx_id = tx, .to_client = !!(m->flags & MK_DNS_QR) };
-	if (a->ops->tx) {
-		/* a response holds its questions too: rules on both parts are read on it */
-		struct mk_detect_tx t = {
-			.app_proto = MK_APP_DNS,
-			.progress = dt->to_client ? MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP :
-						    MK_BUF_SIDE_REQ,
-			.to_client = dt->to_client,
-			.tx_id = tx,
-			.tx = dt,
-			.state = state,
-		};
-
-		a->ops->tx(a->ctx, f, &t);
-	}
+	*dt = (struct mk_dns_tx){ .m = m,
+				  .tx_id = tx,
+				  .to_client = !!(m->flags & MK_DNS_QR),
+				  .events = events(a, m, 1, to_client) };
+	to_detect(a, f, to_client, dt, state);
 	if (state == &det)
 		mk_detect_tx_state_free(&det);
 	if (a->ops->dns_log) {
@@ -240,8 +323,7 @@ static void message(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_fl
 void mk_dns_udp(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *d, int to_client,
 		const uint8_t *data, uint32_t len)
 {
-	(void)to_client;
-	message(a, f, d, data, len);
+	message(a, f, d, !!to_client, data, len);
 }
 
 void mk_dns_tcp(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *d, int to_client,
@@ -262,7 +344,7 @@ void mk_dns_tcp(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *
 			/* a whole message in place: no copy */
 			need = 2 + ((uint32_t)data[0] << 8 | data[1]);
 			if (len >= need) {
-				message(a, f, d, data + 2, need - 2);
+				message(a, f, d, !!to_client, data + 2, need - 2);
 				data += need;
 				len -= need;
 				continue;
@@ -283,7 +365,7 @@ void mk_dns_tcp(struct mk_app_thread *a, struct mk_flow *f, struct mk_dns_flow *
 		data += take;
 		len -= take;
 		if (t->len >= 2 && t->len == 2 + ((uint32_t)t->buf[0] << 8 | t->buf[1])) {
-			message(a, f, d, t->buf + 2, t->len - 2);
+			message(a, f, d, !!to_client, t->buf + 2, t->len - 2);
 			/* split messages are rare: hold no 64 KB between them */
 			free(t->buf);
 			t->buf = NULL;

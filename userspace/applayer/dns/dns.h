@@ -46,7 +46,34 @@ struct mk_dns_tx {
 	const struct mk_dns_msg *m;
 	uint64_t tx_id;
 	uint8_t to_client; /* @m is a response */
+	uint32_t events;   /* the message's app-layer events, 1 << enum mk_dns_event */
 };
+
+/*
+ * DNS app-layer events (app-layer-event:dns.NAME; docs/applayer.md),
+ * Suricata's names, raised on one message: E(id, name) (E, not X: the
+ * counter check reads X lists as counters).
+ */
+#define MK_DNS_EVENTS(E)                              \
+	E(MALFORMED_DATA, "malformed_data")           \
+	E(NOT_A_REQUEST, "not_a_request")             \
+	E(NOT_A_RESPONSE, "not_a_response")           \
+	E(Z_FLAG_SET, "z_flag_set")                   \
+	E(INVALID_OPCODE, "invalid_opcode")           \
+	E(NAME_TOO_LONG, "name_too_long")             \
+	E(INFINITE_LOOP, "infinite_loop")             \
+	E(INVALID_AUTHORITIES, "invalid_authorities") \
+	E(INVALID_ADDITIONALS, "invalid_additionals")
+
+#define MK_DNS_EV_ENUM(id, name) MK_DNS_EV_##id,
+enum mk_dns_event { MK_DNS_EVENTS(MK_DNS_EV_ENUM) MK_DNS_EV_MAX };
+#undef MK_DNS_EV_ENUM
+
+/* The event named @name (without "dns."), or -1. */
+int mk_dns_event_lookup(const char *name);
+const char *mk_dns_event_name(unsigned int id);
+/* The events of message @m that arrived towards the client (@to_client) or the server. */
+uint32_t mk_dns_msg_events(const struct mk_dns_msg *m, int decoded, int to_client);
 
 /*
  * Instance @idx of DNS buffer @id (detect_buf.h) of transaction @tx read in

@@ -8,6 +8,7 @@
 struct cur {
 	const uint8_t *p;
 	size_t len, off;
+	uint8_t fault; /* enum mk_dns_fault of a bad name */
 };
 
 static int get16(struct cur *c, uint16_t *v)
@@ -54,19 +55,25 @@ static int get_name(struct cur *c, char *out, uint16_t *out_len)
 				return MK_DNS_TRUNCATED;
 			to = (size_t)(l & 0x3f) << 8 | c->p[pos + 1];
 			/* only backwards, and not forever: no loop can form */
-			if (to >= pos || ++jumps > MK_DNS_JUMPS_MAX)
+			if (to >= pos || ++jumps > MK_DNS_JUMPS_MAX) {
+				c->fault = MK_DNS_FAULT_LOOP;
 				return MK_DNS_BAD_NAME;
+			}
 			if (!jumped)
 				end = pos + 2;
 			jumped = 1;
 			pos = to;
 			continue;
 		}
-		if (l & 0xc0) /* the 01 and 10 label types are obsolete */
+		if (l & 0xc0) { /* the 01 and 10 label types are obsolete */
+			c->fault = MK_DNS_FAULT_LABEL;
 			return MK_DNS_BAD_NAME;
+		}
 		wire += (size_t)l + 1;
-		if (wire > 255)
+		if (wire > 255) {
+			c->fault = MK_DNS_FAULT_NAME_LONG;
 			return MK_DNS_BAD_NAME;
+		}
 		if (!l) {
 			pos++;
 			break;
@@ -93,7 +100,7 @@ static int get_name(struct cur *c, char *out, uint16_t *out_len)
 /* rdata of @r (@rdlen bytes at @c->off) in presentation form; @c->off ends after it. */
 static int get_rdata(struct cur *c, struct mk_dns_rr *r, uint16_t rdlen)
 {
-	struct cur d = { c->p, c->off + rdlen, c->off };
+	struct cur d = { c->p, c->off + rdlen, c->off, 0 };
 	size_t i, n;
 	int err = MK_DNS_OK;
 
@@ -156,8 +163,10 @@ none:
 		r->kind = MK_DNS_RDATA_NONE;
 		r->data[0] = '\0';
 	}
-	if (err)
+	if (err) {
+		c->fault = d.fault;
 		return err;
+	}
 	r->data_len = (uint16_t)strlen(r->data);
 	c->off += rdlen;
 	return MK_DNS_OK;
@@ -185,15 +194,27 @@ static int get_rr(struct cur *c, struct mk_dns_rr *r)
 	return get_rdata(c, r, rdlen);
 }
 
+/* A fault in section @sec: recorded in @m, @err returned. */
+static int fault(struct mk_dns_msg *m, const struct cur *c, int sec, int err)
+{
+	m->fault = err == MK_DNS_BAD_NAME && c->fault ? c->fault : MK_DNS_FAULT_SHORT;
+	m->fault_section = (uint8_t)sec;
+	return err;
+}
+
 int mk_dns_decode(const uint8_t *p, size_t len, struct mk_dns_msg *m)
 {
-	struct cur c = { p, len, 0 };
+	struct cur c = { p, len, 0, 0 };
 	unsigned int i;
 	int err;
 
 	m->nq = m->nan = m->nns = 0;
-	if (len < MK_DNS_HDR_LEN)
+	m->fault = MK_DNS_FAULT_NONE;
+	m->fault_section = 0;
+	if (len < MK_DNS_HDR_LEN) {
+		m->fault = MK_DNS_FAULT_SHORT;
 		return MK_DNS_SHORT_HEADER;
+	}
 	get16(&c, &m->id);
 	get16(&c, &m->flags);
 	get16(&c, &m->qdcount);
@@ -207,28 +228,28 @@ int mk_dns_decode(const uint8_t *p, size_t len, struct mk_dns_msg *m)
 		if (!err && (get16(&c, &qp->type) || get16(&c, &qp->qclass)))
 			err = MK_DNS_TRUNCATED;
 		if (err)
-			return err;
+			return fault(m, &c, MK_DNS_SEC_QUESTION, err);
 		if (qp != &q)
 			m->nq++;
 	}
 	for (i = 0; i < m->ancount; i++) {
 		err = get_rr(&c, i < MK_DNS_RR_MAX ? &m->an[m->nan] : NULL);
 		if (err)
-			return err;
+			return fault(m, &c, MK_DNS_SEC_ANSWER, err);
 		if (i < MK_DNS_RR_MAX)
 			m->nan++;
 	}
 	for (i = 0; i < m->nscount; i++) {
 		err = get_rr(&c, i < MK_DNS_AUTH_MAX ? &m->ns[m->nns] : NULL);
 		if (err)
-			return err;
+			return fault(m, &c, MK_DNS_SEC_AUTHORITY, err);
 		if (i < MK_DNS_AUTH_MAX)
 			m->nns++;
 	}
 	for (i = 0; i < m->arcount; i++) {
 		err = get_rr(&c, NULL);
 		if (err)
-			return err;
+			return fault(m, &c, MK_DNS_SEC_ADDITIONAL, err);
 	}
 	return c.off == len ? MK_DNS_OK : MK_DNS_TRAILING;
 }

@@ -70,8 +70,22 @@ struct mk_dns_question {
 	uint16_t type, qclass;
 };
 
+/* Why decoding stopped (struct mk_dns_msg fault), for the app-layer events. */
+enum mk_dns_fault {
+	MK_DNS_FAULT_NONE = 0,
+	MK_DNS_FAULT_SHORT,	/* the message ends inside a record (or the header) */
+	MK_DNS_FAULT_LOOP,	/* a name's pointer does not point back, or too many jumps */
+	MK_DNS_FAULT_NAME_LONG, /* a name over 255 bytes */
+	MK_DNS_FAULT_LABEL,	/* a label of an obsolete type */
+};
+
+/* The sections, where decoding stopped (struct mk_dns_msg fault_section). */
+enum { MK_DNS_SEC_QUESTION = 0, MK_DNS_SEC_ANSWER, MK_DNS_SEC_AUTHORITY, MK_DNS_SEC_ADDITIONAL };
+
 struct mk_dns_msg {
 	uint16_t id, flags;
+	uint8_t fault;				     /* enum mk_dns_fault */
+	uint8_t fault_section;			     /* MK_DNS_SEC_*, with a fault */
 	uint16_t qdcount, ancount, nscount, arcount; /* as the header says */
 	uint16_t nq, nan, nns;			     /* kept below */
 	struct mk_dns_question q[MK_DNS_Q_MAX];

@@ -19,11 +19,17 @@
 /* Certificates of the server's chain kept for tls.certs. */
 #define MK_TLS_CERTS_MAX 16
 
+/* hs_seen: a handshake type outside RFC 8446's and RFC 5246's lists (Suricata's "unknown"). */
+#define MK_TLS_HS_UNKNOWN (1u << 31)
+
 /* What the EVE `tls` record (and detection) reads of a session. */
 struct mk_tls_info {
 	uint16_t version; /* the server's choice; 0: no ServerHello (UNDETERMINED) */
 	uint8_t sslv2;	  /* an SSLv2 ClientHello */
 	uint8_t has_sni;
+	uint16_t client_version; /* the ClientHello's highest offer (supported_versions); SSLv2: 2 */
+	/* handshake message types each side sent ([to_client]): 1 << type, MK_TLS_HS_UNKNOWN */
+	uint32_t hs_seen[2];
 	char sni[MK_TLS_SNI_MAX];
 	char *ja3, *ja3s; /* the strings; NULL without the hello */
 	char ja3_hash[33], ja3s_hash[33];
@@ -32,12 +38,45 @@ struct mk_tls_info {
 	char *subject, *issuer, *serial;
 	char fingerprint[60]; /* SHA-1 of the DER, "aa:bb:..." */
 	char notbefore[24], notafter[24];
-	uint32_t chain; /* certificates the server sent */
+	int64_t notbefore_t, notafter_t; /* the same, seconds since the epoch (UTC) */
+	uint8_t has_validity;		 /* ... both read */
+	uint32_t chain;			 /* certificates the server sent */
 	/* their DER (tls.certs), the first MK_TLS_CERTS_MAX of them: cert i is certs[off[i], off[i+1]) */
 	uint8_t *certs;
 	uint32_t cert_off[MK_TLS_CERTS_MAX + 1];
 	uint32_t ncerts;
+	uint32_t events; /* app-layer events raised, 1 << enum mk_tls_event */
 };
+
+/*
+ * TLS app-layer events (app-layer-event:tls.NAME; docs/applayer.md),
+ * Suricata's names, raised on the session: E(id, name) (E, not X: the
+ * counter check reads X lists as counters).
+ */
+#define MK_TLS_EVENTS(E)                                            \
+	E(INVALID_RECORD_TYPE, "invalid_record_type")               \
+	E(INVALID_RECORD_VERSION, "invalid_record_version")         \
+	E(INVALID_RECORD_LENGTH, "invalid_record_length")           \
+	E(INVALID_HANDSHAKE_MESSAGE, "invalid_handshake_message")   \
+	E(HANDSHAKE_INVALID_LENGTH, "handshake_invalid_length")     \
+	E(INVALID_CERTIFICATE, "invalid_certificate")               \
+	E(CERTIFICATE_INVALID_LENGTH, "certificate_invalid_length") \
+	E(CERTIFICATE_INVALID_DER, "certificate_invalid_der")       \
+	E(MULTIPLE_SNI, "multiple_sni_extensions")                  \
+	E(INVALID_SNI_TYPE, "invalid_sni_type")                     \
+	E(INVALID_SNI_LENGTH, "invalid_sni_length")                 \
+	E(HEARTBEAT, "heartbeat_message")                           \
+	E(OVERFLOW_HEARTBEAT, "overflow_heartbeat_message")         \
+	E(INVALID_HEARTBEAT, "invalid_heartbeat_message")           \
+	E(ERROR_MESSAGE, "error_message_encountered")
+
+#define MK_TLS_EV_ENUM(id, name) MK_TLS_EV_##id,
+enum mk_tls_event { MK_TLS_EVENTS(MK_TLS_EV_ENUM) MK_TLS_EV_MAX };
+#undef MK_TLS_EV_ENUM
+
+/* The event named @name (without "tls."), or -1. */
+int mk_tls_event_lookup(const char *name);
+const char *mk_tls_event_name(unsigned int id);
 
 /*
  * Instance @idx of TLS buffer @id (detect_buf.h) of session @tx (its struct

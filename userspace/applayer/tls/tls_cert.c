@@ -5,7 +5,8 @@
  * (the certificate's order, ", " between attributes, " + " inside a
  * multi-valued one, no escaping), the serial as its DER content octets in
  * uppercase hex joined by ':', the SHA-1 fingerprint of the DER in
- * lowercase hex joined by ':', the validity as "2026-12-04T00:00:00" (UTC).
+ * lowercase hex joined by ':', the validity as "2026-12-04T00:00:00" (UTC)
+ * and in seconds (the tls.cert_* date keywords).
  */
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
@@ -66,13 +67,17 @@ static char *serial_string(const ASN1_INTEGER *i)
 	return s;
 }
 
-static void time_string(const ASN1_TIME *t, char out[24])
+/* @t as "2026-12-04T00:00:00" into @out and in seconds into *@secs; 0, or -1 if unreadable. */
+static int time_string(const ASN1_TIME *t, char out[24], int64_t *secs)
 {
 	struct tm tm;
 
 	out[0] = '\0';
-	if (t && ASN1_TIME_to_tm(t, &tm))
-		strftime(out, 24, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!t || !ASN1_TIME_to_tm(t, &tm))
+		return -1;
+	strftime(out, 24, "%Y-%m-%dT%H:%M:%S", &tm);
+	*secs = (int64_t)timegm(&tm);
+	return 0;
 }
 
 int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info)
@@ -92,8 +97,9 @@ int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info)
 	info->subject = name_string(X509_get_subject_name(x));
 	info->issuer = name_string(X509_get_issuer_name(x));
 	info->serial = serial_string(X509_get0_serialNumber(x));
-	time_string(X509_get0_notBefore(x), info->notbefore);
-	time_string(X509_get0_notAfter(x), info->notafter);
+	info->has_validity =
+		!time_string(X509_get0_notBefore(x), info->notbefore, &info->notbefore_t) &
+		!time_string(X509_get0_notAfter(x), info->notafter, &info->notafter_t);
 	X509_free(x);
 	sha1_init(&c);
 	sha1_update(&c, len, der);

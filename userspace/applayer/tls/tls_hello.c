@@ -56,13 +56,19 @@ static void ext_sni(struct cur e, struct mk_tls_hello *h)
 {
 	struct cur l = sub(&e, take(&e, 2));
 
+	if (l.bad || e.p != e.end)
+		h->sni_faults |= MK_TLS_SNI_LENGTH;
 	while (!l.bad && l.p < l.end) {
 		uint8_t type = (uint8_t)take(&l, 1);
 		struct cur name = sub(&l, take(&l, 2));
 		size_t n = (size_t)(name.end - name.p);
 
-		if (l.bad || name.bad)
+		if (l.bad || name.bad) {
+			h->sni_faults |= MK_TLS_SNI_LENGTH;
 			return;
+		}
+		if (type != 0)
+			h->sni_faults |= MK_TLS_SNI_TYPE;
 		if (type == 0 && !h->has_sni) {
 			if (n >= sizeof(h->sni))
 				n = sizeof(h->sni) - 1;
@@ -110,8 +116,12 @@ static void extensions(struct cur *c, struct mk_tls_hello *h, int server)
 			h->exts[h->nexts++] = type;
 		switch (type) {
 		case 0:
-			if (!server)
-				ext_sni(e, h);
+			if (server)
+				break;
+			if (h->sni_seen)
+				h->sni_faults |= MK_TLS_SNI_MULTIPLE;
+			h->sni_seen = 1;
+			ext_sni(e, h);
 			break;
 		case 10: /* supported_groups */
 			l = sub(&e, take(&e, 2));

@@ -32,7 +32,14 @@ struct mk_tls_hello {
 	char alpn[MK_TLS_ALPN_MAX]; /* the first protocol offered (chosen, in a ServerHello) */
 	uint16_t alpn_len;
 	uint8_t has_alpn;
+	uint8_t sni_seen;   /* ClientHello: a server_name extension came */
+	uint8_t sni_faults; /* ... and MK_TLS_SNI_* of them */
 };
+
+/* sni_faults (the session's tls.multiple_sni_extensions, invalid_sni_type, invalid_sni_length) */
+#define MK_TLS_SNI_MULTIPLE 0x01 /* more than one server_name extension */
+#define MK_TLS_SNI_TYPE 0x02	 /* a name of a type other than host_name */
+#define MK_TLS_SNI_LENGTH 0x04	 /* the name list or a name runs past its extension */
 
 /* 0 when @body (a handshake message's body, @len bytes) decodes; -1 when it is malformed. */
 int mk_tls_client_hello(const uint8_t *body, size_t len, struct mk_tls_hello *h);

@@ -132,10 +132,17 @@ static int sid_hash_put(struct sid_hash *h, uint64_t key, uint32_t idx)
 	return 0;
 }
 
+/* A rule refused: counted by reason and, without its values, in the summary (refusals.c). */
+static void refuse(struct build *b, int reason, const char *why)
+{
+	b->e->stats.failed++;
+	b->e->stats.fail[reason]++;
+	mk_refusals_add(&b->e->refusals, why);
+}
+
 static int add_rule_text(struct build *b, struct sid_hash *sh, const char *text, const char *file,
 			 uint32_t line)
 {
-	struct mk_detect_load_stats *st = &b->e->stats;
 	struct mk_rule *r;
 	char err[MK_RULE_ERR_LEN + 64];
 	int reason;
@@ -147,22 +154,22 @@ static int add_rule_text(struct build *b, struct sid_hash *sh, const char *text,
 			mk_err("%s:%u: sid %u: %s", file, line, sid, err);
 		else
 			mk_err("%s:%u: %s", file, line, err);
-		st->failed++;
-		st->fail[reason]++;
+		refuse(b, reason, err);
 		return 0;
 	}
 	key = (uint64_t)r->gid << 32 | r->sid;
 	if (sid_hash_find(sh, key, &dup)) {
 		struct mk_rule *old = b->rules[dup];
 
-		st->failed++;
-		st->fail[MK_DETECT_FAIL_DUPLICATE]++;
 		if (r->rev > old->rev) {
+			refuse(b, MK_DETECT_FAIL_DUPLICATE,
+			       "duplicate sid: a later rule with a higher rev replaces it");
 			mk_err("%s:%u: sid %u: duplicate of %s:%u (rev %u): this rev %u replaces it",
 			       file, line, r->sid, old->file, old->line, old->rev, r->rev);
 			b->rules[dup] = r;
 			mk_rule_free(old);
 		} else {
+			refuse(b, MK_DETECT_FAIL_DUPLICATE, "duplicate sid: ignored");
 			mk_err("%s:%u: sid %u: duplicate of %s:%u: ignored", file, line, r->sid,
 			       old->file, old->line);
 			mk_rule_free(r);
@@ -205,8 +212,7 @@ static int load_lines(struct build *b, struct sid_hash *sh, FILE *f, const char 
 		no++;
 		if (memchr(line, '\0', (size_t)n)) {
 			mk_err("%s:%u: NUL byte in the line: ignored", name, no);
-			b->e->stats.failed++;
-			b->e->stats.fail[MK_DETECT_FAIL_SYNTAX]++;
+			refuse(b, MK_DETECT_FAIL_SYNTAX, "NUL byte in the line");
 			continue;
 		}
 		l = strlen(s);
@@ -697,6 +703,8 @@ static void engine_free(struct mk_detect_engine *e)
 	for (i = 0; i < e->ngroups; i++)
 		group_free(e->groups[i]);
 	free(e->groups);
+	for (i = 0; i < e->ntxpf; i++)
+		free(e->txpf[i].rules);
 	free(e->txpf);
 	for (pc = 0; pc < MK_PC_MAX; pc++)
 		for (d = 0; d < 2; d++)
@@ -713,6 +721,7 @@ static void engine_free(struct mk_detect_engine *e)
 	for (i = 0; i < e->napp_need; i++)
 		free(e->app_need[i]);
 	mk_parse_env_free(&e->env);
+	mk_refusals_free(&e->refusals);
 	free(e);
 }
 
@@ -984,6 +993,8 @@ int mk_detect_engine_build_why(const struct mk_detect_cfg *cfg, const struct mk_
 	free(sh.idx);
 	if (err)
 		goto fail;
+	mk_refusals_sort(&b.e->refusals);
+	mk_detect_check_flowbits(b.e);
 	b.e->stats.loaded = b.e->nrules;
 	b.e->stats.load_s = mono_s() - t0;
 	b.e->stats.generation = prev ? prev->stats.generation + 1 : 1;

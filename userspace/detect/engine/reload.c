@@ -120,7 +120,7 @@ struct mk_detect_master {
 	int reloading;
 	int last_err;
 	uint32_t reloads_ok, reloads_failed;
-	char last_msg[256];
+	char last_msg[512];
 	struct cfg_copy *pending;
 	/* per-thread sets for the current generation, made by the reload (mk_detect_prep) */
 	struct mk_detect_prep *prep;
@@ -131,6 +131,12 @@ struct mk_detect_master {
 	struct mk_detect_engine *retired[MASTER_RETIRED_MAX];
 	unsigned int nretired;
 };
+
+static void refusal_log(const char *text, void *arg)
+{
+	(void)arg;
+	mk_warn("rule reload: %s", text);
+}
 
 int mk_detect_master_new(const struct mk_detect_cfg *cfg, struct mk_detect_master **out)
 {
@@ -277,6 +283,7 @@ static void *reload_main(void *arg)
 		m->reloads_ok++;
 		mk_detect_engine_summary(e, m->last_msg, sizeof(m->last_msg));
 		mk_info("rule reload: %s", m->last_msg);
+		mk_detect_engine_refusals(e, MK_DETECT_REFUSAL_LINES, refusal_log, NULL);
 	} else {
 		m->reloads_failed++;
 		snprintf(m->last_msg, sizeof(m->last_msg), "reload failed, old rules kept: %.200s",

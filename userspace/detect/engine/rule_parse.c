@@ -680,11 +680,22 @@ static int app_rule(struct mk_rule_build *rb)
 			"packet keywords (dsize, flags, ttl, ...) in a transaction rule (%s): not "
 			"supported",
 			name);
-	/* a response buffer makes the rule a to-client one, as Suricata's */
+	/*
+	 * A response buffer makes the rule a to-client one, as Suricata's; with
+	 * flow:to_server too the rule could never match: refused, as Suricata does.
+	 */
 	for (id = 0; id < MK_BUF_COUNT; id++)
 		if ((app & MK_BUF_BIT(id)) && !(mk_buf_sides[id] & MK_BUF_SIDE_FLIP) &&
-		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY)))
+		    (mk_buf_sides[id] & (MK_BUF_SIDE_RESP | MK_BUF_SIDE_RESP_BODY))) {
+			if (r->flow & MK_FLOW_F_TO_SERVER) {
+				rb->kw = mk_buf_names[id];
+				return mk_rule_fail(
+					rb, MK_DETECT_FAIL_VALUE,
+					"a response buffer in a flow:to_server rule: it "
+					"could never match");
+			}
 			to_client = 1;
+		}
 	for (id = 0; id < MK_BUF_COUNT; id++) {
 		if (!(app & MK_BUF_BIT(id)))
 			continue;
@@ -817,12 +828,33 @@ static int finalize(struct mk_rule_build *rb)
 	return 0;
 }
 
+/* The value of the options' sid keyword, or 0 (@opts from the '(' on; may be NULL). */
+static uint32_t prescan_sid(const char *opts)
+{
+	const char *end;
+
+	for (end = opts; end && (end = strstr(end, "sid")); end += 3) {
+		uint32_t v;
+		const char *q = end + 3;
+
+		if (isalnum((unsigned char)end[-1]) || end[-1] == '_' || end[-1] == '.')
+			continue;
+		while (*q == ' ')
+			q++;
+		if (*q != ':')
+			continue;
+		q++;
+		return sscanf(q, "%u", &v) == 1 ? v : 0;
+	}
+	return 0;
+}
+
 int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, uint32_t line,
 		  struct mk_rule **out, char *err, size_t errlen, int *reason, uint32_t *sid)
 {
 	struct mk_rule_build rb;
 	const char *p;
-	char *opts = NULL, *end;
+	char *opts = NULL;
 	size_t n;
 	int ret = -1;
 
@@ -842,6 +874,8 @@ int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, 
 		mk_rule_fail(&rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
 		goto out;
 	}
+	/* the sid first, so that every later error (the header's too) can name it */
+	*sid = prescan_sid(strchr(text, '('));
 	p = text;
 	if (parse_header(&rb, &p))
 		goto out;
@@ -865,23 +899,6 @@ int mk_rule_parse(struct mk_parse_env *env, const char *text, const char *file, 
 		goto out;
 	}
 	opts[n - 1] = '\0';
-	/* the sid first, so that every later error can name it */
-	for (end = opts; (end = strstr(end, "sid")); end += 3) {
-		uint32_t v;
-		char *q = end + 3;
-
-		if (end > opts &&
-		    (isalnum((unsigned char)end[-1]) || end[-1] == '_' || end[-1] == '.'))
-			continue;
-		while (*q == ' ')
-			q++;
-		if (*q != ':')
-			continue;
-		q++;
-		if (sscanf(q, "%u", &v) == 1)
-			*sid = v;
-		break;
-	}
 	if (parse_options(&rb, opts))
 		goto out;
 	if (finalize(&rb))

@@ -112,6 +112,15 @@ int mk_tx_prefilter_build(struct mk_detect_engine *e)
 	for (k = 0; k < e->ntxpf; k++) {
 		struct mk_group *g = e->txpf[k].g;
 
+		/* the slot's rules as bits, for the scan's "is it wanted" test */
+		e->txpf[k].rules = calloc(e->app_rules.n / 64 + 1, sizeof(uint64_t));
+		if (!e->txpf[k].rules)
+			return -ENOMEM;
+		for (i = 0; i < g->all.n; i++) {
+			uint32_t a = e->rules[g->all.rules[i]]->app_idx;
+
+			e->txpf[k].rules[a / 64] |= 1ull << (a % 64);
+		}
 		err = mk_prefilter_build(g, e->rules, 0, &e->stats);
 		if (err)
 			return err;

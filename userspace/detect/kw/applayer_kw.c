@@ -10,9 +10,12 @@
  * protocol here, so they all read it. A negation matches once the
  * protocol is decided and differs.
  *
- * app-layer-event:http.NAME — an anomaly libhtp reported on the
- * transaction (applayer/http/http.h: MK_HTTP_EVENTS); makes the rule an
- * HTTP transaction rule that waits for the part the event belongs to.
+ * app-layer-event:PROTO.NAME — an anomaly the protocol's parser reported
+ * on the transaction: http (libhtp's, applayer/http/http.h MK_HTTP_EVENTS;
+ * the rule waits for the part the event belongs to), dns (of the message
+ * read, applayer/dns/dns.h MK_DNS_EVENTS) or tls (of the session,
+ * applayer/tls/tls.h MK_TLS_EVENTS; the rule waits for the client's
+ * handshake to be over). It makes the rule a transaction rule of PROTO.
  *
  * ftpbounce — the FTP session's latest PORT or EPRT named another address
  * than its client's (applayer/ftp/ftp.h); makes the rule an ftp one. In a
@@ -22,8 +25,10 @@
 #include <string.h>
 #include "applayer.h"
 #include "detect_int.h"
+#include "dns.h"
 #include "ftp.h"
 #include "http.h"
+#include "tls.h"
 
 /* ---- the rule's protocol, sticky buffers ----------------------------------------------- */
 
@@ -111,6 +116,13 @@ static int setup_app_layer_protocol(struct mk_rule_build *rb, const char *value)
 		return -1;
 	}
 	free(v);
+	/* against the rule's protocol (its header, or a buffer before): never true */
+	if (rb->r->app_proto &&
+	    (neg ? protos[i].proto == rb->r->app_proto : protos[i].proto != rb->r->app_proto))
+		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
+				    "%s%s in a rule of protocol %s: it could never match",
+				    neg ? "!" : "", protos[i].name,
+				    mk_app_proto_name(rb->r->app_proto));
 	ap = malloc(sizeof(*ap));
 	if (!ap)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
@@ -142,40 +154,66 @@ const struct mk_kw mk_kw_app_layer_protocol = {
 
 /* ---- app-layer-event -------------------------------------------------------------------- */
 
+struct app_event {
+	uint8_t proto; /* enum mk_app_proto */
+	uint8_t id;    /* the protocol's event */
+};
+
 static int setup_app_layer_event(struct mk_rule_build *rb, const char *value)
 {
 	const char *name = value;
-	uint8_t side, *ev;
+	struct app_event *ev;
+	uint8_t side = 0, proto;
 	int id;
 
 	while (*name == ' ')
 		name++;
-	if (strncmp(name, "http.", 5))
+	if (!strncmp(name, "http.", 5)) {
+		proto = MK_APP_HTTP;
+		id = mk_http_event_lookup(name + 5, &side);
+	} else if (!strncmp(name, "dns.", 4)) {
+		proto = MK_APP_DNS;
+		id = mk_dns_event_lookup(name + 4);
+	} else if (!strncmp(name, "tls.", 4)) {
+		proto = MK_APP_TLS;
+		id = mk_tls_event_lookup(name + 4);
+		/* the session's events so far: read once the client's handshake is over */
+		side = MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY;
+	} else {
 		return mk_rule_fail(rb, MK_DETECT_FAIL_KEYWORD,
-				    "'%.40s': only HTTP events (http.NAME) are raised", name);
-	id = mk_http_event_lookup(name + 5, &side);
+				    "'%.40s': only HTTP, DNS and TLS events (http.NAME, dns.NAME, "
+				    "tls.NAME) are raised",
+				    name);
+	}
 	if (id < 0)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "'%.60s' is not an HTTP event meerkat raises (docs/rules.md)",
+				    "'%.60s' is not an event meerkat raises (docs/applayer.md)",
 				    name);
-	if (rb->r->app_proto && rb->r->app_proto != MK_APP_HTTP)
-		return mk_rule_fail(rb, MK_DETECT_FAIL_VALUE,
-				    "an HTTP event in a rule of another application protocol");
-	ev = malloc(1);
+	if (mk_kw_app_rule(rb, proto))
+		return -1;
+	ev = malloc(sizeof(*ev));
 	if (!ev)
 		return mk_rule_fail(rb, MK_DETECT_FAIL_SYNTAX, "out of memory");
-	*ev = (uint8_t)id;
-	rb->r->app_proto = MK_APP_HTTP;
+	ev->proto = proto;
+	ev->id = (uint8_t)id;
 	rb->r->app_need |= side;
 	return mk_rule_add_sm(rb, MK_LIST_MATCH, &mk_kw_app_layer_event, ev);
 }
 
 static int match_app_layer_event(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 {
-	const uint8_t *ev = sm->ctx;
+	const struct app_event *ev = sm->ctx;
 
-	return mc->app_tx && mc->app_proto == MK_APP_HTTP &&
-	       (mk_http_tx_events(mc->app_tx) >> *ev & 1);
+	if (!mc->app_tx || mc->app_proto != ev->proto)
+		return 0;
+	switch (ev->proto) {
+	case MK_APP_HTTP:
+		return mk_http_tx_events(mc->app_tx) >> ev->id & 1;
+	case MK_APP_DNS:
+		return ((const struct mk_dns_tx *)mc->app_tx)->events >> ev->id & 1;
+	default:
+		return ((const struct mk_tls_info *)mc->app_tx)->events >> ev->id & 1;
+	}
 }
 
 const struct mk_kw mk_kw_app_layer_event = {
@@ -185,7 +223,7 @@ const struct mk_kw mk_kw_app_layer_event = {
 	.setup = setup_app_layer_event,
 	.match = match_app_layer_event,
 	.free = free,
-	.doc = "an anomaly the HTTP parser reported on the transaction: http.NAME",
+	.doc = "an anomaly a parser reported on the transaction: http.NAME, dns.NAME, tls.NAME",
 };
 
 /* ---- ftpbounce -------------------------------------------------------------------------- */

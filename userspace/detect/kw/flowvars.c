@@ -168,6 +168,32 @@ static int match_flowbits(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return fb->any ? set < fb->n : set == 0;
 }
 
+/*
+ * The flowbits @r sets or toggles (@fn's checks 0) and those it needs set
+ * (isset of one name or of all of them: checks 1), for the load check of
+ * flowbits that no rule sets (engine/refusals.c).
+ */
+void mk_flowbits_of_rule(const struct mk_rule *r, void (*fn)(uint32_t id, int checks, void *arg),
+			 void *arg)
+{
+	const struct mk_sm *lists[2] = { r->match, r->post };
+	uint32_t lens[2] = { r->nmatch, r->npost }, l, i, k;
+
+	for (l = 0; l < 2; l++)
+		for (i = 0; i < lens[l]; i++) {
+			const struct flowbits *fb = lists[l][i].ctx;
+
+			if (lists[l][i].kw != &mk_kw_flowbits)
+				continue;
+			if (fb->op == FB_SET || fb->op == FB_TOGGLE)
+				for (k = 0; k < fb->n; k++)
+					fn(fb->ids[k], 0, arg);
+			else if (fb->op == FB_ISSET && (!fb->any || fb->n == 1))
+				for (k = 0; k < fb->n; k++)
+					fn(fb->ids[k], 1, arg);
+		}
+}
+
 /* ---- flowint ------------------------------------------------------------------- */
 
 enum { FI_ASSIGN, FI_ADD, FI_SUB, FI_EQ, FI_NE, FI_LT, FI_GT, FI_LE, FI_GE, FI_ISSET, FI_NOTSET };

@@ -26,8 +26,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	/* sticky buffers and legacy content modifiers of the app-layer */
 	{ "http_raw_cookie",
 	  "no raw cookie buffer (as Suricata): use http.cookie or http.header.raw" },
-	{ "ssl_state", APP },
-	{ "ssl_version", APP },
 	{ "dce_iface", APP },
 	{ "dce_opnum", APP },
 	{ "dce_stub_data", APP },

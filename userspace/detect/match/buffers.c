@@ -152,19 +152,15 @@ static void tx_hit(void *arg, uint32_t pattern)
 	}
 }
 
-/* Some rule of @s waits for this transaction and has every part it needs now. */
-static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *s, uint8_t progress,
-		       const uint64_t *done)
+/* Some rule of @s waits for this transaction and has every part it needs now (@want). */
+static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *s,
+		       const uint64_t *want)
 {
-	uint32_t i;
+	uint32_t w;
 
-	for (i = 0; i < s->g->all.n; i++) {
-		const struct mk_rule *r = e->rules[s->g->all.rules[i]];
-
-		if (!(done[r->app_idx / 64] & 1ull << (r->app_idx % 64)) &&
-		    (progress & r->app_need) == r->app_need)
+	for (w = 0; w < e->app_words; w++)
+		if (s->rules[w] & want[w])
 			return 1;
-	}
 	return 0;
 }
 
@@ -177,11 +173,10 @@ static int slot_incremental(const struct mk_tx_pf *s, const struct mk_detect_tx_
 }
 
 int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress,
-			 struct mk_detect_tx_state *st, uint64_t *bits)
+			 struct mk_detect_tx_state *st, const uint64_t *want, uint64_t *bits)
 {
 	struct mk_detect_thread *t = mc0->t;
 	const struct mk_detect_engine *e = t->eng;
-	const uint64_t *done = st->done;
 	struct mk_match_ctx mc = *mc0;
 	struct tx_hit_ctx h = { .e = e, .bits = bits };
 	struct mk_buf b;
@@ -191,7 +186,7 @@ int mk_tx_prefilter_scan(const struct mk_match_ctx *mc0, uint8_t progress,
 		const struct mk_tx_pf *s = &e->txpf[k];
 
 		if (!s->g->pf || mk_buf_protos[s->id] != mc.app_proto ||
-		    (progress & s->side) != s->side || !slot_wanted(e, s, progress, done))
+		    (progress & s->side) != s->side || !slot_wanted(e, s, want))
 			continue;
 		mc.to_client = s->to_client;
 		h.pf = s->g->pf;

@@ -137,6 +137,7 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 	mk_pcre_thread_free(t);
 	mk_xform_cache_free(t);
 	free(t->txcand);
+	free(t->txwant);
 	free(t->cand_bits);
 	free(t->cand);
 	free(t->arena);
@@ -1178,6 +1179,10 @@ static void tx_rule(struct mk_detect_thread *t, struct mk_flow *f, const struct 
 	if (r->app_proto != tx->app_proto || (st->done[i / 64] & 1ull << (i % 64)) ||
 	    (tx->progress & r->app_need) != r->app_need)
 		return;
+	/* `alert udp` and `alert tcp` DNS rules: the transaction's transport too */
+	if ((r->proto == MK_RP_UDP && f->key.proto != MK_IPPROTO_UDP) ||
+	    (r->proto == MK_RP_TCP && f->key.proto != MK_IPPROTO_TCP))
+		return;
 	/* on a partial body: done only if it matches (below) */
 	if (!(tx->partial & r->app_need))
 		st->done[i / 64] |= 1ull << (i % 64);
@@ -1239,23 +1244,6 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		st->nscanned = e->ntxpf;
 		st->gen = t->gen;
 	}
-	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
-	if (e->ntxpf && t->txcand_words < words) {
-		uint64_t *c = realloc(t->txcand, words * sizeof(*c));
-
-		if (c) {
-			t->txcand = c;
-			t->txcand_words = words;
-		}
-	}
-	if (e->ntxpf && t->txcand_words >= words) {
-		memset(t->txcand, 0, words * sizeof(*t->txcand));
-		pf = mk_tx_prefilter_scan(&mc, tx->progress, st, t->txcand);
-	}
-	ends.cli = f->client_hi ? k->addr_hi : k->addr_lo;
-	ends.srv = f->client_hi ? k->addr_lo : k->addr_hi;
-	ends.cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
-	ends.sport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
 	/* which sets of needed parts the transaction has, and which of them are whole */
 	for (c = 0; c < e->napp_need; c++) {
 		uint8_t need = e->app_need_val[c];
@@ -1267,6 +1255,35 @@ void mk_detect_tx(struct mk_detect_thread *t, struct mk_flow *f, const struct mk
 		if ((tx->progress & need) == need && !(tx->partial & need))
 			whole_cls |= 1u << c;
 	}
+	/* the prefilter: which anchored rules' anchors the transaction's buffers hold */
+	if (e->ntxpf && t->txcand_words < words) {
+		uint64_t *c = realloc(t->txcand, words * sizeof(*c));
+		uint64_t *wn = c ? realloc(t->txwant, words * sizeof(*wn)) : NULL;
+
+		if (c)
+			t->txcand = c;
+		if (wn) {
+			t->txwant = wn;
+			t->txcand_words = words;
+		}
+	}
+	if (e->ntxpf && t->txcand_words >= words) {
+		/* the rules that could be inspected now: only their buffers are scanned */
+		for (w = 0; w < words; w++) {
+			uint64_t sat = 0;
+
+			for (c = 0; c < e->napp_need && w < e->app_words; c++)
+				if (sat_cls & 1u << c)
+					sat |= e->app_need[c][w];
+			t->txwant[w] = sat & ~st->done[w];
+		}
+		memset(t->txcand, 0, words * sizeof(*t->txcand));
+		pf = mk_tx_prefilter_scan(&mc, tx->progress, st, t->txwant, t->txcand);
+	}
+	ends.cli = f->client_hi ? k->addr_hi : k->addr_lo;
+	ends.srv = f->client_hi ? k->addr_lo : k->addr_hi;
+	ends.cport = ntohs(f->client_hi ? k->port_hi : k->port_lo);
+	ends.sport = ntohs(f->client_hi ? k->port_lo : k->port_hi);
 	for (w = 0; w < words && w < e->app_words && !t->stop; w++) {
 		uint64_t sat = 0, whole = 0, todo, skip;
 
