@@ -7,6 +7,8 @@
  * switch, and the EVE record.
  */
 #include <criterion/criterion.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
 #include <stdlib.h>
 #include <string.h>
 #include "applayer.h"
@@ -524,4 +526,73 @@ Test(tls, server_name_faults)
 	cr_assert_eq(mk_tls_client_hello(b.b, b.n, &h), 0);
 	cr_assert_eq(h.sni_faults, MK_TLS_SNI_LENGTH);
 	cr_assert_eq(mk_tls_event_lookup("multiple_sni_extensions"), MK_TLS_EV_MULTIPLE_SNI);
+}
+
+/* A self-signed certificate made here (DER in *der, its length returned). */
+static int make_cert(const char *cn, long serial, unsigned char **der)
+{
+	EVP_PKEY *k = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	int n;
+
+	cr_assert(k && x);
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), serial);
+	X509_gmtime_adj(X509_getm_notBefore(x), 0);
+	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+				   (const unsigned char *)cn, -1, -1, 0);
+	X509_set_issuer_name(x, X509_get_subject_name(x));
+	X509_set_pubkey(x, k);
+	cr_assert(X509_sign(x, k, EVP_sha256()) > 0);
+	*der = NULL;
+	n = i2d_X509(x, der);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	return n;
+}
+
+static void info_free(struct mk_tls_info *i)
+{
+	free(i->subject);
+	free(i->issuer);
+	free(i->serial);
+}
+
+/* The worker's certificate cache answers with what OpenSSL read, by SHA-1, per slot. */
+Test(tls, certificate_cache_gives_what_openssl_read)
+{
+	struct mk_tls_thread *th = calloc(1, sizeof(*th));
+	struct mk_tls_info a = { 0 }, b = { 0 }, c = { 0 };
+	unsigned char *d1, *d2;
+	int n1 = make_cert("one.example", 0x1234, &d1), n2 = make_cert("two.example", 7, &d2);
+	int cached;
+
+	cr_assert_not_null(th);
+	cr_assert_eq(mk_tls_cert_cached(th, d1, (uint32_t)n1, &a, &cached), 0);
+	cr_assert_eq(cached, 0, "the first time: read by OpenSSL");
+	cr_assert_eq(mk_tls_cert_cached(th, d1, (uint32_t)n1, &b, &cached), 0);
+	cr_assert_eq(cached, 1, "the same DER again: from the cache");
+	cr_assert_str_eq(a.subject, "CN=one.example");
+	cr_assert_str_eq(b.subject, a.subject);
+	cr_assert_str_eq(b.issuer, a.issuer);
+	cr_assert_str_eq(b.serial, "12:34");
+	cr_assert_str_eq(b.fingerprint, a.fingerprint);
+	cr_assert_str_eq(b.notafter, a.notafter);
+	cr_assert_eq(b.notafter_t, a.notafter_t);
+	cr_assert_eq(b.has_validity, 1);
+	cr_assert_eq(mk_tls_cert_cached(th, d2, (uint32_t)n2, &c, &cached), 0);
+	cr_assert_eq(cached, 0, "another certificate is read");
+	cr_assert_str_eq(c.subject, "CN=two.example");
+	cr_assert_str_neq(c.fingerprint, a.fingerprint);
+	/* a DER that is not a certificate: refused, never cached */
+	d1[n1 / 2] ^= 0xff;
+	cr_assert_eq(mk_tls_cert_cached(th, d1, 10, &c, &cached), -1);
+	cr_assert_eq(mk_tls_cert_cached(th, d1, 10, &c, &cached), -1);
+	info_free(&a);
+	info_free(&b);
+	info_free(&c);
+	OPENSSL_free(d1);
+	OPENSSL_free(d2);
+	mk_tls_thread_free(th);
 }

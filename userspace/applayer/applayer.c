@@ -266,7 +266,7 @@ void mk_app_thread_free(struct mk_app_thread *a)
 		return;
 	mk_http_thread_free(a);
 	mk_dns_thread_free(a);
-	free(a->tls);
+	mk_tls_thread_free(a->tls);
 	free(a->ftp_expect);
 	free(a);
 }

@@ -124,6 +124,8 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(TLS_HS_LIMIT, "tls_handshake_limit",                                                    \
 	  "TLS directions no longer parsed: a handshake message over 256 KiB")                    \
 	X(TLS_BAD_CERT, "tls_bad_cert", "server certificates OpenSSL could not read")             \
+	X(TLS_CERT_CACHED, "tls_certs_cached",                                                    \
+	  "server certificates read from the worker's cache of the last ones (same SHA-1)")       \
 	X(TLS_EVENTS, "tls_events", "TLS app-layer events raised (app-layer-event:tls.NAME)")     \
 	X(REQ_BODY_PARTIAL, "request_body_partial_inspections",                                   \
 	  "request bodies inspected before they were complete (inspect window)")                  \

@@ -201,6 +201,7 @@ static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const u
 {
 	struct mk_tls_info *info = &t->info;
 	uint32_t total, off = 3, n;
+	int cached = 0;
 
 	if (len < 3)
 		return;
@@ -222,11 +223,14 @@ static void certificates(struct mk_app_thread *a, struct mk_tls_flow *t, const u
 			event(a, t, MK_TLS_EV_INVALID_CERTIFICATE);
 			break;
 		}
-		if (!t->info.chain && mk_tls_cert(p + off, n, &t->info)) {
+		if (!t->info.chain && mk_tls_cert_cached(a->tls, p + off, n, &t->info, &cached)) {
 			a->cnt[MK_APP_CNT_TLS_BAD_CERT]++;
 			event(a, t, MK_TLS_EV_CERTIFICATE_INVALID_DER);
 			event(a, t, MK_TLS_EV_INVALID_CERTIFICATE);
 		}
+		if (cached)
+			a->cnt[MK_APP_CNT_TLS_CERT_CACHED]++;
+		cached = 0;
 		t->info.chain++;
 		if (info->certs && info->ncerts < MK_TLS_CERTS_MAX) {
 			uint32_t at = info->ncerts ? info->cert_off[info->ncerts] : 0;

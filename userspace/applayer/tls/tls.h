@@ -86,9 +86,28 @@ int mk_tls_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_
 		     uint32_t *len);
 
 /* A worker's scratch: the hello being decoded (3 KB, not on the stack). */
+/*
+ * A server certificate already read, by the SHA-1 of its DER: servers send
+ * the same certificate session after session, and OpenSSL's reading of one
+ * costs a few hundred microseconds.
+ */
+struct mk_tls_cert_entry {
+	uint8_t sha1[20];
+	uint8_t used, has_validity;
+	char *subject, *issuer, *serial;
+	char notbefore[24], notafter[24];
+	int64_t notbefore_t, notafter_t;
+};
+
+#define MK_TLS_CERT_CACHE 64 /* entries per worker, direct-mapped */
+
 struct mk_tls_thread {
 	struct mk_tls_hello hello;
+	struct mk_tls_cert_entry certs[MK_TLS_CERT_CACHE];
 };
+
+/* Frees the worker's TLS scratch and its certificate cache (NULL: nothing). */
+void mk_tls_thread_free(struct mk_tls_thread *th);
 
 /*
  * Whether @p (@len bytes, the start of a TCP direction) is TLS: 1 yes, 0
@@ -107,5 +126,8 @@ void mk_tls_flow_free(struct mk_tls_flow *t);
 
 /* The certificate @der (@len bytes) into @info's certificate fields. 0, or -1 if unreadable. */
 int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info);
+/* The same through the worker's cache (@cached: set to 1 when it answered). */
+int mk_tls_cert_cached(struct mk_tls_thread *th, const uint8_t *der, uint32_t len,
+		       struct mk_tls_info *info, int *cached);
 
 #endif /* MK_TLS_H */

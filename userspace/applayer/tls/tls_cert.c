@@ -80,13 +80,21 @@ static int time_string(const ASN1_TIME *t, char out[24], int64_t *secs)
 	return 0;
 }
 
+/* "aa:bb:..." of a SHA-1 digest. */
+static void fingerprint(const uint8_t d[SHA1_DIGEST_SIZE], char out[60])
+{
+	int i;
+
+	for (i = 0; i < SHA1_DIGEST_SIZE; i++)
+		snprintf(out + (i ? 3 * i - 1 : 0), 4, i ? ":%02x" : "%02x", d[i]);
+}
+
 int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info)
 {
 	const unsigned char *p = der;
 	uint8_t d[SHA1_DIGEST_SIZE];
 	struct sha1_ctx c;
 	X509 *x;
-	int i;
 
 	x = d2i_X509(NULL, &p, len);
 	if (!x)
@@ -104,7 +112,77 @@ int mk_tls_cert(const uint8_t *der, uint32_t len, struct mk_tls_info *info)
 	sha1_init(&c);
 	sha1_update(&c, len, der);
 	sha1_digest(&c, sizeof(d), d);
-	for (i = 0; i < SHA1_DIGEST_SIZE; i++)
-		snprintf(info->fingerprint + (i ? 3 * i - 1 : 0), 4, i ? ":%02x" : "%02x", d[i]);
+	fingerprint(d, info->fingerprint);
+	return 0;
+}
+
+static void entry_clear(struct mk_tls_cert_entry *e)
+{
+	free(e->subject);
+	free(e->issuer);
+	free(e->serial);
+	memset(e, 0, sizeof(*e));
+}
+
+void mk_tls_thread_free(struct mk_tls_thread *th)
+{
+	unsigned int i;
+
+	if (!th)
+		return;
+	for (i = 0; i < MK_TLS_CERT_CACHE; i++)
+		entry_clear(&th->certs[i]);
+	free(th);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int mk_tls_cert_cached(struct mk_tls_thread *th, const uint8_t *der, uint32_t len,
+		       struct mk_tls_info *info, int *cached)
+{
+	struct mk_tls_cert_entry *e;
+	uint8_t d[SHA1_DIGEST_SIZE];
+	struct sha1_ctx c;
+	int err;
+
+	*cached = 0;
+	sha1_init(&c);
+	sha1_update(&c, len, der);
+	sha1_digest(&c, sizeof(d), d);
+	e = &th->certs[(d[0] | (unsigned int)d[1] << 8) % MK_TLS_CERT_CACHE];
+	if (e->used && !memcmp(e->sha1, d, sizeof(d))) {
+		free(info->subject);
+		free(info->issuer);
+		free(info->serial);
+		info->subject = dup_or_null(e->subject);
+		info->issuer = dup_or_null(e->issuer);
+		info->serial = dup_or_null(e->serial);
+		memcpy(info->notbefore, e->notbefore, sizeof(info->notbefore));
+		memcpy(info->notafter, e->notafter, sizeof(info->notafter));
+		info->notbefore_t = e->notbefore_t;
+		info->notafter_t = e->notafter_t;
+		info->has_validity = e->has_validity;
+		fingerprint(d, info->fingerprint);
+		*cached = 1;
+		return 0;
+	}
+	err = mk_tls_cert(der, len, info);
+	if (err)
+		return err;
+	/* a certificate OpenSSL read: kept (the oldest in its slot gives way) */
+	entry_clear(e);
+	memcpy(e->sha1, d, sizeof(d));
+	e->subject = dup_or_null(info->subject);
+	e->issuer = dup_or_null(info->issuer);
+	e->serial = dup_or_null(info->serial);
+	memcpy(e->notbefore, info->notbefore, sizeof(e->notbefore));
+	memcpy(e->notafter, info->notafter, sizeof(e->notafter));
+	e->notbefore_t = info->notbefore_t;
+	e->notafter_t = info->notafter_t;
+	e->has_validity = info->has_validity;
+	e->used = 1;
 	return 0;
 }
