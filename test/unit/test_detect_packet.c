@@ -101,6 +101,30 @@ Test(packet, dsize_boundaries)
 	harness_free(h);
 }
 
+/*
+ * A rule's dsize upper bound bounds its anchor in a packet (the group's scan
+ * stops there when every rule is bounded): a marker ending on the last byte
+ * dsize allows is found; one byte more and dsize fails anyway.
+ */
+Test(packet, dsize_bounds_the_packet_scan)
+{
+	struct harness *h = harness_rules(
+		"alert udp any any -> any any (dsize:<=20; content:\"ENDMARK\"; sid:1;)\n"
+		"alert udp any any -> any any (dsize:10<>30; content:\"TAILMARK\"; sid:2;)\n"
+		"alert udp any any -> any any (dsize:<9; content:\"SHORTMK\"; sid:3;)\n");
+
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "0123456789012ENDMARK", T0); /* 20 bytes */
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "01234567890123ENDMARK", T0 + 1);
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "012345678901234567890TAILMARK", T0 + 2);
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "0123456789012345678901TAILMARK", T0 + 3);
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "0SHORTMK", T0 + 4);
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "01SHORTMK", T0 + 5);
+	cr_assert_eq(h_count(h, 1), 1, "dsize:<=20: %u", h_count(h, 1));
+	cr_assert_eq(h_count(h, 2), 1, "dsize:10<>30: %u", h_count(h, 2));
+	cr_assert_eq(h_count(h, 3), 1, "dsize:<9: %u", h_count(h, 3));
+	harness_free(h);
+}
+
 Test(packet, ip_header_keywords)
 {
 	struct harness *h = harness_rules("alert udp any any -> any any (ttl:<10; sid:1;)\n"

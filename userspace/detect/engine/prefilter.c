@@ -16,8 +16,9 @@
  * `fast_pattern` named. Rules sharing an anchor share its pattern.
  *
  * Packet groups prefer an anchor with depth (or startswith): when every
- * rule's anchor lies within the first N bytes of the payload, a packet's
- * scan stops there (scan_bound).
+ * rule's anchor lies within the first N bytes of the payload (its depth,
+ * or the rule's dsize upper bound: a longer packet fails the rule anyway),
+ * a packet's scan stops there (scan_bound).
  *
  * Without Hyperscan (built without it, or a CPU without SSSE3) there is no
  * prefilter: every rule of a group is verified on every packet. Correct,
@@ -206,6 +207,49 @@ static uint32_t content_bound(const struct mk_content *c)
 	if (c->flags & MK_CF_DEPTH)
 		return (uint32_t)c->offset + (uint32_t)c->depth;
 	return 0;
+}
+
+/*
+ * The most payload bytes a packet may have for @r's dsize to hold (a
+ * packet rule), 0 when dsize gives no such bound: an anchor ending past it
+ * is in a packet the rule rejects anyway, so a scan may stop there.
+ */
+static uint32_t dsize_max(const struct mk_rule *r)
+{
+	const struct mk_uint *u;
+	uint64_t max;
+	uint32_t i;
+
+	for (i = 0; i < r->nmatch; i++) {
+		if (r->match[i].kw != &mk_kw_dsize)
+			continue;
+		u = r->match[i].ctx;
+		switch (u->mode) {
+		case MK_U_EQ:
+		case MK_U_LE:
+			max = u->a;
+			break;
+		case MK_U_LT:
+			max = u->a ? u->a - 1 : 0;
+			break;
+		case MK_U_RANGE: /* exclusive */
+			max = u->b ? u->b - 1 : 0;
+			break;
+		default:
+			return 0;
+		}
+		/* dsize:0 (or <1): no anchor can match; one byte's scan says so */
+		return max ? (uint32_t)(max > 65535 ? 65535 : max) : 1;
+	}
+	return 0;
+}
+
+/* The bound of @r's anchor @c in a packet: its depth, or the rule's dsize; 0: none. */
+static uint32_t anchor_bound(const struct mk_rule *r, const struct mk_content *c)
+{
+	uint32_t b = content_bound(c), d = dsize_max(r);
+
+	return d && (!b || d < b) ? d : b;
 }
 
 /* Calls @fn for each content of @r the prefilter may take: the fast pattern first, 8 at most. */
@@ -397,10 +441,10 @@ int mk_prefilter_build(struct mk_group *g, struct mk_rule *const *rules, int pkt
 			goto out;
 		t.pats[id].refs++;
 		ids[i] = (uint32_t)id + 1;
-		if (!content_bound(c))
+		if (!anchor_bound(r, c))
 			unbounded = 1;
-		else if (content_bound(c) > bound)
-			bound = content_bound(c);
+		else if (anchor_bound(r, c) > bound)
+			bound = anchor_bound(r, c);
 	}
 	if (!t.npat) {
 		err = 0;
