@@ -111,6 +111,7 @@ struct mk_kw {
 	void (*free)(void *ctx);
 	const char *doc;	       /* one line for docs/rules.md */
 	const struct mk_kw_uint *uint; /* a packet field compared with a number (MK_KW_UINT) */
+	uint8_t sticky; /* a sticky buffer keyword: its enum mk_buf_id + 1 (MK_KW_STICKY) */
 };
 
 /*
@@ -642,6 +643,17 @@ int mk_kw_http_rule(struct mk_rule_build *rb);
 int mk_kw_app_rule(struct mk_rule_build *rb, uint8_t proto);
 /* A sticky buffer keyword: buffer @id is the rule's current one (its protocol's rule). */
 int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id);
+/* The setup of every MK_KW_STICKY keyword: mk_kw_sticky() on its buffer. */
+int mk_kw_sticky_setup(struct mk_rule_build *rb, const char *value);
+
+/* A sticky buffer keyword @kwname selecting buffer @buf (enum mk_buf_id). */
+#define MK_KW_STICKY(id, kwname, buf, doc_)                            \
+	const struct mk_kw mk_kw_##id = { .name = kwname,              \
+					  .type = MK_KWT_META,         \
+					  .flags = MK_KWF_NOVALUE,     \
+					  .setup = mk_kw_sticky_setup, \
+					  .sticky = (buf) + 1,         \
+					  .doc = "sticky buffer: " doc_ }
 /* byte_extract variable by name: slot index or -1. */
 int mk_rule_bytevar(const struct mk_rule_build *rb, const char *name);
 

@@ -56,6 +56,12 @@ int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id)
 	return 0;
 }
 
+int mk_kw_sticky_setup(struct mk_rule_build *rb, const char *value)
+{
+	(void)value;
+	return rb->cur_kw->sticky ? mk_kw_sticky(rb, rb->cur_kw->sticky - 1u) : -1;
+}
+
 /* ---- app-layer-protocol ----------------------------------------------------------------- */
 
 struct alproto {

@@ -91,15 +91,6 @@ int mk_kw_http_rule(struct mk_rule_build *rb)
 	return mk_kw_app_rule(rb, MK_APP_HTTP);
 }
 
-/* A sticky buffer: the payload keywords that follow read it. */
-static int setup_sticky(struct mk_rule_build *rb, const char *value)
-{
-	int id = kw_buf(rb);
-
-	(void)value;
-	return id < 0 ? -1 : mk_kw_sticky(rb, (unsigned int)id);
-}
-
 /* A legacy modifier: the content just before it moves into the buffer. */
 static int setup_modifier(struct mk_rule_build *rb, const char *value)
 {
@@ -215,12 +206,6 @@ static int match_urilen(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return n >= 0 && mk_uint_match(&ul->u, (uint64_t)n);
 }
 
-#define STICKY(id, kwname, doc_)                                   \
-	const struct mk_kw mk_kw_##id = { .name = kwname,          \
-					  .type = MK_KWT_META,     \
-					  .flags = MK_KWF_NOVALUE, \
-					  .setup = setup_sticky,   \
-					  .doc = "sticky buffer: " doc_ }
 #define MODIFIER(id, doc_)                                         \
 	const struct mk_kw mk_kw_##id = { .name = #id,             \
 					  .type = MK_KWT_MODIFIER, \
@@ -228,54 +213,74 @@ static int match_urilen(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 					  .setup = setup_modifier, \
 					  .doc = "content modifier: " doc_ }
 
-STICKY(sb_http_uri, "http.uri", "the normalized request URI (path decoded, ?query)");
-STICKY(sb_http_uri_raw, "http.uri.raw", "the request URI as sent");
-STICKY(sb_http_method, "http.method", "the request method");
-STICKY(sb_http_protocol, "http.protocol", "the request's protocol (HTTP/1.1)");
-STICKY(sb_http_protocol_, "http_protocol", "http.protocol");
-STICKY(sb_http_request_line, "http.request_line", "the request line");
-STICKY(sb_http_request_line_, "http_request_line", "http.request_line");
-STICKY(sb_http_start, "http.start",
-       "the request line and headers as 'Name: value\\r\\n' lines and the blank line (the "
-       "response's in to_client rules)");
-STICKY(sb_http_start_, "http_start", "http.start");
-STICKY(sb_http_host, "http.host", "the host name, lowercased, without port");
-STICKY(sb_http_host_raw, "http.host.raw", "the Host header (or URI host) as sent");
-STICKY(sb_http_user_agent, "http.user_agent", "the User-Agent header's value");
-STICKY(sb_http_header, "http.header",
-       "the headers, 'Name: value\\r\\n' each, without cookies (the response's in "
-       "to_client rules)");
-STICKY(sb_http_header_raw, "http.header.raw", "the headers with cookies, and the blank line");
-STICKY(sb_http_header_names, "http.header_names", "'\\r\\nName\\r\\n...\\r\\n\\r\\n'");
-STICKY(sb_http_header_names_, "http_header_names", "http.header_names");
-STICKY(sb_http_cookie, "http.cookie", "the Cookie header (Set-Cookie in to_client rules)");
-STICKY(sb_http_referer, "http.referer", "the Referer header");
-STICKY(sb_http_referer_, "http_referer", "http.referer");
-STICKY(sb_http_accept, "http.accept", "the Accept header");
-STICKY(sb_http_accept_, "http_accept", "http.accept");
-STICKY(sb_http_accept_enc, "http.accept_enc", "the Accept-Encoding header");
-STICKY(sb_http_accept_enc_, "http_accept_enc", "http.accept_enc");
-STICKY(sb_http_accept_lang, "http.accept_lang", "the Accept-Language header");
-STICKY(sb_http_accept_lang_, "http_accept_lang", "http.accept_lang");
-STICKY(sb_http_connection, "http.connection",
-       "the Connection header (the response's in to_client rules)");
-STICKY(sb_http_connection_, "http_connection", "http.connection");
-STICKY(sb_http_content_type, "http.content_type", "the Content-Type header of the side");
-STICKY(sb_http_content_type_, "http_content_type", "http.content_type");
-STICKY(sb_http_content_len, "http.content_len", "the Content-Length header of the side");
-STICKY(sb_http_content_len_, "http_content_len", "http.content_len");
-STICKY(sb_http_request_body, "http.request_body", "the request body, dechunked");
-STICKY(sb_http_stat_code, "http.stat_code", "the response status code");
-STICKY(sb_http_stat_msg, "http.stat_msg", "the response reason phrase");
-STICKY(sb_http_response_line, "http.response_line", "the response line");
-STICKY(sb_http_response_line_, "http_response_line", "http.response_line");
-STICKY(sb_http_server, "http.server", "the Server header");
-STICKY(sb_http_location, "http.location", "the Location header");
-STICKY(sb_http_response_body, "http.response_body",
-       "the response body, dechunked and decompressed");
-STICKY(sb_file_data, "file.data",
-       "the response body, dechunked and decompressed (the request body in to_server rules)");
-STICKY(sb_file_data_, "file_data", "file.data");
+MK_KW_STICKY(sb_http_uri, "http.uri", MK_BUF_HTTP_URI,
+	     "the normalized request URI (path decoded, ?query)");
+MK_KW_STICKY(sb_http_uri_raw, "http.uri.raw", MK_BUF_HTTP_URI_RAW, "the request URI as sent");
+MK_KW_STICKY(sb_http_method, "http.method", MK_BUF_HTTP_METHOD, "the request method");
+MK_KW_STICKY(sb_http_protocol, "http.protocol", MK_BUF_HTTP_PROTOCOL,
+	     "the request's protocol (HTTP/1.1)");
+MK_KW_STICKY(sb_http_protocol_, "http_protocol", MK_BUF_HTTP_PROTOCOL, "http.protocol");
+MK_KW_STICKY(sb_http_request_line, "http.request_line", MK_BUF_HTTP_REQUEST_LINE,
+	     "the request line");
+MK_KW_STICKY(sb_http_request_line_, "http_request_line", MK_BUF_HTTP_REQUEST_LINE,
+	     "http.request_line");
+MK_KW_STICKY(sb_http_start, "http.start", MK_BUF_HTTP_START,
+	     "the request line and headers as 'Name: value\\r\\n' lines and the blank line (the "
+	     "response's in to_client rules)");
+MK_KW_STICKY(sb_http_start_, "http_start", MK_BUF_HTTP_START, "http.start");
+MK_KW_STICKY(sb_http_host, "http.host", MK_BUF_HTTP_HOST,
+	     "the host name, lowercased, without port");
+MK_KW_STICKY(sb_http_host_raw, "http.host.raw", MK_BUF_HTTP_HOST_RAW,
+	     "the Host header (or URI host) as sent");
+MK_KW_STICKY(sb_http_user_agent, "http.user_agent", MK_BUF_HTTP_USER_AGENT,
+	     "the User-Agent header's value");
+MK_KW_STICKY(sb_http_header, "http.header", MK_BUF_HTTP_HEADER,
+	     "the headers, 'Name: value\\r\\n' each, without cookies (the response's in "
+	     "to_client rules)");
+MK_KW_STICKY(sb_http_header_raw, "http.header.raw", MK_BUF_HTTP_HEADER_RAW,
+	     "the headers with cookies, and the blank line");
+MK_KW_STICKY(sb_http_header_names, "http.header_names", MK_BUF_HTTP_HEADER_NAMES,
+	     "'\\r\\nName\\r\\n...\\r\\n\\r\\n'");
+MK_KW_STICKY(sb_http_header_names_, "http_header_names", MK_BUF_HTTP_HEADER_NAMES,
+	     "http.header_names");
+MK_KW_STICKY(sb_http_cookie, "http.cookie", MK_BUF_HTTP_COOKIE,
+	     "the Cookie header (Set-Cookie in to_client rules)");
+MK_KW_STICKY(sb_http_referer, "http.referer", MK_BUF_HTTP_REFERER, "the Referer header");
+MK_KW_STICKY(sb_http_referer_, "http_referer", MK_BUF_HTTP_REFERER, "http.referer");
+MK_KW_STICKY(sb_http_accept, "http.accept", MK_BUF_HTTP_ACCEPT, "the Accept header");
+MK_KW_STICKY(sb_http_accept_, "http_accept", MK_BUF_HTTP_ACCEPT, "http.accept");
+MK_KW_STICKY(sb_http_accept_enc, "http.accept_enc", MK_BUF_HTTP_ACCEPT_ENC,
+	     "the Accept-Encoding header");
+MK_KW_STICKY(sb_http_accept_enc_, "http_accept_enc", MK_BUF_HTTP_ACCEPT_ENC, "http.accept_enc");
+MK_KW_STICKY(sb_http_accept_lang, "http.accept_lang", MK_BUF_HTTP_ACCEPT_LANG,
+	     "the Accept-Language header");
+MK_KW_STICKY(sb_http_accept_lang_, "http_accept_lang", MK_BUF_HTTP_ACCEPT_LANG, "http.accept_lang");
+MK_KW_STICKY(sb_http_connection, "http.connection", MK_BUF_HTTP_CONNECTION,
+	     "the Connection header (the response's in to_client rules)");
+MK_KW_STICKY(sb_http_connection_, "http_connection", MK_BUF_HTTP_CONNECTION, "http.connection");
+MK_KW_STICKY(sb_http_content_type, "http.content_type", MK_BUF_HTTP_CONTENT_TYPE,
+	     "the Content-Type header of the side");
+MK_KW_STICKY(sb_http_content_type_, "http_content_type", MK_BUF_HTTP_CONTENT_TYPE,
+	     "http.content_type");
+MK_KW_STICKY(sb_http_content_len, "http.content_len", MK_BUF_HTTP_CONTENT_LEN,
+	     "the Content-Length header of the side");
+MK_KW_STICKY(sb_http_content_len_, "http_content_len", MK_BUF_HTTP_CONTENT_LEN, "http.content_len");
+MK_KW_STICKY(sb_http_request_body, "http.request_body", MK_BUF_HTTP_REQUEST_BODY,
+	     "the request body, dechunked");
+MK_KW_STICKY(sb_http_stat_code, "http.stat_code", MK_BUF_HTTP_STAT_CODE,
+	     "the response status code");
+MK_KW_STICKY(sb_http_stat_msg, "http.stat_msg", MK_BUF_HTTP_STAT_MSG, "the response reason phrase");
+MK_KW_STICKY(sb_http_response_line, "http.response_line", MK_BUF_HTTP_RESPONSE_LINE,
+	     "the response line");
+MK_KW_STICKY(sb_http_response_line_, "http_response_line", MK_BUF_HTTP_RESPONSE_LINE,
+	     "http.response_line");
+MK_KW_STICKY(sb_http_server, "http.server", MK_BUF_HTTP_SERVER, "the Server header");
+MK_KW_STICKY(sb_http_location, "http.location", MK_BUF_HTTP_LOCATION, "the Location header");
+MK_KW_STICKY(sb_http_response_body, "http.response_body", MK_BUF_HTTP_RESPONSE_BODY,
+	     "the response body, dechunked and decompressed");
+MK_KW_STICKY(sb_file_data, "file.data", MK_BUF_FILE_DATA,
+	     "the response body, dechunked and decompressed (the request body in to_server rules)");
+MK_KW_STICKY(sb_file_data_, "file_data", MK_BUF_FILE_DATA, "file.data");
 
 MODIFIER(http_uri, "the content is in http.uri");
 MODIFIER(http_raw_uri, "the content is in http.uri.raw");

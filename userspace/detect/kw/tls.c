@@ -22,69 +22,31 @@
 #include "kw/app_kw.h"
 #include "tls.h"
 
-static const struct {
-	const char *name;
-	uint8_t buf;
-} kw_bufs[] = {
-	{ "tls.sni", MK_BUF_TLS_SNI },
-	{ "tls_sni", MK_BUF_TLS_SNI },
-	{ "tls.certs", MK_BUF_TLS_CERTS },
-	{ "tls.cert_subject", MK_BUF_TLS_CERT_SUBJECT },
-	{ "tls_cert_subject", MK_BUF_TLS_CERT_SUBJECT },
-	{ "tls.cert_issuer", MK_BUF_TLS_CERT_ISSUER },
-	{ "tls_cert_issuer", MK_BUF_TLS_CERT_ISSUER },
-	{ "tls.cert_serial", MK_BUF_TLS_CERT_SERIAL },
-	{ "tls_cert_serial", MK_BUF_TLS_CERT_SERIAL },
-	{ "tls.cert_fingerprint", MK_BUF_TLS_CERT_FINGERPRINT },
-	{ "tls_cert_fingerprint", MK_BUF_TLS_CERT_FINGERPRINT },
-	{ "ja3.hash", MK_BUF_JA3_HASH },
-	{ "ja3_hash", MK_BUF_JA3_HASH },
-	{ "ja3.string", MK_BUF_JA3_STRING },
-	{ "ja3_string", MK_BUF_JA3_STRING },
-	{ "ja3s.hash", MK_BUF_JA3S_HASH },
-	{ "ja3s.string", MK_BUF_JA3S_STRING },
-	{ "ja4.hash", MK_BUF_JA4_HASH },
-};
-
-static int setup_sticky(struct mk_rule_build *rb, const char *value)
-{
-	size_t i;
-
-	(void)value;
-	for (i = 0; i < MK_ARRAY_SIZE(kw_bufs); i++)
-		if (!strcmp(kw_bufs[i].name, rb->cur_kw->name))
-			return mk_kw_sticky(rb, kw_bufs[i].buf);
-	return -1;
-}
-
-#define STICKY(id, kwname, doc_)                                   \
-	const struct mk_kw mk_kw_##id = { .name = kwname,          \
-					  .type = MK_KWT_META,     \
-					  .flags = MK_KWF_NOVALUE, \
-					  .setup = setup_sticky,   \
-					  .doc = "sticky buffer: " doc_ }
-
-STICKY(sb_tls_sni, "tls.sni", "the ClientHello's server name (SNI)");
-STICKY(sb_tls_sni_, "tls_sni", "tls.sni");
-STICKY(sb_tls_certs, "tls.certs", "each certificate the server sent, DER");
-STICKY(sb_tls_cert_subject, "tls.cert_subject",
-       "the server certificate's subject, \"C=US, O=Example, CN=x\"");
-STICKY(sb_tls_cert_subject_, "tls_cert_subject", "tls.cert_subject");
-STICKY(sb_tls_cert_issuer, "tls.cert_issuer", "the server certificate's issuer");
-STICKY(sb_tls_cert_issuer_, "tls_cert_issuer", "tls.cert_issuer");
-STICKY(sb_tls_cert_serial, "tls.cert_serial",
-       "the server certificate's serial, \"0A:1B:...\" (uppercase hex)");
-STICKY(sb_tls_cert_serial_, "tls_cert_serial", "tls.cert_serial");
-STICKY(sb_tls_cert_fingerprint, "tls.cert_fingerprint",
-       "SHA-1 of the server certificate, \"aa:bb:...\" (lowercase hex)");
-STICKY(sb_tls_cert_fingerprint_, "tls_cert_fingerprint", "tls.cert_fingerprint");
-STICKY(sb_ja3_hash, "ja3.hash", "MD5 of the ClientHello's JA3 string, 32 hex digits");
-STICKY(sb_ja3_hash_, "ja3_hash", "ja3.hash");
-STICKY(sb_ja3_string, "ja3.string", "the ClientHello's JA3 string (GREASE removed)");
-STICKY(sb_ja3_string_, "ja3_string", "ja3.string");
-STICKY(sb_ja3s_hash, "ja3s.hash", "MD5 of the ServerHello's JA3S string");
-STICKY(sb_ja3s_string, "ja3s.string", "the ServerHello's JA3S string");
-STICKY(sb_ja4_hash, "ja4.hash", "the ClientHello's JA4 fingerprint (FoxIO)");
+MK_KW_STICKY(sb_tls_sni, "tls.sni", MK_BUF_TLS_SNI, "the ClientHello's server name (SNI)");
+MK_KW_STICKY(sb_tls_sni_, "tls_sni", MK_BUF_TLS_SNI, "tls.sni");
+MK_KW_STICKY(sb_tls_certs, "tls.certs", MK_BUF_TLS_CERTS, "each certificate the server sent, DER");
+MK_KW_STICKY(sb_tls_cert_subject, "tls.cert_subject", MK_BUF_TLS_CERT_SUBJECT,
+	     "the server certificate's subject, \"C=US, O=Example, CN=x\"");
+MK_KW_STICKY(sb_tls_cert_subject_, "tls_cert_subject", MK_BUF_TLS_CERT_SUBJECT, "tls.cert_subject");
+MK_KW_STICKY(sb_tls_cert_issuer, "tls.cert_issuer", MK_BUF_TLS_CERT_ISSUER,
+	     "the server certificate's issuer");
+MK_KW_STICKY(sb_tls_cert_issuer_, "tls_cert_issuer", MK_BUF_TLS_CERT_ISSUER, "tls.cert_issuer");
+MK_KW_STICKY(sb_tls_cert_serial, "tls.cert_serial", MK_BUF_TLS_CERT_SERIAL,
+	     "the server certificate's serial, \"0A:1B:...\" (uppercase hex)");
+MK_KW_STICKY(sb_tls_cert_serial_, "tls_cert_serial", MK_BUF_TLS_CERT_SERIAL, "tls.cert_serial");
+MK_KW_STICKY(sb_tls_cert_fingerprint, "tls.cert_fingerprint", MK_BUF_TLS_CERT_FINGERPRINT,
+	     "SHA-1 of the server certificate, \"aa:bb:...\" (lowercase hex)");
+MK_KW_STICKY(sb_tls_cert_fingerprint_, "tls_cert_fingerprint", MK_BUF_TLS_CERT_FINGERPRINT,
+	     "tls.cert_fingerprint");
+MK_KW_STICKY(sb_ja3_hash, "ja3.hash", MK_BUF_JA3_HASH,
+	     "MD5 of the ClientHello's JA3 string, 32 hex digits");
+MK_KW_STICKY(sb_ja3_hash_, "ja3_hash", MK_BUF_JA3_HASH, "ja3.hash");
+MK_KW_STICKY(sb_ja3_string, "ja3.string", MK_BUF_JA3_STRING,
+	     "the ClientHello's JA3 string (GREASE removed)");
+MK_KW_STICKY(sb_ja3_string_, "ja3_string", MK_BUF_JA3_STRING, "ja3.string");
+MK_KW_STICKY(sb_ja3s_hash, "ja3s.hash", MK_BUF_JA3S_HASH, "MD5 of the ServerHello's JA3S string");
+MK_KW_STICKY(sb_ja3s_string, "ja3s.string", MK_BUF_JA3S_STRING, "the ServerHello's JA3S string");
+MK_KW_STICKY(sb_ja4_hash, "ja4.hash", MK_BUF_JA4_HASH, "the ClientHello's JA4 fingerprint (FoxIO)");
 
 /* ---- the match keywords ------------------------------------------------------------ */
 
