@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "applayer_int.h"
+#include "detect.h"
 #include "eve_alert.h"
 #include "dns/dns.h"
 #include "ftp/ftp.h"
@@ -258,6 +259,18 @@ int mk_app_thread_new(const struct mk_app_cfg *cfg, const struct mk_app_ops *ops
 	}
 	*out = a;
 	return 0;
+}
+
+void mk_app_tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_detect_tx *dt,
+			uint8_t *progress, uint8_t bits)
+{
+	if ((*progress | bits) == *progress)
+		return;
+	*progress |= bits;
+	if (!a->ops->tx)
+		return;
+	dt->progress = *progress;
+	a->ops->tx(a->ctx, f, dt);
 }
 
 void mk_app_thread_free(struct mk_app_thread *a)

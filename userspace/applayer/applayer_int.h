@@ -56,6 +56,16 @@ struct mk_app_flow {
 	uint32_t ftp_data_slot, ftp_data_gen;
 };
 
+struct mk_detect_tx;
+
+/*
+ * A transaction reached the parts @bits (MK_BUF_SIDE_*; *@progress holds
+ * those it had): when one is new, *@progress gains it and detection reads
+ * the transaction @dt describes (its progress set here).
+ */
+void mk_app_tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_detect_tx *dt,
+			uint8_t *progress, uint8_t bits);
+
 /* Memory of every flow's HTTP state, all workers (app-layer.protocols.http.memcap). */
 extern _Atomic uint64_t mk_app_http_mem;
 

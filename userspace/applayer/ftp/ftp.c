@@ -99,22 +99,14 @@ static void tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_ft
 			int to_client, uint8_t bits)
 {
 	struct ftp_tx *w = (struct ftp_tx *)t;
-	struct mk_detect_tx dt;
 
-	if ((w->progress | bits) == w->progress)
-		return;
-	w->progress |= bits;
-	if (!a->ops->tx)
-		return;
-	dt = (struct mk_detect_tx){
-		.app_proto = MK_APP_FTP,
-		.progress = w->progress,
-		.to_client = (uint8_t)to_client,
-		.tx_id = w->id,
-		.tx = t,
-		.state = &w->det,
-	};
-	a->ops->tx(a->ctx, f, &dt);
+	mk_app_tx_progress(a, f,
+			   &(struct mk_detect_tx){ .app_proto = MK_APP_FTP,
+						   .to_client = (uint8_t)to_client,
+						   .tx_id = w->id,
+						   .tx = t,
+						   .state = &w->det },
+			   &w->progress, bits);
 }
 
 int mk_ftp_tx_buffer(const void *tx, unsigned int id, const uint8_t **data, uint32_t *len)

@@ -89,22 +89,14 @@ static void tx_progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 			int to_client, uint8_t bits)
 {
 	struct smtp_tx *w = (struct smtp_tx *)t;
-	struct mk_detect_tx dt;
 
-	if ((w->progress | bits) == w->progress)
-		return;
-	w->progress |= bits;
-	if (!a->ops->tx)
-		return;
-	dt = (struct mk_detect_tx){
-		.app_proto = MK_APP_SMTP,
-		.progress = w->progress,
-		.to_client = (uint8_t)to_client,
-		.tx_id = w->id,
-		.tx = t,
-		.state = &w->det,
-	};
-	a->ops->tx(a->ctx, f, &dt);
+	mk_app_tx_progress(a, f,
+			   &(struct mk_detect_tx){ .app_proto = MK_APP_SMTP,
+						   .to_client = (uint8_t)to_client,
+						   .tx_id = w->id,
+						   .tx = t,
+						   .state = &w->det },
+			   &w->progress, bits);
 }
 
 static int str_buf(const char *s, const uint8_t **data, uint32_t *len)

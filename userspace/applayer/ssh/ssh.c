@@ -43,21 +43,12 @@ struct mk_ssh_flow {
 static void progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_ssh_flow *s,
 		     int to_client, uint8_t bits)
 {
-	struct mk_detect_tx dt;
-
-	if ((s->progress | bits) == s->progress)
-		return;
-	s->progress |= bits;
-	if (!a->ops->tx)
-		return;
-	dt = (struct mk_detect_tx){
-		.app_proto = MK_APP_SSH,
-		.progress = s->progress,
-		.to_client = (uint8_t)to_client,
-		.tx = &s->info,
-		.state = &s->det,
-	};
-	a->ops->tx(a->ctx, f, &dt);
+	mk_app_tx_progress(a, f,
+			   &(struct mk_detect_tx){ .app_proto = MK_APP_SSH,
+						   .to_client = (uint8_t)to_client,
+						   .tx = &s->info,
+						   .state = &s->det },
+			   &s->progress, bits);
 }
 
 /* Both parts of a side: what did not come will not. */

@@ -107,21 +107,12 @@ void mk_tls_flow_free(struct mk_tls_flow *t)
 static void progress(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t,
 		     int to_client, uint8_t bits)
 {
-	struct mk_detect_tx dt;
-
-	if ((t->progress | bits) == t->progress)
-		return;
-	t->progress |= bits;
-	if (!a->ops->tx)
-		return;
-	dt = (struct mk_detect_tx){
-		.app_proto = MK_APP_TLS,
-		.progress = t->progress,
-		.to_client = (uint8_t)to_client,
-		.tx = &t->info,
-		.state = &t->det,
-	};
-	a->ops->tx(a->ctx, f, &dt);
+	mk_app_tx_progress(a, f,
+			   &(struct mk_detect_tx){ .app_proto = MK_APP_TLS,
+						   .to_client = (uint8_t)to_client,
+						   .tx = &t->info,
+						   .state = &t->det },
+			   &t->progress, bits);
 }
 
 static void log_session(struct mk_app_thread *a, struct mk_flow *f, struct mk_tls_flow *t)
