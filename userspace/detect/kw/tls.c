@@ -146,6 +146,16 @@ static int match_tls_version(const struct mk_match_ctx *mc, const struct mk_sm *
 	return t && session_version(t, tv->client) == tv->v;
 }
 
+/* A match keyword's descriptor (the dates, the validity and their older names). */
+#define MATCH_KW(id, kwname, flags_, setup_, match_, free_, doc_) \
+	const struct mk_kw mk_kw_##id = { .name = kwname,         \
+					  .type = MK_KWT_MATCH,   \
+					  .flags = flags_,        \
+					  .setup = setup_,        \
+					  .match = match_,        \
+					  .free = free_,          \
+					  .doc = doc_ }
+
 const struct mk_kw mk_kw_tls_version = {
 	.name = "tls.version",
 	.type = MK_KWT_MATCH,
@@ -358,46 +368,20 @@ static int match_notafter(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return t && t->has_validity && mk_kw_tls_date_match(sm->ctx, t->notafter_t);
 }
 
-const struct mk_kw mk_kw_tls_cert_notbefore = {
-	.name = "tls.cert_notbefore",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_date,
-	.match = match_notbefore,
-	.free = free,
-	.doc = "the server certificate's notBefore: [<|>]DATE or DATE<>DATE (inclusive)",
-};
+MATCH_KW(tls_cert_notbefore, "tls.cert_notbefore", MK_KWF_VALUE | MK_KWF_STREAM_OK, setup_date,
+	 match_notbefore, free,
+	 "the server certificate's notBefore: [<|>]DATE or DATE<>DATE (inclusive)");
 
-const struct mk_kw mk_kw_tls_cert_notafter = {
-	.name = "tls.cert_notafter",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_date,
-	.match = match_notafter,
-	.free = free,
-	.doc = "the server certificate's notAfter: [<|>]DATE or DATE<>DATE (inclusive)",
-};
+MATCH_KW(tls_cert_notafter, "tls.cert_notafter", MK_KWF_VALUE | MK_KWF_STREAM_OK, setup_date,
+	 match_notafter, free,
+	 "the server certificate's notAfter: [<|>]DATE or DATE<>DATE (inclusive)");
 
 /* Suricata's first names for them */
-const struct mk_kw mk_kw_tls_cert_notbefore_ = {
-	.name = "tls_cert_notbefore",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_date,
-	.match = match_notbefore,
-	.free = free,
-	.doc = "tls.cert_notbefore",
-};
+MATCH_KW(tls_cert_notbefore_, "tls_cert_notbefore", MK_KWF_VALUE | MK_KWF_STREAM_OK, setup_date,
+	 match_notbefore, free, "tls.cert_notbefore");
 
-const struct mk_kw mk_kw_tls_cert_notafter_ = {
-	.name = "tls_cert_notafter",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_VALUE | MK_KWF_STREAM_OK,
-	.setup = setup_date,
-	.match = match_notafter,
-	.free = free,
-	.doc = "tls.cert_notafter",
-};
+MATCH_KW(tls_cert_notafter_, "tls_cert_notafter", MK_KWF_VALUE | MK_KWF_STREAM_OK, setup_date,
+	 match_notafter, free, "tls.cert_notafter");
 
 static int setup_validity(struct mk_rule_build *rb, const char *value)
 {
@@ -430,41 +414,18 @@ static int match_valid(const struct mk_match_ctx *mc, const struct mk_sm *sm)
 	return t && t->has_validity && t->notbefore_t <= now && now <= t->notafter_t;
 }
 
-const struct mk_kw mk_kw_tls_cert_expired = {
-	.name = "tls.cert_expired",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
-	.setup = setup_validity,
-	.match = match_expired,
-	.doc = "the server certificate's notAfter is before the packet's time",
-};
+MATCH_KW(tls_cert_expired, "tls.cert_expired", MK_KWF_NOVALUE | MK_KWF_STREAM_OK, setup_validity,
+	 match_expired, NULL, "the server certificate's notAfter is before the packet's time");
 
-const struct mk_kw mk_kw_tls_cert_valid = {
-	.name = "tls.cert_valid",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
-	.setup = setup_validity,
-	.match = match_valid,
-	.doc = "the packet's time is within the server certificate's notBefore and notAfter",
-};
+MATCH_KW(tls_cert_valid, "tls.cert_valid", MK_KWF_NOVALUE | MK_KWF_STREAM_OK, setup_validity,
+	 match_valid, NULL,
+	 "the packet's time is within the server certificate's notBefore and notAfter");
 
-const struct mk_kw mk_kw_tls_cert_expired_ = {
-	.name = "tls_cert_expired",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
-	.setup = setup_validity,
-	.match = match_expired,
-	.doc = "tls.cert_expired",
-};
+MATCH_KW(tls_cert_expired_, "tls_cert_expired", MK_KWF_NOVALUE | MK_KWF_STREAM_OK, setup_validity,
+	 match_expired, NULL, "tls.cert_expired");
 
-const struct mk_kw mk_kw_tls_cert_valid_ = {
-	.name = "tls_cert_valid",
-	.type = MK_KWT_MATCH,
-	.flags = MK_KWF_NOVALUE | MK_KWF_STREAM_OK,
-	.setup = setup_validity,
-	.match = match_valid,
-	.doc = "tls.cert_valid",
-};
+MATCH_KW(tls_cert_valid_, "tls_cert_valid", MK_KWF_NOVALUE | MK_KWF_STREAM_OK, setup_validity,
+	 match_valid, NULL, "tls.cert_valid");
 
 /* ---- ssl_state ---------------------------------------------------------------------------- */
 
