@@ -24,9 +24,13 @@ static void on_tx(void *ctx, struct mk_flow *f, const struct mk_detect_tx *tx)
 
 	(void)ctx;
 	(void)f;
+	/* an input may make flows of other protocols too: their transactions are not HTTP's */
+	if (tx->app_proto != MK_APP_HTTP)
+		return;
 	for (unsigned int id = 1; id < MK_BUF_COUNT; id++)
 		for (int d = 0; d < 2; d++)
-			if (mk_http_tx_buffer(tx->tx, id, d, &p, &len))
+			if (mk_buf_protos[id] == MK_APP_HTTP &&
+			    mk_http_tx_buffer(tx->tx, id, d, &p, &len))
 				for (i = 0; i < len; i++)
 					sink ^= p[i];
 	(void)sink;
