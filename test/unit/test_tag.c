@@ -6,12 +6,14 @@
  * tagged-packets) read back and decoded, the host table's bound, and the
  * parser's errors.
  */
+#include <errno.h>
 #include <jansson.h>
 #include "detect_helpers.h"
+#include "eve_packet.h"
 
 #define REC_MAX 512
 
-/* A packet record read back: its UDP payload (IPv4, no options) and its fields. */
+/* A packet record read back: its UDP payload and its fields. */
 struct pkt_rec {
 	char payload[64];
 	uint64_t flow_id;
@@ -45,7 +47,7 @@ static unsigned int read_recs(struct harness *h)
 		json_t *j = json_loads(line, 0, &jerr);
 		const char *b64;
 		uint8_t raw[2048];
-		uint32_t len;
+		uint32_t len, off;
 
 		cr_assert_not_null(j, "not JSON: %s", line);
 		if (strcmp(json_string_value(json_object_get(j, "event_type")), "packet")) {
@@ -57,10 +59,12 @@ static unsigned int read_recs(struct harness *h)
 		cr_assert_not_null(b64, "%s", line);
 		len = mk_base64_decode((const uint8_t *)b64, (uint32_t)strlen(b64), raw,
 				       sizeof(raw), NULL);
-		cr_assert_geq(len, 28, "%s", line);
-		cr_assert_eq(raw[0], 0x45, "an IPv4 packet from its header on");
-		snprintf(recs[n].payload, sizeof(recs[n].payload), "%.*s", (int)(len - 28),
-			 (const char *)raw + 28);
+		/* an IP packet from its header on: IPv4 without options, or IPv6, then UDP */
+		cr_assert(len >= 28 && (raw[0] == 0x45 || raw[0] >> 4 == 6), "%s", line);
+		off = raw[0] == 0x45 ? 28 : 48;
+		cr_assert_geq(len, off, "%s", line);
+		snprintf(recs[n].payload, sizeof(recs[n].payload), "%.*s", (int)(len - off),
+			 (const char *)raw + off);
 		recs[n].flow_id = (uint64_t)json_integer_value(json_object_get(j, "flow_id"));
 		recs[n].linktype = (int)json_integer_value(
 			json_object_get(json_object_get(j, "packet_info"), "linktype"));
@@ -213,6 +217,41 @@ Test(tag, host_seconds_expire)
 	tag_free(h);
 }
 
+Test(tag, host_ipv6)
+{
+	struct harness *h = tag_harness("alert udp any any -> any any (content:\"trigger\"; "
+					"tag:host,1,packets,src; sid:1;)\n",
+					1);
+
+	udp(h, "2001:db8::1", 1000, "2001:db8::2", 2000, "trigger", S(0));
+	udp(h, "2001:db8::2", 1000, "2001:db8::9", 2000, "no", S(1));
+	udp(h, "2001:db8::9", 1000, "2001:db8::1", 2000, "yes", S(2));
+	udp(h, "2001:db8::9", 1000, "2001:db8::1", 2000, "spent", S(3));
+	cr_assert_eq(read_recs(h), 1);
+	cr_assert_str_eq(recs[0].payload, "yes");
+	cr_assert_str_eq(recs[0].src_ip, "2001:db8::9");
+	tag_free(h);
+}
+
+Test(tag, host_from_a_stream_match_is_the_data_direction)
+{
+	/* the match is on the stream, released by the server's ACK: the data's source is the client */
+	struct harness *h = tag_harness(
+		"alert tcp any any -> any any (flow:to_server,only_stream; content:\"secret\"; "
+		"tag:host,1,packets,src; sid:1;)\n",
+		1);
+	struct conv c;
+
+	conv_open(&c, h, "10.0.0.1", 40000, "10.0.0.2", 80, S(0));
+	conv_data(&c, 1, "the secret");
+	cr_assert_eq(h_count(h, 1), 1);
+	udp(h, "10.0.0.2", 1000, "10.0.0.9", 2000, "server", S(1));
+	udp(h, "10.0.0.1", 1000, "10.0.0.9", 2000, "client", S(2));
+	cr_assert_eq(read_recs(h), 1);
+	cr_assert_str_eq(recs[0].payload, "client");
+	tag_free(h);
+}
+
 Test(tag, not_logged_without_tagged_packets_but_counted)
 {
 	struct harness *h = tag_harness(
@@ -291,4 +330,32 @@ Test(tag, parse_forms)
 	mk_rule_free(rule_ok("alert udp any any -> any any (tag:session,10,bytes; sid:1;)"));
 	mk_rule_free(rule_ok("alert udp any any -> any any (tag: host, 3600, seconds, dst; "
 			     "tag:session,5,packets; sid:1;)"));
+}
+
+Test(tag, packet_record_truncation)
+{
+	static const uint8_t ip[] = { 0x45, 0,	  0,	29,   0, 1, 0,	0, 64, 17,
+				      0,    0,	  10,	0,    0, 1, 10, 0, 0,  2,
+				      0x03, 0xe8, 0x07, 0xd0, 0, 9, 0,	0, 'x' };
+	struct mk_flow f;
+	char buf[4096], small[4096];
+	int n, k;
+
+	memset(&f, 0, sizeof(f));
+	f.key.family = MK_FAMILY_IPV4;
+	f.key.proto = MK_IPPROTO_UDP;
+	f.flow_id = 7;
+	n = mk_eve_packet(buf, sizeof(buf), NULL, &f, T0, ip, sizeof(ip));
+	cr_assert_gt(n, 0);
+	cr_assert_leq((size_t)n + 1, mk_eve_packet_maxlen(sizeof(ip)));
+	cr_assert(strstr(buf, "\"packet\":\"RQAAHQABAABAEQAACgAAAQoAAAID6AfQAAkAAHg=\""), "%s",
+		  buf);
+	for (k = 0; k <= n; k++) {
+		memset(small, 'Z', sizeof(small));
+		cr_assert_eq(mk_eve_packet(small, (size_t)k, NULL, &f, T0, ip, sizeof(ip)), -ENOSPC,
+			     "size %d", k);
+		cr_assert_eq(small[k], 'Z', "nothing written past %d", k);
+	}
+	cr_assert_eq(mk_eve_packet(small, (size_t)n + 1, NULL, &f, T0, ip, sizeof(ip)), n);
+	cr_assert_str_eq(small, buf);
 }

@@ -47,6 +47,8 @@ int mk_eve_packet(char *buf, size_t size, const struct mk_eve_fmt *cfg, const st
 
 	if (n < 0)
 		return n;
+	if ((size_t)n >= size)
+		return -ENOSPC; /* no room for the NUL: the head filled the buffer */
 	b = (struct ebuf){ .p = buf + n, .end = buf + size - 1 }; /* and the NUL */
 	EB_LIT(&b, ",\"packet\":\"");
 	eb_base64(&b, ip, ip_caplen);
