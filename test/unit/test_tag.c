@@ -252,6 +252,30 @@ Test(tag, host_from_a_stream_match_is_the_data_direction)
 	tag_free(h);
 }
 
+Test(tag, host_tag_counts_a_reused_port_syn_once)
+{
+	/* the SYN reopening closed ports is seen by the old flow, then by its new one */
+	struct harness *h = tag_harness("alert udp any any -> any any (content:\"trigger\"; "
+					"tag:host,2,packets,dst; sid:1;)\n",
+					0);
+	struct conv c;
+	struct frame f;
+
+	conv_open(&c, h, "10.0.0.1", 40000, "10.0.0.2", 80, S(0));
+	conv_close(&c);
+	udp(h, "10.0.0.5", 1000, "10.0.0.2", 2000, "trigger", S(1));
+	cr_assert_eq(tagged(h), 0);
+	frame_tcp(&f, "10.0.0.1", 40000, "10.0.0.2", 80, 900000, 0, MK_TCP_SYN, NULL, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, S(2));
+	cr_assert_eq(h->w.cnt[MK_WORKER_TCP_REUSE], 1, "the SYN reused the ports");
+	frame_tcp(&f, "10.0.0.2", 80, "10.0.0.1", 40000, 700000, 900001, MK_TCP_SYN | MK_TCP_ACK,
+		  NULL, 0);
+	h_frame(h, f.b, f.len, MK_START_ETH, S(2) + 1000);
+	cr_assert_eq(tagged(h), 2, "the SYN once, and the SYN/ACK: %llu",
+		     (unsigned long long)tagged(h));
+	tag_free(h);
+}
+
 Test(tag, not_logged_without_tagged_packets_but_counted)
 {
 	struct harness *h = tag_harness(

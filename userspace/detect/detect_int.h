@@ -1099,6 +1099,11 @@ struct mk_detect_thread {
 	uint8_t tag_used;
 	struct mk_tag_host *tag_hosts; /* MK_TAG_HOSTS slots, allocated on the first host tag */
 	uint32_t tag_nhosts;	       /* slots in use */
+	/* the packet the host tags last counted, and whether they covered it (kw/tag.c) */
+	const struct mk_parse *tag_last_parse;
+	const uint8_t *tag_last_ip;
+	uint64_t tag_last_ts;
+	uint8_t tag_last_hit; /* 1: a host tag covered it, 2: counted */
 };
 
 /* ---- per-flow state ---------------------------------------------------------- */

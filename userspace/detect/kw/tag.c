@@ -253,24 +253,38 @@ void mk_tag_packet(struct mk_detect_thread *t)
 	struct mk_detect_flow *fs = pkt->flow ? pkt->flow->detect : NULL;
 	uint64_t now = pkt->ts_us;
 	uint32_t len = pkt->ip_caplen;
-	int hit = 0;
+	int hit = 0, host = 0, again, counted;
 
 	if (!p)
 		return; /* a flow end, not a packet */
+	/*
+	 * The same packet again (TCP port reuse: a second begin, for its new flow):
+	 * the same parse, the same bytes, the same time (a batch shares its time).
+	 */
+	again = p == t->tag_last_parse && pkt->ip == t->tag_last_ip && now == t->tag_last_ts;
 	if (fs && fs->tag_metric) {
 		hit = tag_take(fs->tag_metric, &fs->tag_left, fs->tag_until_us, now, len);
 		if (!hit || (fs->tag_metric != MK_TAG_SECONDS && !fs->tag_left))
 			fs->tag_metric = 0;
 	}
-	if (t->tag_nhosts) {
+	if (again) {
+		host = t->tag_last_hit & 1; /* the host tags counted it already */
+	} else if (t->tag_nhosts) {
 		/* both ends: each host's tag counts the packet */
-		hit |= host_covers(t, p->l3.family, p->l3.src, now, len);
-		hit |= host_covers(t, p->l3.family, p->l3.dst, now, len);
+		host = host_covers(t, p->l3.family, p->l3.src, now, len);
+		host |= host_covers(t, p->l3.family, p->l3.dst, now, len);
 	}
+	hit |= host;
+	counted = again && (t->tag_last_hit & 2);
 	if (hit) {
 		t->verdict |= MK_DETECT_V_TAGGED;
-		t->cnt[MK_DETECT_CNT_TAGGED]++;
+		if (!counted)
+			t->cnt[MK_DETECT_CNT_TAGGED]++;
 	}
+	t->tag_last_parse = p;
+	t->tag_last_ip = pkt->ip;
+	t->tag_last_ts = now;
+	t->tag_last_hit = (uint8_t)(host | (hit || counted ? 2 : 0));
 }
 
 void mk_tag_thread_free(struct mk_detect_thread *t)
