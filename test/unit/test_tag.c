@@ -276,6 +276,20 @@ Test(tag, host_tag_counts_a_reused_port_syn_once)
 	tag_free(h);
 }
 
+Test(tag, noalert_rule_tags_too)
+{
+	struct harness *h = tag_harness("alert udp any any -> any any (content:\"trigger\"; "
+					"noalert; tag:session,1,packets; sid:1;)\n",
+					1);
+
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "trigger", S(0));
+	udp(h, "10.0.0.1", 1000, "10.0.0.2", 2000, "next", S(1));
+	cr_assert_eq(h_count(h, 1), 0);
+	cr_assert_eq(read_recs(h), 1);
+	cr_assert_str_eq(recs[0].payload, "next");
+	tag_free(h);
+}
+
 Test(tag, not_logged_without_tagged_packets_but_counted)
 {
 	struct harness *h = tag_harness(
