@@ -326,12 +326,13 @@ static int detect_test(const struct meerkat_params *prm, const struct mk_config 
 	return st.load.failed || st.load.config_errors ? 1 : 0;
 }
 
-/* outputs.eve-log.types: - alert: {payload, payload-printable} */
+/* outputs.eve-log.types: - alert: {payload, payload-printable, tagged-packets} */
 static struct mk_eve_alert_opts alert_opts(const struct mk_config *conf)
 {
 	return (struct mk_eve_alert_opts){
 		.payload = conf->output.eve.alert_payload,
 		.payload_printable = conf->output.eve.alert_payload_printable,
+		.tagged_packets = conf->output.eve.alert_tagged_packets,
 	};
 }
 

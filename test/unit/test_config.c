@@ -790,8 +790,8 @@ Test(config, outputs_in_suricatas_shape)
 		     NAME ":3:21: outputs.eve-log.types[1]: 'flow' is listed twice");
 	/* Suricata's per-type options meerkat does not read are refused, not ignored */
 	expect_error(
-		"outputs:\n  - eve-log:\n      types:\n        - alert:\n            tagged-packets: yes\n",
-		-EINVAL, NAME ":5:13: outputs.eve-log.types.alert.tagged-packets: unknown key");
+		"outputs:\n  - eve-log:\n      types:\n        - alert:\n            packet: yes\n",
+		-EINVAL, NAME ":5:13: outputs.eve-log.types.alert.packet: unknown key");
 	expect_error(
 		"outputs:\n  - eve-log:\n      types:\n        - flow:\n            payload: yes\n",
 		-EINVAL, NAME ":5:13: outputs.eve-log.types.flow.payload: unknown key");
@@ -856,6 +856,17 @@ Test(config, several_eve_outputs)
 		      "      filename: b.json\n      types:\n        - alert: {payload: yes}\n");
 	cr_expect_eq(c.output.eve.alert_payload, 1, "alert options from the output taking alerts");
 	mk_config_free(&c);
+	/* tagged-packets (kw/tag.c's packet records) is one of those shared options */
+	expect_ok(&c, "outputs:\n  - eve-log:\n      types:\n        - alert:\n"
+		      "            tagged-packets: yes\n");
+	cr_expect_eq(c.output.eve.alert_tagged_packets, 1);
+	mk_config_free(&c);
+	expect_error(
+		"outputs:\n  - eve-log:\n      types: [alert]\n  - eve-log:\n"
+		"      filename: b.json\n      types:\n        - alert: {tagged-packets: yes}\n",
+		-EINVAL,
+		NAME ":4:5: outputs[1].eve-log.types.alert: differs from outputs[0]'s: a "
+		     "record is rendered once for every output that takes it");
 	if (!mk_out_transport_find("redis"))
 		expect_error("outputs:\n  - eve-log:\n      filetype: redis\n", -EINVAL,
 			     NAME

@@ -228,6 +228,9 @@ unsigned int mk_detect_master_reap(struct mk_detect_master *m);
 	X(XFORM_BUILT, "xform_buffers",                                                            \
 	  "transformed buffers built (once per transaction inspection)")                           \
 	X(XBITS_FULL, "xbits_full", "xbits not set: the host table (65,536 slots) was full there") \
+	X(TAGGED, "tagged_packets", "packets an earlier match's tag keyword covered")              \
+	X(TAG_HOSTS_FULL, "tag_hosts_full",                                                        \
+	  "host tags not set: the worker's tag host table (4,096 slots) was full there")           \
 	X(ENCRYPTED_SKIPPED, "encrypted_skipped",                                                  \
 	  "packets and stream chunks of encrypted sessions whose payload was not inspected "       \
 	  "(app-layer.protocols.tls.encryption-handling: default)")
@@ -310,6 +313,7 @@ void mk_detect_alert_ids(const struct mk_detect_alert *a, uint32_t *gid, uint32_
 #define MK_DETECT_V_REJECT 0x8 /* inline: the drop came from a reject rule: reset the session */
 #define MK_DETECT_V_REJECT_SRC 0x10 /* ... toward the packet's source (rejectsrc, reject) */
 #define MK_DETECT_V_REJECT_DST 0x20 /* ... toward its destination (rejectdst, reject) */
+#define MK_DETECT_V_TAGGED 0x40	    /* an earlier match's tag covers this packet (kw/tag.c) */
 
 int mk_detect_thread_new(struct mk_detect_master *m, struct mk_detect_thread **out);
 /* A thread bound to one fixed engine (tests, benchmarks); takes a reference. */

@@ -197,6 +197,7 @@ struct mk_sm {
 #define MK_KW_FAMILY_DSIZE(X) X(dsize)
 #define MK_KW_FAMILY_FLOW(X) X(flow)
 #define MK_KW_FAMILY_FLOWVARS(X) X(flowbits) X(flowint) X(xbits)
+#define MK_KW_FAMILY_TAG(X) X(tag)
 #define MK_KW_FAMILY_TCP(X) X(flags) X(stream_size)
 #define MK_KW_FAMILY_IPHEADER(X) X(ttl) X(ip_proto) X(sameip)
 #define MK_KW_FAMILY_ICMP(X) X(itype) X(icode) X(icmp_id) X(icmp_seq)
@@ -246,7 +247,7 @@ struct mk_sm {
 	F(transform, MK_KW_FAMILY_TRANSFORM)                                                        \
 	F(bytes, MK_KW_FAMILY_BYTES) F(dsize, MK_KW_FAMILY_DSIZE) F(flow, MK_KW_FAMILY_FLOW)        \
 	F(base64, MK_KW_FAMILY_BASE64) F(asn1, MK_KW_FAMILY_ASN1)                                   \
-	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tcp, MK_KW_FAMILY_TCP)                                 \
+	F(flowvars, MK_KW_FAMILY_FLOWVARS) F(tag, MK_KW_FAMILY_TAG) F(tcp, MK_KW_FAMILY_TCP)        \
 	F(ipheader, MK_KW_FAMILY_IPHEADER) F(icmp, MK_KW_FAMILY_ICMP)                               \
 	F(threshold, MK_KW_FAMILY_THRESHOLD) F(http, MK_KW_FAMILY_HTTP)                             \
 	F(applayer, MK_KW_FAMILY_APPLAYER) F(dns, MK_KW_FAMILY_DNS) F(tls, MK_KW_FAMILY_TLS)        \
@@ -1094,6 +1095,15 @@ struct mk_detect_thread {
 	/* transformed buffers of the transaction being inspected (match/buffers.c) */
 	struct mk_xform_cached *xcache;
 	uint32_t nxcache, capxcache;
+	/* tag (kw/tag.c): set once a rule tagged; this worker's tagged hosts */
+	uint8_t tag_used;
+	struct mk_tag_host *tag_hosts; /* MK_TAG_HOSTS slots, allocated on the first host tag */
+	uint32_t tag_nhosts;	       /* slots in use */
+	/* the packet the host tags last counted, and whether they covered it (kw/tag.c) */
+	const struct mk_parse *tag_last_parse;
+	const uint8_t *tag_last_ip;
+	uint64_t tag_last_ts;
+	uint8_t tag_last_hit; /* 1: a host tag covered it, 2: counted */
 };
 
 /* ---- per-flow state ---------------------------------------------------------- */
@@ -1145,7 +1155,24 @@ struct mk_detect_flow {
 	uint8_t dedup_next;
 	struct mk_seg_alert dedup[MK_DEDUP_SLOTS];
 	struct mk_stream_win win[2]; /* by data direction: [to_client] */
+	/* tag:session (kw/tag.c): what is left of the flow's tag; tag_metric 0: none */
+	uint8_t tag_metric;    /* enum mk_tag_metric */
+	uint64_t tag_left;     /* packets or bytes still tagged */
+	uint64_t tag_until_us; /* seconds: packets up to this time are tagged */
 };
+
+/*
+ * tag (kw/tag.c). The packets after a tagging rule's match: of its flow
+ * (session) or to and from one of its hosts (host, a bounded table per
+ * worker). mk_tag_packet() runs in mk_detect_begin() once a tag was set.
+ */
+enum mk_tag_metric { MK_TAG_PACKETS = 1, MK_TAG_SECONDS, MK_TAG_BYTES };
+#define MK_TAG_HOSTS 4096u		 /* per worker, a power of two */
+#define MK_TAG_HOST_MAX_US 3600000000ull /* a packets/bytes host tag lasts at most an hour */
+
+/* Marks the packet of mk_detect_begin() tagged (MK_DETECT_V_TAGGED) when a tag covers it. */
+void mk_tag_packet(struct mk_detect_thread *t);
+void mk_tag_thread_free(struct mk_detect_thread *t);
 
 /* The flowbits a rule sets or toggles (checks 0) and needs set (checks 1). */
 void mk_flowbits_of_rule(const struct mk_rule *r, void (*fn)(uint32_t id, int checks, void *arg),

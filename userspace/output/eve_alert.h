@@ -21,6 +21,7 @@ struct mk_eve_alert_opts {
 	const char *in_iface; /* live capture interface, NULL offline */
 	int payload;	      /* "payload": base64 of the payload */
 	int payload_printable;
+	int tagged_packets;	    /* tagged packets as EVE `packet` records (worker) */
 	int inline_mode;	    /* action "blocked" is possible */
 	int community_id;	    /* "community_id" of the flow (else the packet's tuple), v1 */
 	uint16_t community_id_seed; /* its seed */

@@ -5,7 +5,7 @@
  * as many as MK_EVE_OUTPUTS_MAX of them. Each entry is read in turn into
  * the `eve` slot by the rows "outputs.eve-log.*" and then kept in `eves`.
  * Options of an event type are rows under "outputs.eve-log.types.<type>.":
- * alert's payload and payload-printable (`- alert: {payload: yes}`), flow's
+ * alert's payload, payload-printable and tagged-packets (`- alert: {payload: yes}`), flow's
  * unreplied (`- flow: {unreplied: compact}`). A record is rendered once for
  * every output, so the options that shape it must agree between outputs.
  * The `redis:` and `kafka:` mappings are kept as flat key/value pairs for
@@ -387,6 +387,7 @@ static const struct mk_cfg_key output_keys[] = {
 	MK_CFG_BOOL("outputs.eve-log.types.alert.payload", C, eve.alert_payload),
 	MK_CFG_BOOL("outputs.eve-log.types.alert.payload-printable", C,
 		    eve.alert_payload_printable),
+	MK_CFG_BOOL("outputs.eve-log.types.alert.tagged-packets", C, eve.alert_tagged_packets),
 	MK_CFG_ENUM("outputs.eve-log.types.flow.unreplied", C, eve.flow_unreplied, unreplied_names),
 	MK_CFG_SIZE("outputs.eve-log.buffer-size", C, eve.buffer_size, 64u << 10, 1ull << 30),
 	MK_CFG_BOOL("outputs.eve-log.backpressure", C, eve.backpressure),
@@ -515,7 +516,8 @@ static int eve_render_check(struct mk_cfg_ctx *x, struct mk_output_cfg *o, const
 			what = "community-id-seed";
 		else if (al && (b->types & MK_EVE_TYPE_ALERT) &&
 			 (al->alert_payload != b->alert_payload ||
-			  al->alert_payload_printable != b->alert_payload_printable))
+			  al->alert_payload_printable != b->alert_payload_printable ||
+			  al->alert_tagged_packets != b->alert_tagged_packets))
 			what = "types.alert", j = at_al;
 		else if (fl && (b->types & MK_EVE_TYPE_FLOW) &&
 			 fl->flow_unreplied != b->flow_unreplied)
@@ -544,6 +546,7 @@ static int eve_render_check(struct mk_cfg_ctx *x, struct mk_output_cfg *o, const
 	if (al) {
 		o->eve.alert_payload = al->alert_payload;
 		o->eve.alert_payload_printable = al->alert_payload_printable;
+		o->eve.alert_tagged_packets = al->alert_tagged_packets;
 	}
 	if (fl)
 		o->eve.flow_unreplied = fl->flow_unreplied;

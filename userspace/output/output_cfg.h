@@ -62,6 +62,7 @@ struct mk_eve_cfg {
 	uint8_t flow_unreplied;	    /* enum mk_eve_unreplied */
 	uint8_t alert_payload;	    /* types: - alert: {payload: yes}: base64 payload */
 	uint8_t alert_payload_printable;   /* ... payload-printable: yes */
+	uint8_t alert_tagged_packets;	   /* ... tagged-packets: yes: EVE packet records */
 	char filename[MK_OUTPUT_PATH_MAX]; /* relative to log_dir unless it starts with '/' */
 	uint8_t backpressure;	  /* a full buffer makes producers wait instead of dropping */
 	uint8_t facility;	  /* syslog: LOG_LOCAL5 >> 3 and so on (0..23) */

@@ -12,6 +12,7 @@
 #include "eve_dns.h"
 #include "eve_file.h"
 #include "eve_drop.h"
+#include "eve_packet.h"
 #include "eve_http.h"
 #include "eve_tls.h"
 #include "eve_app.h"
@@ -521,6 +522,31 @@ static void worker_detect_end(struct mk_worker *w)
 	w->detect_flow = NULL;
 }
 
+/* A packet a rule's tag covers: its EVE packet record (types.alert.tagged-packets: yes). */
+static void worker_tagged_log(struct mk_worker *w, const struct mk_flow *f,
+			      const struct mk_pkt *pkt)
+{
+	size_t need = mk_eve_packet_maxlen(pkt->ip_caplen);
+	int n;
+
+	if (need > w->alert_cap) {
+		char *l = realloc(w->alert_line, need);
+
+		if (!l) {
+			w->cnt[MK_WORKER_EVE_LOST]++;
+			return;
+		}
+		w->alert_line = l;
+		w->alert_cap = need;
+	}
+	n = mk_eve_packet(w->alert_line, w->alert_cap, &w->cfg.eve, f, pkt->ts_us, pkt->ip,
+			  pkt->ip_caplen);
+	if (n < 0 || w->ops->record(w->ops_ctx, f, pkt->ts_us, w->alert_line, (size_t)n))
+		w->cnt[MK_WORKER_EVE_LOST]++;
+	else
+		w->cnt[MK_WORKER_PACKET_RECORDS]++;
+}
+
 /* ---- flow -------------------------------------------------------------- */
 
 /*
@@ -927,6 +953,9 @@ static void worker_flow_packet(struct mk_worker *w, const struct mk_pkt *pkt, in
 		mk_detect_packet(w->detect);
 		worker_detect_end(w);
 		verdict = mk_detect_verdict(w->detect);
+		if ((verdict & MK_DETECT_V_TAGGED) && w->cfg.alert_opts.tagged_packets &&
+		    w->cfg.log_alerts)
+			worker_tagged_log(w, f, pkt);
 	}
 	if (verdict & MK_DETECT_V_DROP) {
 		worker_block(w, f, verdict, pkt);
@@ -1033,6 +1062,7 @@ void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r
 	w->unreplied = r->unreplied;
 	w->cfg.alert_opts.payload = r->payload;
 	w->cfg.alert_opts.payload_printable = r->payload_printable;
+	w->cfg.alert_opts.tagged_packets = r->tagged_packets;
 }
 
 void mk_worker_packet(struct mk_worker *w, const struct mk_pkt *pkt)

@@ -107,7 +107,9 @@
 	  "capture-bypassed flows ended: entry deleted by command")                                \
 	X(IPS_BLOCKED, "ips_blocked", "inline: flows a drop or reject rule blocked")               \
 	X(IPS_BLOCKED_PKT, "ips_blocked_pkt",                                                      \
-	  "inline: frames of blocked flows dropped here (before the driver's entry took over)")
+	  "inline: frames of blocked flows dropped here (before the driver's entry took over)")    \
+	X(PACKET_RECORDS, "packet_records",                                                        \
+	  "EVE packet records of tagged packets (outputs.eve-log.types.alert.tagged-packets)")
 
 #define MK_WORKER_CNT_ENUM(name, str, doc) MK_WORKER_##name,
 enum mk_worker_counter { MK_WORKER_COUNTERS(MK_WORKER_CNT_ENUM) MK_WORKER_CNT_MAX };
@@ -285,6 +287,7 @@ struct mk_worker_reload {
 	uint32_t log_app_types;		/* MK_EVE_TYPE_SSH, _SMTP, _FTP */
 	int unreplied;			/* enum mk_eve_unreplied */
 	int payload, payload_printable; /* outputs.eve-log.types.alert */
+	int tagged_packets;		/* ... tagged-packets */
 };
 
 void mk_worker_reconfigure(struct mk_worker *w, const struct mk_worker_reload *r);

@@ -1176,6 +1176,7 @@ static void live_settings(struct live *lv, const struct mk_config *c)
 		.unreplied = c->output.eve.flow_unreplied,
 		.payload = c->output.eve.alert_payload,
 		.payload_printable = c->output.eve.alert_payload_printable,
+		.tagged_packets = c->output.eve.alert_tagged_packets,
 	};
 	atomic_fetch_add_explicit(&ws->gen, 1, memory_order_release);
 	pthread_mutex_unlock(&ws->lock);

@@ -56,9 +56,6 @@ const struct mk_unsupported_kw mk_unsupported_keywords[] = {
 	{ "lua", "Lua scripts: not supported" },
 	{ "luajit", "Lua scripts: not supported" },
 	{ "byte_math", "not supported (byte_test, byte_jump and byte_extract are)" },
-	{ "tag",
-	  "tagging: not supported (no tagged-packets output: the packets after an alert are not "
-	  "logged)" },
 	{ "replace", "payload rewriting: not supported" },
 	{ "fragbits", "IP fragment flags: fragments are reassembled before inspection" },
 	{ "fragoffset", "IP fragment offset: fragments are reassembled before inspection" },

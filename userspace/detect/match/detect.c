@@ -136,6 +136,7 @@ void mk_detect_thread_free(struct mk_detect_thread *t)
 	mk_prefilter_scratch_free(t->scratch);
 	mk_pcre_thread_free(t);
 	mk_xform_cache_free(t);
+	mk_tag_thread_free(t);
 	free(t->txcand);
 	free(t->txwant);
 	free(t->cand_bits);
@@ -706,6 +707,8 @@ void mk_detect_begin(struct mk_detect_thread *t, const struct mk_detect_pkt *pkt
 	t->verdict = 0;
 	t->stop = 0;
 	t->have_pi = 0;
+	if (t->tag_used)
+		mk_tag_packet(t); /* before this packet's own matches: they tag the next ones */
 }
 
 static bool flow_stopped(const struct mk_flow *f)
