@@ -80,6 +80,7 @@ static void tx_free(struct mk_smtp_tx *t)
 	free(t->mail_from);
 	for (i = 0; i < t->nrcpt; i++)
 		free(t->rcpt_to[i]);
+	mk_smtp_mime_free(t->mime);
 	mk_detect_tx_state_free(&((struct smtp_tx *)t)->det);
 	free(t);
 }
@@ -120,6 +121,15 @@ int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8
 		return !idx && str_buf(t->mail_from, data, len);
 	case MK_BUF_SMTP_RCPT_TO:
 		return idx < t->nrcpt && str_buf(t->rcpt_to[idx], data, len);
+	case MK_BUF_SMTP_FILE_DATA: {
+		const struct mk_smtp_file *file = mk_smtp_mime_file(t->mime, idx);
+
+		if (!file)
+			return 0;
+		*data = file->data ? file->data : (const uint8_t *)"";
+		*len = file->len;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -141,7 +151,10 @@ static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_fl
 {
 	if (!s->tx)
 		return;
-	tx_progress(a, f, s->tx, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP);
+	if (s->tx->mime)
+		mk_smtp_mime_end(s->tx->mime, 0);
+	/* the message (REQ_BODY) is complete, or will never be */
+	tx_progress(a, f, s->tx, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP);
 	if (a->ops->smtp_log) {
 		a->ops->smtp_log(a->ctx, f, ((struct smtp_tx *)s->tx)->id, s->tx);
 		a->cnt[MK_APP_CNT_SMTP_LOGGED]++;
@@ -225,6 +238,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 	} else if (cmd_is(p, len, "DATA")) {
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ); /* the envelope is complete */
 		t->data = 1;
+		if (!t->mime)
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 1);
 		s->cstate = C_DATA;
 		s->data_bol = 1;
 		s->data_reply = s->ncmd + 1; /* after the greeting's and the earlier commands' */
@@ -237,6 +252,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		num[n] = '\0';
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 		t->data = 1;
+		if (!t->mime)
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 0);
 		s->bdat_left = strtoull(num, NULL, 10);
 		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);
 		s->cstate = C_BDAT;
@@ -258,6 +275,11 @@ static uint32_t data_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk
 
 		if (s->data_bol == 2 && c == '\n') {
 			s->cstate = C_CMD;
+			if (s->tx && s->tx->mime) {
+				/* the lone "." line stays unterminated: the decoder drops it */
+				mk_smtp_mime_feed(s->tx->mime, p, i);
+				mk_smtp_mime_end(s->tx->mime, 0);
+			}
 			if (s->tx)
 				s->tx->complete = 1;
 			tx_end(a, f, s);
@@ -270,6 +292,8 @@ static uint32_t data_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk
 		else if (!(s->data_bol == 2 && c == '\r'))
 			s->data_bol = 0;
 	}
+	if (s->tx && s->tx->mime)
+		mk_smtp_mime_feed(s->tx->mime, p, len);
 	return len;
 }
 
@@ -285,9 +309,13 @@ static void client_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 		} else if (s->cstate == C_BDAT) {
 			take = s->bdat_left < len ? (uint32_t)s->bdat_left : len;
 			s->bdat_left -= take;
+			if (s->tx && s->tx->mime)
+				mk_smtp_mime_feed(s->tx->mime, p, take);
 			if (!s->bdat_left) {
 				s->cstate = C_CMD;
 				if (s->bdat_last) {
+					if (s->tx && s->tx->mime)
+						mk_smtp_mime_end(s->tx->mime, 1);
 					if (s->tx)
 						s->tx->complete = 1;
 					tx_end(a, f, s);
