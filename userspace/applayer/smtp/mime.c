@@ -402,18 +402,10 @@ static void line(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len, int bol
 
 void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len)
 {
-	uint32_t i, n;
+	const uint8_t *nl;
+	uint32_t n, take;
 
-	for (i = 0; i < len; i++) {
-		if (p[i] == '\n') {
-			n = m->line_len;
-			if (n && m->line[n - 1] == '\r')
-				n--;
-			line(m, m->line, n, !m->mid_line, 1);
-			m->line_len = 0;
-			m->mid_line = 0;
-			continue;
-		}
+	while (len) {
 		if (m->line_len == MK_SMTP_MIME_LINE_MAX) {
 			/* keep a trailing CR for the next piece: it may end the line */
 			n = m->line[m->line_len - 1] == '\r' ? m->line_len - 1 : m->line_len;
@@ -422,7 +414,26 @@ void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len)
 			m->line_len -= n;
 			m->mid_line = 1;
 		}
-		m->line[m->line_len++] = p[i];
+		nl = memchr(p, '\n', len);
+		take = nl ? (uint32_t)(nl - p) : len;
+		if (take > MK_SMTP_MIME_LINE_MAX - m->line_len) {
+			take = MK_SMTP_MIME_LINE_MAX - m->line_len;
+			nl = NULL; /* the line goes on past what fits */
+		}
+		memcpy(m->line + m->line_len, p, take);
+		m->line_len += take;
+		p += take;
+		len -= take;
+		if (!nl)
+			continue;
+		n = m->line_len;
+		if (n && m->line[n - 1] == '\r')
+			n--;
+		line(m, m->line, n, !m->mid_line, 1);
+		m->line_len = 0;
+		m->mid_line = 0;
+		p++; /* the '\n' */
+		len--;
 	}
 }
 
