@@ -11,7 +11,8 @@
 # `smtp` event with the mails tshark sees in the capture and checks the
 # alerts (`alert smtp` with content on the stream fires on the plain
 # sessions, never on the encrypted one; an ftp rule never; file.data on the
-# attachment's decoded bytes, not its base64 text nor the body) and counters;
+# attachment's decoded bytes, not its base64 text nor the body; its
+# fileinfo record with its sha256) and counters;
 # then the capture replayed into the live sensor gives the same smtp events.
 # Cleanup (server, capture, namespaces) runs pass or fail.
 #
@@ -114,7 +115,7 @@ outputs:
   - eve-log:
       enabled: yes
       filename: eve.json
-      types: [flow, alert, smtp]
+      types: [flow, alert, smtp, fileinfo]
 CONF
 cat >"$TB_TMP/smtp.rules" <<'RULES'
 alert smtp any any -> any any (msg:"mail from alice"; flow:established,to_server; content:"MAIL FROM:<alice@meerkat.test>"; nocase; sid:1; rev:1;)

@@ -2,7 +2,8 @@
 /*
  * SMTP's MIME decoder (userspace/applayer/smtp/mime.c) and file.data in
  * smtp rules: headers unfolded, nested multiparts, base64 and
- * quoted-printable attachments decoded whatever the segments' cuts, every
+ * quoted-printable attachments decoded whatever the segments' cuts (and
+ * their sha256), every
  * prefix of a mail safe, the limits counted; through the worker a
  * file.data rule matches an attachment's decoded bytes, never its base64
  * text.
@@ -66,11 +67,17 @@ static void expect_files(const struct mk_smtp_mime *m, const char *what)
 	cr_assert_eq(f->len, strlen(pdf), "%s: %u bytes", what, f->len);
 	cr_assert(!memcmp(f->data, pdf, f->len), "%s", what);
 	cr_assert(f->complete && !f->truncated, "%s", what);
+	cr_assert_str_eq(f->sha256,
+			 "6e991d60e1906aa593c2af700e3225fcbf8423380ed7683391fa0df2e46cffa9", "%s",
+			 what);
 	f = mk_smtp_mime_file(m, 1);
 	cr_assert_str_eq(f->name, "notes.txt", "%s", what);
 	cr_assert_eq(f->len, strlen(notes), "%s: %u bytes %.*s", what, f->len, (int)f->len,
 		     f->data);
 	cr_assert(!memcmp(f->data, notes, f->len), "%s", what);
+	cr_assert_str_eq(f->sha256,
+			 "62f5d22d079851ebae545f5cbe143d5a4785031bf7a6e05bed2b629e341cc209", "%s",
+			 what);
 	cr_assert_null(mk_smtp_mime_file(m, 2));
 }
 
@@ -82,7 +89,7 @@ Test(smtp_mime, mail_split_at_every_byte)
 	char what[32];
 
 	for (cut = 0; cut <= n; cut++) {
-		m = mk_smtp_mime_new(100 << 10, cnt, 1);
+		m = mk_smtp_mime_new(100 << 10, cnt, 1, 1);
 		mk_smtp_mime_feed(m, (const uint8_t *)mail, cut);
 		mk_smtp_mime_feed(m, (const uint8_t *)mail + cut, n - cut);
 		mk_smtp_mime_feed(m, (const uint8_t *)".\r", 2);
@@ -92,7 +99,7 @@ Test(smtp_mime, mail_split_at_every_byte)
 		mk_smtp_mime_free(m);
 	}
 	/* a byte at a time */
-	m = mk_smtp_mime_new(100 << 10, cnt, 1);
+	m = mk_smtp_mime_new(100 << 10, cnt, 1, 1);
 	for (i = 0; i < n; i++)
 		mk_smtp_mime_feed(m, (const uint8_t *)mail + i, 1);
 	mk_smtp_mime_end(m, 0);
@@ -114,7 +121,7 @@ Test(smtp_mime, truncated_mail)
 	struct mk_smtp_mime *m;
 
 	for (cut = 0; cut < n; cut++) {
-		m = mk_smtp_mime_new(100 << 10, cnt, 1);
+		m = mk_smtp_mime_new(100 << 10, cnt, 1, 1);
 		mk_smtp_mime_feed(m, (const uint8_t *)mail, cut);
 		mk_smtp_mime_end(m, cut & 1);
 		cr_assert_leq(mk_smtp_mime_nfiles(m), 2);
@@ -138,7 +145,7 @@ Test(smtp_mime, truncated_mail)
 Test(smtp_mime, content_limit)
 {
 	uint64_t cnt[MK_APP_CNT_MAX] = { 0 };
-	struct mk_smtp_mime *m = mk_smtp_mime_new(10, cnt, 1);
+	struct mk_smtp_mime *m = mk_smtp_mime_new(10, cnt, 1, 1);
 
 	mk_smtp_mime_feed(m, (const uint8_t *)mail, (uint32_t)strlen(mail));
 	mk_smtp_mime_end(m, 0);
@@ -150,6 +157,9 @@ Test(smtp_mime, content_limit)
 	cr_assert_eq(mk_smtp_mime_file(m, 1)->size, strlen(notes));
 	cr_assert(mk_smtp_mime_file(m, 0)->truncated && mk_smtp_mime_file(m, 1)->truncated);
 	cr_assert_eq(cnt[MK_APP_CNT_SMTP_MIME_LIMIT], 2);
+	/* the digest covers every decoded byte, kept or not */
+	cr_assert_str_eq(mk_smtp_mime_file(m, 0)->sha256,
+			 "6e991d60e1906aa593c2af700e3225fcbf8423380ed7683391fa0df2e46cffa9");
 	mk_smtp_mime_free(m);
 }
 
@@ -162,7 +172,7 @@ Test(smtp_mime, long_lines_and_many_files)
 {
 	static const char b64[] = "QUJD"; /* "ABC" */
 	uint64_t cnt[MK_APP_CNT_MAX] = { 0 };
-	struct mk_smtp_mime *m = mk_smtp_mime_new(1 << 20, cnt, 0);
+	struct mk_smtp_mime *m = mk_smtp_mime_new(1 << 20, cnt, 0, 0);
 	const char *head = "Content-Type: multipart/mixed; boundary=b\r\n\r\n"
 			   "--b\r\nContent-Disposition: attachment; filename=big\r\n"
 			   "Content-Transfer-Encoding: base64\r\n\r\n";

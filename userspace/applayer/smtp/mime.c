@@ -6,8 +6,10 @@
  * is decoded into the part's file when the part is an attachment.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <nettle/sha2.h>
 #include "applayer.h"
 #include "mime.h"
 
@@ -19,6 +21,8 @@ struct mk_smtp_mime {
 	uint64_t *cnt;
 	uint64_t limit, kept; /* decoded bytes kept over all files, and the limit */
 	uint8_t unstuff;
+	uint8_t sha256;	       /* files get their digest */
+	struct sha256_ctx sha; /* of the open file */
 	uint8_t line[MK_SMTP_MIME_LINE_MAX];
 	uint32_t line_len;
 	uint8_t mid_line; /* line[] continues a line already handed over in part */
@@ -53,7 +57,7 @@ static void part_reset(struct mk_smtp_mime *m)
 	m->hdr_len = 0;
 }
 
-struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff)
+struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff, int sha256)
 {
 	struct mk_smtp_mime *m = calloc(1, sizeof(*m));
 
@@ -62,6 +66,7 @@ struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff
 	m->limit = limit;
 	m->cnt = cnt;
 	m->unstuff = (uint8_t) !!unstuff;
+	m->sha256 = (uint8_t) !!sha256;
 	m->in_headers = 1; /* the message's */
 	part_reset(m);
 	return m;
@@ -102,6 +107,8 @@ static void file_add(struct mk_smtp_mime *m, const uint8_t *p, uint32_t n)
 		return;
 	f = &m->files[m->file];
 	f->size += n;
+	if (m->sha256)
+		sha256_update(&m->sha, n, p);
 	room = m->limit - m->kept;
 	take = n > room ? (uint32_t)room : n;
 	if (take < n && !f->truncated) {
@@ -242,6 +249,8 @@ static void body_start(struct mk_smtp_mime *m)
 	memset(f, 0, sizeof(*f));
 	f->name = m->name[0] ? strdup(m->name) : NULL;
 	m->file = (int)m->nfiles++;
+	if (m->sha256)
+		sha256_init(&m->sha);
 	m->cnt[MK_APP_CNT_SMTP_MIME_FILES]++;
 }
 
@@ -250,8 +259,18 @@ static void part_end(struct mk_smtp_mime *m)
 {
 	if (m->in_headers)
 		header_end(m);
-	if (m->file >= 0)
-		m->files[m->file].complete = 1;
+	if (m->file >= 0) {
+		struct mk_smtp_file *f = &m->files[m->file];
+		uint8_t dg[SHA256_DIGEST_SIZE];
+		unsigned int i;
+
+		f->complete = 1;
+		if (m->sha256) {
+			sha256_digest(&m->sha, sizeof(dg), dg);
+			for (i = 0; i < sizeof(dg); i++)
+				snprintf(f->sha256 + 2 * i, 3, "%02x", dg[i]);
+		}
+	}
 	part_reset(m);
 }
 

@@ -28,6 +28,7 @@ struct mk_smtp_file {
 	uint64_t size;	   /* decoded in all */
 	uint8_t truncated; /* data holds less than size */
 	uint8_t complete;  /* its part ended (a boundary, or the mail's end) */
+	char sha256[65];   /* of all its decoded bytes, lowercase hex; "" when not computed */
 };
 
 struct mk_smtp_mime;
@@ -35,9 +36,10 @@ struct mk_smtp_mime;
 /*
  * A mail's decoder: @limit decoded bytes kept over all its files; @cnt the
  * app-layer counters (MK_APP_CNT_SMTP_MIME_*); @unstuff: lines starting
- * with "." lose it (DATA; not BDAT). NULL if out of memory.
+ * with "." lose it (DATA; not BDAT); @sha256: each file's digest is
+ * computed (for fileinfo records). NULL if out of memory.
  */
-struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff);
+struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff, int sha256);
 /* Message bytes, split anywhere. */
 void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len);
 /* The message ended; @flush: an unterminated last line is part of it (else dropped). */

@@ -6,6 +6,7 @@
 #include "app_line.h"
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "smtp.h"
 
 enum { C_CMD, C_DATA, C_BDAT, C_DEAD };
@@ -146,6 +147,35 @@ void mk_smtp_flow_free(struct mk_smtp_flow *s)
 	free(s);
 }
 
+/* Attachments get a sha256 only when fileinfo records show it (it costs more than decoding). */
+static int sha256_wanted(const struct mk_app_thread *a)
+{
+	return a->files_logged && (a->cfg.file_hashes & MK_APP_HASH_SHA256);
+}
+
+/* The mail's attachments: a fileinfo record each (without the http object, app_proto smtp). */
+static void files_log(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_tx *t)
+{
+	const struct mk_smtp_file *file;
+	struct mk_eve_fileinfo out;
+	uint32_t i;
+
+	if (!a->ops || !a->ops->file_log || !a->files_logged)
+		return;
+	for (i = 0; (file = mk_smtp_mime_file(t->mime, i)); i++) {
+		memset(&out, 0, sizeof(out));
+		out.app_proto = "smtp";
+		out.filename.p = (const uint8_t *)file->name;
+		out.filename.len = file->name ? (uint32_t)strlen(file->name) : 0;
+		out.tx_id = ((struct smtp_tx *)t)->id;
+		out.size = file->size;
+		out.state = t->complete && file->complete ? MK_EVE_FILE_CLOSED :
+							    MK_EVE_FILE_TRUNCATED;
+		memcpy(out.sha256, file->sha256, sizeof(out.sha256));
+		a->ops->file_log(a->ctx, f, NULL, &out);
+	}
+}
+
 /* The open transaction is finished: logged and freed. */
 static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s)
 {
@@ -159,6 +189,7 @@ static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_fl
 		a->ops->smtp_log(a->ctx, f, ((struct smtp_tx *)s->tx)->id, s->tx);
 		a->cnt[MK_APP_CNT_SMTP_LOGGED]++;
 	}
+	files_log(a, f, s->tx);
 	tx_free(s->tx);
 	s->tx = NULL;
 }
@@ -239,7 +270,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ); /* the envelope is complete */
 		t->data = 1;
 		if (!t->mime)
-			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 1);
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 1,
+						   sha256_wanted(a));
 		s->cstate = C_DATA;
 		s->data_bol = 1;
 		s->data_reply = s->ncmd + 1; /* after the greeting's and the earlier commands' */
@@ -253,7 +285,8 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 		t->data = 1;
 		if (!t->mime)
-			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 0);
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 0,
+						   sha256_wanted(a));
 		s->bdat_left = strtoull(num, NULL, 10);
 		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);
 		s->cstate = C_BDAT;
