@@ -163,6 +163,29 @@ Test(smtp_mime, content_limit)
 	mk_smtp_mime_free(m);
 }
 
+/* A gap: the cut line is dropped, the file has gaps and no digest; the next part is whole. */
+Test(smtp_mime, gap)
+{
+	uint64_t cnt[MK_APP_CNT_MAX] = { 0 };
+	struct mk_smtp_mime *m = mk_smtp_mime_new(100 << 10, cnt, 1, 1);
+	const char *at = strstr(mail, "F0dGFj");
+
+	/* lost: from the second base64 line's 4th byte to its 10th */
+	mk_smtp_mime_feed(m, (const uint8_t *)mail, (uint32_t)(at + 3 - mail));
+	mk_smtp_mime_gap(m);
+	mk_smtp_mime_feed(m, (const uint8_t *)at + 10, (uint32_t)strlen(at + 10));
+	mk_smtp_mime_end(m, 0);
+	cr_assert_eq(mk_smtp_mime_nfiles(m), 2);
+	cr_assert(mk_smtp_mime_file(m, 0)->gaps);
+	cr_assert_str_eq(mk_smtp_mime_file(m, 0)->sha256, "");
+	cr_assert_eq(mk_smtp_mime_file(m, 0)->len, 6, "%u", mk_smtp_mime_file(m, 0)->len);
+	cr_assert(!memcmp(mk_smtp_mime_file(m, 0)->data, "secret", 6));
+	cr_assert(!mk_smtp_mime_file(m, 1)->gaps);
+	cr_assert_eq(mk_smtp_mime_file(m, 1)->len, strlen(notes));
+	cr_assert(!memcmp(mk_smtp_mime_file(m, 1)->data, notes, strlen(notes)));
+	mk_smtp_mime_free(m);
+}
+
 /*
  * A base64 attachment on one line far over MK_SMTP_MIME_LINE_MAX decodes
  * whole; a header over MK_SMTP_MIME_HDR_MAX is cut and counted; files past

@@ -25,7 +25,8 @@ struct mk_smtp_mime {
 	struct sha256_ctx sha; /* of the open file */
 	uint8_t line[MK_SMTP_MIME_LINE_MAX];
 	uint32_t line_len;
-	uint8_t mid_line; /* line[] continues a line already handed over in part */
+	uint8_t mid_line;  /* line[] continues a line already handed over in part */
+	uint8_t drop_line; /* up to the next line break: the rest of a line a gap cut */
 	uint8_t in_headers;
 	char hdr[MK_SMTP_MIME_HDR_MAX]; /* the header being unfolded */
 	uint32_t hdr_len;
@@ -265,7 +266,7 @@ static void part_end(struct mk_smtp_mime *m)
 		unsigned int i;
 
 		f->complete = 1;
-		if (m->sha256) {
+		if (m->sha256 && !f->gaps) {
 			sha256_digest(&m->sha, sizeof(dg), dg);
 			for (i = 0; i < sizeof(dg); i++)
 				snprintf(f->sha256 + 2 * i, 3, "%02x", dg[i]);
@@ -425,7 +426,9 @@ void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len)
 	uint32_t n, take;
 
 	while (len) {
-		if (m->line_len == MK_SMTP_MIME_LINE_MAX) {
+		if (m->line_len == MK_SMTP_MIME_LINE_MAX && m->drop_line) {
+			m->line_len = 0;
+		} else if (m->line_len == MK_SMTP_MIME_LINE_MAX) {
 			/* keep a trailing CR for the next piece: it may end the line */
 			n = m->line[m->line_len - 1] == '\r' ? m->line_len - 1 : m->line_len;
 			line(m, m->line, n, !m->mid_line, 0);
@@ -448,17 +451,29 @@ void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len)
 		n = m->line_len;
 		if (n && m->line[n - 1] == '\r')
 			n--;
-		line(m, m->line, n, !m->mid_line, 1);
+		if (!m->drop_line)
+			line(m, m->line, n, !m->mid_line, 1);
 		m->line_len = 0;
 		m->mid_line = 0;
+		m->drop_line = 0;
 		p++; /* the '\n' */
 		len--;
 	}
 }
 
+void mk_smtp_mime_gap(struct mk_smtp_mime *m)
+{
+	/* what follows up to the next line break is the rest of a line lost in part */
+	m->line_len = 0;
+	m->mid_line = 0;
+	m->drop_line = 1;
+	if (m->file >= 0)
+		m->files[m->file].gaps = 1;
+}
+
 void mk_smtp_mime_end(struct mk_smtp_mime *m, int flush)
 {
-	if (flush && m->line_len)
+	if (flush && m->line_len && !m->drop_line)
 		line(m, m->line, m->line_len, !m->mid_line, 1);
 	m->line_len = 0;
 	part_end(m);

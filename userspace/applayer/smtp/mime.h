@@ -28,7 +28,8 @@ struct mk_smtp_file {
 	uint64_t size;	   /* decoded in all */
 	uint8_t truncated; /* data holds less than size */
 	uint8_t complete;  /* its part ended (a boundary, or the mail's end) */
-	char sha256[65];   /* of all its decoded bytes, lowercase hex; "" when not computed */
+	uint8_t gaps;	   /* bytes of it were lost (a gap in the stream) */
+	char sha256[65]; /* of all its decoded bytes, lowercase hex; "" when not computed or gaps */
 };
 
 struct mk_smtp_mime;
@@ -42,6 +43,11 @@ struct mk_smtp_mime;
 struct mk_smtp_mime *mk_smtp_mime_new(uint64_t limit, uint64_t *cnt, int unstuff, int sha256);
 /* Message bytes, split anywhere. */
 void mk_smtp_mime_feed(struct mk_smtp_mime *m, const uint8_t *p, uint32_t len);
+/*
+ * Bytes of the message were lost: the line they cut is dropped, the open
+ * file has gaps (and no digest).
+ */
+void mk_smtp_mime_gap(struct mk_smtp_mime *m);
 /* The message ended; @flush: an unterminated last line is part of it (else dropped). */
 void mk_smtp_mime_end(struct mk_smtp_mime *m, int flush);
 /* Attachment @idx: NULL past the last one. */

@@ -169,8 +169,9 @@ static void files_log(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp
 		out.filename.len = file->name ? (uint32_t)strlen(file->name) : 0;
 		out.tx_id = ((struct smtp_tx *)t)->id;
 		out.size = file->size;
-		out.state = t->complete && file->complete ? MK_EVE_FILE_CLOSED :
-							    MK_EVE_FILE_TRUNCATED;
+		out.gaps = file->gaps;
+		out.state = t->complete && file->complete && !file->gaps ? MK_EVE_FILE_CLOSED :
+									   MK_EVE_FILE_TRUNCATED;
 		memcpy(out.sha256, file->sha256, sizeof(out.sha256));
 		a->ops->file_log(a->ctx, f, NULL, &out);
 	}
@@ -414,6 +415,8 @@ void mk_smtp_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flo
 		} else if (!to_client && s->cstate == C_DATA) {
 			/* inside a message the commands resume after its end */
 			s->data_bol = 0;
+			if (s->tx && s->tx->mime)
+				mk_smtp_mime_gap(s->tx->mime);
 		} else if (!to_client && s->cstate != C_DEAD) {
 			s->cstate = C_DEAD;
 			a->cnt[MK_APP_CNT_SMTP_GAP]++;
