@@ -6,6 +6,8 @@
  * is a mail (MAIL FROM to the end of its data, or RSET), or the session's
  * commands when no mail was sent; each is handed to the EVE writer when it
  * ends (or at the flow's end). STARTTLS accepted (220) ends the parsing.
+ * The message goes through the MIME decoder (mime.h): its attachments are
+ * file.data's instances and fileinfo records.
  */
 #ifndef MK_SMTP_H
 #define MK_SMTP_H
