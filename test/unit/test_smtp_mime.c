@@ -228,11 +228,12 @@ Test(smtp_mime, long_lines_and_many_files)
 	mk_smtp_mime_free(m);
 }
 
-/* Through the worker: file.data in an smtp rule reads the decoded attachments. */
+/* Through the worker: file.data in an smtp rule reads the decoded attachments (DATA and BDAT). */
 Test(smtp_mime, file_data_rule_fires_on_decoded_attachment)
 {
 	struct harness h;
 	struct conv c;
+	char bdat[64];
 
 	cr_assert_eq(h_init_rules(&h, "alert smtp any any -> any any (file.data; "
 				      "content:\"attachment payload\"; sid:1;)\n"
@@ -258,10 +259,20 @@ Test(smtp_mime, file_data_rule_fires_on_decoded_attachment)
 	conv_data(&c, 1, mail);
 	conv_data(&c, 1, ".\r\n");
 	conv_data(&c, 0, "250 queued\r\n");
+	/* the same by BDAT: not dot-stuffed, so its notes.txt keeps ".. dotted" (no sid 3) */
+	conv_data(&c, 1, "MAIL FROM:<a@example.org>\r\n");
+	conv_data(&c, 0, "250 ok\r\n");
+	conv_data(&c, 1, "RCPT TO:<b@example.org>\r\n");
+	conv_data(&c, 0, "250 ok\r\n");
+	snprintf(bdat, sizeof(bdat), "BDAT %zu LAST\r\n", strlen(mail));
+	conv_data(&c, 1, bdat);
+	conv_data(&c, 1, mail);
+	conv_data(&c, 0, "250 ok\r\n");
 	conv_data(&c, 1, "QUIT\r\n");
 	conv_close(&c);
 	h_finish(&h);
-	cr_expect_eq(h_count(&h, 1), 1, "the base64 attachment, decoded: %u", h_count(&h, 1));
+	cr_expect_eq(h_count(&h, 1), 2, "the base64 attachment, decoded (DATA, BDAT): %u",
+		     h_count(&h, 1));
 	cr_expect_eq(h_count(&h, 2), 0, "its base64 text: %u", h_count(&h, 2));
 	cr_expect_eq(h_count(&h, 3), 1, "the quoted-printable one: %u", h_count(&h, 3));
 	cr_expect_eq(h_count(&h, 4), 0, "a body part, not an attachment: %u", h_count(&h, 4));
