@@ -2,8 +2,9 @@
 """Seeds for fuzz_ssh, fuzz_smtp and fuzz_ftp: dialogues as [direction+flags][length][bytes]
 records (fuzz_app.h): an SSH session with KEXINITs and NEWKEYS, one with a
 line before the server's banner and a gap; SMTP with two mails, DATA with a
-dot-stuffed line, BDAT, RSET and STARTTLS; FTP with a multi-line greeting,
-PASV, EPSV, PORT, EPRT, a bounce, a pipelined command and AUTH TLS.
+dot-stuffed line, BDAT, RSET and STARTTLS, a MIME mail by DATA and by BDAT;
+FTP with a multi-line greeting, PASV, EPSV, PORT, EPRT, a bounce, a
+pipelined command and AUTH TLS.
 
 usage: gen_proto_seeds.py OUTDIR STAMP
 """
@@ -38,6 +39,14 @@ def packet(payload):
     return struct.pack(">IB", len(payload) + pad + 1, pad) + payload + bytes(pad)
 
 
+MIME = (b"Content-Type: multipart/mixed; boundary=\"o\"\r\n\r\npre\r\n--o\r\n"
+        b"Content-Type: multipart/alternative;\r\n boundary=i\r\n\r\n--i\r\n"
+        b"Content-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9 so=\r\nft\r\n--i--\r\n"
+        b"--o\r\nContent-Disposition: attachment; filename=\"a.bin\"\r\n"
+        b"Content-Transfer-Encoding: base64\r\n\r\nc2VjcmV0IG\r\nF0dGFjaG1lbnQK\r\n"
+        b"--o\r\nContent-Type: text/plain; name=n.txt\r\n"
+        b"Content-Transfer-Encoding: quoted-printable\r\n\r\n..x=3D=\r\ny\r\n--o--\r\n")
+
 seeds = {
     "fuzz_ssh": {
         "session": rec(0, b"SSH-2.0-OpenSSH_9.2p1 Debian\r\n") +
@@ -58,6 +67,11 @@ seeds = {
         rec(0, b"Subject: s\r\n\r\n..dot\r\nline\r\n.\r\n") +
         rec(0, b"MAIL FROM:<d@x>\r\nRCPT TO:<e@x>\r\nBDAT 5 LAST\r\nabcde") +
         rec(0, b"RSET\r\nQUIT\r\n"),
+        # nested multiparts, a base64 and a quoted-printable attachment; by DATA and by BDAT
+        "mime": rec(1, b"220 mx\r\n") +
+        rec(0, b"EHLO c\r\nMAIL FROM:<a@x>\r\nRCPT TO:<b@x>\r\nDATA\r\n") +
+        rec(1, b"250 ok\r\n250 ok\r\n250 ok\r\n354 go\r\n") + rec(0, MIME + b".\r\n") +
+        rec(0, b"MAIL FROM:<d@x>\r\nRCPT TO:<e@x>\r\nBDAT %d LAST\r\n" % len(MIME) + MIME),
         "starttls": rec(1, b"220 mx\r\n") + rec(0, b"EHLO a\r\nSTARTTLS\r\n") +
         rec(1, b"220 go\r\n") + rec(0, b"\x16\x03\x01\x00\x05hello"),
     },

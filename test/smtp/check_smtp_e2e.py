@@ -11,9 +11,13 @@ rcpt_to, and sessions without a mail one event with their helo. Alerts:
 sid 1 and 2 once (the first mail), sid 5 (a tcp rule) on each session's greeting
 (an smtp rule would not see it: the flow is not SMTP yet), sid 3 (an ftp rule) and 4 (bytes
 sent inside TLS) never; the smtp.rcpt_to, smtp.helo and smtp.mail_from
-buffers once per transaction that has them (sid 6 to 9). Counters: 3
-SMTP flows, 1 STARTTLS.
+buffers once per transaction that has them (sid 6 to 9); file.data on the
+attachment's decoded bytes, whole (sid 10, 13), never on its base64 text
+(11) nor on the body text (12); one fileinfo record, the attachment's
+name, size and sha256 as smtplib sent it. Counters: 3 SMTP flows, 1 STARTTLS, 1
+MIME file, none cut.
 """
+import hashlib
 import json
 import subprocess
 import sys
@@ -103,13 +107,23 @@ alerts = {}
 for e in events:
     if e["event_type"] == "alert":
         alerts.setdefault(e["alert"]["signature_id"], []).append(e)
-for sid, n in ((1, 1), (2, 1), (3, 0), (4, 0), (6, 1), (7, 1), (8, 1), (9, 3)):
+for sid, n in ((1, 1), (2, 1), (3, 0), (4, 0), (6, 1), (7, 1), (8, 1), (9, 3), (10, 1), (11, 0),
+               (12, 0), (13, 1)):
     check(len(alerts.get(sid, [])) == n, "sid %d fired %d times, expected %d" % (sid, len(alerts.get(sid, [])), n))
 greet = {a["dest_port"] for a in alerts.get(5, [])}
 check(greet == set(sessions), "sid 5 on the greetings of %s, sessions %s" % (greet, set(sessions)))
 
+files = [e for e in events if e["event_type"] == "fileinfo"]
+body = b"\x00\x01binary attachment" * 50
+want = {"filename": "report.bin", "size": len(body), "state": "CLOSED",
+        "sha256": hashlib.sha256(body).hexdigest()}
+check(len(files) == 1 and files[0].get("app_proto") == "smtp" and
+      {k: files[0]["fileinfo"].get(k) for k in want} == want,
+      "fileinfo records %s, expected one smtp %s" % (files, want))
+
 st = json.load(open(STATS))["app_layer"]
 check(st["smtp_flows"] == 3 and st["smtp_starttls"] == 1 and st["smtp_gap"] == 0 and
+      st["smtp_mime_files"] == 1 and st["smtp_mime_limit"] == 0 and
       st["smtp_logged"] == sum(len(v) for v in smtp.values()),
       "counters: %s" % {k: v for k, v in st.items() if k.startswith("smtp")})
 print("%d smtp events, %d alerts, %d failures" % (sum(len(v) for v in smtp.values()),

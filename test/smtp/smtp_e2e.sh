@@ -10,7 +10,9 @@
 # `meerkat -r` with rules on the traffic: check_smtp_e2e.py compares every
 # `smtp` event with the mails tshark sees in the capture and checks the
 # alerts (`alert smtp` with content on the stream fires on the plain
-# sessions, never on the encrypted one; an ftp rule never) and counters;
+# sessions, never on the encrypted one; an ftp rule never; file.data on the
+# attachment's decoded bytes, not its base64 text nor the body; its
+# fileinfo record with its sha256) and counters;
 # then the capture replayed into the live sensor gives the same smtp events.
 # Cleanup (server, capture, namespaces) runs pass or fail.
 #
@@ -113,7 +115,7 @@ outputs:
   - eve-log:
       enabled: yes
       filename: eve.json
-      types: [flow, alert, smtp]
+      types: [flow, alert, smtp, fileinfo]
 CONF
 cat >"$TB_TMP/smtp.rules" <<'RULES'
 alert smtp any any -> any any (msg:"mail from alice"; flow:established,to_server; content:"MAIL FROM:<alice@meerkat.test>"; nocase; sid:1; rev:1;)
@@ -125,6 +127,10 @@ alert smtp any any -> any any (msg:"rcpt carol"; smtp.rcpt_to; content:"<carol@m
 alert smtp any any -> any any (msg:"abandoned mail"; smtp.helo; content:"old.meerkat.test"; smtp.mail_from; content:"frank"; sid:7; rev:1;)
 alert smtp any any -> any any (msg:"helo before starttls"; smtp.helo; content:"tls.meerkat.test"; sid:8; rev:1;)
 alert smtp any any -> any any (msg:"helo of the first session"; smtp.helo; content:"client.meerkat.test"; sid:9; rev:1;)
+alert smtp any any -> any any (msg:"attachment decoded"; file.data; content:"|00 01|binary attachment|00 01|binary attachment"; sid:10; rev:1;)
+alert smtp any any -> any any (msg:"attachment's base64 text"; file.data; content:"AAFiaW5hcnkgYXR0YWNobWVudA"; sid:11; rev:1;)
+alert smtp any any -> any any (msg:"body text is no attachment"; file.data; content:"a line with a lone dot above"; sid:12; rev:1;)
+alert smtp any any -> any any (msg:"attachment whole"; file.data; content:"|00 01|binary"; startswith; bsize:950; sid:13; rev:1;)
 RULES
 "$MEERKAT" -c "$TB_TMP/meerkat.yaml" -S "$TB_TMP/smtp.rules" -r "$PCAP" -l "$OUT" \
 	--stats-json "$OUT/stats.json" >"$TB_TMP/mk.out" 2>&1 ||

@@ -151,6 +151,13 @@ extern const struct mk_cfg_table mk_app_cfg_table;
 	X(SMTP_LOGGED, "smtp_logged", "SMTP transactions handed to the EVE writer")               \
 	X(SMTP_STARTTLS, "smtp_starttls", "SMTP sessions no longer parsed: STARTTLS")             \
 	X(SMTP_GAP, "smtp_gap", "SMTP directions no longer parsed: a gap in the stream")          \
+	X(SMTP_MIME_FILES, "smtp_mime_files", "SMTP attachments (MIME parts) decoded as files")   \
+	X(SMTP_MIME_FILES_OVER, "smtp_mime_files_over",                                           \
+	  "SMTP attachments past the 16th of a mail, not kept")                                   \
+	X(SMTP_MIME_LIMIT, "smtp_mime_limit",                                                     \
+	  "SMTP attachments cut at the mail's limit (request-body-limit)")                        \
+	X(SMTP_MIME_HDR_LONG, "smtp_mime_header_long", "MIME headers cut at 1 KiB (unfolded)")    \
+	X(SMTP_MIME_DEPTH, "smtp_mime_depth", "MIME multiparts nested over 4 deep, read as one")  \
 	X(FTP_FLOWS, "ftp_flows", "flows recognised as FTP control sessions")                     \
 	X(FTP_TX, "ftp_tx", "FTP commands (and the server's greeting) parsed")                    \
 	X(FTP_LOGGED, "ftp_logged", "FTP commands handed to the EVE writer")                      \

@@ -24,7 +24,7 @@
  * (RESP) and the server's certificates (RESP_BODY); an SSH client's banner
  * (REQ) and KEXINIT (REQ_BODY), the server's (RESP, RESP_BODY); an FTP
  * command (REQ) and its final reply (RESP); an SMTP mail's envelope (REQ,
- * at DATA or BDAT) and its end (RESP).
+ * at DATA or BDAT), its message (REQ_BODY, at its end) and its end (RESP).
  */
 #ifndef MK_DETECT_BUF_H
 #define MK_DETECT_BUF_H
@@ -109,7 +109,8 @@
 	X(FTP_COMMAND_DATA, "ftp.command_data", MK_BUF_SIDE_REQ, FTP)                       \
 	X(SMTP_HELO, "smtp.helo", MK_BUF_SIDE_REQ, SMTP)                                    \
 	X(SMTP_MAIL_FROM, "smtp.mail_from", MK_BUF_SIDE_REQ, SMTP)                          \
-	X(SMTP_RCPT_TO, "smtp.rcpt_to", MK_BUF_SIDE_REQ | MK_BUF_MULTI, SMTP)
+	X(SMTP_RCPT_TO, "smtp.rcpt_to", MK_BUF_SIDE_REQ | MK_BUF_MULTI, SMTP)               \
+	X(SMTP_FILE_DATA, "file.data", MK_BUF_SIDE_REQ_BODY | MK_BUF_MULTI, SMTP)
 
 #define MK_BUF_ENUM(id, name, side, proto) MK_BUF_##id,
 enum mk_buf_id { MK_BUFFERS(MK_BUF_ENUM) MK_BUF_COUNT };

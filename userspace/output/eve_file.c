@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * EVE `fileinfo` records (eve_file.h), in Suricata's order: the head (told
- * from the file's direction), the transaction's `http` object, app_proto,
+ * from the file's direction), the transaction's `http` object (none for an
+ * SMTP attachment), app_proto,
  * then fileinfo: filename, sid, gaps, state, md5, sha1, sha256, stored,
  * size, tx_id. Files are never stored: stored is false, sid empty.
  */
@@ -12,7 +13,8 @@
 
 size_t mk_eve_fileinfo_maxlen(const struct mk_eve_http *h, const struct mk_eve_fileinfo *file)
 {
-	return mk_eve_http_maxlen(h) + 6 * (size_t)file->filename.len + MK_EVE_LINE_MAX + 512;
+	return (h ? mk_eve_http_maxlen(h) : 0) + 6 * (size_t)file->filename.len + MK_EVE_LINE_MAX +
+	       512;
 }
 
 static void put_hash(struct ebuf *o, const char *name, const char *hex)
@@ -43,14 +45,18 @@ int mk_eve_fileinfo(char *buf, size_t size, const struct mk_eve_fmt *cfg, const 
 	if (n < 0)
 		return n;
 	o = (struct ebuf){ .p = buf + n, .end = buf + size };
-	EB_LIT(&o, ",");
-	if (o.overflow)
-		return -ENOSPC;
-	m = mk_eve_http_object(o.p, (size_t)(o.end - o.p), h);
-	if (m < 0)
-		return m;
-	o.p += m;
-	EB_LIT(&o, ",\"app_proto\":\"http\",\"fileinfo\":{\"filename\":\"");
+	if (h) {
+		EB_LIT(&o, ",");
+		if (o.overflow)
+			return -ENOSPC;
+		m = mk_eve_http_object(o.p, (size_t)(o.end - o.p), h);
+		if (m < 0)
+			return m;
+		o.p += m;
+	}
+	EB_LIT(&o, ",\"app_proto\":\"");
+	eb_str(&o, file->app_proto ? file->app_proto : "http");
+	EB_LIT(&o, "\",\"fileinfo\":{\"filename\":\"");
 	if (file->filename.p)
 		eb_json(&o, file->filename.p, file->filename.len);
 	EB_LIT(&o, "\",\"sid\":[],\"gaps\":");

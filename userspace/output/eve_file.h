@@ -20,6 +20,7 @@ enum mk_eve_fileinfo_state {
 };
 
 struct mk_eve_fileinfo {
+	const char *app_proto;	    /* NULL: "http" (with the http object); "smtp": without */
 	struct mk_eve_str filename; /* the URI path or Content-Disposition's filename */
 	uint64_t tx_id;
 	uint64_t size;	   /* bytes of the file (dechunked, decompressed) */
@@ -30,7 +31,7 @@ struct mk_eve_fileinfo {
 	char md5[33], sha1[41], sha256[65];
 };
 
-/* A buffer size that always holds mk_eve_fileinfo() of @h and @file. */
+/* A buffer size that always holds mk_eve_fileinfo() of @h (NULL: none) and @file. */
 size_t mk_eve_fileinfo_maxlen(const struct mk_eve_http *h, const struct mk_eve_fileinfo *file);
 /* The whole `fileinfo` event of @file of flow @f; its length, or -ENOSPC. */
 int mk_eve_fileinfo(char *buf, size_t size, const struct mk_eve_fmt *cfg, const struct mk_flow *f,

@@ -449,7 +449,7 @@ static void worker_ftp_data_log(void *ctx, struct mk_flow *f, const struct mk_ft
 				  mk_eve_ftp_data_object, d);
 }
 
-/* A file of a finished HTTP transaction: its `fileinfo` record. */
+/* A file of a finished HTTP transaction or an SMTP attachment (@h NULL): its `fileinfo` record. */
 static void worker_file_log(void *ctx, struct mk_flow *f, const struct mk_eve_http *h,
 			    const struct mk_eve_fileinfo *file)
 {

@@ -6,6 +6,7 @@
 #include "app_line.h"
 #include "detect.h"
 #include "detect_buf.h"
+#include "eve_file.h"
 #include "smtp.h"
 
 enum { C_CMD, C_DATA, C_BDAT, C_DEAD };
@@ -80,6 +81,7 @@ static void tx_free(struct mk_smtp_tx *t)
 	free(t->mail_from);
 	for (i = 0; i < t->nrcpt; i++)
 		free(t->rcpt_to[i]);
+	mk_smtp_mime_free(t->mime);
 	mk_detect_tx_state_free(&((struct smtp_tx *)t)->det);
 	free(t);
 }
@@ -120,6 +122,15 @@ int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8
 		return !idx && str_buf(t->mail_from, data, len);
 	case MK_BUF_SMTP_RCPT_TO:
 		return idx < t->nrcpt && str_buf(t->rcpt_to[idx], data, len);
+	case MK_BUF_SMTP_FILE_DATA: {
+		const struct mk_smtp_file *file = mk_smtp_mime_file(t->mime, idx);
+
+		if (!file)
+			return 0;
+		*data = file->data ? file->data : (const uint8_t *)"";
+		*len = file->len;
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -136,16 +147,50 @@ void mk_smtp_flow_free(struct mk_smtp_flow *s)
 	free(s);
 }
 
+/* Attachments get a sha256 only when fileinfo records show it (it costs more than decoding). */
+static int sha256_wanted(const struct mk_app_thread *a)
+{
+	return a->files_logged && (a->cfg.file_hashes & MK_APP_HASH_SHA256);
+}
+
+/* The mail's attachments: a fileinfo record each (without the http object, app_proto smtp). */
+static void files_log(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_tx *t)
+{
+	const struct mk_smtp_file *file;
+	struct mk_eve_fileinfo out;
+	uint32_t i;
+
+	if (!a->ops || !a->ops->file_log || !a->files_logged)
+		return;
+	for (i = 0; (file = mk_smtp_mime_file(t->mime, i)); i++) {
+		memset(&out, 0, sizeof(out));
+		out.app_proto = "smtp";
+		out.filename.p = (const uint8_t *)file->name;
+		out.filename.len = file->name ? (uint32_t)strlen(file->name) : 0;
+		out.tx_id = ((struct smtp_tx *)t)->id;
+		out.size = file->size;
+		out.gaps = file->gaps;
+		out.state = t->complete && file->complete && !file->gaps ? MK_EVE_FILE_CLOSED :
+									   MK_EVE_FILE_TRUNCATED;
+		memcpy(out.sha256, file->sha256, sizeof(out.sha256));
+		a->ops->file_log(a->ctx, f, NULL, &out);
+	}
+}
+
 /* The open transaction is finished: logged and freed. */
 static void tx_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flow *s)
 {
 	if (!s->tx)
 		return;
-	tx_progress(a, f, s->tx, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_RESP);
+	if (s->tx->mime)
+		mk_smtp_mime_end(s->tx->mime, 0);
+	/* the message (REQ_BODY) is complete, or will never be */
+	tx_progress(a, f, s->tx, 0, MK_BUF_SIDE_REQ | MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP);
 	if (a->ops->smtp_log) {
 		a->ops->smtp_log(a->ctx, f, ((struct smtp_tx *)s->tx)->id, s->tx);
 		a->cnt[MK_APP_CNT_SMTP_LOGGED]++;
 	}
+	files_log(a, f, s->tx);
 	tx_free(s->tx);
 	s->tx = NULL;
 }
@@ -225,6 +270,9 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 	} else if (cmd_is(p, len, "DATA")) {
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ); /* the envelope is complete */
 		t->data = 1;
+		if (!t->mime)
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 1,
+						   sha256_wanted(a));
 		s->cstate = C_DATA;
 		s->data_bol = 1;
 		s->data_reply = s->ncmd + 1; /* after the greeting's and the earlier commands' */
@@ -237,6 +285,9 @@ static void client_line(struct mk_app_thread *a, struct mk_flow *f, struct mk_sm
 		num[n] = '\0';
 		tx_progress(a, f, t, 0, MK_BUF_SIDE_REQ);
 		t->data = 1;
+		if (!t->mime)
+			t->mime = mk_smtp_mime_new(a->cfg.request_body_limit, a->cnt, 0,
+						   sha256_wanted(a));
 		s->bdat_left = strtoull(num, NULL, 10);
 		s->bdat_last = len >= i + 5 && !strncasecmp((const char *)p + i, " LAST", 5);
 		s->cstate = C_BDAT;
@@ -258,6 +309,11 @@ static uint32_t data_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk
 
 		if (s->data_bol == 2 && c == '\n') {
 			s->cstate = C_CMD;
+			if (s->tx && s->tx->mime) {
+				/* the lone "." line stays unterminated: the decoder drops it */
+				mk_smtp_mime_feed(s->tx->mime, p, i);
+				mk_smtp_mime_end(s->tx->mime, 0);
+			}
 			if (s->tx)
 				s->tx->complete = 1;
 			tx_end(a, f, s);
@@ -270,6 +326,8 @@ static uint32_t data_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk
 		else if (!(s->data_bol == 2 && c == '\r'))
 			s->data_bol = 0;
 	}
+	if (s->tx && s->tx->mime)
+		mk_smtp_mime_feed(s->tx->mime, p, len);
 	return len;
 }
 
@@ -285,9 +343,13 @@ static void client_bytes(struct mk_app_thread *a, struct mk_flow *f, struct mk_s
 		} else if (s->cstate == C_BDAT) {
 			take = s->bdat_left < len ? (uint32_t)s->bdat_left : len;
 			s->bdat_left -= take;
+			if (s->tx && s->tx->mime)
+				mk_smtp_mime_feed(s->tx->mime, p, take);
 			if (!s->bdat_left) {
 				s->cstate = C_CMD;
 				if (s->bdat_last) {
+					if (s->tx && s->tx->mime)
+						mk_smtp_mime_end(s->tx->mime, 1);
 					if (s->tx)
 						s->tx->complete = 1;
 					tx_end(a, f, s);
@@ -353,6 +415,8 @@ void mk_smtp_data(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp_flo
 		} else if (!to_client && s->cstate == C_DATA) {
 			/* inside a message the commands resume after its end */
 			s->data_bol = 0;
+			if (s->tx && s->tx->mime)
+				mk_smtp_mime_gap(s->tx->mime);
 		} else if (!to_client && s->cstate != C_DEAD) {
 			s->cstate = C_DEAD;
 			a->cnt[MK_APP_CNT_SMTP_GAP]++;

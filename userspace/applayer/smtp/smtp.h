@@ -6,12 +6,15 @@
  * is a mail (MAIL FROM to the end of its data, or RSET), or the session's
  * commands when no mail was sent; each is handed to the EVE writer when it
  * ends (or at the flow's end). STARTTLS accepted (220) ends the parsing.
+ * The message goes through the MIME decoder (mime.h): its attachments are
+ * file.data's instances and fileinfo records.
  */
 #ifndef MK_SMTP_H
 #define MK_SMTP_H
 
 #include <stdint.h>
 #include "applayer_int.h"
+#include "mime.h"
 
 #define MK_SMTP_RCPT_MAX 64 /* recipients kept per mail; more are counted */
 
@@ -20,11 +23,12 @@ struct mk_smtp_tx {
 	char *helo;	 /* HELO/EHLO's argument; NULL if none */
 	char *mail_from; /* MAIL FROM's argument, with its <> */
 	char *rcpt_to[MK_SMTP_RCPT_MAX];
-	uint32_t nrcpt;	    /* kept in rcpt_to */
-	uint32_t rcpt_more; /* recipients past MK_SMTP_RCPT_MAX */
-	uint8_t data;	    /* a message (DATA or BDAT) was sent */
-	uint8_t complete;   /* its data ended ("." or BDAT LAST) */
-	uint16_t last_code; /* the server's last reply code */
+	uint32_t nrcpt;		   /* kept in rcpt_to */
+	uint32_t rcpt_more;	   /* recipients past MK_SMTP_RCPT_MAX */
+	uint8_t data;		   /* a message (DATA or BDAT) was sent */
+	uint8_t complete;	   /* its data ended ("." or BDAT LAST) */
+	uint16_t last_code;	   /* the server's last reply code */
+	struct mk_smtp_mime *mime; /* the message's MIME structure and files; NULL before DATA */
 };
 
 /*
@@ -42,7 +46,8 @@ void mk_smtp_flow_end(struct mk_app_thread *a, struct mk_flow *f, struct mk_smtp
 void mk_smtp_flow_free(struct mk_smtp_flow *s);
 /*
  * Buffer @id (detect_buf.h: MK_BUF_SMTP_*) of a transaction (@tx: its
- * struct mk_smtp_tx), instance @idx of smtp.rcpt_to: 1 and the bytes, or 0.
+ * struct mk_smtp_tx), instance @idx of smtp.rcpt_to and of file.data (the
+ * attachments' decoded bytes): 1 and the bytes, or 0.
  */
 int mk_smtp_tx_buffer(const void *tx, unsigned int id, uint32_t idx, const uint8_t **data,
 		      uint32_t *len);

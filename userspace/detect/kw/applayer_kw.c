@@ -58,8 +58,15 @@ int mk_kw_sticky(struct mk_rule_build *rb, unsigned int id)
 
 int mk_kw_sticky_setup(struct mk_rule_build *rb, const char *value)
 {
+	unsigned int id = rb->cur_kw->sticky - 1u;
+
 	(void)value;
-	return rb->cur_kw->sticky ? mk_kw_sticky(rb, rb->cur_kw->sticky - 1u) : -1;
+	if (!rb->cur_kw->sticky)
+		return -1;
+	/* file.data in an smtp rule: the mail's attachments, not an HTTP body */
+	if (id == MK_BUF_FILE_DATA && rb->r->app_proto == MK_APP_SMTP)
+		id = MK_BUF_SMTP_FILE_DATA;
+	return mk_kw_sticky(rb, id);
 }
 
 /* ---- app-layer-protocol ----------------------------------------------------------------- */

@@ -164,11 +164,15 @@ static int slot_wanted(const struct mk_detect_engine *e, const struct mk_tx_pf *
 	return 0;
 }
 
-/* A body slot scanned part by part (progressive inspection): no transforms, one instance. */
+/*
+ * A body slot scanned part by part (progressive inspection): no transforms,
+ * one instance (a multi-buffer's instances, SMTP's attachments, are each
+ * scanned whole).
+ */
 static int slot_incremental(const struct mk_tx_pf *s, const struct mk_detect_tx_state *st,
 			    uint32_t k)
 {
-	return !s->xf && k < st->nscanned && st->cand &&
+	return !s->xf && k < st->nscanned && st->cand && !(mk_buf_sides[s->id] & MK_BUF_MULTI) &&
 	       (s->side & (MK_BUF_SIDE_REQ_BODY | MK_BUF_SIDE_RESP_BODY));
 }
 
