@@ -42,7 +42,7 @@ int mk_eve_drop(char *buf, size_t size, const struct mk_eve_fmt *cfg, const stru
 
 	if (n < 0)
 		return n;
-	b = (struct ebuf){ .p = buf + n, .end = buf + size };
+	b = (struct ebuf){ .p = buf + n, .end = buf + size - 1 }; /* and the NUL */
 	EB_LIT(&b, ",\"drop\":{\"len\":");
 	eb_u64(&b, p->l3.ip_len);
 	if (!v6 && ip_caplen >= 20) {
